@@ -1,0 +1,3 @@
+//! Applications: traffic sources that hand payloads to a transport.
+
+pub mod cbr;

@@ -1,0 +1,44 @@
+//! # manetlab-core
+//!
+//! The simulator behind manetlab: a deterministic discrete-event kernel and the
+//! protocol models of a MANET node stack. It knows nothing of Python; the
+//! `manetlab-py` crate wraps [`run_json`] for the Python front.
+//!
+//! A tour of the layers (see ARCHITECTURE.md):
+//! - [`sim`]: integer-nanosecond time, the (time, sequence) event queue,
+//!   cancellable timers, per-(seed, entity, component) random streams.
+//! - [`scenario`]: the scenario schema, strict parsing and validation.
+//! - [`packet`]: typed packets with on-the-wire header sizes.
+//! - [`app`] → [`transport`] → [`routing`] → [`queue`] → [`link`]: the stack.
+//! - [`metrics`]: drop reasons, per-flow/node/link counters, the run's results.
+//! - [`world`]: the arenas and the event loop that joins the layers.
+
+pub mod app;
+pub mod ids;
+pub mod link;
+pub mod metrics;
+pub mod packet;
+pub mod queue;
+pub mod routing;
+pub mod scenario;
+pub mod sim;
+pub mod transport;
+pub mod world;
+
+pub use metrics::RunResult;
+pub use scenario::{Scenario, ScenarioError};
+pub use world::Simulator;
+
+/// The crate version, recorded in every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Run a validated scenario.
+pub fn run(scenario: &Scenario) -> RunResult {
+    Simulator::new(scenario).run()
+}
+
+/// Parse, validate and run a scenario given as JSON; returns `summary.json` text.
+pub fn run_json(scenario_json: &str) -> Result<String, ScenarioError> {
+    let s = Scenario::from_json_str(scenario_json)?;
+    Ok(run(&s).to_json())
+}

@@ -1,0 +1,3 @@
+//! Wired links.
+
+pub mod p2p;

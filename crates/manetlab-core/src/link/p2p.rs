@@ -1,0 +1,127 @@
+//! Point-to-point duplex link, modelled on ns-2's `duplex-link`: each direction has
+//! its own drop-tail queue, a transmitter that serialises one packet at a time at
+//! the link bandwidth, and a propagation delay. An optional i.i.d. packet error
+//! rate drops packets on arrival (ns-2 `ErrorModel` attached to the link).
+//!
+//! The queue limit counts waiting packets; the packet being serialised is not in
+//! the queue (as in ns-2, where it sits in the link's `LinkDelay`).
+
+use crate::ids::{LinkId, NodeId};
+use crate::packet::Packet;
+use crate::queue::{DropTail, Queue};
+use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
+use rand::Rng;
+
+/// One direction of a duplex link.
+pub struct Direction {
+    pub from: NodeId,
+    pub to: NodeId,
+    queue: DropTail,
+    busy: bool,
+    rng: SimRng,
+    pub stats: DirectionStats,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DirectionStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub busy_time: SimDuration,
+    pub queue_drops: u64,
+    pub error_drops: u64,
+    pub max_queue_pkts: u32,
+}
+
+pub struct P2pLink {
+    pub id: LinkId,
+    pub bandwidth_bps: f64,
+    pub delay: SimDuration,
+    pub error_rate: f64,
+    pub dirs: [Direction; 2],
+}
+
+/// What the simulator must schedule after the link accepted or finished a packet.
+#[derive(Debug, PartialEq)]
+pub enum LinkStep {
+    /// Transmission started: the transmitter frees at `tx_done`, the packet arrives at `arrive`.
+    Started { tx_done: SimTime, arrive: SimTime, pkt: Packet },
+    /// Queued behind other packets.
+    Queued,
+    /// Queue full: the packet is dropped (ns-2 reason `IFQ`).
+    Dropped(Packet),
+    /// Nothing to send.
+    Idle,
+}
+
+impl P2pLink {
+    pub fn new(id: LinkId, a: NodeId, b: NodeId, bandwidth_bps: f64, delay: SimDuration, queue_limit: u32, error_rate: f64, seed: u64) -> Self {
+        let dir = |d: u64, from, to| Direction {
+            from,
+            to,
+            queue: DropTail::new(queue_limit),
+            busy: false,
+            rng: stream(seed, 2 * id.0 as u64 + d, Component::LinkError),
+            stats: DirectionStats::default(),
+        };
+        P2pLink { id, bandwidth_bps, delay, error_rate, dirs: [dir(0, a, b), dir(1, b, a)] }
+    }
+
+    /// Direction index for a packet leaving `from`.
+    pub fn dir_from(&self, from: NodeId) -> usize {
+        if self.dirs[0].from == from { 0 } else { 1 }
+    }
+
+    /// Offer a packet to direction `d`.
+    pub fn enqueue(&mut self, now: SimTime, d: usize, pkt: Packet) -> LinkStep {
+        let dir = &mut self.dirs[d];
+        if dir.busy {
+            return match dir.queue.enqueue(now, pkt) {
+                Ok(()) => {
+                    dir.stats.max_queue_pkts = dir.stats.max_queue_pkts.max(dir.queue.len() as u32);
+                    LinkStep::Queued
+                }
+                Err(p) => {
+                    dir.stats.queue_drops += 1;
+                    LinkStep::Dropped(p)
+                }
+            };
+        }
+        self.start(now, d, pkt)
+    }
+
+    /// The transmitter of direction `d` finished; start the next queued packet.
+    pub fn tx_done(&mut self, now: SimTime, d: usize) -> LinkStep {
+        self.dirs[d].busy = false;
+        match self.dirs[d].queue.dequeue(now) {
+            Some(p) => self.start(now, d, p),
+            None => LinkStep::Idle,
+        }
+    }
+
+    fn start(&mut self, now: SimTime, d: usize, pkt: Packet) -> LinkStep {
+        let tx = SimDuration::transmission(pkt.size_bytes(), self.bandwidth_bps);
+        let dir = &mut self.dirs[d];
+        dir.busy = true;
+        dir.stats.tx_packets += 1;
+        dir.stats.tx_bytes += pkt.size_bytes() as u64;
+        dir.stats.busy_time = dir.stats.busy_time + tx;
+        LinkStep::Started { tx_done: now + tx, arrive: now + tx + self.delay, pkt }
+    }
+
+    /// A packet reached the far end of direction `d`: false if the error model drops it.
+    pub fn survives(&mut self, d: usize) -> bool {
+        if self.error_rate == 0.0 {
+            return true;
+        }
+        let dir = &mut self.dirs[d];
+        let ok = dir.rng.gen::<f64>() >= self.error_rate;
+        if !ok {
+            dir.stats.error_drops += 1;
+        }
+        ok
+    }
+
+    pub fn queue_len(&self, d: usize) -> usize {
+        self.dirs[d].queue.len()
+    }
+}

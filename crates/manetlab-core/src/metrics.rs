@@ -1,0 +1,268 @@
+//! Counters and the run's results. Drops are outcomes, not errors: each has a
+//! layer and a reason with ns-2's trace code, and is counted per node and per flow.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Why a packet was dropped, with ns-2's trace code (docs/metrics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DropReason {
+    /// Interface/link queue overflow (ns-2 `IFQ`).
+    QueueOverflow,
+    /// No route to the destination (ns-2 `NRTE`).
+    NoRoute,
+    /// TTL reached zero (ns-2 `TTL`).
+    TtlExpired,
+    /// Link error model dropped the packet (ns-2 `ERR`).
+    LinkError,
+    /// MAC retry limit exhausted (ns-2 `RET`).
+    RetryLimit,
+}
+
+impl DropReason {
+    /// ns-2's three-letter trace code.
+    pub fn code(self) -> &'static str {
+        match self {
+            DropReason::QueueOverflow => "IFQ",
+            DropReason::NoRoute => "NRTE",
+            DropReason::TtlExpired => "TTL",
+            DropReason::LinkError => "ERR",
+            DropReason::RetryLimit => "RET",
+        }
+    }
+    /// The layer that dropped it.
+    pub fn layer(self) -> &'static str {
+        match self {
+            DropReason::QueueOverflow => "ifq",
+            DropReason::NoRoute | DropReason::TtlExpired => "rtr",
+            DropReason::LinkError => "link",
+            DropReason::RetryLimit => "mac",
+        }
+    }
+    /// Key used in result tables: `layer.CODE`.
+    pub fn key(self) -> String {
+        format!("{}.{}", self.layer(), self.code())
+    }
+}
+
+/// Running statistics of one flow's received packets.
+#[derive(Clone, Debug, Default)]
+pub struct FlowCounters {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub delay_sum_s: f64,
+    pub delay_min_s: f64,
+    pub delay_max_s: f64,
+    /// Delay of the previous received packet, for jitter.
+    last_delay_s: Option<f64>,
+    pub jitter_abs_sum_s: f64,
+    pub jitter_samples: u64,
+    pub drops: BTreeMap<DropReason, u64>,
+    pub first_rx_s: Option<f64>,
+    pub last_rx_s: Option<f64>,
+}
+
+impl FlowCounters {
+    pub fn on_send(&mut self, payload_bytes: u32) {
+        self.tx_packets += 1;
+        self.tx_bytes += payload_bytes as u64;
+    }
+
+    /// A packet delivered to the application at `now_s` with end-to-end delay `delay_s`.
+    pub fn on_receive(&mut self, now_s: f64, payload_bytes: u32, delay_s: f64) {
+        if self.rx_packets == 0 {
+            self.delay_min_s = delay_s;
+            self.delay_max_s = delay_s;
+            self.first_rx_s = Some(now_s);
+        }
+        self.rx_packets += 1;
+        self.rx_bytes += payload_bytes as u64;
+        self.delay_sum_s += delay_s;
+        self.delay_min_s = self.delay_min_s.min(delay_s);
+        self.delay_max_s = self.delay_max_s.max(delay_s);
+        // Jitter as paper 004 defines it: delay(i+1) − delay(i) over received packets.
+        if let Some(prev) = self.last_delay_s {
+            self.jitter_abs_sum_s += (delay_s - prev).abs();
+            self.jitter_samples += 1;
+        }
+        self.last_delay_s = Some(delay_s);
+        self.last_rx_s = Some(now_s);
+    }
+
+    pub fn on_drop(&mut self, reason: DropReason) {
+        *self.drops.entry(reason).or_default() += 1;
+    }
+}
+
+/// Per-node counters.
+#[derive(Clone, Debug, Default)]
+pub struct NodeCounters {
+    pub originated_packets: u64,
+    pub delivered_packets: u64,
+    pub forwarded_packets: u64,
+    pub drops: BTreeMap<DropReason, u64>,
+}
+
+impl NodeCounters {
+    pub fn on_drop(&mut self, reason: DropReason) {
+        *self.drops.entry(reason).or_default() += 1;
+    }
+}
+
+fn drop_map(d: &BTreeMap<DropReason, u64>) -> BTreeMap<String, u64> {
+    d.iter().map(|(r, n)| (r.key(), *n)).collect()
+}
+
+/// One row of the per-flow table.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub flow: u32,
+    pub name: String,
+    pub kind: String,
+    pub transport: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start_s: f64,
+    pub stop_s: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub lost_packets: u64,
+    /// rx_packets / tx_packets (0 when nothing was sent).
+    pub pdr: f64,
+    /// Received payload bits over the flow's active time [start_s, stop_s] (kbit/s).
+    pub throughput_kbps: f64,
+    pub delay_mean_s: Option<f64>,
+    pub delay_min_s: Option<f64>,
+    pub delay_max_s: Option<f64>,
+    /// Mean |delay(i+1) − delay(i)| over consecutive received packets.
+    pub jitter_mean_s: Option<f64>,
+    pub drops: BTreeMap<String, u64>,
+}
+
+impl FlowSummary {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(flow: u32, name: String, kind: &str, transport: &str, src: u32, dst: u32, start_s: f64, stop_s: f64, c: &FlowCounters) -> Self {
+        let active_s = stop_s - start_s;
+        let some_rx = c.rx_packets > 0;
+        FlowSummary {
+            flow,
+            name,
+            kind: kind.to_string(),
+            transport: transport.to_string(),
+            src,
+            dst,
+            start_s,
+            stop_s,
+            tx_packets: c.tx_packets,
+            tx_bytes: c.tx_bytes,
+            rx_packets: c.rx_packets,
+            rx_bytes: c.rx_bytes,
+            lost_packets: c.tx_packets.saturating_sub(c.rx_packets),
+            pdr: if c.tx_packets > 0 { c.rx_packets as f64 / c.tx_packets as f64 } else { 0.0 },
+            throughput_kbps: if active_s > 0.0 { c.rx_bytes as f64 * 8.0 / active_s / 1000.0 } else { 0.0 },
+            delay_mean_s: some_rx.then(|| c.delay_sum_s / c.rx_packets as f64),
+            delay_min_s: some_rx.then_some(c.delay_min_s),
+            delay_max_s: some_rx.then_some(c.delay_max_s),
+            jitter_mean_s: (c.jitter_samples > 0).then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
+            drops: drop_map(&c.drops),
+        }
+    }
+}
+
+/// One row of the per-node table.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeSummary {
+    pub node: u32,
+    pub x_m: f64,
+    pub y_m: f64,
+    pub originated_packets: u64,
+    pub delivered_packets: u64,
+    pub forwarded_packets: u64,
+    pub drops: BTreeMap<String, u64>,
+}
+
+impl NodeSummary {
+    pub fn new(node: u32, position_m: [f64; 2], c: &NodeCounters) -> Self {
+        NodeSummary {
+            node,
+            x_m: position_m[0],
+            y_m: position_m[1],
+            originated_packets: c.originated_packets,
+            delivered_packets: c.delivered_packets,
+            forwarded_packets: c.forwarded_packets,
+            drops: drop_map(&c.drops),
+        }
+    }
+}
+
+/// One row of the per-link-direction table.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSummary {
+    pub link: u32,
+    pub from: u32,
+    pub to: u32,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+    pub max_queue_pkts: u32,
+    pub queue_drops: u64,
+    pub error_drops: u64,
+}
+
+/// Everything a run returns. Serialised as `summary.json`; it contains nothing that
+/// depends on the machine (no wall-clock time), so equal inputs give equal bytes.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub manetlab_version: String,
+    pub scenario_name: Option<String>,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    pub nodes: Vec<NodeSummary>,
+    pub links: Vec<LinkSummary>,
+}
+
+impl RunResult {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delay_and_jitter_from_a_known_log() {
+        let mut c = FlowCounters::default();
+        for (t, d) in [(1.0, 0.010), (2.0, 0.030), (3.0, 0.020)] {
+            c.on_send(100);
+            c.on_receive(t, 100, d);
+        }
+        c.on_send(100);
+        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 4.0, &c);
+        assert_eq!(s.rx_packets, 3);
+        assert_eq!(s.lost_packets, 1);
+        assert!((s.pdr - 0.75).abs() < 1e-12);
+        assert!((s.delay_mean_s.unwrap() - 0.020).abs() < 1e-12);
+        assert_eq!(s.delay_min_s, Some(0.010));
+        assert_eq!(s.delay_max_s, Some(0.030));
+        // |0.03-0.01| and |0.02-0.03| -> mean 0.015
+        assert!((s.jitter_mean_s.unwrap() - 0.015).abs() < 1e-12);
+        // 300 bytes over 4 s = 0.6 kbit/s
+        assert!((s.throughput_kbps - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_flow_has_no_delay() {
+        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &FlowCounters::default());
+        assert_eq!(s.delay_mean_s, None);
+        assert_eq!(s.pdr, 0.0);
+    }
+}

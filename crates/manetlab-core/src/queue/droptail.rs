@@ -1,0 +1,61 @@
+//! Drop-tail FIFO (ns-2 `Queue/DropTail`): a packet arriving to a full queue is dropped.
+
+use super::Queue;
+use crate::packet::Packet;
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+pub struct DropTail {
+    limit_pkts: usize,
+    q: VecDeque<Packet>,
+}
+
+impl DropTail {
+    pub fn new(limit_pkts: u32) -> Self {
+        DropTail { limit_pkts: limit_pkts as usize, q: VecDeque::with_capacity(limit_pkts.min(1024) as usize) }
+    }
+}
+
+impl Queue for DropTail {
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+        if self.q.len() >= self.limit_pkts {
+            return Err(pkt);
+        }
+        self.q.push_back(pkt);
+        Ok(())
+    }
+    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
+        self.q.pop_front()
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NodeId;
+    use crate::packet::*;
+
+    fn pkt(uid: u64) -> Packet {
+        Packet {
+            uid,
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp },
+            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
+            payload_bytes: 10,
+            tag: None,
+        }
+    }
+
+    #[test]
+    fn fifo_and_tail_drop_at_limit() {
+        let mut q = DropTail::new(2);
+        assert!(q.enqueue(SimTime::ZERO, pkt(1)).is_ok());
+        assert!(q.enqueue(SimTime::ZERO, pkt(2)).is_ok());
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().uid, 3);
+        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().uid, 1);
+        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().uid, 2);
+        assert!(q.dequeue(SimTime::ZERO).is_none());
+    }
+}

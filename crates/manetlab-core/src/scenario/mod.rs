@@ -1,0 +1,472 @@
+//! Scenario files: the serde schema, strict parsing and semantic validation.
+//!
+//! A scenario is TOML or JSON. Parsing is strict (unknown keys are errors) and
+//! every error names the key path, the value and what is allowed. Sections that a
+//! later model will fill in (`radio`, `mac`, `mobility`, `faults`, `outputs`) are
+//! part of the schema already, and rejected with "not supported yet" rather than
+//! silently ignored. Nothing in a scenario is ever executed. Keys carry their unit
+//! (`duration_s`, `bandwidth_mbps`, `delay_ms`); see docs/scenarios.md.
+
+mod error;
+
+pub use error::ScenarioError;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Default interface/link queue limit in packets (ns-2 `Queue set limit_ 50` as the CMU scripts use).
+pub const DEFAULT_QUEUE_LIMIT_PKTS: u32 = 50;
+/// Default CBR payload (bytes): the papers' CBR flows use 512-byte packets.
+pub const DEFAULT_CBR_PACKET_BYTES: u32 = 512;
+/// Default run seed when the scenario names none.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// The scenario as written (after defaults), validated by [`Scenario::from_value`].
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free-form label carried into results.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Run seed; every random stream derives from it (docs/kernel.md).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated duration in seconds.
+    pub duration_s: f64,
+    #[serde(default)]
+    pub area: Option<Area>,
+    pub nodes: Nodes,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    #[serde(default)]
+    pub routing: Option<RoutingSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    // Sections of later models: accepted by the schema, rejected by validation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radio: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Value>,
+}
+
+fn default_seed() -> u64 {
+    DEFAULT_SEED
+}
+
+/// The simulation area (used by random placement, later by mobility).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Area {
+    pub width_m: f64,
+    pub height_m: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nodes {
+    /// Number of nodes; they are numbered `0..count`.
+    pub count: u32,
+    /// Where the nodes stand. Default: all at the origin (irrelevant over point-to-point links).
+    #[serde(default)]
+    pub placement: Option<Placement>,
+}
+
+/// Static node placement.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Placement {
+    /// One `[x_m, y_m]` per node.
+    Explicit { positions_m: Vec<[f64; 2]> },
+    /// Nodes on the x axis, `spacing_m` apart.
+    Chain { spacing_m: f64 },
+    /// Row-major grid with `columns` nodes per row, `spacing_m` apart.
+    Grid { columns: u32, spacing_m: f64 },
+    /// Uniformly random in `area` (stream `Placement`).
+    Uniform {},
+}
+
+/// A duplex point-to-point link, like ns-2's `duplex-link`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: u32,
+    pub b: u32,
+    pub bandwidth_mbps: f64,
+    pub delay_ms: f64,
+    /// Drop-tail limit of each direction's queue in packets (the packet being sent is not counted).
+    #[serde(default)]
+    pub queue_limit_pkts: Option<u32>,
+    /// Independent per-packet error probability, applied on arrival in each direction.
+    #[serde(default)]
+    pub error_rate: f64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    Droptail,
+    Priqueue,
+    Red,
+    Lred,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default = "default_queue_kind")]
+    pub kind: QueueKind,
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+}
+
+fn default_queue_kind() -> QueueKind {
+    QueueKind::Droptail
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingProtocol {
+    Static,
+    Aodv,
+    Dsr,
+    Dsdv,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub protocol: RoutingProtocol,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// Constant bit rate over UDP.
+    Cbr,
+    /// Bulk transfer over TCP.
+    Ftp,
+}
+
+/// TCP variant names accepted in `flows[].transport` once TCP lands.
+pub const TCP_VARIANTS: &[&str] = &[
+    "tahoe", "reno", "newreno", "sack", "fack", "vegas", "westwood", "westwood+", "abra", "fixed-rto",
+    "tcp-ap", "mpr", "elfn",
+];
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub kind: FlowKind,
+    pub src: u32,
+    pub dst: u32,
+    /// When the application starts sending (s).
+    #[serde(default)]
+    pub start_s: f64,
+    /// When it stops (s); default: end of run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// "udp" for CBR; a TCP variant name for FTP.
+    #[serde(default)]
+    pub transport: Option<String>,
+    /// Parameters of the TCP variant (TCP issue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<Value>,
+    /// CBR payload per packet (bytes, excluding UDP/IP headers).
+    #[serde(default)]
+    pub packet_size_bytes: Option<u32>,
+    /// CBR inter-packet interval (s); give this or `rate_kbps`.
+    #[serde(default)]
+    pub interval_s: Option<f64>,
+    /// CBR payload rate (kbit/s); the interval is packet_size·8/rate.
+    #[serde(default)]
+    pub rate_kbps: Option<f64>,
+    /// CBR random jitter (s): each gap is interval + U(−jitter_s, +jitter_s).
+    #[serde(default)]
+    pub jitter_s: f64,
+    /// Stop after this many packets (ns-2 `maxpkts_`).
+    #[serde(default)]
+    pub max_packets: Option<u64>,
+}
+
+impl FlowSpec {
+    /// The CBR inter-packet interval (s), from `interval_s` or `rate_kbps`.
+    pub fn cbr_interval_s(&self) -> f64 {
+        match (self.interval_s, self.rate_kbps) {
+            (Some(i), _) => i,
+            (None, Some(r)) => self.cbr_packet_bytes() as f64 * 8.0 / (r * 1000.0),
+            (None, None) => unreachable!("validated: CBR flow has interval_s or rate_kbps"),
+        }
+    }
+    pub fn cbr_packet_bytes(&self) -> u32 {
+        self.packet_size_bytes.unwrap_or(DEFAULT_CBR_PACKET_BYTES)
+    }
+    pub fn transport_name(&self) -> &str {
+        self.transport.as_deref().unwrap_or(match self.kind {
+            FlowKind::Cbr => "udp",
+            FlowKind::Ftp => "newreno",
+        })
+    }
+}
+
+/// Deserialize with the key path of any error.
+fn deserialize_at<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        ScenarioError::from_serde(&path, &e.inner().to_string())
+    })
+}
+
+impl Scenario {
+    /// Parse and validate a scenario from a JSON value (the form the Python front passes).
+    pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
+        if !value.is_object() {
+            return Err(ScenarioError::new("(top level)", format!("expected a table of keys, got {}", kind_of(&value))));
+        }
+        let scenario: Scenario = deserialize_at(value)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("(file)", format!("not valid JSON: {e}")))?;
+        Scenario::from_value(value)
+    }
+
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = toml::from_str(text)
+            .map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?;
+        Scenario::from_value(value)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serialises")
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        for (key, section, arrives) in [
+            ("radio", &self.radio, "the wireless issue"),
+            ("mac", &self.mac, "the wireless issue"),
+            ("mobility", &self.mobility, "the mobility issue"),
+            ("faults", &self.faults, "the mobility and faults issue"),
+            ("outputs", &self.outputs, "the measurement issue"),
+        ] {
+            if section.is_some() {
+                return Err(ScenarioError::new(key, format!("section not supported yet (arrives with {arrives}); remove it")));
+            }
+        }
+        positive("duration_s", self.duration_s)?;
+        if self.duration_s > 1e7 {
+            return Err(ScenarioError::new("duration_s", format!("{} is too long (allowed: 0 < duration_s <= 1e7)", self.duration_s)));
+        }
+        if let Some(a) = &self.area {
+            positive("area.width_m", a.width_m)?;
+            positive("area.height_m", a.height_m)?;
+        }
+        self.validate_nodes()?;
+        if let Some(q) = &self.queue {
+            if q.kind != QueueKind::Droptail {
+                return Err(not_yet("queue.kind", &format!("{:?}", q.kind).to_lowercase(), "the wireless issue"));
+            }
+            if let Some(l) = q.limit_pkts {
+                at_least_one("queue.limit_pkts", l)?;
+            }
+        }
+        if let Some(r) = &self.routing {
+            if r.protocol != RoutingProtocol::Static {
+                return Err(not_yet("routing.protocol", &format!("{:?}", r.protocol).to_lowercase(), "the MANET routing issue"));
+            }
+        }
+        self.validate_links()?;
+        for (i, f) in self.flows.iter().enumerate() {
+            self.validate_flow(i, f)?;
+        }
+        Ok(())
+    }
+
+    fn node_exists(&self, path: String, id: u32) -> Result<(), ScenarioError> {
+        if id >= self.nodes.count {
+            return Err(ScenarioError::new(
+                path,
+                format!("node {id} does not exist (nodes 0..{})", self.nodes.count.saturating_sub(1)),
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_nodes(&self) -> Result<(), ScenarioError> {
+        let n = self.nodes.count;
+        if n == 0 || n > 1_000_000 {
+            return Err(ScenarioError::new("nodes.count", format!("{n} is out of range (allowed: 1..=1000000)")));
+        }
+        match &self.nodes.placement {
+            None => {}
+            Some(Placement::Explicit { positions_m }) => {
+                if positions_m.len() != n as usize {
+                    return Err(ScenarioError::new(
+                        "nodes.placement.positions_m",
+                        format!("{} positions given for {n} nodes (need exactly one [x_m, y_m] per node)", positions_m.len()),
+                    ));
+                }
+                for (i, [x, y]) in positions_m.iter().enumerate() {
+                    for (axis, v) in [("x", x), ("y", y)] {
+                        if !v.is_finite() {
+                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {v} is not a finite number")));
+                        }
+                    }
+                    if let Some(a) = &self.area {
+                        if *x < 0.0 || *y < 0.0 || *x > a.width_m || *y > a.height_m {
+                            return Err(ScenarioError::new(
+                                format!("nodes.placement.positions_m[{i}]"),
+                                format!("[{x}, {y}] is outside the area (0..{} m × 0..{} m)", a.width_m, a.height_m),
+                            ));
+                        }
+                    }
+                }
+            }
+            Some(Placement::Chain { spacing_m }) => positive("nodes.placement.spacing_m", *spacing_m)?,
+            Some(Placement::Grid { columns, spacing_m }) => {
+                at_least_one("nodes.placement.columns", *columns)?;
+                positive("nodes.placement.spacing_m", *spacing_m)?;
+            }
+            Some(Placement::Uniform {}) => {
+                if self.area.is_none() {
+                    return Err(ScenarioError::new("nodes.placement", "kind \"uniform\" needs an [area] with width_m and height_m"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_links(&self) -> Result<(), ScenarioError> {
+        let mut seen = std::collections::BTreeMap::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let p = |k: &str| format!("links[{i}].{k}");
+            self.node_exists(p("a"), l.a)?;
+            self.node_exists(p("b"), l.b)?;
+            if l.a == l.b {
+                return Err(ScenarioError::new(p("b"), format!("a link joins two different nodes (a = b = {})", l.a)));
+            }
+            if let Some(j) = seen.insert((l.a.min(l.b), l.a.max(l.b)), i) {
+                return Err(ScenarioError::new(p("b"), format!("nodes {} and {} are already joined by links[{j}]", l.a, l.b)));
+            }
+            positive(&p("bandwidth_mbps"), l.bandwidth_mbps)?;
+            non_negative(&p("delay_ms"), l.delay_ms)?;
+            if let Some(q) = l.queue_limit_pkts {
+                at_least_one(&p("queue_limit_pkts"), q)?;
+            }
+            if !(0.0..1.0).contains(&l.error_rate) {
+                return Err(ScenarioError::new(p("error_rate"), format!("{} is out of range (allowed: 0 <= error_rate < 1)", l.error_rate)));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_flow(&self, i: usize, f: &FlowSpec) -> Result<(), ScenarioError> {
+        let p = |k: &str| format!("flows[{i}].{k}");
+        self.node_exists(p("src"), f.src)?;
+        self.node_exists(p("dst"), f.dst)?;
+        if f.src == f.dst {
+            return Err(ScenarioError::new(p("dst"), format!("a flow needs two different nodes (src = dst = {})", f.src)));
+        }
+        non_negative(&p("start_s"), f.start_s)?;
+        if f.start_s >= self.duration_s {
+            return Err(ScenarioError::new(p("start_s"), format!("{} is not before the end of the run (duration_s = {})", f.start_s, self.duration_s)));
+        }
+        if let Some(stop) = f.stop_s {
+            if !stop.is_finite() || stop <= f.start_s {
+                return Err(ScenarioError::new(p("stop_s"), format!("{stop} must be after start_s = {}", f.start_s)));
+            }
+        }
+        match f.kind {
+            FlowKind::Ftp => {
+                let t = f.transport_name();
+                if !TCP_VARIANTS.contains(&t) {
+                    return Err(ScenarioError::new(p("transport"), format!("\"{t}\" is not a TCP variant (allowed: {})", TCP_VARIANTS.join(", "))));
+                }
+                Err(ScenarioError::new(p("kind"), "\"ftp\" (TCP) is not supported yet (arrives with the TCP issue); use kind = \"cbr\""))
+            }
+            FlowKind::Cbr => {
+                if f.transport_name() != "udp" {
+                    return Err(ScenarioError::new(p("transport"), format!("\"{}\" is not allowed for a CBR flow (allowed: udp)", f.transport_name())));
+                }
+                if f.tcp.is_some() {
+                    return Err(ScenarioError::new(p("tcp"), "TCP parameters are not allowed on a CBR (UDP) flow"));
+                }
+                if let Some(s) = f.packet_size_bytes {
+                    if !(1..=65_507).contains(&s) {
+                        return Err(ScenarioError::new(p("packet_size_bytes"), format!("{s} is out of range (allowed: 1..=65507 bytes of UDP payload)")));
+                    }
+                }
+                match (f.interval_s, f.rate_kbps) {
+                    (Some(_), Some(_)) => return Err(ScenarioError::new(p("rate_kbps"), "give either interval_s or rate_kbps, not both")),
+                    (None, None) => return Err(ScenarioError::new(p("interval_s"), "a CBR flow needs interval_s or rate_kbps")),
+                    (Some(iv), None) => positive(&p("interval_s"), iv)?,
+                    (None, Some(r)) => positive(&p("rate_kbps"), r)?,
+                }
+                non_negative(&p("jitter_s"), f.jitter_s)?;
+                if f.jitter_s >= f.cbr_interval_s() {
+                    return Err(ScenarioError::new(
+                        p("jitter_s"),
+                        format!("{} must be smaller than the interval ({} s) so packets stay in order", f.jitter_s, f.cbr_interval_s()),
+                    ));
+                }
+                if f.max_packets == Some(0) {
+                    return Err(ScenarioError::new(p("max_packets"), "0 is out of range (allowed: >= 1, or leave it out)"));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a table",
+    }
+}
+
+fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
+    ScenarioError::new(path, format!("\"{value}\" is not supported yet (arrives with {arrives})"))
+}
+
+fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number > 0)")));
+    }
+    Ok(())
+}
+
+fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number >= 0)")));
+    }
+    Ok(())
+}
+
+fn at_least_one(path: &str, v: u32) -> Result<(), ScenarioError> {
+    if v == 0 {
+        return Err(ScenarioError::new(path, "0 is out of range (allowed: >= 1)"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,271 @@
+//! The event scheduler: a binary min-heap ordered by (time, insertion sequence).
+//!
+//! Equal-time events run in the order they were scheduled, which makes a run a pure
+//! function of its inputs. Timers are cancelled by generation counters (lazy
+//! deletion): a [`Timer`] hands out a [`TimerToken`] when armed; re-arming or
+//! cancelling bumps its generation, and a popped event whose token is stale is
+//! ignored by its owner. Cancellation is O(1) and never searches the heap.
+
+use super::time::{SimDuration, SimTime};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+struct Entry<E> {
+    time: SimTime,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// A deterministic event queue over events of type `E`.
+pub struct Scheduler<E> {
+    heap: BinaryHeap<Entry<E>>,
+    now: SimTime,
+    next_seq: u64,
+    executed: u64,
+}
+
+impl<E> Default for Scheduler<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> Scheduler<E> {
+    pub fn new() -> Self {
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, next_seq: 0, executed: 0 }
+    }
+
+    /// The time of the event being executed (or of the last one popped).
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Number of events popped so far (including stale timer events).
+    pub fn events_executed(&self) -> u64 {
+        self.executed
+    }
+
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
+    pub fn schedule_at(&mut self, at: SimTime, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: at {at} < now {}", self.now);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { time: at, seq, event });
+    }
+
+    /// Schedule `event` after `delay` from now.
+    pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
+        self.schedule_at(self.now + delay, event);
+    }
+
+    /// Pop the next event no later than `until`, advancing `now` to its time.
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        if self.heap.peek()?.time > until {
+            return None;
+        }
+        let e = self.heap.pop()?;
+        debug_assert!(e.time >= self.now, "time travel");
+        self.now = e.time;
+        self.executed += 1;
+        Some((e.time, e.event))
+    }
+
+    /// Time of the next pending event, if any.
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Move the clock forward to `t` (end of run) without executing anything.
+    pub fn advance_to(&mut self, t: SimTime) {
+        if t > self.now {
+            self.now = t;
+        }
+    }
+}
+
+/// The identity of one arming of a [`Timer`]; carried inside the timer's event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerToken(pub u32);
+
+/// A cancellable one-shot timer owned by a protocol component.
+///
+/// The owner schedules an event carrying the token from [`Timer::arm`]; when the
+/// event fires it calls [`Timer::fire`], which is true only for the latest arming
+/// that has not been cancelled.
+#[derive(Clone, Debug, Default)]
+pub struct Timer {
+    generation: u32,
+    expires: Option<SimTime>,
+}
+
+impl Timer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Arm (or re-arm) for `at`; any earlier arming becomes stale.
+    pub fn arm(&mut self, at: SimTime) -> TimerToken {
+        self.generation = self.generation.wrapping_add(1);
+        self.expires = Some(at);
+        TimerToken(self.generation)
+    }
+
+    /// Cancel in O(1): the pending event stays in the heap and is ignored when popped.
+    pub fn cancel(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        self.expires = None;
+    }
+
+    pub fn is_armed(&self) -> bool {
+        self.expires.is_some()
+    }
+
+    pub fn expires(&self) -> Option<SimTime> {
+        self.expires
+    }
+
+    /// Called when an event carrying `token` pops: true if this arming is live, and
+    /// the timer is then disarmed.
+    pub fn fire(&mut self, token: TimerToken) -> bool {
+        if self.expires.is_some() && token.0 == self.generation {
+            self.expires = None;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn equal_times_run_in_insertion_order() {
+        let mut s = Scheduler::new();
+        for i in 0..100 {
+            s.schedule_at(SimTime(5), i);
+        }
+        let got: Vec<i32> = std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(got, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn pop_until_stops_at_the_horizon() {
+        let mut s = Scheduler::new();
+        s.schedule_at(SimTime(10), 'a');
+        s.schedule_at(SimTime(20), 'b');
+        assert_eq!(s.pop_until(SimTime(15)), Some((SimTime(10), 'a')));
+        assert_eq!(s.pop_until(SimTime(15)), None);
+        assert_eq!(s.now(), SimTime(10));
+        assert_eq!(s.pop_until(SimTime(20)), Some((SimTime(20), 'b')));
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn scheduling_in_the_past_panics() {
+        let mut s = Scheduler::new();
+        s.schedule_at(SimTime(10), ());
+        s.pop_until(SimTime::MAX);
+        s.schedule_at(SimTime(9), ());
+    }
+
+    #[test]
+    fn cancelled_and_rearmed_timers_are_stale() {
+        let mut t = Timer::new();
+        let a = t.arm(SimTime(10));
+        let b = t.arm(SimTime(20));
+        assert!(!t.fire(a), "re-armed: first token is stale");
+        assert!(t.fire(b));
+        assert!(!t.fire(b), "fires once");
+        let c = t.arm(SimTime(30));
+        t.cancel();
+        assert!(!t.fire(c));
+        assert!(!t.is_armed());
+    }
+
+    proptest! {
+        /// Events pop in non-decreasing time; ties in insertion order; nothing lost.
+        #[test]
+        fn pops_are_sorted_by_time_then_sequence(times in proptest::collection::vec(0u64..50, 0..300)) {
+            let mut s = Scheduler::new();
+            for (i, t) in times.iter().enumerate() {
+                s.schedule_at(SimTime(*t), i);
+            }
+            let mut last: Option<(SimTime, usize)> = None;
+            let mut n = 0;
+            while let Some((t, i)) = s.pop_until(SimTime::MAX) {
+                prop_assert_eq!(SimTime(times[i]), t);
+                prop_assert_eq!(s.now(), t);
+                if let Some((lt, li)) = last {
+                    prop_assert!(lt < t || (lt == t && li < i));
+                }
+                last = Some((t, i));
+                n += 1;
+            }
+            prop_assert_eq!(n, times.len());
+        }
+
+        /// Events scheduled from inside handlers never run before the current time,
+        /// and a cancelled timer never fires, whatever the interleaving.
+        #[test]
+        fn no_time_travel_and_cancellation_holds(
+            ops in proptest::collection::vec((0u64..20, any::<bool>()), 1..200)
+        ) {
+            #[derive(Debug)]
+            enum Ev { Spawn(u64, bool), Fire(usize, TimerToken) }
+            let mut s = Scheduler::new();
+            let mut timers: Vec<Timer> = Vec::new();
+            let mut cancelled_tokens: Vec<(usize, TimerToken)> = Vec::new();
+            s.schedule_at(SimTime(0), Ev::Spawn(0, false));
+            for (d, c) in &ops {
+                s.schedule_at(SimTime(*d), Ev::Spawn(*d, *c));
+            }
+            let mut fired = 0usize;
+            while let Some((t, ev)) = s.pop_until(SimTime::MAX) {
+                match ev {
+                    Ev::Spawn(d, cancel) => {
+                        let mut timer = Timer::new();
+                        let tok = timer.arm(t + SimDuration(d));
+                        s.schedule_at(t + SimDuration(d), Ev::Fire(timers.len(), tok));
+                        if cancel {
+                            timer.cancel();
+                            cancelled_tokens.push((timers.len(), tok));
+                        }
+                        timers.push(timer);
+                    }
+                    Ev::Fire(i, tok) => {
+                        let live = timers[i].fire(tok);
+                        prop_assert_eq!(live, !cancelled_tokens.contains(&(i, tok)));
+                        if live { fired += 1; }
+                        prop_assert_eq!(timers[i].expires(), None);
+                    }
+                }
+            }
+            prop_assert_eq!(fired + cancelled_tokens.len(), timers.len());
+        }
+    }
+}

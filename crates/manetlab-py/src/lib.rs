@@ -1,0 +1,36 @@
+//! Thin PyO3 bindings: parse + validate, and run, a scenario given as JSON.
+//! The GIL is released while a run executes, so Python threads (and a Dask
+//! worker's other tasks) keep running.
+
+use manetlab_core::{Scenario, ScenarioError as CoreScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run: the message names the key path, the value and what is allowed.");
+
+fn to_py(e: CoreScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// Validate a scenario given as JSON; returns the normalised scenario JSON.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<String> {
+    Scenario::from_json_str(scenario_json).map(|s| s.to_json()).map_err(to_py)
+}
+
+/// Run a scenario given as JSON and return the results (summary.json text).
+#[pyfunction]
+fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
+    Ok(py.allow_threads(move || manetlab_core::run(&scenario).to_json()))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", manetlab_core::VERSION)?;
+    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}
