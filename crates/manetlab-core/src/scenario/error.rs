@@ -29,7 +29,9 @@ impl ScenarioError {
                     .unwrap_or(allowed)
                     .replace('`', "");
                 let allowed = if allowed.contains("there are no fields") { "none".to_string() } else { allowed };
-                return ScenarioError::new(join(key), format!("unknown key (allowed here: {allowed})"));
+                // The path already ends at the unknown key.
+                let at = if path.ends_with(key) { path.to_string() } else { join(key) };
+                return ScenarioError::new(at, format!("unknown key (allowed here: {allowed})"));
             }
         }
         if let Some(rest) = raw.strip_prefix("missing field `") {
@@ -73,10 +75,14 @@ fn humanize_types(raw: &str) -> String {
         ("expected f64", "expected a number"),
         ("expected a boolean", "expected true or false"),
         ("expected a sequence", "expected a list"),
-        ("expected struct ", "expected a table "),
         ("expected a string", "expected a string"),
     ] {
         s = s.replace(rust, human);
+    }
+    // "expected struct Nodes" names a Rust type; the user wrote a TOML table.
+    if let Some(i) = s.find("expected struct ") {
+        s.truncate(i);
+        s.push_str("expected a table");
     }
     if s.starts_with("invalid value: integer") {
         s = s.replace("invalid value: integer", "out of range: integer");

@@ -1,0 +1,100 @@
+//! Malformed scenarios: each must give one line naming the key path.
+
+use super::*;
+
+const BASE: &str = r#"
+seed = 3
+duration_s = 10
+[nodes]
+count = 4
+[[links]]
+a = 0
+b = 1
+bandwidth_mbps = 1
+delay_ms = 10
+[[flows]]
+kind = "cbr"
+src = 0
+dst = 1
+interval_s = 0.1
+"#;
+
+fn err(toml_text: &str) -> ScenarioError {
+    Scenario::from_toml_str(toml_text).expect_err("scenario should be rejected")
+}
+
+/// Replace `old` with `new` in the base scenario (which must contain `old`).
+fn variant(old: &str, new: &str) -> String {
+    assert!(BASE.contains(old), "fixture does not contain {old:?}");
+    BASE.replacen(old, new, 1)
+}
+
+#[test]
+fn base_is_valid() {
+    let s = Scenario::from_toml_str(BASE).unwrap();
+    assert_eq!(s.seed, 3);
+    assert_eq!(s.flows[0].cbr_packet_bytes(), DEFAULT_CBR_PACKET_BYTES);
+}
+
+#[test]
+fn malformed_scenarios_name_the_key() {
+    let cases: Vec<(String, &str, &str)> = vec![
+        (variant("seed = 3", "seeds = 3"), "seeds", "unknown key"),
+        (variant("count = 4", "count = 4\ncolour = 1"), "nodes.colour", "unknown key"),
+        (variant("duration_s = 10", "duration_s = -1"), "duration_s", "out of range"),
+        (variant("duration_s = 10", "duration_s = 0"), "duration_s", "out of range"),
+        (variant("dst = 1", "dst = 31"), "flows[0].dst", "node 31 does not exist (nodes 0..3)"),
+        (variant("b = 1", "b = 0"), "links[0].b", "two different nodes"),
+        (variant("bandwidth_mbps = 1", "bandwidth_mbps = \"fast\""), "links[0].bandwidth_mbps", "expected a number"),
+        (variant("src = 0", "src = \"zero\""), "flows[0].src", "expected a non-negative integer"),
+        (variant("src = 0", "src = -2"), "flows[0].src", "out of range"),
+        (variant("seed = 3", "seed = 1.5"), "seed", "expected a non-negative integer"),
+        (variant("seed = 3\n", ""), "", ""), // seed is optional: valid
+        (variant("duration_s = 10\n", ""), "duration_s", "required key is missing"),
+        (variant("kind = \"cbr\"", "kind = \"video\""), "flows[0].kind", "allowed: \"cbr\" or \"ftp\""),
+        (variant("interval_s = 0.1", "interval_s = 0.1\nrate_kbps = 5"), "flows[0].rate_kbps", "not both"),
+        (variant("interval_s = 0.1", ""), "flows[0].interval_s", "needs interval_s or rate_kbps"),
+        (variant("delay_ms = 10", "delay_ms = 10\nerror_rate = 1.5"), "links[0].error_rate", "out of range"),
+        (format!("{BASE}\n[radio]\nrange_m = 250\n"), "radio", "not supported yet"),
+        (variant("kind = \"cbr\"", "kind = \"ftp\""), "flows[0].kind", "not supported yet"),
+        (variant("count = 4", "count = 0"), "nodes.count", "out of range"),
+        (variant("count = 4", "count = 4\nplacement = { kind = \"line\" }"), "nodes.placement.kind", "allowed"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n"), "routing.protocol", "not supported yet"),
+        (variant("[nodes]", "nodes = 4\n[nodesx]"), "nodes", "wrong type"),
+        ("".to_string(), "duration_s", "required key is missing"),
+        ("\u{0}\u{1}garbage".to_string(), "(file)", "not valid TOML"),
+    ];
+    for (text, path, needle) in cases {
+        if path.is_empty() {
+            Scenario::from_toml_str(&text).expect("optional key may be left out");
+            continue;
+        }
+        let e = err(&text);
+        let line = e.to_string();
+        println!("{line}");
+        assert_eq!(e.path, path, "wrong path for {line:?}");
+        assert!(line.contains(needle), "{line:?} should contain {needle:?}");
+        assert!(!line.contains('\n'), "one line: {line:?}");
+    }
+}
+
+#[test]
+fn non_object_top_level_is_rejected() {
+    let e = Scenario::from_json_str("[1, 2]").unwrap_err();
+    assert_eq!(e.path, "(top level)");
+    assert!(e.message.contains("a list"));
+}
+
+#[test]
+fn unknown_key_lists_what_is_allowed() {
+    let e = err(&variant("delay_ms = 10", "delay_s = 0.01"));
+    assert_eq!(e.path, "links[0].delay_s");
+    assert!(e.message.contains("delay_ms"), "{e}");
+}
+
+#[test]
+fn json_and_toml_give_the_same_scenario() {
+    let t = Scenario::from_toml_str(BASE).unwrap();
+    let j = Scenario::from_json_str(&t.to_json()).unwrap();
+    assert_eq!(t.to_json(), j.to_json());
+}
