@@ -18,6 +18,7 @@ pub mod ids;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod phy;
 pub mod queue;
 pub mod routing;
 pub mod scenario;

@@ -1,0 +1,178 @@
+//! Radio propagation models, as ns-2's `Propagation/FreeSpace`,
+//! `Propagation/TwoRayGround` and `Propagation/Shadowing` (Rappaport, *Wireless
+//! Communications*, §4.2, §4.6, §4.9).
+//!
+//! All powers are in watts, distances in metres. Antenna gains and the system
+//! loss are linear factors (ns-2's `Gt_`, `Gr_`, `L_`).
+
+use crate::sim::SimRng;
+use rand_distr_normal::standard_normal;
+
+/// Speed of light (m/s), as ns-2's `SPEED_OF_LIGHT`.
+pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
+
+/// The parameters every model shares (ns-2 `Phy/WirelessPhy` + `Antenna/OmniAntenna`).
+#[derive(Clone, Copy, Debug)]
+pub struct Antennas {
+    pub tx_gain: f64,
+    pub rx_gain: f64,
+    pub tx_height_m: f64,
+    pub rx_height_m: f64,
+    pub system_loss: f64,
+    pub wavelength_m: f64,
+}
+
+impl Antennas {
+    /// Friis free-space received power (Rappaport eq. 4.1).
+    pub fn friis_w(&self, pt_w: f64, d_m: f64) -> f64 {
+        let l = self.wavelength_m;
+        pt_w * self.tx_gain * self.rx_gain * l * l / ((4.0 * std::f64::consts::PI).powi(2) * d_m * d_m * self.system_loss)
+    }
+
+    /// Two-ray ground crossover distance 4π·ht·hr/λ: Friis below, d⁻⁴ above.
+    pub fn crossover_m(&self) -> f64 {
+        4.0 * std::f64::consts::PI * self.tx_height_m * self.rx_height_m / self.wavelength_m
+    }
+
+    /// Two-ray ground received power (Rappaport eq. 4.52), Friis below the crossover.
+    pub fn two_ray_w(&self, pt_w: f64, d_m: f64) -> f64 {
+        if d_m < self.crossover_m() {
+            return self.friis_w(pt_w, d_m);
+        }
+        let (ht, hr) = (self.tx_height_m, self.rx_height_m);
+        pt_w * self.tx_gain * self.rx_gain * ht * ht * hr * hr / (d_m.powi(4) * self.system_loss)
+    }
+}
+
+/// Which model, with its own parameters.
+#[derive(Clone, Copy, Debug)]
+pub enum Propagation {
+    FreeSpace,
+    TwoRayGround,
+    /// Log-normal shadowing: mean power falls as d^−β from a Friis reference at
+    /// `d0_m`; each reception adds a zero-mean Gaussian of `sigma_db` (in dB).
+    Shadowing { path_loss_exponent: f64, sigma_db: f64, d0_m: f64 },
+}
+
+impl Propagation {
+    /// Mean received power at distance `d_m` (no random shadowing term).
+    pub fn mean_rx_w(&self, a: &Antennas, pt_w: f64, d_m: f64) -> f64 {
+        // Co-located antennas: clamp to 1 cm so Friis stays finite.
+        let d = d_m.max(0.01);
+        match *self {
+            Propagation::FreeSpace => a.friis_w(pt_w, d),
+            Propagation::TwoRayGround => a.two_ray_w(pt_w, d),
+            Propagation::Shadowing { path_loss_exponent, d0_m, .. } => {
+                let p0 = a.friis_w(pt_w, d0_m);
+                if d <= d0_m { p0 } else { p0 * (d0_m / d).powf(path_loss_exponent) }
+            }
+        }
+    }
+
+    /// Received power of one reception: the mean, times a log-normal draw for shadowing.
+    pub fn rx_w(&self, a: &Antennas, pt_w: f64, d_m: f64, rng: &mut SimRng) -> f64 {
+        let mean = self.mean_rx_w(a, pt_w, d_m);
+        match *self {
+            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => mean * 10f64.powf(sigma_db * standard_normal(rng) / 10.0),
+            _ => mean,
+        }
+    }
+
+    pub fn is_random(&self) -> bool {
+        matches!(self, Propagation::Shadowing { sigma_db, .. } if *sigma_db > 0.0)
+    }
+
+    /// Largest distance at which the mean power is still ≥ `threshold_w`
+    /// (found by bisection, so it holds for every model). For shadowing the
+    /// caller widens this by the spread it wants to keep (see `Channel`).
+    pub fn range_m(&self, a: &Antennas, pt_w: f64, threshold_w: f64) -> f64 {
+        let (mut lo, mut hi) = (0.01, 1.0);
+        while self.mean_rx_w(a, pt_w, hi) >= threshold_w {
+            hi *= 2.0;
+            if hi > 1e9 {
+                return hi;
+            }
+        }
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.mean_rx_w(a, pt_w, mid) >= threshold_w { lo = mid } else { hi = mid }
+        }
+        lo
+    }
+}
+
+/// A standard normal deviate (Box–Muller on the run's own stream, so draws are
+/// reproducible without another dependency's sampling order).
+mod rand_distr_normal {
+    use crate::sim::SimRng;
+    use rand::Rng;
+
+    pub fn standard_normal(rng: &mut SimRng) -> f64 {
+        // 1 − U keeps the log argument in (0, 1].
+        let u1: f64 = 1.0 - rng.gen::<f64>();
+        let u2: f64 = rng.gen::<f64>();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{stream, Component};
+
+    /// ns-2 defaults (MODEL_DEFAULTS.md): 914 MHz, 1.5 m antennas, unity gains and loss.
+    fn ns2() -> Antennas {
+        Antennas { tx_gain: 1.0, rx_gain: 1.0, tx_height_m: 1.5, rx_height_m: 1.5, system_loss: 1.0, wavelength_m: SPEED_OF_LIGHT_MPS / 914e6 }
+    }
+    const PT_W: f64 = 0.28183815;
+
+    fn sig3(x: f64) -> String {
+        format!("{:.2e}", x)
+    }
+
+    #[test]
+    fn two_ray_defaults_give_250_m_and_550_m_ranges() {
+        let a = ns2();
+        assert_eq!(sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 250.0)), sig3(3.652e-10));
+        assert_eq!(sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 550.0)), sig3(1.559e-11));
+        assert!(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 249.0) >= 3.652e-10);
+        assert!(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 251.0) < 3.652e-10);
+        let r = Propagation::TwoRayGround.range_m(&a, PT_W, 3.652e-10);
+        assert!((r - 250.0).abs() < 0.05, "range {r}");
+    }
+
+    #[test]
+    fn crossover_is_about_86_m_and_continuous() {
+        let a = ns2();
+        let dc = a.crossover_m();
+        // ns-2 computes λ from c = 299792458 m/s: 4π·1.5·1.5/0.3280 = 86.20 m.
+        assert!((dc - 86.20).abs() < 0.01, "{dc}");
+        // At the crossover both formulas agree (that is how it is defined).
+        let rel = (a.friis_w(PT_W, dc) - a.two_ray_w(PT_W, dc * (1.0 + 1e-12))).abs() / a.friis_w(PT_W, dc);
+        assert!(rel < 1e-6);
+    }
+
+    #[test]
+    fn free_space_falls_with_distance_squared() {
+        let a = ns2();
+        let p1 = Propagation::FreeSpace.mean_rx_w(&a, 1.0, 100.0);
+        let p2 = Propagation::FreeSpace.mean_rx_w(&a, 1.0, 200.0);
+        assert!((p1 / p2 - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn shadowing_is_log_normal_around_the_mean() {
+        let a = ns2();
+        let m = Propagation::Shadowing { path_loss_exponent: 2.0, sigma_db: 4.0, d0_m: 1.0 };
+        let mean = m.mean_rx_w(&a, PT_W, 100.0);
+        // β = 2 from a Friis reference is Friis itself.
+        assert!((mean / a.friis_w(PT_W, 100.0) - 1.0).abs() < 1e-9);
+        let mut rng = stream(1, 0, Component::Phy);
+        let n = 20_000;
+        let db: Vec<f64> = (0..n).map(|_| 10.0 * (m.rx_w(&a, PT_W, 100.0, &mut rng) / mean).log10()).collect();
+        let mu = db.iter().sum::<f64>() / n as f64;
+        let sd = (db.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!(mu.abs() < 0.1, "mean dB offset {mu}");
+        assert!((sd - 4.0).abs() < 0.1, "σ {sd}");
+    }
+}
