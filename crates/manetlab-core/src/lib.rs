@@ -16,6 +16,7 @@
 pub mod app;
 pub mod ids;
 pub mod link;
+pub mod mac;
 pub mod metrics;
 pub mod packet;
 pub mod phy;

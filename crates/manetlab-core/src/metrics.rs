@@ -17,6 +17,8 @@ pub enum DropReason {
     LinkError,
     /// MAC retry limit exhausted (ns-2 `RET`).
     RetryLimit,
+    /// A frame for this node was lost to a collision (ns-2 `COL`).
+    Collision,
 }
 
 impl DropReason {
@@ -28,6 +30,7 @@ impl DropReason {
             DropReason::TtlExpired => "TTL",
             DropReason::LinkError => "ERR",
             DropReason::RetryLimit => "RET",
+            DropReason::Collision => "COL",
         }
     }
     /// The layer that dropped it.
@@ -36,7 +39,7 @@ impl DropReason {
             DropReason::QueueOverflow => "ifq",
             DropReason::NoRoute | DropReason::TtlExpired => "rtr",
             DropReason::LinkError => "link",
-            DropReason::RetryLimit => "mac",
+            DropReason::RetryLimit | DropReason::Collision => "mac",
         }
     }
     /// Key used in result tables: `layer.CODE`.
@@ -103,6 +106,12 @@ pub struct NodeCounters {
     pub delivered_packets: u64,
     pub forwarded_packets: u64,
     pub drops: BTreeMap<DropReason, u64>,
+    /// Unicast frames the MAC finished (acknowledged or dropped).
+    pub mac_frames: u64,
+    /// Retransmissions (RTS and DATA) over those frames.
+    pub mac_retries: u64,
+    /// Largest interface-queue occupancy seen (packets).
+    pub ifq_max_pkts: u32,
 }
 
 impl NodeCounters {
@@ -182,6 +191,9 @@ pub struct NodeSummary {
     pub originated_packets: u64,
     pub delivered_packets: u64,
     pub forwarded_packets: u64,
+    pub mac_frames: u64,
+    pub mac_retries: u64,
+    pub ifq_max_pkts: u32,
     pub drops: BTreeMap<String, u64>,
 }
 
@@ -194,6 +206,9 @@ impl NodeSummary {
             originated_packets: c.originated_packets,
             delivered_packets: c.delivered_packets,
             forwarded_packets: c.forwarded_packets,
+            mac_frames: c.mac_frames,
+            mac_retries: c.mac_retries,
+            ifq_max_pkts: c.ifq_max_pkts,
             drops: drop_map(&c.drops),
         }
     }

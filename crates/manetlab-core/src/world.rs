@@ -3,17 +3,24 @@
 //!
 //! A node's network layer is here: local delivery, TTL, and handing packets that
 //! are not for this node to its [`Routing`] protocol, whose actions it carries out.
+//! Below it a node has point-to-point ports and, with `[radio]`, one wireless
+//! interface: LL delay → interface queue → 802.11 DCF → radio → shared channel.
 
 use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
+use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
 use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
 use crate::packet::Packet;
+use crate::phy::radio::{RxFailure, TxId};
+use crate::phy::{Channel, Radio, RxResult};
+use crate::queue::{DropTail, Queue, Queued};
 use crate::routing::{Routing, RoutingAction, RoutingCtx, StaticRouting};
 use crate::scenario::{FlowKind, Placement, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
-use crate::sim::{stream, Component, Scheduler, SimDuration, SimTime};
+use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use rand::Rng;
+use std::collections::VecDeque;
 
 /// Every kind of event in a run. Variants carry ids into the arenas.
 #[derive(Debug)]
@@ -24,6 +31,31 @@ enum Event {
     LinkTxDone(LinkId, u8),
     /// A packet reaches the far end of a link direction.
     LinkArrive(LinkId, u8, Packet),
+    /// A packet for the wireless interface reaches the interface queue (after the LL delay).
+    IfqArrive(NodeId, Packet, Option<NodeId>),
+    /// A DCF timer of a node.
+    Mac(NodeId, MacTimer, TimerToken),
+    /// A node's own transmission ends.
+    TxEnd(NodeId),
+    /// A transmission starts arriving at a node, with this received power (W).
+    SignalStart(NodeId, TxId, f64),
+    /// A transmission stops arriving at a node.
+    SignalEnd(NodeId, TxId),
+}
+
+/// A node's wireless interface.
+struct Wifi {
+    ifq: Box<dyn Queue>,
+    mac: Dcf,
+    radio: Radio,
+    /// Last carrier state reported to the MAC.
+    sensing: bool,
+}
+
+/// A frame on the air, shared by all its receivers until the last signal ends.
+struct TxRecord {
+    frame: Frame,
+    pending_ends: u32,
 }
 
 struct Node {
@@ -32,6 +64,7 @@ struct Node {
     routing: Box<dyn Routing>,
     /// (neighbour, link to it), sorted by neighbour.
     ports: Vec<(NodeId, LinkId)>,
+    wifi: Option<Wifi>,
     counters: NodeCounters,
 }
 
@@ -58,6 +91,15 @@ pub struct Simulator {
     next_uid: u64,
     /// Reused outbox for routing handlers (no allocation per packet).
     actions: Vec<RoutingAction>,
+    channel: Option<Channel>,
+    mac_params: MacParams,
+    /// Frames on the air, indexed by `TxId`; freed slots are reused.
+    txs: Vec<Option<TxRecord>>,
+    free_txs: Vec<TxId>,
+    /// Per-receiver streams for random propagation (shadowing).
+    phy_rngs: Vec<SimRng>,
+    mac_buf: Vec<MacAction>,
+    mac_queue: VecDeque<MacAction>,
 }
 
 fn positions(s: &Scenario) -> Vec<[f64; 2]> {
@@ -100,7 +142,15 @@ impl Simulator {
                 )
             })
             .collect();
-        let mut adjacency = vec![Vec::new(); n];
+        let pos = positions(s);
+        let mut channel = s.radio.as_ref().map(|r| Channel::new(r.params(), pos.clone()));
+        let mac_params = s.mac.as_ref().map(|m| m.params()).unwrap_or_default();
+        // Static routes: shortest paths over wired links and, with a radio, the
+        // radio-range graph at start time.
+        let mut adjacency = match channel.as_mut() {
+            Some(ch) => ch.range_graph(),
+            None => vec![Vec::new(); n],
+        };
         let mut ports = vec![Vec::new(); n];
         for l in &links {
             let (a, b) = (l.dirs[0].from, l.dirs[0].to);
@@ -109,7 +159,6 @@ impl Simulator {
             ports[a.index()].push((b, l.id));
             ports[b.index()].push((a, l.id));
         }
-        let pos = positions(s);
         let nodes = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
@@ -120,6 +169,12 @@ impl Simulator {
                     position_m: pos[i],
                     routing: Box::new(StaticRouting::shortest_paths(id, &adjacency)),
                     ports: p,
+                    wifi: channel.as_ref().map(|_| Wifi {
+                        ifq: Box::new(DropTail::new(default_limit)),
+                        mac: Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac)),
+                        radio: Radio::new(),
+                        sensing: false,
+                    }),
                     counters: NodeCounters::default(),
                 }
             })
@@ -162,12 +217,44 @@ impl Simulator {
             flows,
             next_uid: 0,
             actions: Vec::with_capacity(8),
+            phy_rngs: (0..n as u64).map(|i| stream(s.seed, i, Component::Phy)).collect(),
+            channel,
+            mac_params,
+            txs: Vec::new(),
+            free_txs: Vec::new(),
+            mac_buf: Vec::with_capacity(8),
+            mac_queue: VecDeque::with_capacity(8),
         }
+    }
+
+    /// Record node `n`'s MAC events (tests, MAC traces).
+    pub fn enable_mac_log(&mut self, n: u32) {
+        if let Some(w) = self.nodes[n as usize].wifi.as_mut() {
+            w.mac.log = Some(Vec::new());
+        }
+    }
+
+    /// Node `n`'s MAC event log, if enabled.
+    pub fn mac_log(&self, n: u32) -> &[(SimTime, String)] {
+        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.log.as_deref()).unwrap_or(&[])
     }
 
     /// Run to the end of the scenario and return the results.
     pub fn run(mut self) -> RunResult {
-        while let Some((now, ev)) = self.sched.pop_until(self.end) {
+        self.run_to_end();
+        self.results()
+    }
+
+    /// Execute every event up to the end of the run.
+    pub fn run_to_end(&mut self) {
+        self.run_until(self.end);
+        self.sched.advance_to(self.end);
+    }
+
+    /// Execute every event up to `until` (capped at the end of the run).
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.end);
+        while let Some((now, ev)) = self.sched.pop_until(until) {
             match ev {
                 Event::AppSend(f) => self.app_send(now, f),
                 Event::LinkTxDone(l, d) => {
@@ -183,10 +270,31 @@ impl Simulator {
                         self.drop_packet(to, &pkt, DropReason::LinkError);
                     }
                 }
+                Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
+                Event::Mac(n, timer, tok) => self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out)),
+                Event::TxEnd(n) => {
+                    self.wifi(n).radio.end_tx();
+                    self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
+                }
+                Event::SignalStart(n, tx, power_w) => self.signal_start(now, n, tx, power_w),
+                Event::SignalEnd(n, tx) => self.signal_end(now, n, tx),
             }
         }
-        self.sched.advance_to(self.end);
-        self.results()
+    }
+
+    /// Move node `n` to `pos_m` now (static routes are not recomputed: that is
+    /// what makes a moved next hop a link failure). Mobility models will drive this.
+    pub fn move_node(&mut self, n: u32, pos_m: [f64; 2]) {
+        self.nodes[n as usize].position_m = pos_m;
+        if let Some(ch) = self.channel.as_mut() {
+            let mut pos: Vec<[f64; 2]> = (0..self.nodes.len()).map(|i| ch.position(NodeId(i as u32))).collect();
+            pos[n as usize] = pos_m;
+            ch.set_positions(pos);
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.sched.now()
     }
 
     fn app_send(&mut self, now: SimTime, f: FlowId) {
@@ -229,10 +337,15 @@ impl Simulator {
 
     /// Ask `node`'s routing protocol what to do with `pkt`, then do it.
     fn route(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        self.with_routing(now, node, |r, ctx| r.route(ctx, pkt));
+    }
+
+    /// Run a routing handler of `node` and carry out the actions it asks for.
+    fn with_routing(&mut self, now: SimTime, node: NodeId, f: impl FnOnce(&mut dyn Routing, &mut RoutingCtx)) {
         let mut actions = std::mem::take(&mut self.actions);
         {
             let mut ctx = RoutingCtx { now, node, actions: &mut actions };
-            self.nodes[node.index()].routing.route(&mut ctx, pkt);
+            f(self.nodes[node.index()].routing.as_mut(), &mut ctx);
         }
         for a in actions.drain(..) {
             match a {
@@ -246,8 +359,13 @@ impl Simulator {
     fn send_to_neighbour(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
         let ports = &self.nodes[node.index()].ports;
         let Ok(i) = ports.binary_search_by_key(&next_hop, |p| p.0) else {
-            // A routing protocol named a node we have no link to: no route.
-            self.drop_packet(node, &pkt, DropReason::NoRoute);
+            if self.nodes[node.index()].wifi.is_some() {
+                // ns-2's LL hands the packet to the interface queue after its delay.
+                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, pkt, Some(next_hop)));
+            } else {
+                // A routing protocol named a node we have no link to: no route.
+                self.drop_packet(node, &pkt, DropReason::NoRoute);
+            }
             return;
         };
         let l = ports[i].1;
@@ -271,6 +389,157 @@ impl Simulator {
         }
     }
 
+    // ---- wireless interface -----------------------------------------------------
+
+    fn wifi(&mut self, n: NodeId) -> &mut Wifi {
+        self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface")
+    }
+
+    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
+        let w = self.wifi(n);
+        if let Err(q) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
+            self.drop_packet(n, &q.pkt, DropReason::QueueOverflow);
+            return;
+        }
+        let len = w.ifq.len() as u32;
+        let c = &mut self.nodes[n.index()].counters;
+        c.ifq_max_pkts = c.ifq_max_pkts.max(len);
+        if self.wifi(n).mac.is_free() {
+            self.run_mac(now, n, |_, out| out.push(MacAction::Ready));
+        }
+    }
+
+    /// Run a DCF handler of node `n` and carry out its actions in order. Actions
+    /// that call back into the same MAC (`Ready` → next packet) append to the queue
+    /// instead of recursing.
+    fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut Dcf, &mut Vec<MacAction>)) {
+        let mut buf = std::mem::take(&mut self.mac_buf);
+        let mut queue = std::mem::take(&mut self.mac_queue);
+        f(&mut self.wifi(n).mac, &mut buf);
+        queue.extend(buf.drain(..));
+        while let Some(a) = queue.pop_front() {
+            match a {
+                MacAction::Transmit(frame) => self.transmit(now, n, frame),
+                MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
+                MacAction::Deliver(pkt, _from) => self.receive(now, n, pkt),
+                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
+                MacAction::FrameDone { retries, .. } => {
+                    let c = &mut self.nodes[n.index()].counters;
+                    c.mac_frames += 1;
+                    c.mac_retries += retries as u64;
+                }
+                MacAction::Ready => {
+                    let w = self.wifi(n);
+                    if w.mac.is_free() {
+                        if let Some(q) = w.ifq.dequeue(now) {
+                            w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf);
+                            queue.extend(buf.drain(..));
+                        }
+                    }
+                }
+            }
+        }
+        self.mac_buf = buf;
+        self.mac_queue = queue;
+    }
+
+    /// Put `frame` on the air from `n`: every node that senses it gets a signal
+    /// start and end, delayed by the propagation time.
+    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Frame) {
+        self.wifi(n).radio.start_tx();
+        let airtime = frame.airtime;
+        self.sched.schedule_at(now + airtime, Event::TxEnd(n));
+        let id = match self.free_txs.pop() {
+            Some(id) => id,
+            None => {
+                self.txs.push(None);
+                (self.txs.len() - 1) as TxId
+            }
+        };
+        let Simulator { channel, sched, phy_rngs, .. } = self;
+        let ch = channel.as_mut().expect("wireless transmit needs a channel");
+        let (params, random) = (ch.params, ch.params.propagation.is_random());
+        let mut pending = 0;
+        for nb in ch.neighbors(n) {
+            let power_w = if random {
+                params.propagation.rx_w(&params.antennas, params.tx_power_w, nb.distance_m, &mut phy_rngs[nb.node.index()])
+            } else {
+                nb.mean_power_w
+            };
+            if power_w < params.cs_threshold_w {
+                continue;
+            }
+            let arrive = now + nb.delay;
+            sched.schedule_at(arrive, Event::SignalStart(nb.node, id, power_w));
+            sched.schedule_at(arrive + airtime, Event::SignalEnd(nb.node, id));
+            pending += 1;
+        }
+        if pending == 0 {
+            self.free_txs.push(id);
+        } else {
+            self.txs[id as usize] = Some(TxRecord { frame, pending_ends: pending });
+        }
+    }
+
+    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64) {
+        let airtime = self.txs[tx as usize].as_ref().expect("live transmission").frame.airtime;
+        let params = self.channel.as_ref().expect("channel").params;
+        let w = self.wifi(n);
+        w.radio.signal_start(&params, tx, power_w, now + airtime);
+        self.report_carrier(now, n, None);
+    }
+
+    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
+        let params = self.channel.as_ref().expect("channel").params;
+        let result = self.wifi(n).radio.signal_end(&params, tx);
+        // Take the record out while the MAC reads it; put it back unless this was the last receiver.
+        let mut rec = self.txs[tx as usize].take().expect("live transmission");
+        match result {
+            RxResult::NotLocked => self.report_carrier(now, n, None),
+            RxResult::Decoded(_) => self.report_carrier(now, n, Some(Ok(&rec.frame))),
+            RxResult::Failed(_, why) => {
+                let f = &rec.frame;
+                let for_us = f.dst.map_or(true, |d| d == n);
+                if why == RxFailure::Collision && for_us {
+                    if let Some(pkt) = &f.pkt {
+                        self.drop_packet(n, pkt, DropReason::Collision);
+                    } else {
+                        self.nodes[n.index()].counters.on_drop(DropReason::Collision);
+                    }
+                }
+                self.report_carrier(now, n, Some(Err(())));
+            }
+        }
+        rec.pending_ends -= 1;
+        if rec.pending_ends == 0 {
+            self.free_txs.push(tx);
+        } else {
+            self.txs[tx as usize] = Some(rec);
+        }
+    }
+
+    /// Tell the MAC of a reception outcome (first) and any carrier change (then),
+    /// so that EIFS is chosen before the idle medium resumes the backoff.
+    fn report_carrier(&mut self, now: SimTime, n: NodeId, rx: Option<Result<&Frame, ()>>) {
+        let w = self.wifi(n);
+        let sensing = w.radio.sensing();
+        let changed = sensing != w.sensing;
+        w.sensing = sensing;
+        if rx.is_none() && !changed {
+            return;
+        }
+        self.run_mac(now, n, |mac, out| {
+            match rx {
+                Some(Ok(frame)) => mac.rx_ok(now, frame, out),
+                Some(Err(())) => mac.rx_error(now),
+                None => {}
+            }
+            if changed {
+                mac.carrier(now, sensing, out);
+            }
+        });
+    }
+
     fn drop_packet(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.nodes[node.index()].counters.on_drop(reason);
         if let Some(tag) = pkt.tag {
@@ -278,7 +547,8 @@ impl Simulator {
         }
     }
 
-    fn results(&self) -> RunResult {
+    /// The results of the run so far.
+    pub fn results(&self) -> RunResult {
         let run_s = self.end.as_secs_f64();
         RunResult {
             manetlab_version: crate::VERSION.to_string(),

@@ -8,7 +8,7 @@
 
 use crate::ids::{LinkId, NodeId};
 use crate::packet::Packet;
-use crate::queue::{DropTail, Queue};
+use crate::queue::{DropTail, Queue, Queued};
 use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
 use rand::Rng;
 
@@ -75,14 +75,15 @@ impl P2pLink {
     pub fn enqueue(&mut self, now: SimTime, d: usize, pkt: Packet) -> LinkStep {
         let dir = &mut self.dirs[d];
         if dir.busy {
-            return match dir.queue.enqueue(now, pkt) {
+            let next_hop = Some(dir.to);
+            return match dir.queue.enqueue(now, Queued { pkt, next_hop }) {
                 Ok(()) => {
                     dir.stats.max_queue_pkts = dir.stats.max_queue_pkts.max(dir.queue.len() as u32);
                     LinkStep::Queued
                 }
-                Err(p) => {
+                Err(q) => {
                     dir.stats.queue_drops += 1;
-                    LinkStep::Dropped(p)
+                    LinkStep::Dropped(q.pkt)
                 }
             };
         }
@@ -93,7 +94,7 @@ impl P2pLink {
     pub fn tx_done(&mut self, now: SimTime, d: usize) -> LinkStep {
         self.dirs[d].busy = false;
         match self.dirs[d].queue.dequeue(now) {
-            Some(p) => self.start(now, d, p),
+            Some(q) => self.start(now, d, q.pkt),
             None => LinkStep::Idle,
         }
     }

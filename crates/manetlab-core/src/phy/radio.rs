@@ -71,6 +71,12 @@ impl Radio {
         self.transmitting || !self.signals.is_empty()
     }
 
+    /// Physical carrier sense from other transmitters (what the MAC's CCA reports;
+    /// the MAC knows about its own transmissions).
+    pub fn sensing(&self) -> bool {
+        !self.signals.is_empty()
+    }
+
     pub fn transmitting(&self) -> bool {
         self.transmitting
     }

@@ -1,13 +1,12 @@
 //! Drop-tail FIFO (ns-2 `Queue/DropTail`): a packet arriving to a full queue is dropped.
 
-use super::Queue;
-use crate::packet::Packet;
+use super::{Queue, Queued};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 pub struct DropTail {
     limit_pkts: usize,
-    q: VecDeque<Packet>,
+    q: VecDeque<Queued>,
 }
 
 impl DropTail {
@@ -17,14 +16,14 @@ impl DropTail {
 }
 
 impl Queue for DropTail {
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, _now: SimTime, item: Queued) -> Result<(), Queued> {
         if self.q.len() >= self.limit_pkts {
-            return Err(pkt);
+            return Err(item);
         }
-        self.q.push_back(pkt);
+        self.q.push_back(item);
         Ok(())
     }
-    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
+    fn dequeue(&mut self, _now: SimTime) -> Option<Queued> {
         self.q.pop_front()
     }
     fn len(&self) -> usize {
@@ -38,14 +37,15 @@ mod tests {
     use crate::ids::NodeId;
     use crate::packet::*;
 
-    fn pkt(uid: u64) -> Packet {
-        Packet {
+    fn pkt(uid: u64) -> Queued {
+        let pkt = Packet {
             uid,
             ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp },
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
             payload_bytes: 10,
             tag: None,
-        }
+        };
+        Queued { pkt, next_hop: None }
     }
 
     #[test]
@@ -53,9 +53,9 @@ mod tests {
         let mut q = DropTail::new(2);
         assert!(q.enqueue(SimTime::ZERO, pkt(1)).is_ok());
         assert!(q.enqueue(SimTime::ZERO, pkt(2)).is_ok());
-        assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().uid, 3);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().uid, 1);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().uid, 2);
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().pkt.uid, 3);
+        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().pkt.uid, 1);
+        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().pkt.uid, 2);
         assert!(q.dequeue(SimTime::ZERO).is_none());
     }
 }

@@ -8,8 +8,10 @@
 //! (`duration_s`, `bandwidth_mbps`, `delay_ms`); see docs/scenarios.md.
 
 mod error;
+mod wireless;
 
 pub use error::ScenarioError;
+pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -46,11 +48,13 @@ pub struct Scenario {
     pub routing: Option<RoutingSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Wireless interfaces on every node when present (an empty table = ns-2 defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radio: Option<RadioSpec>,
+    /// 802.11 DCF parameters (only with `radio`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<MacSpec>,
     // Sections of later models: accepted by the schema, rejected by validation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub radio: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mac: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobility: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,8 +261,6 @@ impl Scenario {
 
     fn validate(&self) -> Result<(), ScenarioError> {
         for (key, section, arrives) in [
-            ("radio", &self.radio, "the wireless issue"),
-            ("mac", &self.mac, "the wireless issue"),
             ("mobility", &self.mobility, "the mobility issue"),
             ("faults", &self.faults, "the mobility and faults issue"),
             ("outputs", &self.outputs, "the measurement issue"),
@@ -266,6 +268,15 @@ impl Scenario {
             if section.is_some() {
                 return Err(ScenarioError::new(key, format!("section not supported yet (arrives with {arrives}); remove it")));
             }
+        }
+        if let Some(r) = &self.radio {
+            r.validate()?;
+        }
+        if let Some(m) = &self.mac {
+            if self.radio.is_none() {
+                return Err(ScenarioError::new("mac", "needs a [radio] section (the MAC drives a wireless interface)"));
+            }
+            m.validate()?;
         }
         positive("duration_s", self.duration_s)?;
         if self.duration_s > 1e7 {
@@ -447,14 +458,14 @@ fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
     ScenarioError::new(path, format!("\"{value}\" is not supported yet (arrives with {arrives})"))
 }
 
-fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
+pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v > 0.0) {
         return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number > 0)")));
     }
     Ok(())
 }
 
-fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
+pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number >= 0)")));
     }

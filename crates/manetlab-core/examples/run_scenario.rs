@@ -1,0 +1,32 @@
+//! Run a scenario file with the core alone (no Python) and print summary.json;
+//! with `--time`, print wall time and events/s to stderr. Used by benchmarks.
+use manetlab_core::{Scenario, Simulator};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: run_scenario SCENARIO.toml [--time]");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("error: {path}: {e}");
+        std::process::exit(2)
+    });
+    let scenario = match if path.ends_with(".json") { Scenario::from_json_str(&text) } else { Scenario::from_toml_str(&text) } {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2)
+        }
+    };
+    let t0 = Instant::now();
+    let mut sim = Simulator::new(&scenario);
+    sim.run_to_end();
+    let wall = t0.elapsed().as_secs_f64();
+    let r = sim.results();
+    if args.iter().any(|a| a == "--time") {
+        eprintln!("wall_s={wall:.4} events={} events_per_s={:.0}", r.events, r.events as f64 / wall);
+    }
+    println!("{}", r.to_json());
+}
