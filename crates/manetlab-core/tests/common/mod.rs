@@ -1,0 +1,2 @@
+//! Helpers shared by integration tests (and examples via #[path]).
+pub mod bianchi;
