@@ -19,6 +19,9 @@ pub enum DropReason {
     RetryLimit,
     /// A frame for this node was lost to a collision (ns-2 `COL`).
     Collision,
+    /// RED/LRED dropped the packet early (ns-2 traces these as queue drops; we
+    /// keep them apart as `RED`).
+    EarlyDrop,
 }
 
 impl DropReason {
@@ -31,12 +34,13 @@ impl DropReason {
             DropReason::LinkError => "ERR",
             DropReason::RetryLimit => "RET",
             DropReason::Collision => "COL",
+            DropReason::EarlyDrop => "RED",
         }
     }
     /// The layer that dropped it.
     pub fn layer(self) -> &'static str {
         match self {
-            DropReason::QueueOverflow => "ifq",
+            DropReason::QueueOverflow | DropReason::EarlyDrop => "ifq",
             DropReason::NoRoute | DropReason::TtlExpired => "rtr",
             DropReason::LinkError => "link",
             DropReason::RetryLimit | DropReason::Collision => "mac",

@@ -18,6 +18,8 @@ pub const DEFAULT_TTL: u8 = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IpProto {
     Udp = 17,
+    /// MANET routing control (IANA protocol 138, RFC 5498).
+    Manet = 138,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +77,11 @@ impl Packet {
     /// Bytes on the wire at the network layer: IP + transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
         IP_HEADER_BYTES + self.transport.size_bytes() + self.payload_bytes
+    }
+
+    /// Routing-protocol control traffic (served first by PriQueue).
+    pub fn is_routing(&self) -> bool {
+        self.ip.proto == IpProto::Manet
     }
 }
 

@@ -14,9 +14,9 @@ use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCou
 use crate::packet::Packet;
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
-use crate::queue::{DropTail, Queue, Queued};
+use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Routing, RoutingAction, RoutingCtx, StaticRouting};
-use crate::scenario::{FlowKind, Placement, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
+use crate::scenario::{FlowKind, Placement, QueueKind, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use rand::Rng;
@@ -120,6 +120,20 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
     }
 }
 
+/// The wireless interface queue the scenario asks for (default: ns-2's PriQueue).
+fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
+    let rng = || stream(s.seed, node, Component::Queue);
+    match s.queue.as_ref() {
+        None => Box::new(PriQueue::new(limit)),
+        Some(q) => match q.kind {
+            QueueKind::Droptail => Box::new(DropTail::new(limit)),
+            QueueKind::Priqueue => Box::new(PriQueue::new(limit)),
+            QueueKind::Red => Box::new(Red::new(limit, q.red_params(), rng())),
+            QueueKind::Lred => Box::new(Lred::new(limit, q.lred_params(), rng())),
+        },
+    }
+}
+
 impl Simulator {
     /// Build a run from a validated scenario.
     pub fn new(s: &Scenario) -> Self {
@@ -170,7 +184,7 @@ impl Simulator {
                     routing: Box::new(StaticRouting::shortest_paths(id, &adjacency)),
                     ports: p,
                     wifi: channel.as_ref().map(|_| Wifi {
-                        ifq: Box::new(DropTail::new(default_limit)),
+                        ifq: make_queue(s, default_limit, i as u64),
                         mac: Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac)),
                         radio: Radio::new(),
                         sensing: false,
@@ -397,8 +411,8 @@ impl Simulator {
 
     fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
         let w = self.wifi(n);
-        if let Err(q) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
-            self.drop_packet(n, &q.pkt, DropReason::QueueOverflow);
+        if let Err((q, why)) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
+            self.drop_packet(n, &q.pkt, why);
             return;
         }
         let len = w.ifq.len() as u32;
@@ -427,14 +441,22 @@ impl Simulator {
                     let c = &mut self.nodes[n.index()].counters;
                     c.mac_frames += 1;
                     c.mac_retries += retries as u64;
+                    // LRED learns the retry count and decides on adaptive pacing.
+                    let w = self.wifi(n);
+                    w.ifq.mac_feedback(retries);
+                    w.mac.pacing = w.ifq.pacing();
                 }
                 MacAction::Ready => {
+                    let mut dropped = Vec::new();
                     let w = self.wifi(n);
                     if w.mac.is_free() {
-                        if let Some(q) = w.ifq.dequeue(now) {
+                        if let Some(q) = w.ifq.dequeue(now, &mut dropped) {
                             w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf);
                             queue.extend(buf.drain(..));
                         }
+                    }
+                    for q in dropped {
+                        self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
                     }
                 }
             }

@@ -24,7 +24,7 @@ fn check(rts_cts: bool) {
         let model = saturation(n, &mac, rts_cts, msdu, PAYLOAD, 5.0 / SPEED_OF_LIGHT_MPS);
         let sim = simulated_bps(n, rts_cts);
         let err = (sim - model.throughput_bps) / model.throughput_bps;
-        println!("rts_cts={rts_cts} n={n}: sim {:.1} kbit/s, Bianchi {:.1} kbit/s (p = {:.3}), error {:+.2}%", sim / 1e3, model.throughput_bps / 1e3, model.p, 100.0 * err);
+        println!("rts_cts={rts_cts} n={n}: sim {:.1} kbit/s, Bianchi {:.1} kbit/s (τ = {:.4}, p = {:.3}), error {:+.2}%", sim / 1e3, model.throughput_bps / 1e3, model.tau, model.p, 100.0 * err);
         assert!(err.abs() < 0.03, "n={n}: {sim} vs {}", model.throughput_bps);
     }
 }

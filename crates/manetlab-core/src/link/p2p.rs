@@ -81,7 +81,7 @@ impl P2pLink {
                     dir.stats.max_queue_pkts = dir.stats.max_queue_pkts.max(dir.queue.len() as u32);
                     LinkStep::Queued
                 }
-                Err(q) => {
+                Err((q, _)) => {
                     dir.stats.queue_drops += 1;
                     LinkStep::Dropped(q.pkt)
                 }
@@ -93,7 +93,7 @@ impl P2pLink {
     /// The transmitter of direction `d` finished; start the next queued packet.
     pub fn tx_done(&mut self, now: SimTime, d: usize) -> LinkStep {
         self.dirs[d].busy = false;
-        match self.dirs[d].queue.dequeue(now) {
+        match self.dirs[d].queue.dequeue(now, &mut Vec::new()) {
             Some(q) => self.start(now, d, q.pkt),
             None => LinkStep::Idle,
         }

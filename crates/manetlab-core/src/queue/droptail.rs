@@ -1,12 +1,13 @@
 //! Drop-tail FIFO (ns-2 `Queue/DropTail`): a packet arriving to a full queue is dropped.
 
 use super::{Queue, Queued};
+use crate::metrics::DropReason;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 pub struct DropTail {
     limit_pkts: usize,
-    q: VecDeque<Queued>,
+    pub(crate) q: VecDeque<Queued>,
 }
 
 impl DropTail {
@@ -16,14 +17,14 @@ impl DropTail {
 }
 
 impl Queue for DropTail {
-    fn enqueue(&mut self, _now: SimTime, item: Queued) -> Result<(), Queued> {
+    fn enqueue(&mut self, _now: SimTime, item: Queued) -> Result<(), (Queued, DropReason)> {
         if self.q.len() >= self.limit_pkts {
-            return Err(item);
+            return Err((item, DropReason::QueueOverflow));
         }
         self.q.push_back(item);
         Ok(())
     }
-    fn dequeue(&mut self, _now: SimTime) -> Option<Queued> {
+    fn dequeue(&mut self, _now: SimTime, _dropped: &mut Vec<Queued>) -> Option<Queued> {
         self.q.pop_front()
     }
     fn len(&self) -> usize {
@@ -32,12 +33,12 @@ impl Queue for DropTail {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ids::NodeId;
     use crate::packet::*;
 
-    fn pkt(uid: u64) -> Queued {
+    pub(crate) fn pkt(uid: u64) -> Queued {
         let pkt = Packet {
             uid,
             ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp },
@@ -53,9 +54,9 @@ mod tests {
         let mut q = DropTail::new(2);
         assert!(q.enqueue(SimTime::ZERO, pkt(1)).is_ok());
         assert!(q.enqueue(SimTime::ZERO, pkt(2)).is_ok());
-        assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().pkt.uid, 3);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().pkt.uid, 1);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().pkt.uid, 2);
-        assert!(q.dequeue(SimTime::ZERO).is_none());
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().0.pkt.uid, 3);
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 1);
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 2);
+        assert!(q.dequeue(SimTime::ZERO, &mut Vec::new()).is_none());
     }
 }

@@ -2,10 +2,17 @@
 //! it never sees the link or MAC that drains it.
 
 mod droptail;
+mod lred;
+mod priqueue;
+mod red;
 
 pub use droptail::DropTail;
+pub use lred::{Lred, LredParams};
+pub use priqueue::PriQueue;
+pub use red::{Red, RedParams};
 
 use crate::ids::NodeId;
+use crate::metrics::DropReason;
 use crate::packet::Packet;
 use crate::sim::SimTime;
 
@@ -19,12 +26,20 @@ pub struct Queued {
 
 /// A packet queue in front of a transmitter.
 pub trait Queue {
-    /// Offer a packet; `Err` hands it back as dropped (reason: queue overflow).
-    fn enqueue(&mut self, now: SimTime, item: Queued) -> Result<(), Queued>;
-    /// Next packet to transmit.
-    fn dequeue(&mut self, now: SimTime) -> Option<Queued>;
+    /// Offer a packet; `Err` hands back a dropped packet (the offered one, or one
+    /// the discipline evicted) with the reason.
+    fn enqueue(&mut self, now: SimTime, item: Queued) -> Result<(), (Queued, DropReason)>;
+    /// Next packet to transmit. Packets the discipline discards on the way
+    /// (LRED's head-of-line drops, reason `EarlyDrop`) are pushed to `dropped`.
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Queued>) -> Option<Queued>;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// MAC feedback: a unicast frame finished after `retries` retransmissions.
+    fn mac_feedback(&mut self, _retries: u32) {}
+    /// Whether link-layer adaptive pacing is on (LRED turns it on).
+    fn pacing(&self) -> bool {
+        false
     }
 }

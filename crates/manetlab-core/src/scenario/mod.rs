@@ -124,17 +124,100 @@ pub enum QueueKind {
     Lred,
 }
 
+/// `[queue]`: the wireless interface queue, and the default limit of link queues.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
+    /// Default `priqueue` (ns-2 `Queue/DropTail/PriQueue`).
     #[serde(default = "default_queue_kind")]
     pub kind: QueueKind,
     #[serde(default)]
     pub limit_pkts: Option<u32>,
+    // RED (packets) — ns-2 defaults 5, 15, 0.1, 0.002.
+    pub min_th_pkts: Option<f64>,
+    pub max_th_pkts: Option<f64>,
+    pub weight: Option<f64>,
+    // LRED (average MAC retries) — defaults 1, 3 (docs/wireless.md).
+    pub min_th_retries: Option<f64>,
+    pub max_th_retries: Option<f64>,
+    /// RED and LRED: maximum early-drop probability (default 0.1).
+    pub max_p: Option<f64>,
+    /// LRED: link-layer adaptive pacing above min_th (default true).
+    pub pacing: Option<bool>,
 }
 
 fn default_queue_kind() -> QueueKind {
-    QueueKind::Droptail
+    QueueKind::Priqueue
+}
+
+impl QueueSpec {
+    pub fn red_params(&self) -> crate::queue::RedParams {
+        let d = crate::queue::RedParams::default();
+        crate::queue::RedParams {
+            min_th_pkts: self.min_th_pkts.unwrap_or(d.min_th_pkts),
+            max_th_pkts: self.max_th_pkts.unwrap_or(d.max_th_pkts),
+            max_p: self.max_p.unwrap_or(d.max_p),
+            weight: self.weight.unwrap_or(d.weight),
+        }
+    }
+
+    pub fn lred_params(&self) -> crate::queue::LredParams {
+        let d = crate::queue::LredParams::default();
+        crate::queue::LredParams {
+            min_th_retries: self.min_th_retries.unwrap_or(d.min_th_retries),
+            max_th_retries: self.max_th_retries.unwrap_or(d.max_th_retries),
+            max_p: self.max_p.unwrap_or(d.max_p),
+            pacing: self.pacing.unwrap_or(d.pacing),
+        }
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if let Some(l) = self.limit_pkts {
+            at_least_one("queue.limit_pkts", l)?;
+        }
+        let red_keys = [("min_th_pkts", self.min_th_pkts), ("max_th_pkts", self.max_th_pkts), ("weight", self.weight)];
+        let lred_keys = [("min_th_retries", self.min_th_retries), ("max_th_retries", self.max_th_retries)];
+        let kind = format!("{:?}", self.kind).to_lowercase();
+        let foreign = |keys: &[(&str, Option<f64>)], owner: &str| -> Result<(), ScenarioError> {
+            match keys.iter().find(|(_, v)| v.is_some()) {
+                Some((k, _)) => Err(ScenarioError::new(format!("queue.{k}"), format!("only applies with kind = \"{owner}\" (kind is \"{kind}\")"))),
+                None => Ok(()),
+            }
+        };
+        if self.kind != QueueKind::Red {
+            foreign(&red_keys, "red")?;
+        }
+        if self.kind != QueueKind::Lred {
+            foreign(&lred_keys, "lred")?;
+            if self.pacing.is_some() {
+                return Err(ScenarioError::new("queue.pacing", format!("only applies with kind = \"lred\" (kind is \"{kind}\")")));
+            }
+        }
+        if !matches!(self.kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
+            return Err(ScenarioError::new("queue.max_p", format!("only applies with kind = \"red\" or \"lred\" (kind is \"{kind}\")")));
+        }
+        if let Some(p) = self.max_p {
+            if !(p > 0.0 && p <= 1.0) {
+                return Err(ScenarioError::new("queue.max_p", format!("{p} is out of range (allowed: 0 < max_p <= 1)")));
+            }
+        }
+        if let Some(w) = self.weight {
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(ScenarioError::new("queue.weight", format!("{w} is out of range (allowed: 0 < weight <= 1)")));
+            }
+        }
+        let r = self.red_params();
+        non_negative("queue.min_th_pkts", r.min_th_pkts)?;
+        if r.max_th_pkts <= r.min_th_pkts {
+            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", r.max_th_pkts, r.min_th_pkts)));
+        }
+        let l = self.lred_params();
+        non_negative("queue.min_th_retries", l.min_th_retries)?;
+        if l.max_th_retries <= l.min_th_retries {
+            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", l.max_th_retries, l.min_th_retries)));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -288,12 +371,7 @@ impl Scenario {
         }
         self.validate_nodes()?;
         if let Some(q) = &self.queue {
-            if q.kind != QueueKind::Droptail {
-                return Err(not_yet("queue.kind", &format!("{:?}", q.kind).to_lowercase(), "the wireless issue"));
-            }
-            if let Some(l) = q.limit_pkts {
-                at_least_one("queue.limit_pkts", l)?;
-            }
+            q.validate()?;
         }
         if let Some(r) = &self.routing {
             if r.protocol != RoutingProtocol::Static {
