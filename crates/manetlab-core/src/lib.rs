@@ -17,6 +17,7 @@ pub mod app;
 pub mod ids;
 pub mod link;
 pub mod metrics;
+pub mod mobility;
 pub mod packet;
 pub mod queue;
 pub mod routing;
