@@ -14,6 +14,7 @@
 //! - [`world`]: the arenas and the event loop that joins the layers.
 
 pub mod app;
+pub mod faults;
 pub mod ids;
 pub mod link;
 pub mod metrics;
