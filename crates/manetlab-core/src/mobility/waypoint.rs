@@ -92,7 +92,7 @@ impl RandomWaypoint {
         Ok(())
     }
 
-    /// E[1/V] (s/m) for V uniform on [vmin, vmax]; infinite when vmin = 0.
+    /// `E[1/V]` (s/m) for V uniform on [vmin, vmax]; infinite when vmin = 0.
     pub fn mean_inverse_speed_s_per_m(&self) -> f64 {
         let (vmin, vmax) = (self.min_speed_mps, self.max_speed_mps);
         if vmin <= 0.0 {
@@ -104,7 +104,7 @@ impl RandomWaypoint {
         }
     }
 
-    /// Long-run fraction of time a node is paused: p / (p + E[L]·E[1/V]).
+    /// Long-run fraction of time a node is paused: `p / (p + E[L]·E[1/V])`.
     pub fn stationary_pause_probability(&self) -> f64 {
         let move_s = mean_leg_length_m(self.area) * self.mean_inverse_speed_s_per_m();
         if self.pause_s == 0.0 {
@@ -115,8 +115,8 @@ impl RandomWaypoint {
     }
 
     /// Stationary (time- or ensemble-) mean speed (m/s), counting paused nodes as 0:
-    /// E[L] / (E[L]·E[1/V] + p). With pause 0 this is 1/E[1/V] =
-    /// (vmax − vmin)/ln(vmax/vmin), which tends to 0 as vmin → 0 (the decay).
+    /// `E[L] / (E[L]·E[1/V] + p)`. With pause 0 this is `1/E[1/V] =
+    /// (vmax − vmin)/ln(vmax/vmin)`, which tends to 0 as vmin → 0 (the decay).
     pub fn stationary_mean_speed_mps(&self) -> f64 {
         let l = mean_leg_length_m(self.area);
         let inv = self.mean_inverse_speed_s_per_m();
@@ -142,11 +142,14 @@ impl RandomWaypoint {
             RwpInit::SteadyState => self.steady_state_start(&mut rng, pause),
         };
         while b.free_at() < until {
+            let before = b.free_at();
             let dest = self.uniform_point(&mut rng);
             let speed = self.draw_speed(&mut rng);
             b.move_to(dest, speed);
             let t = b.free_at();
-            b.pause_until(t + pause);
+            // In a sub-nanometre area a move takes under 1 ns and is a jump;
+            // keep time advancing so generation always ends.
+            b.pause_until((t + pause).max(before + SimDuration::from_nanos(1)));
         }
         Ok(b.finish())
     }
@@ -205,7 +208,7 @@ impl RandomWaypoint {
 }
 
 /// Mean distance (m) between two points uniform in a `w × h` rectangle, i.e. the
-/// mean random-waypoint leg length E[L] (Ghosh 1951; used by Navidi & Camp):
+/// mean random-waypoint leg length `E[L]` (Ghosh 1951; used by Navidi & Camp):
 /// (1/15)(w³/h² + h³/w² + d(3 − w²/h² − h²/w²)) + (1/6)((h²/w)·ln((w+d)/h) + (w²/h)·ln((h+d)/w)),
 /// d = √(w² + h²).
 pub fn mean_leg_length_m(area: Area) -> f64 {
@@ -271,6 +274,14 @@ mod tests {
             assert_eq!(l.end - l.start, SimDuration::from_secs_f64(5.0));
         }
         assert!(legs.last().unwrap().start >= SimTime::from_secs_f64(500.0));
+    }
+
+    #[test]
+    fn generation_ends_even_when_moves_are_shorter_than_a_nanosecond() {
+        let m = RandomWaypoint::ns2(Area::new(1e-12, 1e-12), 20.0, 0.0);
+        let t = m.trajectory(1, NodeId(0), SimTime(10_000)).unwrap();
+        assert!(t.legs().len() <= 10_001);
+        assert!(Area::new(1e-12, 1e-12).contains(t.position_at(SimTime(5_000))));
     }
 
     #[test]
