@@ -14,10 +14,12 @@
 //! - [`world`]: the arenas and the event loop that joins the layers.
 
 pub mod app;
+pub mod faults;
 pub mod ids;
 pub mod link;
 pub mod mac;
 pub mod metrics;
+pub mod mobility;
 pub mod packet;
 pub mod phy;
 pub mod queue;

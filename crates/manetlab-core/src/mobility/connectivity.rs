@@ -1,0 +1,312 @@
+//! Connectivity reports over trajectories: link changes, how long a pair is
+//! connected (multi-hop), and its shortest-path hop count over time.
+//!
+//! Two nodes are linked when their distance is ≤ `range_m` (a unit-disk graph,
+//! like ns-2 setdest's GOD with `RANGE = 250 m`); paths are shortest in hops.
+//!
+//! [`ConnectivityTimeline::exact`] is exact: between two leg boundaries the
+//! relative motion of a pair is linear, so its squared distance is a quadratic
+//! in time whose roots are the instants the link goes up or down. The graph is
+//! then constant between consecutive link changes, which makes connected time
+//! and hop counts exact time integrals. Link-change instants are rounded to the
+//! nanosecond. The `sampled_*` functions evaluate the graph every `step`
+//! ([`DEFAULT_SAMPLE_STEP`] = 0.1 s) instead; they miss changes shorter than a
+//! step and exist mostly to cross-check the exact version.
+
+use std::collections::VecDeque;
+
+use super::{Position, Trajectory};
+use crate::ids::NodeId;
+use crate::sim::{SimDuration, SimTime};
+
+/// Default sampling step of the `sampled_*` reports: 0.1 s.
+pub const DEFAULT_SAMPLE_STEP: SimDuration = SimDuration(100_000_000);
+
+/// A pair going in (`up`) or out of range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkChange {
+    pub time: SimTime,
+    /// The lower node id of the pair.
+    pub a: NodeId,
+    /// The higher node id of the pair.
+    pub b: NodeId,
+    pub up: bool,
+}
+
+/// Connectivity of one pair over `[0, until)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairConnectivity {
+    /// Fraction of time a (multi-hop) path exists.
+    pub connected_fraction: f64,
+    /// Time-average shortest-path hop count over the time a path exists;
+    /// `None` if the pair is never connected.
+    pub mean_hops: Option<f64>,
+}
+
+/// The unit-disk graph of a set of trajectories over `[0, until)`, as its state
+/// at time 0 and the sorted list of every change.
+#[derive(Clone, Debug)]
+pub struct ConnectivityTimeline {
+    n: usize,
+    until: SimTime,
+    initial: Vec<bool>,
+    changes: Vec<LinkChange>,
+}
+
+fn in_range(p: Position, q: Position, range_m: f64) -> bool {
+    let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
+    dx * dx + dy * dy <= range_m * range_m
+}
+
+impl ConnectivityTimeline {
+    /// Compute every link change of every pair in `(0, until)` exactly.
+    /// Cost: O(n² · legs).
+    pub fn exact(trajectories: &[Trajectory], range_m: f64, until: SimTime) -> ConnectivityTimeline {
+        let n = trajectories.len();
+        let mut initial = vec![false; n * n];
+        let mut changes = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                let up0 = pair_changes(&trajectories[i], &trajectories[j], range_m, until, |time, up| {
+                    changes.push(LinkChange { time, a: NodeId(i as u32), b: NodeId(j as u32), up })
+                });
+                initial[i * n + j] = up0;
+                initial[j * n + i] = up0;
+            }
+        }
+        changes.sort_by_key(|c| (c.time, c.a, c.b));
+        ConnectivityTimeline { n, until, initial, changes }
+    }
+
+    /// Every link change in `(0, until)`, sorted by (time, a, b).
+    pub fn changes(&self) -> &[LinkChange] {
+        &self.changes
+    }
+
+    /// Number of link changes (ups plus downs).
+    pub fn link_change_count(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Whether `a` and `b` are within range at time 0.
+    pub fn initially_linked(&self, a: NodeId, b: NodeId) -> bool {
+        self.initial[a.index() * self.n + b.index()]
+    }
+
+    /// Exact connected fraction and mean hop count of `(a, b)` over `[0, until)`.
+    pub fn pair(&self, a: NodeId, b: NodeId) -> PairConnectivity {
+        let n = self.n;
+        let mut adj = self.initial.clone();
+        let mut connected_ns: u128 = 0;
+        let mut hop_ns: u128 = 0;
+        let mut t = SimTime::ZERO;
+        let mut k = 0;
+        while t < self.until {
+            let hops = hop_count_adj(&adj, n, a.index(), b.index());
+            let next = self.changes.get(k).map_or(self.until, |c| c.time.min(self.until));
+            let dt = (next.0 - t.0) as u128;
+            if let Some(h) = hops {
+                connected_ns += dt;
+                hop_ns += dt * h as u128;
+            }
+            // Apply every change at `next` before measuring again.
+            while let Some(c) = self.changes.get(k).filter(|c| c.time == next) {
+                adj[c.a.index() * n + c.b.index()] = c.up;
+                adj[c.b.index() * n + c.a.index()] = c.up;
+                k += 1;
+            }
+            t = next;
+        }
+        let total = self.until.0.max(1) as f64;
+        PairConnectivity {
+            connected_fraction: connected_ns as f64 / total,
+            mean_hops: (connected_ns > 0).then(|| hop_ns as f64 / connected_ns as f64),
+        }
+    }
+}
+
+/// Walk the common leg boundaries of `p` and `q` up to `until`, calling
+/// `emit(time, up)` at every range crossing; returns whether they start linked.
+fn pair_changes(p: &Trajectory, q: &Trajectory, range_m: f64, until: SimTime, mut emit: impl FnMut(SimTime, bool)) -> bool {
+    let r2 = range_m * range_m;
+    let up0 = in_range(p.position_at(SimTime::ZERO), q.position_at(SimTime::ZERO), range_m);
+    let mut linked = up0;
+    let mut t0 = SimTime::ZERO;
+    while t0 < until {
+        let t1 = [p.next_change_after(t0), q.next_change_after(t0)].into_iter().flatten().fold(until, SimTime::min);
+        let (pp, pq) = (p.position_at(t0), q.position_at(t0));
+        // Re-anchor at each boundary: a crossing that falls on the boundary
+        // itself (within rounding) shows up here rather than as a root.
+        let now = in_range(pp, pq, range_m);
+        if now != linked {
+            linked = now;
+            if t0 > SimTime::ZERO {
+                emit(t0, now);
+            }
+        }
+        let (vp, vq) = (p.velocity_at(t0), q.velocity_at(t0));
+        let d = [pq[0] - pp[0], pq[1] - pp[1]];
+        let w = [vq[0] - vp[0], vq[1] - vp[1]];
+        let a = w[0] * w[0] + w[1] * w[1];
+        if a > 0.0 {
+            let b = 2.0 * (d[0] * w[0] + d[1] * w[1]);
+            let c = d[0] * d[0] + d[1] * d[1] - r2;
+            let disc = b * b - 4.0 * a * c;
+            if disc > 0.0 {
+                // Numerically stable roots; the pair is in range between them.
+                let s = disc.sqrt();
+                let qq = -0.5 * (b + b.signum() * s);
+                let (mut r1, mut r2) = (qq / a, c / qq);
+                if r1 > r2 {
+                    std::mem::swap(&mut r1, &mut r2);
+                }
+                for (root, up) in [(r1, true), (r2, false)] {
+                    if root <= 0.0 {
+                        continue;
+                    }
+                    let at = SimTime(t0.0.saturating_add((root * 1e9).round() as u64));
+                    if at <= t0 || at >= t1 {
+                        continue;
+                    }
+                    if linked != up {
+                        linked = up;
+                        emit(at, up);
+                    }
+                }
+            }
+        }
+        t0 = t1;
+    }
+    up0
+}
+
+/// Shortest-path hop count from `a` to `b` in an adjacency matrix (BFS).
+fn hop_count_adj(adj: &[bool], n: usize, a: usize, b: usize) -> Option<u32> {
+    if a == b {
+        return Some(0);
+    }
+    let mut dist = vec![u32::MAX; n];
+    let mut queue = VecDeque::from([a]);
+    dist[a] = 0;
+    while let Some(u) = queue.pop_front() {
+        for v in 0..n {
+            if adj[u * n + v] && dist[v] == u32::MAX {
+                dist[v] = dist[u] + 1;
+                if v == b {
+                    return Some(dist[v]);
+                }
+                queue.push_back(v);
+            }
+        }
+    }
+    None
+}
+
+/// Shortest-path hop count between `a` and `b` when nodes stand at `positions_m`.
+pub fn hop_count(positions_m: &[Position], range_m: f64, a: NodeId, b: NodeId) -> Option<u32> {
+    let n = positions_m.len();
+    let mut adj = vec![false; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            adj[i * n + j] = i != j && in_range(positions_m[i], positions_m[j], range_m);
+        }
+    }
+    hop_count_adj(&adj, n, a.index(), b.index())
+}
+
+fn sample_times(until: SimTime, step: SimDuration) -> impl Iterator<Item = SimTime> {
+    let step = step.0.max(1);
+    (0..until.0.div_ceil(step)).map(move |k| SimTime(k * step))
+}
+
+/// Link changes seen by sampling the graph every `step` over `[0, until)`.
+pub fn sampled_link_changes(trajectories: &[Trajectory], range_m: f64, until: SimTime, step: SimDuration) -> usize {
+    let n = trajectories.len();
+    let mut prev: Option<Vec<bool>> = None;
+    let mut count = 0;
+    for t in sample_times(until, step) {
+        let pos: Vec<Position> = trajectories.iter().map(|tr| tr.position_at(t)).collect();
+        let now: Vec<bool> =
+            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| in_range(pos[i], pos[j], range_m)).collect();
+        if let Some(p) = &prev {
+            count += p.iter().zip(&now).filter(|(x, y)| x != y).count();
+        }
+        prev = Some(now);
+    }
+    count
+}
+
+/// Connected fraction and mean hop count of `(a, b)` from samples every `step` in `[0, until)`.
+pub fn sampled_pair(trajectories: &[Trajectory], range_m: f64, a: NodeId, b: NodeId, until: SimTime, step: SimDuration) -> PairConnectivity {
+    let (mut samples, mut connected, mut hops) = (0u64, 0u64, 0u64);
+    for t in sample_times(until, step) {
+        let pos: Vec<Position> = trajectories.iter().map(|tr| tr.position_at(t)).collect();
+        samples += 1;
+        if let Some(h) = hop_count(&pos, range_m, a, b) {
+            connected += 1;
+            hops += h as u64;
+        }
+    }
+    PairConnectivity {
+        connected_fraction: connected as f64 / samples.max(1) as f64,
+        mean_hops: (connected > 0).then(|| hops as f64 / connected as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mobility::{scripted_trajectory, SetDest};
+
+    fn s(x: f64) -> SimTime {
+        SimTime::from_secs_f64(x)
+    }
+
+    #[test]
+    fn a_node_passing_by_makes_one_up_and_one_down_at_the_analytic_times() {
+        // Node 1 runs along y = 100 from x = -500 to +500 at 10 m/s; node 0 sits at
+        // the origin; range 250 m: in range while |x| ≤ √(250² − 100²) = 229.13 m.
+        let still = Trajectory::stationary([0.0, 0.0]);
+        let runner =
+            scripted_trajectory([-500.0, 100.0], &[SetDest { time_s: 0.0, dest_m: [500.0, 100.0], speed_mps: 10.0 }], "m")
+                .unwrap();
+        let tl = ConnectivityTimeline::exact(&[still, runner], 250.0, s(200.0));
+        let half = (250.0f64 * 250.0 - 100.0 * 100.0).sqrt();
+        let c = tl.changes();
+        assert_eq!(c.len(), 2);
+        assert!(c[0].up && !c[1].up);
+        assert!((c[0].time.as_secs_f64() - (500.0 - half) / 10.0).abs() < 1e-8);
+        assert!((c[1].time.as_secs_f64() - (500.0 + half) / 10.0).abs() < 1e-8);
+        let p = tl.pair(NodeId(0), NodeId(1));
+        assert!((p.connected_fraction - 2.0 * half / 10.0 / 200.0).abs() < 1e-9);
+        assert_eq!(p.mean_hops, Some(1.0));
+    }
+
+    #[test]
+    fn relay_gives_two_hops() {
+        let t = [
+            Trajectory::stationary([0.0, 0.0]),
+            Trajectory::stationary([200.0, 0.0]),
+            Trajectory::stationary([400.0, 0.0]),
+        ];
+        let tl = ConnectivityTimeline::exact(&t, 250.0, s(10.0));
+        assert_eq!(tl.link_change_count(), 0);
+        let p = tl.pair(NodeId(0), NodeId(2));
+        assert_eq!(p.connected_fraction, 1.0);
+        assert_eq!(p.mean_hops, Some(2.0));
+        assert_eq!(sampled_pair(&t, 250.0, NodeId(0), NodeId(2), s(10.0), DEFAULT_SAMPLE_STEP), p);
+        assert_eq!(hop_count(&[[0.0, 0.0], [300.0, 0.0]], 250.0, NodeId(0), NodeId(1)), None);
+    }
+
+    #[test]
+    fn stopping_exactly_at_the_range_boundary_is_not_a_flap() {
+        let still = Trajectory::stationary([0.0, 0.0]);
+        let mover =
+            scripted_trajectory([400.0, 0.0], &[SetDest { time_s: 1.0, dest_m: [250.0, 0.0], speed_mps: 15.0 }], "m")
+                .unwrap();
+        let tl = ConnectivityTimeline::exact(&[still, mover], 250.0, s(100.0));
+        assert_eq!(tl.changes().len(), 1, "{:?}", tl.changes());
+        assert!(tl.changes()[0].up);
+        assert_eq!(tl.changes()[0].time, s(11.0));
+    }
+}

@@ -1,0 +1,329 @@
+//! Piecewise-linear trajectories, evaluated lazily at query time.
+//!
+//! A node's movement is a sorted, gap-free list of legs. Each leg goes in a
+//! straight line from `from_m` to `to_m` between `start` and `end` (a pause is a
+//! leg with `from_m == to_m`); the last leg is open-ended (`end == SimTime::MAX`)
+//! and stationary. No event is ever scheduled to move a node: the channel asks
+//! [`Trajectory::position_at`] when it needs a position.
+//!
+//! Legs store both endpoints and interpolate by the elapsed fraction, then clamp
+//! to the segment's bounding box, so a node whose waypoints lie in the area never
+//! leaves it through float rounding.
+
+use crate::sim::SimTime;
+
+/// A position in metres, `[x_m, y_m]` (z is ignored throughout, as in the CMU model).
+pub type Position = [f64; 2];
+
+/// One straight-line piece of movement (or a pause).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leg {
+    /// When the leg starts.
+    pub start: SimTime,
+    /// When it ends; `SimTime::MAX` for the final, open-ended leg.
+    pub end: SimTime,
+    /// Position at `start` (m).
+    pub from_m: Position,
+    /// Position at `end` (m); equal to `from_m` for a pause.
+    pub to_m: Position,
+    /// The commanded speed (m/s); 0 for a pause. Kept exactly as drawn or read so
+    /// that writing an ns-2 file reproduces it rather than a re-derived value.
+    pub speed_mps: f64,
+}
+
+impl Leg {
+    /// Whether the node stands still during this leg.
+    pub fn is_pause(&self) -> bool {
+        self.from_m == self.to_m
+    }
+
+    /// Velocity (m/s) during the leg; zero for pauses and the open final leg.
+    pub fn velocity_mps(&self) -> [f64; 2] {
+        if self.is_pause() || self.end == SimTime::MAX {
+            return [0.0, 0.0];
+        }
+        let dt_s = (self.end - self.start).as_secs_f64();
+        [(self.to_m[0] - self.from_m[0]) / dt_s, (self.to_m[1] - self.from_m[1]) / dt_s]
+    }
+
+    /// Position at `t`, which must lie in `[start, end]` (clamped otherwise).
+    pub fn position_at(&self, t: SimTime) -> Position {
+        if self.is_pause() || t <= self.start {
+            return self.from_m;
+        }
+        if t >= self.end {
+            return self.to_m;
+        }
+        let f = (t - self.start).as_secs_f64() / (self.end - self.start).as_secs_f64();
+        let lerp = |a: f64, b: f64| (a + f * (b - a)).clamp(a.min(b), a.max(b));
+        [lerp(self.from_m[0], self.to_m[0]), lerp(self.from_m[1], self.to_m[1])]
+    }
+}
+
+/// A node's whole movement: legs sorted by time, contiguous, starting at time 0
+/// and ending with an open stationary leg.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trajectory {
+    legs: Vec<Leg>,
+}
+
+impl Trajectory {
+    /// A node that never moves.
+    pub fn stationary(at_m: Position) -> Trajectory {
+        TrajectoryBuilder::new(at_m).finish()
+    }
+
+    /// The legs, sorted by start time; `legs()[0].start == 0` and the last leg is open.
+    pub fn legs(&self) -> &[Leg] {
+        &self.legs
+    }
+
+    /// Index of the leg in force at `t` (the last leg whose start ≤ t): O(log legs).
+    fn leg_index(&self, t: SimTime) -> usize {
+        self.legs.partition_point(|l| l.start <= t).saturating_sub(1)
+    }
+
+    /// Position (m) at `t`, by binary search over the legs.
+    pub fn position_at(&self, t: SimTime) -> Position {
+        self.legs[self.leg_index(t)].position_at(t)
+    }
+
+    /// Velocity (m/s) at `t` (of the leg starting at or before `t`).
+    pub fn velocity_at(&self, t: SimTime) -> [f64; 2] {
+        self.legs[self.leg_index(t)].velocity_mps()
+    }
+
+    /// Speed (m/s) at `t`: the norm of [`velocity_at`](Self::velocity_at).
+    pub fn speed_at(&self, t: SimTime) -> f64 {
+        let v = self.velocity_at(t);
+        v[0].hypot(v[1])
+    }
+
+    /// The first leg boundary strictly after `t`: when the node's velocity next
+    /// changes (starts, stops or turns). `None` if it stays still from `t` on.
+    /// Two consecutive legs with the same velocity (possible with scripted input)
+    /// still count as a change; callers that merely re-evaluate lose nothing.
+    pub fn next_change_after(&self, t: SimTime) -> Option<SimTime> {
+        let end = self.legs[self.leg_index(t)].end;
+        (end != SimTime::MAX).then_some(end)
+    }
+
+    /// A cursor for monotone (non-decreasing) queries: amortised O(1) per query.
+    pub fn cursor(&self) -> TrajectoryCursor<'_> {
+        TrajectoryCursor { trajectory: self, index: 0 }
+    }
+
+    /// Total distance travelled (m) in `[0, until]`.
+    pub fn distance_m(&self, until: SimTime) -> f64 {
+        let mut d = 0.0;
+        for leg in &self.legs {
+            if leg.start >= until {
+                break;
+            }
+            let a = leg.from_m;
+            let b = leg.position_at(until.min(leg.end));
+            d += (b[0] - a[0]).hypot(b[1] - a[1]);
+        }
+        d
+    }
+}
+
+/// Amortised O(1) position queries for non-decreasing times; falls back to a
+/// binary search if asked about an earlier time.
+#[derive(Clone, Debug)]
+pub struct TrajectoryCursor<'a> {
+    trajectory: &'a Trajectory,
+    index: usize,
+}
+
+impl TrajectoryCursor<'_> {
+    pub fn position_at(&mut self, t: SimTime) -> Position {
+        let legs = &self.trajectory.legs;
+        if t < legs[self.index].start {
+            self.index = self.trajectory.leg_index(t);
+        }
+        while self.index + 1 < legs.len() && legs[self.index + 1].start <= t {
+            self.index += 1;
+        }
+        legs[self.index].position_at(t)
+    }
+}
+
+/// Builds a trajectory with ns-2 `setdest` semantics: commands in time order;
+/// a new command cuts the current leg short wherever the node then is.
+#[derive(Clone, Debug)]
+pub struct TrajectoryBuilder {
+    legs: Vec<Leg>,
+    /// Where the node is once all legs so far are done.
+    pos_m: Position,
+    /// When the last leg so far ends.
+    t: SimTime,
+}
+
+impl TrajectoryBuilder {
+    /// A node standing at `start_m` from time 0.
+    pub fn new(start_m: Position) -> TrajectoryBuilder {
+        TrajectoryBuilder { legs: Vec::new(), pos_m: start_m, t: SimTime::ZERO }
+    }
+
+    /// When the node would next be free (end of the last leg so far).
+    pub fn free_at(&self) -> SimTime {
+        self.t
+    }
+
+    /// Where the node ends up after the legs so far.
+    pub fn position(&self) -> Position {
+        self.pos_m
+    }
+
+    /// Stand still until `until` (no-op if `until` is not later than the current end).
+    pub fn pause_until(&mut self, until: SimTime) {
+        if until > self.t {
+            self.push(Leg { start: self.t, end: until, from_m: self.pos_m, to_m: self.pos_m, speed_mps: 0.0 });
+        }
+    }
+
+    /// From the end of the last leg, move straight to `dest_m` at `speed_mps`.
+    /// The arrival time is rounded to the nearest nanosecond; a move that would
+    /// take under half a nanosecond, or has a non-positive speed, is dropped.
+    pub fn move_to(&mut self, dest_m: Position, speed_mps: f64) {
+        let dist_m = (dest_m[0] - self.pos_m[0]).hypot(dest_m[1] - self.pos_m[1]);
+        if speed_mps.is_nan() || speed_mps.is_infinite() || speed_mps <= 0.0 || dist_m == 0.0 {
+            return;
+        }
+        let dur_ns = (dist_m / speed_mps * 1e9).round();
+        if dur_ns < 1.0 {
+            // Sub-nanosecond hop: jump (we cannot represent the leg; error < 1 ns·v).
+            self.pos_m = dest_m;
+            return;
+        }
+        let end = SimTime(self.t.0.saturating_add(dur_ns.min(u64::MAX as f64 / 2.0) as u64));
+        self.push(Leg { start: self.t, end, from_m: self.pos_m, to_m: dest_m, speed_mps });
+    }
+
+    /// ns-2 `$ns_ at t "$node_ setdest x y v"`: at `t` the node leaves from
+    /// wherever it is, overriding any movement in progress. Commands must come in
+    /// non-decreasing time order (callers sort them stably, as ns-2's scheduler does).
+    /// A speed of 0 stops the node where it is.
+    pub fn setdest(&mut self, t: SimTime, dest_m: Position, speed_mps: f64) {
+        if t < self.t {
+            // Cut the movement in progress at t. Legs that start at or after t
+            // are dropped (only possible for a leg starting exactly at t).
+            while let Some(last) = self.legs.last() {
+                if last.start < t {
+                    break;
+                }
+                self.pos_m = last.from_m;
+                self.legs.pop();
+            }
+            if let Some(last) = self.legs.last_mut() {
+                if last.end > t {
+                    let here = last.position_at(t);
+                    last.to_m = here;
+                    last.end = t;
+                    if last.is_pause() {
+                        last.speed_mps = 0.0;
+                    }
+                    self.pos_m = here;
+                }
+            }
+            self.t = t;
+        } else {
+            self.pause_until(t);
+        }
+        self.move_to(dest_m, speed_mps);
+    }
+
+    fn push(&mut self, leg: Leg) {
+        debug_assert_eq!(leg.start, self.t, "legs must be contiguous");
+        self.t = leg.end;
+        self.pos_m = leg.to_m;
+        self.legs.push(leg);
+    }
+
+    /// Close the trajectory with an open stationary leg.
+    pub fn finish(mut self) -> Trajectory {
+        if let Some(last) = self.legs.last_mut().filter(|l| l.is_pause()) {
+            // A final pause simply never ends.
+            last.end = SimTime::MAX;
+        } else {
+            let t = self.t;
+            let at = self.pos_m;
+            self.legs.push(Leg { start: t, end: SimTime::MAX, from_m: at, to_m: at, speed_mps: 0.0 });
+        }
+        Trajectory { legs: self.legs }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: f64) -> SimTime {
+        SimTime::from_secs_f64(x)
+    }
+
+    #[test]
+    fn stationary_node_stays_put() {
+        let t = Trajectory::stationary([3.0, 4.0]);
+        assert_eq!(t.position_at(s(0.0)), [3.0, 4.0]);
+        assert_eq!(t.position_at(s(1e6)), [3.0, 4.0]);
+        assert_eq!(t.next_change_after(SimTime::ZERO), None);
+        assert_eq!(t.speed_at(s(5.0)), 0.0);
+    }
+
+    #[test]
+    fn move_interpolates_linearly() {
+        let mut b = TrajectoryBuilder::new([0.0, 0.0]);
+        b.pause_until(s(1.0));
+        b.move_to([30.0, 40.0], 10.0); // 50 m at 10 m/s: arrives at 6 s
+        let t = b.finish();
+        assert_eq!(t.legs().len(), 3);
+        assert_eq!(t.position_at(s(0.5)), [0.0, 0.0]);
+        let p = t.position_at(s(3.5)); // 25 m along
+        assert!((p[0] - 15.0).abs() < 1e-9 && (p[1] - 20.0).abs() < 1e-9);
+        assert_eq!(t.position_at(s(6.0)), [30.0, 40.0]);
+        assert_eq!(t.position_at(s(100.0)), [30.0, 40.0]);
+        assert!((t.speed_at(s(2.0)) - 10.0).abs() < 1e-9);
+        assert_eq!(t.next_change_after(s(0.0)), Some(s(1.0)));
+        assert_eq!(t.next_change_after(s(1.0)), Some(s(6.0)));
+        assert_eq!(t.next_change_after(s(6.0)), None);
+        assert!((t.distance_m(s(3.5)) - 25.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn setdest_overrides_the_move_in_progress() {
+        let mut b = TrajectoryBuilder::new([0.0, 0.0]);
+        b.setdest(s(0.0), [100.0, 0.0], 10.0);
+        b.setdest(s(5.0), [50.0, 30.0], 10.0); // at 5 s the node is at (50, 0)
+        let t = b.finish();
+        assert_eq!(t.position_at(s(5.0)), [50.0, 0.0]);
+        let p = t.position_at(s(6.5));
+        assert!((p[0] - 50.0).abs() < 1e-9 && (p[1] - 15.0).abs() < 1e-9);
+        assert_eq!(t.position_at(s(9.0)), [50.0, 30.0]);
+        // Speed 0 stops the node where it is.
+        let mut b = TrajectoryBuilder::new([0.0, 0.0]);
+        b.setdest(s(0.0), [100.0, 0.0], 10.0);
+        b.setdest(s(2.0), [0.0, 0.0], 0.0);
+        let t = b.finish();
+        assert_eq!(t.position_at(s(50.0)), [20.0, 0.0]);
+    }
+
+    #[test]
+    fn cursor_agrees_with_binary_search() {
+        let mut b = TrajectoryBuilder::new([0.0, 0.0]);
+        for k in 0..50 {
+            let k = k as f64;
+            b.move_to([k * 7.0 % 100.0, k * 13.0 % 100.0], 3.0 + k);
+            b.pause_until(b.free_at() + crate::sim::SimDuration::from_millis(250));
+        }
+        let t = b.finish();
+        let mut c = t.cursor();
+        for i in 0..20_000u64 {
+            let q = SimTime(i * 10_000_000);
+            assert_eq!(c.position_at(q), t.position_at(q));
+        }
+        // Going backwards still works.
+        assert_eq!(c.position_at(s(1.0)), t.position_at(s(1.0)));
+    }
+}
