@@ -26,7 +26,15 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let r = sim.results();
     if args.iter().any(|a| a == "--time") {
-        eprintln!("wall_s={wall:.4} events={} events_per_s={:.0}", r.events, r.events as f64 / wall);
+        eprintln!("wall_s={wall:.4} events={} events_per_s={:.0} peak_rss_kib={}", r.events, r.events as f64 / wall, peak_rss_kib());
     }
     println!("{}", r.to_json());
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), 0 where unavailable.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
 }
