@@ -1,0 +1,60 @@
+# manetlab developer entry points (see README.md):
+#   make run    set up .venv, build the extension, run examples/cbr_chain.toml
+#   make test   set up, then cargo tests of the core and the pytest suites
+#   make bench  set up, then benchmarks/run.py
+#   make clean  remove build outputs (make distclean also removes .venv)
+# Set-up is stamp-driven: the venv, its dependencies and the release build are
+# redone only when their inputs change, so a second `make run` just runs.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+DEPS_STAMP := $(VENV)/.manetlab-deps
+BUILD_STAMP := $(VENV)/.manetlab-build
+EXAMPLE := examples/cbr_chain.toml
+
+# Everything the extension is built from; a change to any of these rebuilds it.
+RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) Cargo.toml Cargo.lock
+# maturin develop drops the extension into python/manetlab/; rebuild if it was removed.
+EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
+
+.PHONY: run test bench clean distclean FORCE
+
+run: $(BUILD_STAMP)
+	$(PY) -m manetlab run $(EXAMPLE)
+
+test: $(BUILD_STAMP)
+	cargo test --workspace --exclude manetlab-py
+	$(PY) -m pytest -q
+
+bench: $(BUILD_STAMP)
+	@if [ -f benchmarks/run.py ]; then $(PY) benchmarks/run.py; else echo "benchmarks/run.py does not exist yet"; fi
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "manetlab needs Python >= 3.11 (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+
+# Dependencies come from pyproject.toml alone (runtime + dev extras), installed
+# without building the project itself; maturin below builds and installs it.
+$(DEPS_STAMP): pyproject.toml | $(PY)
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/manetlab-requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(VENV)/manetlab-requirements.txt
+	touch $@
+
+# Release build installed in editable mode: Python edits need no rebuild, Rust edits do.
+$(BUILD_STAMP): $(RUST_INPUTS) pyproject.toml $(DEPS_STAMP) $(EXT_MISSING)
+	env -u CONDA_PREFIX VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop --release
+	touch $@
+
+clean:
+	cargo clean
+	rm -rf results .pytest_cache python/manetlab/_core*.so $(BUILD_STAMP)
+	find python tests -name __pycache__ -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
+
+FORCE:

@@ -1,0 +1,24 @@
+"""manetlab: TCP over MANETs, simulated by a deterministic Rust core.
+
+    >>> import manetlab
+    >>> result = manetlab.run("examples/cbr_chain.toml", seed=2)
+    >>> print(result.table())
+    >>> result.flows            # a pandas DataFrame, one row per flow
+
+See docs/python.md for the API and docs/scenarios.md for scenario keys.
+"""
+
+from manetlab._core import ScenarioError
+from manetlab._core import __version__ as __version__
+from manetlab.results import Result, run
+from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
+
+__all__ = [
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "apply_overrides",
+    "load_scenario",
+    "parse_set",
+    "run",
+]

@@ -1,0 +1,29 @@
+"""The native module built from crates/manetlab-py (PyO3, via maturin).
+
+Everything here takes and returns JSON text, so the core never sees Python
+objects; ``manetlab.scenario`` and ``manetlab.results`` wrap it for users.
+"""
+
+__version__: str
+"""Version of manetlab-core; recorded as ``manetlab_version`` in every result."""
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run.
+
+    ``str(err)`` is one line, ``"key.path: what is wrong (allowed: ...)"``; the
+    path is ``(file)`` for unreadable files and ``(top level)`` for the root.
+    """
+
+def validate(scenario_json: str) -> str:
+    """Parse and validate a scenario given as JSON text.
+
+    Returns the normalised scenario as JSON (defaults filled in).
+    Raises ScenarioError naming the first offending key.
+    """
+
+def run(scenario_json: str) -> str:
+    """Validate and run a scenario given as JSON text; releases the GIL.
+
+    Returns the results as JSON text: exactly the bytes of ``summary.json``.
+    Raises ScenarioError if the scenario is invalid.
+    """

@@ -1,0 +1,146 @@
+"""Running a scenario and the tables it returns.
+
+The core returns one JSON document (``summary.json``); `Result` keeps that exact
+text, so what is written is byte-for-byte what the core produced, and derives
+pandas tables from it. pandas is imported only when a table is asked for, which
+keeps ``manetlab validate`` quick.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetlab import _core
+from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Result", "run"]
+
+TABLES = ("flows", "nodes", "links")
+
+
+def run(
+    scenario: Scenario | str | os.PathLike[str] | Mapping[str, Any],
+    seed: int | None = None,
+    overrides: Overrides | None = None,
+) -> Result:
+    """Run `scenario` (a Scenario, a file path, or a dict) and return its Result.
+
+    `seed` replaces the scenario's seed; `overrides` (``{"flows[0].rate_kbps": 100}``)
+    are applied first and validated exactly like a file. The GIL is released
+    while the core runs.
+    """
+    ov = dict(overrides or {})
+    if seed is not None:
+        ov["seed"] = seed
+    if isinstance(scenario, Scenario):
+        s = scenario.with_overrides(ov) if ov else scenario
+    elif isinstance(scenario, (str, os.PathLike)):
+        s = load_scenario(scenario, ov)
+    elif isinstance(scenario, Mapping):
+        s = Scenario(apply_overrides(scenario, ov))
+    else:
+        raise TypeError(f"scenario must be a Scenario, a path or a dict, not {type(scenario).__name__}")
+    return Result(_core.run(s.to_json()), s)
+
+
+class Result:
+    """The results of one run.
+
+    ``summary_json`` is the core's text (the bytes of summary.json), ``summary``
+    the same parsed; ``flows``, ``nodes`` and ``links`` are DataFrames with one row
+    per flow, node and link direction, the ``drops`` maps spread into
+    ``drops_<layer.CODE>`` columns (0 where a row had none).
+    """
+
+    def __init__(self, summary_json: str, scenario: Scenario | None = None) -> None:
+        self.summary_json = summary_json
+        self.summary: dict[str, Any] = json.loads(summary_json)
+        self.scenario = scenario
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return _frame(self.summary["flows"])
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        return _frame(self.summary["nodes"])
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return _frame(self.summary["links"])
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write summary.json and flows/nodes/links as .csv and .parquet into
+        `out_dir` (created if needed); returns the paths written."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = out / "summary.json"
+        summary.write_bytes(self.summary_json.encode("utf-8"))
+        written = [summary]
+        for name in TABLES:
+            df = getattr(self, name)
+            # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
+            df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
+            df.to_parquet(out / f"{name}.parquet", index=False)
+            written += [out / f"{name}.csv", out / f"{name}.parquet"]
+        return written
+
+    def table(self) -> str:
+        """A per-flow summary table as text."""
+        flows = self.summary["flows"]
+        if not flows:
+            return "(no flows)"
+        head = ["flow", "name", "src→dst", "tx", "rx", "PDR", "throughput kbit/s", "mean delay ms", "jitter ms"]
+        rows = [
+            [
+                str(f["flow"]),
+                f["name"],
+                f"{f['src']}→{f['dst']}",
+                str(f["tx_packets"]),
+                str(f["rx_packets"]),
+                f"{f['pdr']:.3f}",
+                f"{f['throughput_kbps']:.1f}",
+                _ms(f["delay_mean_s"]),
+                _ms(f["jitter_mean_s"]),
+            ]
+            for f in flows
+        ]
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        left = {1, 2}  # name and src→dst read better left-aligned
+
+        def line(cells: list[str]) -> str:
+            return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+        return "\n".join([line(head), *(line(r) for r in rows)])
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"<Result {s.get('scenario_name') or 'scenario'!r} seed={s['seed']} flows={len(s['flows'])} events={s['events']}>"
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1e3:.3f}"
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
+    # Columns: the core's field order, then one drops_<key> column per drop key seen in any row, sorted.
+    base = [k for k in rows[0] if k != "drops"] if rows else []
+    drop_keys = sorted({k for r in rows for k in r.get("drops", {})})
+    columns = base + [f"drops_{k}" for k in drop_keys]
+    records = [[r[k] for k in base] + [r.get("drops", {}).get(k, 0) for k in drop_keys] for r in rows]
+    df = pd.DataFrame.from_records(records, columns=columns)
+    # Optional numbers (a delay when nothing was received) come as None; keep such
+    # columns float64 with NaN rather than object, so CSV and Parquet agree on the type.
+    for col in df.columns:
+        if df[col].dtype == object and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in df[col]):
+            df[col] = df[col].astype("float64")
+    return df

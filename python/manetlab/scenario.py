@@ -1,0 +1,265 @@
+"""Scenario files: reading, overrides, and validation through the core.
+
+The Rust core owns the schema and every semantic check; this module only turns
+a file (TOML or JSON) or a dict into JSON text for it. What the core cannot see
+is checked here, with the same one-line "key.path: what is wrong" wording and the
+same exception class: unreadable files, syntax errors, values JSON cannot carry
+(nan, inf, TOML dates), and override paths that lead nowhere.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import math
+import numbers
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from manetlab import _core
+from manetlab._core import ScenarioError
+
+__all__ = ["Scenario", "ScenarioError", "apply_overrides", "load_scenario", "parse_set"]
+
+Overrides = Mapping[str, Any]
+
+
+class Scenario:
+    """A validated scenario: constructing one always runs the core's checks.
+
+    ``data`` is the scenario as written (after overrides), ``normalized`` the
+    core's normalised form with every default filled in, ``source`` the file it
+    came from (or None).
+    """
+
+    __slots__ = ("data", "normalized", "source", "_json")
+
+    def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None) -> None:
+        plain = _plain(data, "")
+        # allow_nan=False cannot trip: _plain has already rejected non-finite floats.
+        self._json: str = _core.validate(json.dumps(plain, allow_nan=False))
+        self.data: dict[str, Any] = plain
+        self.normalized: dict[str, Any] = json.loads(self._json)
+        self.source: Path | None = Path(source) if source is not None else None
+
+    def to_json(self) -> str:
+        """The normalised scenario as JSON text (what `_core.run` is given)."""
+        return self._json
+
+    def with_overrides(self, overrides: Overrides | None) -> Scenario:
+        """A new, re-validated Scenario with `overrides` applied; self is unchanged."""
+        return Scenario(apply_overrides(self.data, overrides), self.source)
+
+    @property
+    def seed(self) -> int:
+        return int(self.normalized["seed"])
+
+    @property
+    def name(self) -> str | None:
+        return self.normalized.get("name")
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.normalized["duration_s"])
+
+    @property
+    def label(self) -> str:
+        """The scenario's name, else its file's path, else "scenario"."""
+        return self.name or (str(self.source) if self.source else "scenario")
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.label!r}, seed={self.seed})"
+
+
+def load_scenario(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Scenario:
+    """Read a TOML or JSON scenario file, apply `overrides`, validate.
+
+    Any problem raises ScenarioError with a one-line message naming the key path
+    (``(file)`` for problems with the file itself).
+    """
+    data = _read(Path(path))
+    return Scenario(apply_overrides(data, overrides), path)
+
+
+def apply_overrides(data: Any, overrides: Overrides | None) -> Any:
+    """Return a deep copy of `data` with each ``{"a.b[0].c": value}`` set.
+
+    A new key may be created (the core then judges it); a path through a list
+    index that does not exist or through a value that is not a table/list is
+    a ScenarioError naming the path.
+    """
+    data = copy.deepcopy(data)
+    for path, value in (overrides or {}).items():
+        _set_path(data, path, value)
+    return data
+
+
+def parse_set(assignment: str) -> tuple[str, Any]:
+    """Parse a CLI ``key.path=value``; the value is read as a TOML value
+    (``5``, ``0.5``, ``true``, ``"x"``, ``[1, 2]``, ``{kind = "chain", spacing_m = 10}``),
+    and anything that is not one is taken as a plain string."""
+    key, sep, raw = assignment.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError(f"(--set): {assignment!r} is not key.path=value (e.g. --set flows[0].rate_kbps=100)")
+    return key, parse_value(raw.strip())
+
+
+def parse_value(raw: str) -> Any:
+    """A TOML value if `raw` is one, else the plain string."""
+    try:
+        parsed = tomllib.loads("v = " + raw)
+    except tomllib.TOMLDecodeError:
+        return raw
+    # "1\nx = 2" parses but is not one value: keep the text as written.
+    return parsed["v"] if parsed.keys() == {"v"} else raw
+
+
+# --- reading files --------------------------------------------------------
+
+
+def _read(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError(f"(file): {path} does not exist") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"(file): {path} is a directory, not a scenario file") from None
+    except OSError as e:
+        raise ScenarioError(f"(file): cannot read {path} ({e.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            f"(file): {path} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); is it a scenario file?"
+        ) from None
+    if "\x00" in text:
+        raise ScenarioError(f"(file): {path} is binary data (NUL byte at offset {text.index(chr(0))}), not a scenario file")
+    text = text.removeprefix("\ufeff")  # a UTF-8 BOM some editors write
+    if not text.strip():
+        # An empty file is an empty table: the core then names the missing keys.
+        return {}
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"(file): {path} is not valid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
+    # .toml, or any other extension: TOML is the documented format.
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # The message already ends with "(at line L, column C)".
+        raise ScenarioError(f"(file): {path} is not valid TOML: {_one_line(str(e))}") from None
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # TOML forbids a key twice; JSON parsers silently keep the last one. Be as strict as TOML.
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ScenarioError(f"(file): key {k!r} appears twice in the same table")
+        out[k] = v
+    return out
+
+
+def _one_line(s: str) -> str:
+    return " ".join(s.split())
+
+
+# --- values the core can be given -----------------------------------------
+
+
+def _plain(value: Any, path: str) -> Any:
+    """A JSON-ready copy of `value`, or ScenarioError naming the first key JSON cannot carry."""
+    where = path or "(top level)"
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)  # also numpy integers
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not math.isfinite(v):
+            # nan and inf are legal TOML but have no JSON form, so the core would never see the key.
+            raise ScenarioError(f"{where}: {v} is not a finite number (allowed: finite numbers)")
+        return v
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{where}: key {k!r} is not a string")
+            out[k] = _plain(v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, (datetime.date, datetime.time)):
+        raise ScenarioError(f"{where}: a date/time ({value.isoformat()}) is not allowed in a scenario (use seconds, e.g. start_s = 1.5)")
+    raise ScenarioError(f"{where}: a {type(value).__name__} cannot be written in a scenario (allowed: numbers, strings, booleans, lists, tables)")
+
+
+# --- override paths -------------------------------------------------------
+
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[[0-9]+\])*)")
+_INDEX = re.compile(r"\[([0-9]+)\]")
+
+
+def _parse_path(path: str) -> list[str | int]:
+    """``"flows[0].rate_kbps"`` -> ``["flows", 0, "rate_kbps"]``."""
+    steps: list[str | int] = []
+    for part in path.split("."):
+        m = _SEGMENT.fullmatch(part)
+        if not m:
+            raise ScenarioError(
+                f"{path or '(--set)'}: not a key path (allowed: names joined by dots, with [N] list indices, e.g. flows[0].rate_kbps)"
+            )
+        steps.append(m.group(1))
+        steps.extend(int(i) for i in _INDEX.findall(m.group(2)))
+    return steps
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    return "a table" if isinstance(v, dict) else type(v).__name__
+
+
+def _set_path(data: Any, path: str, value: Any) -> None:
+    steps = _parse_path(path)
+    cur = data
+    walked = "(top level)"
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        if isinstance(step, int):
+            if not isinstance(cur, list):
+                raise ScenarioError(f"{path}: cannot set it: {walked} is {_kind(cur)}, not a list")
+            if step >= len(cur):
+                n = len(cur)
+                raise ScenarioError(f"{path}: cannot set it: {walked} has {n} {'entry' if n == 1 else 'entries'}, so {walked}[{step}] does not exist")
+            walked = f"{walked}[{step}]"
+            if last:
+                cur[step] = value
+            else:
+                cur = cur[step]
+            continue
+        if not isinstance(cur, dict):
+            raise ScenarioError(f"{path}: cannot set it: {walked} is {_kind(cur)}, not a table")
+        walked = step if walked == "(top level)" else f"{walked}.{step}"
+        if last:
+            cur[step] = value
+        elif step not in cur:
+            if isinstance(steps[i + 1], int):
+                raise ScenarioError(f"{path}: cannot set it: there is no list {walked}")
+            cur[step] = {}  # e.g. queue.limit_pkts=10 without a [queue] table: create it
+            cur = cur[step]
+        else:
+            cur = cur[step]
