@@ -69,7 +69,7 @@ CASES = [
     # wrong types
     Case("string-for-number", variant("bandwidth_mbps = 1", 'bandwidth_mbps = "fast"'), "links[0].bandwidth_mbps", "expected a number"),
     Case("bool-for-integer", variant("count = 4", "count = true"), "nodes.count", "wrong type"),
-    Case("float-for-integer-seed", variant("seed = 3", "seed = 1.5"), "seed", "expected a non-negative integer"),
+    Case("float-for-integer-seed", variant("seed = 3", "seed = 1.5"), "seed", "expected an integer in 0..=18446744073709551615"),
     Case("negative-integer", variant("src = 0", "src = -2"), "flows[0].src", "out of range"),
     Case("table-expected", variant("[nodes]\ncount = 4", "nodes = 4"), "nodes", "wrong type"),
     Case("toml-date", variant("kind = ", "start_s = 1979-05-27\nkind = "), "flows[0].start_s", "date/time"),
@@ -171,9 +171,9 @@ def test_run_rejects_the_same_way_as_validate(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("seed", "message"),
     [
-        ("1.5", "seed: wrong type: got floating point `1.5`, expected a non-negative integer"),
-        ("-1", "seed: out of range: integer `-1`, expected a non-negative integer"),
-        ("abc", 'seed: wrong type: got string "abc", expected a non-negative integer'),
+        ("1.5", "seed: wrong type: got floating point `1.5`, expected an integer in 0..=18446744073709551615"),
+        ("-1", "seed: out of range: integer `-1`, expected an integer in 0..=18446744073709551615"),
+        ("abc", 'seed: wrong type: got string "abc", expected an integer in 0..=18446744073709551615'),
     ],
 )
 def test_bad_seed_option(tmp_path: Path, seed: str, message: str) -> None:

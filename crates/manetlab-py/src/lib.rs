@@ -1,3 +1,4 @@
+#![allow(unexpected_cfgs)] // pyo3 0.22's create_exception! checks a `gil-refs` cfg that rustc >= 1.80 reports.
 //! Thin PyO3 bindings: parse + validate, and run, a scenario given as JSON.
 //! The GIL is released while a run executes, so Python threads (and a Dask
 //! worker's other tasks) keep running.

@@ -67,11 +67,11 @@ fn strip_position(raw: &str) -> String {
 fn humanize_types(raw: &str) -> String {
     let mut s = raw.replace("invalid type: ", "wrong type: got ");
     for (rust, human) in [
-        ("expected u8", "expected a non-negative integer"),
-        ("expected u16", "expected a non-negative integer"),
-        ("expected u32", "expected a non-negative integer"),
-        ("expected u64", "expected a non-negative integer"),
-        ("expected usize", "expected a non-negative integer"),
+        ("expected u8", "expected an integer in 0..=255"),
+        ("expected u16", "expected an integer in 0..=65535"),
+        ("expected u32", "expected an integer in 0..=4294967295"),
+        ("expected u64", "expected an integer in 0..=18446744073709551615"),
+        ("expected usize", "expected an integer in 0..=18446744073709551615"),
         ("expected f64", "expected a number"),
         ("expected a boolean", "expected true or false"),
         ("expected a sequence", "expected a list"),

@@ -361,10 +361,8 @@ impl Scenario {
             }
             m.validate()?;
         }
-        positive("duration_s", self.duration_s)?;
-        if self.duration_s > 1e7 {
-            return Err(ScenarioError::new("duration_s", format!("{} is too long (allowed: 0 < duration_s <= 1e7)", self.duration_s)));
-        }
+        // 1 µs .. 10⁷ s (116 days): simulated time is integer nanoseconds.
+        within("duration_s", self.duration_s, 1e-6, 1e7)?;
         if let Some(a) = &self.area {
             positive("area.width_m", a.width_m)?;
             positive("area.height_m", a.height_m)?;
@@ -451,13 +449,14 @@ impl Scenario {
             if let Some(j) = seen.insert((l.a.min(l.b), l.a.max(l.b)), i) {
                 return Err(ScenarioError::new(p("b"), format!("nodes {} and {} are already joined by links[{j}]", l.a, l.b)));
             }
-            positive(&p("bandwidth_mbps"), l.bandwidth_mbps)?;
-            non_negative(&p("delay_ms"), l.delay_ms)?;
+            // 1 bit/s .. 1 Tb/s and up to 10⁶ s of delay keep every event time inside u64 nanoseconds.
+            within(&p("bandwidth_mbps"), l.bandwidth_mbps, 1e-6, 1e6)?;
+            within(&p("delay_ms"), l.delay_ms, 0.0, 1e9)?;
             if let Some(q) = l.queue_limit_pkts {
                 at_least_one(&p("queue_limit_pkts"), q)?;
             }
             if !(0.0..1.0).contains(&l.error_rate) {
-                return Err(ScenarioError::new(p("error_rate"), format!("{} is out of range (allowed: 0 <= error_rate < 1)", l.error_rate)));
+                return Err(ScenarioError::new(p("error_rate"), format!("{} is out of range (allowed: 0 <= error_rate < 1)", num(l.error_rate))));
             }
         }
         Ok(())
@@ -472,11 +471,11 @@ impl Scenario {
         }
         non_negative(&p("start_s"), f.start_s)?;
         if f.start_s >= self.duration_s {
-            return Err(ScenarioError::new(p("start_s"), format!("{} is not before the end of the run (duration_s = {})", f.start_s, self.duration_s)));
+            return Err(ScenarioError::new(p("start_s"), format!("{} is not before the end of the run (duration_s = {})", num(f.start_s), num(self.duration_s))));
         }
         if let Some(stop) = f.stop_s {
             if !stop.is_finite() || stop <= f.start_s {
-                return Err(ScenarioError::new(p("stop_s"), format!("{stop} must be after start_s = {}", f.start_s)));
+                return Err(ScenarioError::new(p("stop_s"), format!("{} must be after start_s = {}", num(stop), num(f.start_s))));
             }
         }
         match f.kind {
@@ -502,14 +501,23 @@ impl Scenario {
                 match (f.interval_s, f.rate_kbps) {
                     (Some(_), Some(_)) => return Err(ScenarioError::new(p("rate_kbps"), "give either interval_s or rate_kbps, not both")),
                     (None, None) => return Err(ScenarioError::new(p("interval_s"), "a CBR flow needs interval_s or rate_kbps")),
-                    (Some(iv), None) => positive(&p("interval_s"), iv)?,
-                    (None, Some(r)) => positive(&p("rate_kbps"), r)?,
+                    (Some(iv), None) => within(&p("interval_s"), iv, MIN_CBR_INTERVAL_S, 1e7)?,
+                    (None, Some(r)) => {
+                        positive(&p("rate_kbps"), r)?;
+                        let max_kbps = f.cbr_packet_bytes() as f64 * 8.0 / MIN_CBR_INTERVAL_S / 1000.0;
+                        if r > max_kbps {
+                            return Err(ScenarioError::new(
+                                p("rate_kbps"),
+                                format!("{} is out of range (allowed: <= {} for {}-byte packets: one packet per µs)", num(r), num(max_kbps), f.cbr_packet_bytes()),
+                            ));
+                        }
+                    }
                 }
                 non_negative(&p("jitter_s"), f.jitter_s)?;
                 if f.jitter_s >= f.cbr_interval_s() {
                     return Err(ScenarioError::new(
                         p("jitter_s"),
-                        format!("{} must be smaller than the interval ({} s) so packets stay in order", f.jitter_s, f.cbr_interval_s()),
+                        format!("{} must be smaller than the interval ({} s) so packets stay in order", num(f.jitter_s), num(f.cbr_interval_s())),
                     ));
                 }
                 if f.max_packets == Some(0) {
@@ -520,6 +528,17 @@ impl Scenario {
         }
     }
 }
+
+/// A number as a user would write it: plain for everyday magnitudes, scientific
+/// otherwise (so 1e300 does not print 301 digits).
+pub(crate) fn num(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || (1e-4..1e9).contains(&a) || !v.is_finite() { format!("{v}") } else { format!("{v:e}") }
+}
+
+/// Smallest CBR interval (s): one microsecond, far below any 802.11 frame time, and
+/// large enough that every interval is a whole number of nanoseconds > 0.
+pub const MIN_CBR_INTERVAL_S: f64 = 1e-6;
 
 fn kind_of(v: &Value) -> &'static str {
     match v {
@@ -538,14 +557,22 @@ fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
 
 pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v > 0.0) {
-        return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number > 0)")));
+        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number > 0)", num(v))));
     }
     Ok(())
 }
 
 pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= 0.0) {
-        return Err(ScenarioError::new(path, format!("{v} is out of range (allowed: a finite number >= 0)")));
+        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number >= 0)", num(v))));
+    }
+    Ok(())
+}
+
+/// `lo <= v <= hi`, for values whose extremes would overflow simulated time.
+pub(crate) fn within(path: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
+    if !(v.is_finite() && v >= lo && v <= hi) {
+        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: {} <= value <= {})", num(v), num(lo), num(hi))));
     }
     Ok(())
 }

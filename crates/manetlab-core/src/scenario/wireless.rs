@@ -1,7 +1,7 @@
 //! The `[radio]` and `[mac]` sections: keys with units, ns-2 defaults, and their
 //! conversion into the PHY/MAC parameter structs (docs/wireless.md).
 
-use super::{non_negative, positive, ScenarioError};
+use super::{non_negative, positive, within, ScenarioError};
 use crate::mac::MacParams;
 use crate::phy::{Propagation, RadioParams, Reception, SPEED_OF_LIGHT_MPS};
 use crate::sim::SimDuration;
@@ -191,17 +191,20 @@ impl RadioSpec {
 
 impl MacSpec {
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        for (k, v) in [
-            ("data_rate_mbps", self.data_rate_mbps),
-            ("basic_rate_mbps", self.basic_rate_mbps),
-            ("slot_us", self.slot_us),
-            ("sifs_us", self.sifs_us),
-        ] {
-            opt_positive(&format!("mac.{k}"), v)?;
+        // Bounded so frame and timer times stay far inside u64 nanoseconds.
+        for (k, v) in [("data_rate_mbps", self.data_rate_mbps), ("basic_rate_mbps", self.basic_rate_mbps)] {
+            if let Some(v) = v {
+                within(&format!("mac.{k}"), v, 1e-3, 1e5)?;
+            }
+        }
+        for (k, v) in [("slot_us", self.slot_us), ("sifs_us", self.sifs_us)] {
+            if let Some(v) = v {
+                within(&format!("mac.{k}"), v, 1e-3, 1e6)?;
+            }
         }
         for (k, v) in [("plcp_us", self.plcp_us), ("ll_delay_us", self.ll_delay_us)] {
             if let Some(v) = v {
-                non_negative(&format!("mac.{k}"), v)?;
+                within(&format!("mac.{k}"), v, 0.0, 1e6)?;
             }
         }
         for (k, v) in [("short_retry_limit", self.short_retry_limit), ("long_retry_limit", self.long_retry_limit)] {
