@@ -274,3 +274,92 @@ impl TcpReceiver {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn t(s: f64) -> SimTime {
+        SimTime::from_secs_f64(s)
+    }
+
+    fn seg(k: u64, flags: TcpFlags) -> TcpHeader {
+        TcpHeader {
+            src_port: 1,
+            dst_port: 1,
+            seq: (1 + k * MSS) as u32,
+            ack: 1,
+            flags,
+            window: 0,
+            mss: None,
+            sack_permitted: true,
+            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
+            sack_len: 0,
+        }
+    }
+
+    fn established(delayed: bool) -> TcpReceiver {
+        let cfg = TcpConfig { delayed_ack: delayed, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(&cfg, 1, 1);
+        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        syn.seq = 0;
+        r.on_segment(t(0.0), &syn, 0, t(0.0), &mut Vec::new());
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        assert!(out[0].hdr.flags.syn && out[0].hdr.flags.ack && out[0].hdr.sack_permitted);
+        assert_eq!(out[0].hdr.size_bytes(), 28, "SYN-ACK with MSS and SACK-permitted");
+        r
+    }
+
+    fn data(r: &mut TcpReceiver, now: f64, k: u64) -> (Vec<Delivery>, Vec<Segment>) {
+        let mut d = Vec::new();
+        r.on_segment(t(now), &seg(k, TcpFlags { ack: true, ..TcpFlags::default() }), MSS as u32, t(now), &mut d);
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        (d, out)
+    }
+
+    #[test]
+    fn sack_blocks_newest_first_and_cumulative_ack() {
+        let mut r = established(false);
+        let (d, o) = data(&mut r, 1.0, 0);
+        assert_eq!(d.len(), 1);
+        assert_eq!(o[0].hdr.ack, 1001);
+        // 1 lost; 2, 3 then 5 arrive: blocks [2,4) then [5,6) newest first.
+        data(&mut r, 1.1, 2);
+        data(&mut r, 1.2, 3);
+        let (d, o) = data(&mut r, 1.3, 5);
+        assert!(d.is_empty());
+        let h = o[0].hdr;
+        assert_eq!(h.ack, 1001, "duplicate ACK");
+        assert_eq!(h.sack_blocks(), &[(5001, 6001), (2001, 4001)]);
+        assert_eq!(h.size_bytes(), 20 + 20, "2 blocks: 18 option bytes padded to 20");
+        // The hole fills: 1..=3 delivered at once, ACK 4001, one block left.
+        let (d, o) = data(&mut r, 1.4, 1);
+        assert_eq!(d.iter().map(|x| x.offset).collect::<Vec<_>>(), vec![1000, 2000, 3000]);
+        assert_eq!(o[0].hdr.ack, 4001);
+        assert_eq!(o[0].hdr.sack_blocks(), &[(5001, 6001)]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timeout() {
+        let mut r = established(true);
+        let (_, o) = data(&mut r, 1.0, 0);
+        assert!(o.is_empty(), "first segment waits");
+        assert_eq!(r.poll_at(), Some(t(1.1)));
+        let (_, o) = data(&mut r, 1.05, 1);
+        assert_eq!(o.len(), 1, "second segment: ACK now");
+        assert_eq!(o[0].hdr.ack, 2001);
+        assert_eq!(r.poll_at(), None);
+        data(&mut r, 2.0, 2);
+        r.on_timer(t(2.1));
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        assert_eq!(out[0].hdr.ack, 3001, "timeout ACK after 100 ms");
+        // Out of order: ACK at once.
+        let (_, o) = data(&mut r, 3.0, 4);
+        assert_eq!(o.len(), 1);
+    }
+}
