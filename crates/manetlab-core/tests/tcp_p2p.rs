@@ -239,3 +239,31 @@ tcp = { trace = true, delayed_ack = true }
     assert!(a.to_json().contains("\"cwnd_segs\""));
     assert!(a.flows[0].tcp.as_ref().unwrap().retransmissions > 0);
 }
+
+#[test]
+fn stop_s_ends_the_file_and_the_connection_closes() {
+    let f = flow0(
+        r#"
+duration_s = 20
+[nodes]
+count = 2
+[[links]]
+a = 0
+b = 1
+bandwidth_mbps = 1
+delay_ms = 10
+[[flows]]
+kind = "ftp"
+src = 0
+dst = 1
+transport = "reno"
+stop_s = 5
+"#,
+    );
+    let t = f.tcp.as_ref().unwrap();
+    assert!(f.tx_bytes > 100_000);
+    assert_eq!(f.rx_bytes, f.tx_bytes, "everything handed down before stop_s arrives");
+    let done = t.completion_s.unwrap();
+    assert!((5.0..5.5).contains(&done), "completion {done}");
+    assert_eq!(t.highest_ack_bytes, f.tx_bytes);
+}
