@@ -154,6 +154,43 @@ pub struct FlowSummary {
     /// Mean |delay(i+1) − delay(i)| over consecutive received packets.
     pub jitter_mean_s: Option<f64>,
     pub drops: BTreeMap<String, u64>,
+    /// TCP flows only: the transport's own counters (docs/tcp.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpFlowSummary>,
+}
+
+/// Per-flow TCP results. Segment counts are in data segments of `mss_bytes`.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpFlowSummary {
+    pub variant: String,
+    pub mss_bytes: u32,
+    pub sack: bool,
+    /// When the sender saw the SYN-ACK (s).
+    pub established_s: Option<f64>,
+    /// Finite files: when the last byte was acknowledged (s).
+    pub completion_s: Option<f64>,
+    /// Data segments transmitted, including retransmissions, and their payload bytes.
+    pub data_segments_sent: u64,
+    pub data_bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Highest cumulative ACK the sender received, in segments and in data bytes.
+    pub highest_ack_segs: u64,
+    pub highest_ack_bytes: u64,
+    /// In-order payload bytes delivered to the receiving application over [start_s, stop_s] (kbit/s).
+    pub goodput_kbps: f64,
+    pub acks_sent: u64,
+    pub duplicate_segments_received: u64,
+    pub out_of_order_segments_received: u64,
+    pub final_cwnd_segs: f64,
+    /// None while ssthresh is still "infinite" (no loss yet).
+    pub final_ssthresh_segs: Option<f64>,
+    pub final_srtt_s: Option<f64>,
+    pub final_rto_s: f64,
+    /// Sender time series, when `tcp.trace = true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::transport::tcp::TcpTrace>,
 }
 
 impl FlowSummary {
@@ -182,6 +219,7 @@ impl FlowSummary {
             delay_max_s: some_rx.then_some(c.delay_max_s),
             jitter_mean_s: (c.jitter_samples > 0).then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
             drops: drop_map(&c.drops),
+            tcp: None,
         }
     }
 }

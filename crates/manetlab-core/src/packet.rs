@@ -17,6 +17,7 @@ pub const DEFAULT_TTL: u8 = 32;
 /// IP protocol numbers of the payloads we model (IANA values, used in pcap output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IpProto {
+    Tcp = 6,
     Udp = 17,
     /// MANET routing control (IANA protocol 138, RFC 5498).
     Manet = 138,
@@ -36,16 +37,78 @@ pub struct UdpHeader {
     pub dst_port: u16,
 }
 
+/// TCP header without options (RFC 9293 §3.1).
+pub const TCP_HEADER_BYTES: u32 = 20;
+/// Most SACK blocks one segment carries (RFC 2018 allows 4 without timestamps; ns-2 sends 3).
+pub const TCP_MAX_SACK_BLOCKS: usize = 3;
+
+/// TCP control flags we model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpFlags {
+    pub syn: bool,
+    pub ack: bool,
+    pub fin: bool,
+}
+
+/// A TCP header. `seq`/`ack` are 32-bit byte sequence numbers as on the wire
+/// (they wrap); the engine unwraps them against its own 64-bit byte counters.
+///
+/// Size on the wire: 20 bytes plus options, padded to a multiple of 4 (RFC 9293):
+/// a SYN carries MSS (4 B) and, when offered, SACK-permitted (2 B) → 24 or 28 B;
+/// a segment with n SACK blocks carries 2 + 8n bytes of option → 32, 40 or 48 B.
+/// Plain data and ACK segments are 20 B, so with IP a data segment of 1000 B is
+/// 1040 B and a pure ACK 40 B, exactly what ns-2 counts (docs/tcp.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u32,
+    pub ack: u32,
+    pub flags: TcpFlags,
+    /// Advertised receive window in bytes. We do not model the window-scale
+    /// option: the field holds the unscaled value (docs/tcp.md).
+    pub window: u32,
+    /// MSS option (SYN only).
+    pub mss: Option<u16>,
+    /// SACK-permitted option (SYN only).
+    pub sack_permitted: bool,
+    /// SACK blocks `[left, right)` in wire sequence numbers; the first `sack_len` are valid.
+    pub sack: [(u32, u32); TCP_MAX_SACK_BLOCKS],
+    pub sack_len: u8,
+}
+
+impl TcpHeader {
+    pub fn size_bytes(&self) -> u32 {
+        let mut opt = 0;
+        if self.mss.is_some() {
+            opt += 4;
+        }
+        if self.sack_permitted {
+            opt += 2;
+        }
+        if self.sack_len > 0 {
+            opt += 2 + 8 * self.sack_len as u32;
+        }
+        TCP_HEADER_BYTES + opt.div_ceil(4) * 4
+    }
+
+    pub fn sack_blocks(&self) -> &[(u32, u32)] {
+        &self.sack[..self.sack_len as usize]
+    }
+}
+
 /// The transport header carried by a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportHeader {
     Udp(UdpHeader),
+    Tcp(TcpHeader),
 }
 
 impl TransportHeader {
     pub fn size_bytes(&self) -> u32 {
         match self {
             TransportHeader::Udp(_) => UDP_HEADER_BYTES,
+            TransportHeader::Tcp(h) => h.size_bytes(),
         }
     }
 }
@@ -99,5 +162,41 @@ mod tests {
             tag: None,
         };
         assert_eq!(p.size_bytes(), 540);
+    }
+
+    #[test]
+    fn tcp_sizes_match_ns2_and_count_options() {
+        let mut h = TcpHeader {
+            src_port: 1,
+            dst_port: 1,
+            seq: 0,
+            ack: 0,
+            flags: TcpFlags { ack: true, ..TcpFlags::default() },
+            window: 20_000,
+            mss: None,
+            sack_permitted: false,
+            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
+            sack_len: 0,
+        };
+        let mut p = Packet {
+            uid: 0,
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp },
+            transport: TransportHeader::Tcp(h),
+            payload_bytes: 1000,
+            tag: None,
+        };
+        assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
+        p.payload_bytes = 0;
+        assert_eq!(p.size_bytes(), 40, "pure ACK");
+        // SYN with MSS + SACK-permitted: 6 B of options padded to 8.
+        h.mss = Some(1000);
+        h.sack_permitted = true;
+        assert_eq!(h.size_bytes(), 28);
+        h.mss = None;
+        h.sack_permitted = false;
+        for (n, size) in [(1, 32), (2, 40), (3, 48)] {
+            h.sack_len = n;
+            assert_eq!(h.size_bytes(), size, "{n} SACK blocks: 2 + 8n option bytes, padded");
+        }
     }
 }

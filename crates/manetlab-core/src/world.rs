@@ -11,7 +11,7 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
 use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
-use crate::packet::Packet;
+use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
@@ -21,6 +21,8 @@ use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, Tim
 use crate::transport::udp;
 use rand::Rng;
 use std::collections::VecDeque;
+
+mod tcp;
 
 /// Every kind of event in a run. Variants carry ids into the arenas.
 #[derive(Debug)]
@@ -41,6 +43,12 @@ enum Event {
     SignalStart(NodeId, TxId, f64),
     /// A transmission stops arriving at a node.
     SignalEnd(NodeId, TxId),
+    /// An FTP flow's TCP sender opens its connection.
+    TcpOpen(FlowId),
+    /// An FTP flow's application stops handing data down (stop_s).
+    TcpAppStop(FlowId),
+    /// A TCP timer of a flow (side 0 = sender, 1 = receiver), with its arming token.
+    TcpTimer(FlowId, u8, TimerToken),
 }
 
 /// A node's wireless interface.
@@ -76,7 +84,10 @@ struct Flow {
     dst: NodeId,
     start: SimTime,
     stop: SimTime,
-    cbr: Cbr,
+    /// The CBR source (CBR flows).
+    cbr: Option<Cbr>,
+    /// The TCP connection (FTP flows).
+    tcp: Option<Box<tcp::TcpFlow>>,
     counters: FlowCounters,
 }
 
@@ -195,6 +206,10 @@ impl Simulator {
             .collect();
         let end = SimTime::from_secs_f64(s.duration_s);
         let mut sched = Scheduler::new();
+        let mut links = links;
+        for (l, spec) in links.iter_mut().zip(&s.links) {
+            l.drop_tcp_segments = spec.drop_tcp_segments.clone();
+        }
         let flows = s
             .flows
             .iter()
@@ -203,10 +218,23 @@ impl Simulator {
                 let id = FlowId(i as u32);
                 let start = SimTime::from_secs_f64(f.start_s);
                 let stop = SimTime::from_secs_f64(f.stop_s.unwrap_or(s.duration_s).min(s.duration_s));
-                let rng = stream(s.seed, i as u64, Component::Application);
-                let cbr = Cbr::new(f.cbr_packet_bytes(), f.cbr_interval_s(), f.jitter_s, stop, f.max_packets, rng);
-                if cbr.may_send(start) {
-                    sched.schedule_at(start, Event::AppSend(id));
+                let (mut cbr, mut tcp) = (None, None);
+                match f.kind {
+                    FlowKind::Cbr => {
+                        let rng = stream(s.seed, i as u64, Component::Application);
+                        let c = Cbr::new(f.cbr_packet_bytes(), f.cbr_interval_s(), f.jitter_s, stop, f.max_packets, rng);
+                        if c.may_send(start) {
+                            sched.schedule_at(start, Event::AppSend(id));
+                        }
+                        cbr = Some(c);
+                    }
+                    FlowKind::Ftp => {
+                        tcp = Some(Box::new(tcp::TcpFlow::new(id, f)));
+                        sched.schedule_at(start, Event::TcpOpen(id));
+                        if stop < end {
+                            sched.schedule_at(stop, Event::TcpAppStop(id));
+                        }
+                    }
                 }
                 Flow {
                     name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),
@@ -217,6 +245,7 @@ impl Simulator {
                     start,
                     stop,
                     cbr,
+                    tcp,
                     counters: FlowCounters::default(),
                 }
             })
@@ -278,7 +307,7 @@ impl Simulator {
                 Event::LinkArrive(l, d, pkt) => {
                     let link = &mut self.links[l.index()];
                     let to = link.dirs[d as usize].to;
-                    if link.survives(d as usize) {
+                    if link.survives(d as usize) && !link.scripted_drop(d as usize, &pkt) {
                         self.receive(now, to, pkt);
                     } else {
                         self.drop_packet(to, &pkt, DropReason::LinkError);
@@ -292,6 +321,9 @@ impl Simulator {
                 }
                 Event::SignalStart(n, tx, power_w) => self.signal_start(now, n, tx, power_w),
                 Event::SignalEnd(n, tx) => self.signal_end(now, n, tx),
+                Event::TcpOpen(f) => self.tcp_open(now, f),
+                Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
+                Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
             }
         }
     }
@@ -313,8 +345,9 @@ impl Simulator {
 
     fn app_send(&mut self, now: SimTime, f: FlowId) {
         let flow = &mut self.flows[f.index()];
-        let (seq, next) = flow.cbr.on_send(now);
-        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, flow.cbr.packet_bytes, seq, now);
+        let cbr = flow.cbr.as_mut().expect("AppSend is scheduled for CBR flows only");
+        let (seq, next) = cbr.on_send(now);
+        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, cbr.packet_bytes, seq, now);
         self.next_uid += 1;
         flow.counters.on_send(pkt.payload_bytes);
         let src = flow.src;
@@ -343,6 +376,10 @@ impl Simulator {
 
     fn deliver(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         self.nodes[node.index()].counters.delivered_packets += 1;
+        if let TransportHeader::Tcp(h) = pkt.transport {
+            self.tcp_deliver(now, node, &pkt, &h);
+            return;
+        }
         if let Some(tag) = pkt.tag {
             let delay = now.since(tag.created).as_secs_f64();
             self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, delay);
@@ -587,7 +624,9 @@ impl Simulator {
                         FlowKind::Cbr => "cbr",
                         FlowKind::Ftp => "ftp",
                     };
-                    FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters)
+                    let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters);
+                    summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
+                    summary
                 })
                 .collect(),
             nodes: self.nodes.iter().map(|n| NodeSummary::new(n.id.0, n.position_m, &n.counters)).collect(),

@@ -1,3 +1,4 @@
 //! Applications: traffic sources that hand payloads to a transport.
 
 pub mod cbr;
+pub mod ftp;

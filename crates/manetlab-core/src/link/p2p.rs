@@ -7,7 +7,7 @@
 //! the queue (as in ns-2, where it sits in the link's `LinkDelay`).
 
 use crate::ids::{LinkId, NodeId};
-use crate::packet::Packet;
+use crate::packet::{Packet, TransportHeader};
 use crate::queue::{DropTail, Queue, Queued};
 use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
 use rand::Rng;
@@ -38,6 +38,9 @@ pub struct P2pLink {
     pub delay: SimDuration,
     pub error_rate: f64,
     pub dirs: [Direction; 2],
+    /// Test hook: TCP data segment numbers to drop once in direction 0 (a → b);
+    /// see [`P2pLink::scripted_drop`].
+    pub drop_tcp_segments: Vec<u64>,
 }
 
 /// What the simulator must schedule after the link accepted or finished a packet.
@@ -63,7 +66,7 @@ impl P2pLink {
             rng: stream(seed, 2 * id.0 as u64 + d, Component::LinkError),
             stats: DirectionStats::default(),
         };
-        P2pLink { id, bandwidth_bps, delay, error_rate, dirs: [dir(0, a, b), dir(1, b, a)] }
+        P2pLink { id, bandwidth_bps, delay, error_rate, dirs: [dir(0, a, b), dir(1, b, a)], drop_tcp_segments: Vec::new() }
     }
 
     /// Direction index for a packet leaving `from`.
@@ -120,6 +123,25 @@ impl P2pLink {
             dir.stats.error_drops += 1;
         }
         ok
+    }
+
+    /// Test hook for scripted-loss experiments (Floyd & Fall 1996): true if `pkt`
+    /// is a TCP data segment of any flow whose segment number is listed in
+    /// `drop_tcp_segments`, arriving over direction 0; the number is then
+    /// removed, so only its first arrival is dropped. Counted as an error drop.
+    pub fn scripted_drop(&mut self, d: usize, pkt: &Packet) -> bool {
+        if d != 0 || self.drop_tcp_segments.is_empty() || pkt.payload_bytes == 0 {
+            return false;
+        }
+        let (TransportHeader::Tcp(_), Some(tag)) = (&pkt.transport, pkt.tag) else { return false };
+        match self.drop_tcp_segments.iter().position(|&s| s == tag.seq) {
+            Some(i) => {
+                self.drop_tcp_segments.remove(i);
+                self.dirs[0].stats.error_drops += 1;
+                true
+            }
+            None => false,
+        }
     }
 
     pub fn queue_len(&self, d: usize) -> usize {

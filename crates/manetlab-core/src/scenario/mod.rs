@@ -113,6 +113,11 @@ pub struct LinkSpec {
     /// Independent per-packet error probability, applied on arrival in each direction.
     #[serde(default)]
     pub error_rate: f64,
+    /// Test hook (docs/tcp.md): TCP data segment numbers (0-based, MSS units) whose
+    /// first arrival over this link from `a` to `b` is dropped (reason `link.ERR`),
+    /// for scripted-loss experiments such as Floyd & Fall (1996). Retransmissions pass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_tcp_segments: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -285,6 +290,9 @@ pub struct FlowSpec {
     /// Stop after this many packets (ns-2 `maxpkts_`).
     #[serde(default)]
     pub max_packets: Option<u64>,
+    /// FTP: size of the file to send (bytes); default: infinite backlog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_bytes: Option<u64>,
 }
 
 impl FlowSpec {
@@ -298,6 +306,13 @@ impl FlowSpec {
     }
     pub fn cbr_packet_bytes(&self) -> u32 {
         self.packet_size_bytes.unwrap_or(DEFAULT_CBR_PACKET_BYTES)
+    }
+    /// The `tcp` table of an FTP flow, defaults filled in (validated by `Scenario::from_value`).
+    pub fn tcp_config(&self) -> crate::transport::tcp::TcpConfig {
+        match &self.tcp {
+            None => crate::transport::tcp::TcpConfig::default(),
+            Some(v) => serde_json::from_value(v.clone()).expect("validated tcp table"),
+        }
     }
     pub fn transport_name(&self) -> &str {
         self.transport.as_deref().unwrap_or(match self.kind {
@@ -479,13 +494,7 @@ impl Scenario {
             }
         }
         match f.kind {
-            FlowKind::Ftp => {
-                let t = f.transport_name();
-                if !TCP_VARIANTS.contains(&t) {
-                    return Err(ScenarioError::new(p("transport"), format!("\"{t}\" is not a TCP variant (allowed: {})", TCP_VARIANTS.join(", "))));
-                }
-                Err(ScenarioError::new(p("kind"), "\"ftp\" (TCP) is not supported yet (arrives with the TCP issue); use kind = \"cbr\""))
-            }
+            FlowKind::Ftp => self.validate_ftp(i, f),
             FlowKind::Cbr => {
                 if f.transport_name() != "udp" {
                     return Err(ScenarioError::new(p("transport"), format!("\"{}\" is not allowed for a CBR flow (allowed: udp)", f.transport_name())));
@@ -539,6 +548,51 @@ pub(crate) fn num(v: f64) -> String {
 /// Smallest CBR interval (s): one microsecond, far below any 802.11 frame time, and
 /// large enough that every interval is a whole number of nanoseconds > 0.
 pub const MIN_CBR_INTERVAL_S: f64 = 1e-6;
+
+impl Scenario {
+    fn validate_ftp(&self, i: usize, f: &FlowSpec) -> Result<(), ScenarioError> {
+        use crate::transport::tcp;
+        let p = |k: &str| format!("flows[{i}].{k}");
+        let t = f.transport_name();
+        let known = tcp::variant_names();
+        if !known.contains(&t) {
+            if TCP_VARIANTS.contains(&t) {
+                return Err(not_yet(&p("transport"), t, "a later TCP change"));
+            }
+            return Err(ScenarioError::new(p("transport"), format!("\"{t}\" is not a TCP variant (allowed: {})", known.join(", "))));
+        }
+        for (key, given) in [
+            ("packet_size_bytes", f.packet_size_bytes.is_some()),
+            ("interval_s", f.interval_s.is_some()),
+            ("rate_kbps", f.rate_kbps.is_some()),
+            ("jitter_s", f.jitter_s != 0.0),
+            ("max_packets", f.max_packets.is_some()),
+        ] {
+            if given {
+                return Err(ScenarioError::new(p(key), "applies to CBR flows only (an FTP flow takes file_bytes and a tcp table)"));
+            }
+        }
+        if f.file_bytes == Some(0) {
+            return Err(ScenarioError::new(p("file_bytes"), "0 is out of range (allowed: >= 1, or leave it out for an infinite backlog)"));
+        }
+        let cfg: tcp::TcpConfig = match &f.tcp {
+            None => tcp::TcpConfig::default(),
+            Some(v) => {
+                if !v.is_object() {
+                    return Err(ScenarioError::new(p("tcp"), format!("expected a table of TCP parameters, got {}", kind_of(v))));
+                }
+                serde_path_to_error::deserialize(v.clone()).map_err(|e| {
+                    let sub = e.path().to_string();
+                    let path = if sub.is_empty() || sub == "." { p("tcp") } else { format!("{}.{sub}", p("tcp")) };
+                    ScenarioError::from_serde(&path, &e.inner().to_string())
+                })?
+            }
+        };
+        let needs_sack = tcp::by_name(t, &cfg.variant_params()).expect("registered").recovery().needs_sack();
+        cfg.check(t, needs_sack).map_err(|(k, m)| ScenarioError::new(format!("{}.{k}", p("tcp")), m))?;
+        Ok(())
+    }
+}
 
 fn kind_of(v: &Value) -> &'static str {
     match v {

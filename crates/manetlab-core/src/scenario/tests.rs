@@ -23,6 +23,11 @@ fn err(toml_text: &str) -> ScenarioError {
     Scenario::from_toml_str(toml_text).expect_err("scenario should be rejected")
 }
 
+/// The base scenario with its flow turned into FTP plus `extra` keys.
+fn ftp(extra: &str) -> String {
+    variant("kind = \"cbr\"", "kind = \"ftp\"").replacen("interval_s = 0.1", extra, 1)
+}
+
 /// Replace `old` with `new` in the base scenario (which must contain `old`).
 fn variant(old: &str, new: &str) -> String {
     assert!(BASE.contains(old), "fixture does not contain {old:?}");
@@ -67,7 +72,19 @@ fn malformed_scenarios_name_the_key() {
         (format!("{BASE}\n[radio]\n[mac]\ncw_min = 30\n"), "mac.cw_min", "2^k"),
         (format!("{BASE}\n[radio]\ncs_threshold_w = 1e-9\n"), "radio.cs_threshold_w", "above the receive threshold"),
         (format!("{BASE}\n[radio]\nshadowing_sigma_db = 4\n"), "radio.shadowing_sigma_db", "only applies"),
-        (variant("kind = \"cbr\"", "kind = \"ftp\""), "flows[0].kind", "not supported yet"),
+        (variant("kind = \"cbr\"", "kind = \"ftp\""), "flows[0].interval_s", "applies to CBR flows only"),
+        (ftp("transport = \"cubic\""), "flows[0].transport", "is not a TCP variant (allowed: tahoe, reno"),
+        (ftp("transport = \"elfn\""), "flows[0].transport", "not supported yet"),
+        (ftp("tcp = { windw_pkts = 3 }"), "flows[0].tcp.windw_pkts", "unknown key (allowed here: window_pkts"),
+        (ftp("tcp = { window_pkts = 0 }"), "flows[0].tcp.window_pkts", "out of range"),
+        (ftp("tcp = { mss_bytes = \"big\" }"), "flows[0].tcp.mss_bytes", "expected an integer in 0..=4294967295"),
+        (ftp("tcp = { min_rto_s = -1 }"), "flows[0].tcp.min_rto_s", "out of range"),
+        (ftp("tcp = 5"), "flows[0].tcp", "expected a table"),
+        (ftp("transport = \"sack\"\ntcp = { sack = false }"), "flows[0].tcp.sack", "needs SACK"),
+        (ftp("tcp = { vegas_alpha_pkts = 2 }"), "flows[0].tcp.vegas_alpha_pkts", "only applies to transport = \"vegas\""),
+        (ftp("transport = \"abra\"\ntcp = { abra_min_srtt_s = 0.7 }"), "flows[0].tcp.abra_max_srtt_s", "must be > abra_min_srtt_s"),
+        (ftp("file_bytes = 0"), "flows[0].file_bytes", "out of range"),
+        (ftp("transport = \"vegas\"\ntcp = { vegas_alpha_pkts = 2, delayed_ack = true, trace = true }"), "", ""),
         (variant("count = 4", "count = 0"), "nodes.count", "out of range"),
         (variant("count = 4", "count = 4\nplacement = { kind = \"line\" }"), "nodes.placement.kind", "allowed"),
         (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n"), "routing.protocol", "not supported yet"),

@@ -1,3 +1,4 @@
-//! Transport protocols: UDP here; TCP and its variants in the TCP issue.
+//! Transport protocols: UDP and TCP (with its congestion-control variants).
 
+pub mod tcp;
 pub mod udp;

@@ -1,0 +1,265 @@
+//! The congestion-control interface, shared Reno helpers and the variant registry.
+//!
+//! Modelled on Linux `struct tcp_congestion_ops` and ns-3 `TcpCongestionOps`: the
+//! sender engine owns sequence state, the scoreboard, timers and the loss-recovery
+//! algorithm; a variant owns the window arithmetic. Every hook has a Reno default,
+//! so a variant implements only what it changes (Vegas, Westwood, ABRA, Fixed-RTO
+//! are each one small file in `variants/`).
+//!
+//! Units: `cwnd` and `ssthresh` are in segments (f64, as ns-2's `cwnd_`), times in
+//! seconds unless typed `SimTime`.
+//!
+//! Hook order on one ACK (see `sender.rs`):
+//! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
+//!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
+//!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
+//! dup ACK  → `pkts_acked(0)` → `on_dup_ack` (→ `enter_recovery`);
+//! RTO      → `on_timeout` → `backoff_rto`.
+
+use crate::sim::SimTime;
+
+/// Which loss-recovery algorithm the engine runs for a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment with go-back-N (Jacobson 1988).
+    Tahoe,
+    /// Fast retransmit + fast recovery; any new ACK ends recovery (RFC 5681 §3.2).
+    Reno,
+    /// Reno with partial-ACK handling: stay in recovery until `recover` is acked (RFC 6582).
+    NewReno,
+    /// SACK scoreboard and pipe (RFC 6675).
+    Sack,
+    /// SACK with the forward-ACK loss rule and window estimate (Mathis & Mahdavi 1996).
+    Fack,
+}
+
+impl Recovery {
+    pub fn needs_sack(self) -> bool {
+        matches!(self, Recovery::Sack | Recovery::Fack)
+    }
+}
+
+/// The sender state a variant reads and may change. The engine refreshes the
+/// read-only fields before each hook.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub now: SimTime,
+    /// Congestion window (segments).
+    pub cwnd: f64,
+    /// Slow-start threshold (segments).
+    pub ssthresh: f64,
+    /// RTO backoff multiplier (1 = none); the RTO in force is base RTO · backoff.
+    pub backoff: f64,
+    /// Read-only: segments sent and not yet cumulatively acked (RFC 5681 FlightSize).
+    pub flight: u64,
+    /// Read-only: duplicate-ACK threshold (segments).
+    pub dupthresh: u32,
+    /// Read-only: duplicate ACKs since the last new ACK.
+    pub dupacks: u32,
+    /// Read-only: timeouts since the last new ACK (1 in the first `on_timeout`).
+    pub consecutive_timeouts: u32,
+    /// Read-only: RFC 6298 SRTT / RTTVAR (s), None before the first sample.
+    pub srtt_s: Option<f64>,
+    pub rttvar_s: f64,
+    /// Read-only: the RTO before backoff (s).
+    pub base_rto_s: f64,
+    /// Read-only: when the oldest unacknowledged segment was last sent.
+    pub una_sent_at: Option<SimTime>,
+    /// Read-only: maximum segment payload (bytes).
+    pub mss: u32,
+    /// Read-only: oldest unacknowledged segment and one past the highest sent.
+    pub snd_una: u64,
+    pub snd_max: u64,
+}
+
+impl CcState {
+    pub fn new(initial_cwnd: f64, mss: u32, dupthresh: u32) -> Self {
+        CcState {
+            now: SimTime::ZERO,
+            cwnd: initial_cwnd,
+            // "Arbitrarily high" initial ssthresh (RFC 5681 §3.1); ns-2 uses 20 with
+            // window_ 20, which the window clamps anyway.
+            ssthresh: f64::from(u32::MAX),
+            backoff: 1.0,
+            flight: 0,
+            dupthresh,
+            dupacks: 0,
+            consecutive_timeouts: 0,
+            srtt_s: None,
+            rttvar_s: 0.0,
+            base_rto_s: 3.0,
+            una_sent_at: None,
+            mss,
+            snd_una: 0,
+            snd_max: 0,
+        }
+    }
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// A congestion-control variant. All hooks but `name` and `recovery` default to Reno.
+pub trait CongestionControl {
+    /// The scenario name (`transport = "…"`).
+    fn name(&self) -> &'static str;
+    /// The loss-recovery algorithm the engine runs.
+    fn recovery(&self) -> Recovery;
+
+    /// ssthresh after a loss (returned, ns-3 `GetSsThresh` style): RFC 5681 (4).
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        reno_ssthresh(s)
+    }
+    /// New cumulative ACK of `acked` segments outside recovery: grow cwnd.
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        reno_cong_avoid(s, acked);
+    }
+    /// Every ACK that arrives, with the segments it newly acknowledges (0 for a duplicate).
+    fn pkts_acked(&mut self, _s: &CcState, _acked: u64) {}
+    /// A valid RTT sample (Karn's rule applied), seconds, unrounded.
+    fn on_rtt_sample(&mut self, _s: &CcState, _rtt_s: f64) {}
+    /// The `dupacks`-th duplicate ACK outside recovery: true to fast-retransmit now.
+    fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
+        dupacks == s.dupthresh
+    }
+    /// Fast retransmit: set ssthresh and cwnd (the engine then retransmits).
+    fn enter_recovery(&mut self, s: &mut CcState, kind: Recovery) {
+        s.ssthresh = self.ssthresh(s);
+        s.cwnd = match kind {
+            Recovery::Tahoe => 1.0,
+            // RFC 5681 §3.2 step 4: ssthresh + 3 segments for the dup ACKs that left.
+            Recovery::Reno | Recovery::NewReno => s.ssthresh + f64::from(s.dupthresh),
+            // RFC 6675 §5 step 4.2: cwnd = ssthresh; the pipe does the rest.
+            Recovery::Sack | Recovery::Fack => s.ssthresh,
+        };
+    }
+    /// Recovery ends (full ACK): deflate (RFC 6582 §3.2 step 6 option 2, as ns-2).
+    fn exit_recovery(&mut self, s: &mut CcState) {
+        s.cwnd = s.ssthresh;
+    }
+    /// Retransmission timeout (RFC 5681 §3.1 (4) and the loss window of 1 segment).
+    /// ssthresh is reduced on the first of consecutive timeouts only (RFC 5681 §3.1 note).
+    fn on_timeout(&mut self, s: &mut CcState) {
+        if s.consecutive_timeouts <= 1 {
+            s.ssthresh = self.ssthresh(s);
+        }
+        s.cwnd = 1.0;
+    }
+    /// Back the RTO off after a timeout (RFC 6298 §5.5: double).
+    fn backoff_rto(&mut self, s: &mut CcState) {
+        s.backoff = (s.backoff * 2.0).min(super::rto::MAX_BACKOFF);
+    }
+    /// The first ACK covering the segment retransmitted by a timeout. Default:
+    /// nothing; the backoff is cleared by the next valid RTT sample (Karn, ns-2).
+    fn on_ack_after_timeout(&mut self, _s: &mut CcState) {}
+    /// After a new ACK: true to retransmit the oldest unacked segment at once
+    /// (Vegas' fine-grained check). Default false.
+    fn retransmit_on_new_ack(&mut self, _s: &CcState) -> bool {
+        false
+    }
+    /// Minimum gap between new-data transmissions (rate pacing, TCP-AP); None = ACK-clocked.
+    fn pacing_gap_s(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+}
+
+/// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
+pub fn reno_ssthresh(s: &CcState) -> f64 {
+    (s.flight as f64 / 2.0).floor().max(2.0)
+}
+
+/// Slow start: cwnd += 1 per acked segment, not beyond ssthresh. Returns the
+/// acked segments left over for congestion avoidance (Linux `tcp_slow_start`).
+pub fn reno_slow_start(s: &mut CcState, acked: u64) -> u64 {
+    let room = (s.ssthresh - s.cwnd).max(0.0);
+    let used = (acked as f64).min(room.ceil());
+    s.cwnd = (s.cwnd + used).min(s.ssthresh.max(s.cwnd));
+    acked - used as u64
+}
+
+/// Congestion avoidance: cwnd += 1/cwnd per acked segment (ns-2 `opencwnd`,
+/// RFC 5681 (3)).
+pub fn reno_cong_avoid_ai(s: &mut CcState, acked: u64) {
+    for _ in 0..acked {
+        s.cwnd += 1.0 / s.cwnd;
+    }
+}
+
+/// Reno window growth: slow start below ssthresh, then additive increase.
+pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {
+    let mut acked = acked;
+    if s.in_slow_start() {
+        acked = reno_slow_start(s, acked);
+    }
+    if acked > 0 {
+        reno_cong_avoid_ai(s, acked);
+    }
+}
+
+/// Parameters that some variants read (validated in the scenario).
+#[derive(Clone, Debug)]
+pub struct VariantParams {
+    pub vegas_alpha: f64,
+    pub vegas_beta: f64,
+    pub vegas_gamma: f64,
+    pub abra_min_srtt_s: f64,
+    pub abra_max_srtt_s: f64,
+}
+
+impl Default for VariantParams {
+    fn default() -> Self {
+        VariantParams { vegas_alpha: 1.0, vegas_beta: 3.0, vegas_gamma: 1.0, abra_min_srtt_s: 0.1, abra_max_srtt_s: 0.6 }
+    }
+}
+
+/// The registry: scenario name → constructor. Adding a variant is one line here.
+pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] = &[
+    ("tahoe", |_| Box::new(super::variants::tahoe::Tahoe)),
+    ("reno", |_| Box::new(super::variants::reno::Reno)),
+    ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
+    ("sack", |_| Box::new(super::variants::sack::Sack)),
+    ("fack", |_| Box::new(super::variants::fack::Fack)),
+    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma))),
+    ("westwood", |_| Box::new(super::variants::westwood::Westwood::new(false))),
+    ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),
+    ("abra", |p| Box::new(super::variants::abra::Abra::new(p.abra_min_srtt_s, p.abra_max_srtt_s))),
+    ("fixed-rto", |_| Box::new(super::variants::fixed_rto::FixedRto)),
+];
+
+/// Names of all registered variants, in registry order.
+pub fn variant_names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(n, _)| *n).collect()
+}
+
+/// Look a variant up by its scenario name.
+pub fn by_name(name: &str, p: &VariantParams) -> Option<Box<dyn CongestionControl>> {
+    REGISTRY.iter().find(|(n, _)| *n == name).map(|(_, make)| make(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_match_constructed_variants() {
+        for (name, make) in REGISTRY {
+            assert_eq!(make(&VariantParams::default()).name(), *name);
+        }
+        assert!(by_name("cubic", &VariantParams::default()).is_none());
+    }
+
+    #[test]
+    fn reno_helpers() {
+        let mut s = CcState::new(2.0, 1000, 3);
+        s.ssthresh = 4.0;
+        // Slow start: 2 -> 3 -> 4, then CA: 4 + 1/4.
+        reno_cong_avoid(&mut s, 1);
+        assert_eq!(s.cwnd, 3.0);
+        reno_cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 4.0 + 0.25);
+        s.flight = 9;
+        assert_eq!(reno_ssthresh(&s), 4.0);
+        s.flight = 1;
+        assert_eq!(reno_ssthresh(&s), 2.0);
+    }
+}

@@ -1,0 +1,143 @@
+//! `flows[].tcp` — the TCP parameter table of a scenario (docs/tcp.md).
+//!
+//! Strict: unknown keys are errors. Every field has a unit and an ns-2 default
+//! (MODEL_DEFAULTS.md, ns-2.35 `tcl/lib/ns-default.tcl`).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Maximum window, segments: the receiver advertises window_pkts · mss_bytes and the
+    /// sender never has more outstanding (ns-2 `window_` = 20).
+    pub window_pkts: u32,
+    /// Segment payload, bytes (ns-2 `packetSize_` = 1000).
+    pub mss_bytes: u32,
+    /// Initial congestion window, segments (ns-2 `windowInit_` = 2).
+    pub initial_window_pkts: u32,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_` = 3).
+    pub dupack_threshold: u32,
+    /// Receiver delays ACKs (every 2nd segment or the timeout); ns-2 `TCPSink/DelAck`. Default false.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout, seconds (ns-2 `DelAckSink interval_` = 0.1).
+    pub delayed_ack_timeout_s: f64,
+    /// Sender offers SACK. Default: true for `sack` and `fack`, false otherwise.
+    pub sack: Option<bool>,
+    /// RTO lower bound, seconds (ns-2 `minrto_` = 0.2).
+    pub min_rto_s: f64,
+    /// RTO upper bound, seconds (ns-2 `maxrto_` = 60).
+    pub max_rto_s: f64,
+    /// RTO before the first RTT sample, seconds (ns-2 `rtxcur_init_` = 3).
+    pub initial_rto_s: f64,
+    /// Timer granularity, seconds (ns-2 `tcpTick_` = 0.01).
+    pub clock_tick_s: f64,
+    /// Record the cwnd/ssthresh/RTO/SRTT/seq/ACK time series in the results.
+    pub trace: bool,
+    /// Vegas α, segments (Brakmo & Peterson: 1). Only with transport = "vegas".
+    pub vegas_alpha_pkts: Option<f64>,
+    /// Vegas β, segments (3). Only with "vegas".
+    pub vegas_beta_pkts: Option<f64>,
+    /// Vegas γ, segments (1). Only with "vegas".
+    pub vegas_gamma_pkts: Option<f64>,
+    /// ABRA initial min_srtt, seconds (paper 000: 0.1). Only with "abra".
+    pub abra_min_srtt_s: Option<f64>,
+    /// ABRA initial max_srtt, seconds (paper 000: 0.6). Only with "abra".
+    pub abra_max_srtt_s: Option<f64>,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            window_pkts: 20,
+            mss_bytes: 1000,
+            initial_window_pkts: 2,
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delayed_ack_timeout_s: 0.1,
+            sack: None,
+            min_rto_s: 0.2,
+            max_rto_s: 60.0,
+            initial_rto_s: 3.0,
+            clock_tick_s: 0.01,
+            trace: false,
+            vegas_alpha_pkts: None,
+            vegas_beta_pkts: None,
+            vegas_gamma_pkts: None,
+            abra_min_srtt_s: None,
+            abra_max_srtt_s: None,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The variant parameters, defaults filled in.
+    pub fn variant_params(&self) -> super::cc::VariantParams {
+        let d = super::cc::VariantParams::default();
+        super::cc::VariantParams {
+            vegas_alpha: self.vegas_alpha_pkts.unwrap_or(d.vegas_alpha),
+            vegas_beta: self.vegas_beta_pkts.unwrap_or(d.vegas_beta),
+            vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
+            abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
+            abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
+        }
+    }
+
+    /// Semantic checks; `Err((key, message))` names the key below `flows[i].tcp`.
+    pub fn check(&self, variant: &str, needs_sack: bool) -> Result<(), (String, String)> {
+        let e = |k: &str, m: String| Err((k.to_string(), m));
+        for (k, v, lo, hi) in [
+            ("window_pkts", self.window_pkts, 1, 1_000_000),
+            ("mss_bytes", self.mss_bytes, 1, 65_495),
+            ("initial_window_pkts", self.initial_window_pkts, 1, 1_000_000),
+            ("dupack_threshold", self.dupack_threshold, 1, 1000),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return e(k, format!("{v} is out of range (allowed: {lo}..={hi})"));
+            }
+        }
+        if u64::from(self.window_pkts) * u64::from(self.mss_bytes) > u64::from(u32::MAX) / 2 {
+            return e("window_pkts", format!("window_pkts · mss_bytes = {} bytes is too large (allowed: < 2^31)", u64::from(self.window_pkts) * u64::from(self.mss_bytes)));
+        }
+        for (k, v) in [
+            ("delayed_ack_timeout_s", self.delayed_ack_timeout_s),
+            ("min_rto_s", self.min_rto_s),
+            ("max_rto_s", self.max_rto_s),
+            ("initial_rto_s", self.initial_rto_s),
+            ("clock_tick_s", self.clock_tick_s),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return e(k, format!("{v} is out of range (allowed: a finite number of seconds > 0)"));
+            }
+        }
+        if self.max_rto_s < self.min_rto_s {
+            return e("max_rto_s", format!("{} is below min_rto_s = {}", self.max_rto_s, self.min_rto_s));
+        }
+        if needs_sack && self.sack == Some(false) {
+            return e("sack", format!("transport \"{variant}\" needs SACK (leave sack out or set it true)"));
+        }
+        for (k, v, owner) in [
+            ("vegas_alpha_pkts", self.vegas_alpha_pkts, "vegas"),
+            ("vegas_beta_pkts", self.vegas_beta_pkts, "vegas"),
+            ("vegas_gamma_pkts", self.vegas_gamma_pkts, "vegas"),
+            ("abra_min_srtt_s", self.abra_min_srtt_s, "abra"),
+            ("abra_max_srtt_s", self.abra_max_srtt_s, "abra"),
+        ] {
+            if let Some(v) = v {
+                if variant != owner {
+                    return e(k, format!("only applies to transport = \"{owner}\" (this flow uses \"{variant}\")"));
+                }
+                if !(v.is_finite() && v >= 0.0) {
+                    return e(k, format!("{v} is out of range (allowed: a finite number >= 0)"));
+                }
+            }
+        }
+        let p = self.variant_params();
+        if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {
+            return e("vegas_beta_pkts", format!("{} must be >= vegas_alpha_pkts = {}", p.vegas_beta, p.vegas_alpha));
+        }
+        if variant == "abra" && !(p.abra_min_srtt_s < p.abra_max_srtt_s) {
+            return e("abra_max_srtt_s", format!("{} must be > abra_min_srtt_s = {}", p.abra_max_srtt_s, p.abra_min_srtt_s));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,15 @@
+//! Congestion-control variants, one file each. Each opens with its source and
+//! our deviations; registration is one line in `cc::REGISTRY`.
+
+pub mod abra;
+pub mod fack;
+pub mod fixed_rto;
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+pub mod tahoe;
+pub mod vegas;
+pub mod westwood;
+
+#[cfg(test)]
+mod tests;
