@@ -2,6 +2,7 @@
 #   make run    set up .venv, build the extension, run examples/cbr_chain.toml
 #   make test   set up, then cargo tests of the core and the pytest suites
 #   make bench  set up, then benchmarks/run.py
+#   make validate  long validations; rewrites the tables in docs/validation/
 #   make clean  remove build outputs (make distclean also removes .venv)
 # Set-up is stamp-driven: the venv, its dependencies and the release build are
 # redone only when their inputs change, so a second `make run` just runs.
@@ -21,7 +22,7 @@ RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) 
 # maturin develop drops the extension into python/manetlab/; rebuild if it was removed.
 EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
 
-.PHONY: run test bench clean distclean FORCE
+.PHONY: run test bench validate clean distclean FORCE
 
 run: $(BUILD_STAMP)
 	$(PY) -m manetlab run $(EXAMPLE)
@@ -31,7 +32,14 @@ test: $(BUILD_STAMP)
 	$(PY) -m pytest -q
 
 bench: $(BUILD_STAMP)
-	@if [ -f benchmarks/run.py ]; then $(PY) benchmarks/run.py; else echo "benchmarks/run.py does not exist yet"; fi
+	$(PY) benchmarks/run.py
+
+# Validations too long for `make test` (their pass/fail checks are also tests);
+# the tables they print are committed under docs/validation/.
+validate:
+	mkdir -p docs/validation
+	cargo run --release --quiet -p manetlab-core --example validate_wireless > docs/validation/wireless.md.tmp
+	mv docs/validation/wireless.md.tmp docs/validation/wireless.md
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "manetlab needs Python >= 3.11 (set PYTHON=...)")'

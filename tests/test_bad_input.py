@@ -75,10 +75,11 @@ CASES = [
     Case("toml-date", variant("kind = ", "start_s = 1979-05-27\nkind = "), "flows[0].start_s", "date/time"),
     # names the core does not accept (yet)
     Case("unknown-flow-kind", variant('kind = "cbr"', 'kind = "vbr"'), "flows[0].kind", '"vbr" is not allowed'),
-    Case("tcp-not-yet", variant('kind = "cbr"', 'kind = "ftp"'), "flows[0].kind", "not supported yet"),
+    Case("cbr-key-on-ftp", variant('kind = "cbr"', 'kind = "ftp"'), "flows[0].interval_s", "applies to CBR flows only"),
+    Case("unknown-tcp-variant", variant('kind = "cbr"', 'kind = "ftp"\ntransport = "cubic"').replace("interval_s = 0.1", ""), "flows[0].transport", "is not a TCP variant"),
     # A section reserved for a later model (the core's own tests use the same one; move both when it lands).
-    Case("section-not-yet", BASE + '[mobility]\nmodel = "rwp"\n', "mobility", "not supported yet"),
-    Case("routing-not-yet", BASE + '[routing]\nprotocol = "aodv"\n', "routing.protocol", "not supported yet"),
+    Case("section-not-yet", BASE + '[outputs]\npcap = true\n', "outputs", "not supported yet"),
+    Case("routing-not-yet", BASE + '[routing]\nprotocol = "dsr"\n', "routing.protocol", "not supported yet"),
     # values JSON cannot carry: checked on the Python side, with the key path
     Case("nan-value", variant("interval_s = 0.1", "interval_s = nan"), "flows[0].interval_s", "not a finite number"),
     Case("inf-value", variant("duration_s = 10", "duration_s = inf"), "duration_s", "not a finite number"),
