@@ -12,13 +12,17 @@ from manetlab._core import ScenarioError
 from manetlab._core import __version__ as __version__
 from manetlab.results import Result, run
 from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
+from manetlab.stats import improvement_pct, jain_index, paired_improvements
 
 __all__ = [
     "Result",
     "Scenario",
     "ScenarioError",
     "apply_overrides",
+    "improvement_pct",
+    "jain_index",
     "load_scenario",
+    "paired_improvements",
     "parse_set",
     "run",
 ]

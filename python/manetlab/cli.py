@@ -2,6 +2,8 @@
 
     manetlab validate SCENARIO [--set key.path=value]...
     manetlab run SCENARIO [--seed N] [--out DIR] [--set key.path=value]...
+    manetlab plot RESULT_DIR --kind cwnd|seq|throughput|delay|jitter|drops [--out DIR]
+    manetlab report RESULT_DIR [--out FILE]
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
+from manetlab.plots import KINDS, PlotError, plot
+from manetlab.report import report
 from manetlab.results import run
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
 
@@ -27,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except ScenarioError as e:
+    except (ScenarioError, PlotError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
 
@@ -58,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", help="run seed (replaces the scenario's seed)")
     r.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>)")
     r.set_defaults(func=_run)
+
+    pl = sub.add_parser("plot", help="draw a figure (PNG and SVG) from a result directory")
+    pl.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    pl.add_argument("--kind", required=True, choices=KINDS)
+    pl.add_argument("--out", type=Path, help="where to write the figures (default: RESULT_DIR)")
+    pl.set_defaults(func=_plot)
+
+    rp = sub.add_parser("report", help="write a self-contained HTML report of a result directory")
+    rp.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    rp.add_argument("--out", type=Path, help="the HTML file (default: RESULT_DIR/report.html)")
+    rp.set_defaults(func=_report)
     return p
 
 
@@ -98,4 +113,15 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
         return EXIT_IO_ERROR
     print(f"wrote {out}/: summary.json, flows/nodes/links .csv and .parquet")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    for path in plot(args.result_dir, args.kind, args.out):
+        print(f"wrote {path}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    print(f"wrote {report(args.result_dir, args.out)}")
     return 0

@@ -76,6 +76,23 @@ class Result:
     def links(self) -> pd.DataFrame:
         return _frame(self.summary["links"])
 
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        """TCP time series (flows with ``tcp.trace = true``) in long form: one row per
+        change, columns ``flow``, ``name``, ``t_s``, ``cwnd_segs``, ``ssthresh_segs``,
+        ``rto_s``, ``srtt_s``, ``seq_segs``, ``ack_segs``. Empty without traces."""
+        import pandas as pd
+
+        parts = []
+        for f in self.summary["flows"]:
+            trace = (f.get("tcp") or {}).get("trace")
+            if trace:
+                df = pd.DataFrame(trace)
+                df.insert(0, "name", f["name"])
+                df.insert(0, "flow", f["flow"])
+                parts.append(df)
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["flow", "name", "t_s"])
+
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write summary.json and flows/nodes/links as .csv and .parquet into
         `out_dir` (created if needed); returns the paths written."""
@@ -84,7 +101,14 @@ class Result:
         summary = out / "summary.json"
         summary.write_bytes(self.summary_json.encode("utf-8"))
         written = [summary]
-        for name in TABLES:
+        if self.scenario is not None:
+            # The scenario as run (after overrides), so a result directory is self-describing.
+            (out / "scenario.json").write_text(self.scenario.to_json(), encoding="utf-8")
+            written.append(out / "scenario.json")
+        tables = list(TABLES)
+        if any((f.get("tcp") or {}).get("trace") for f in self.summary["flows"]):
+            tables.append("timeseries")
+        for name in tables:
             df = getattr(self, name)
             # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
             df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")

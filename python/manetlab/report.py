@@ -1,0 +1,54 @@
+"""A self-contained HTML report of one result directory: the scenario, the summary
+tables, and every figure that can be drawn, embedded as inline SVG (no external
+files, so the page can be mailed or archived alone)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+
+from manetlab.plots import KINDS, PlotError, load_summary, plot
+from manetlab.results import Result
+
+__all__ = ["report"]
+
+
+def report(result_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``report.html`` (or `out`) for the run in `result_dir`; returns its path."""
+    rdir = Path(result_dir)
+    summary = load_summary(rdir)
+    result = Result((rdir / "summary.json").read_text(encoding="utf-8"))
+    scenario_path = rdir / "scenario.json"
+    scenario = json.dumps(json.loads(scenario_path.read_text(encoding="utf-8")), indent=2) if scenario_path.exists() else "(scenario.json not in this directory)"
+    figures = []
+    fig_dir = rdir / "figures"
+    for kind in KINDS:
+        try:
+            _, svg = plot(rdir, kind, fig_dir)
+        except PlotError:
+            continue  # e.g. no traced TCP flow: no cwnd/seq figure
+        text = svg.read_text(encoding="utf-8")
+        figures.append(f"<figure><figcaption>{kind}</figcaption>{text[text.index('<svg'):]}</figure>")
+    title = html.escape(summary.get("scenario_name") or rdir.name)
+    tables = "".join(
+        f"<h2>{name}</h2>{getattr(result, name).to_html(index=False, border=0, na_rep='–', float_format=lambda v: f'{v:.6g}')}"
+        for name in ("flows", "nodes", "links")
+        if summary[name]
+    )
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>manetlab: {title}</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}}
+table{{border-collapse:collapse;font-size:12px;margin-bottom:1.5em}}td,th{{padding:2px 8px;text-align:right;border-bottom:1px solid #ddd}}
+pre{{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}}figure{{margin:1em 0}}figcaption{{font-weight:bold}}</style></head>
+<body><h1>{title}</h1>
+<p>seed {summary['seed']}, {summary['duration_s']:g} s simulated, {summary['events']:,} events, manetlab {html.escape(summary['manetlab_version'])}</p>
+{tables}
+<h2>figures</h2>{''.join(figures) or '<p>(none)</p>'}
+<h2>scenario</h2><pre>{html.escape(scenario)}</pre>
+</body></html>
+"""
+    path = Path(out) if out is not None else rdir / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,100 @@
+"""Statistics helpers, time series, figures and the HTML report."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import manetlab
+from manetlab.plots import KINDS, PlotError, plot
+from manetlab.report import report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_jain_index_known_values():
+    assert manetlab.jain_index([5, 5, 5, 5]) == pytest.approx(1.0)
+    assert manetlab.jain_index([1, 0, 0, 0]) == pytest.approx(0.25)
+    # (1+2+3)² / (3·(1+4+9)) = 36/42
+    assert manetlab.jain_index([1, 2, 3]) == pytest.approx(36 / 42)
+    with pytest.raises(ValueError):
+        manetlab.jain_index([])
+    with pytest.raises(ValueError):
+        manetlab.jain_index([1, -1])
+
+
+def test_improvement_as_paper_000_defines_it():
+    # Highest ACK 1170 (ABRA) vs 1000 (NewReno) in one scenario: +17 %.
+    assert manetlab.improvement_pct(1170, 1000) == pytest.approx(17.0)
+    assert manetlab.paired_improvements([110, 90], [100, 100]) == pytest.approx([10.0, -10.0])
+    with pytest.raises(ValueError):
+        manetlab.improvement_pct(1, 0)
+    with pytest.raises(ValueError):
+        manetlab.paired_improvements([1], [1, 2])
+
+
+@pytest.fixture(scope="module")
+def tcp_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tcp")
+    r = manetlab.run(
+        ROOT / "examples" / "tcp_chain_80211.toml",
+        overrides={"duration_s": 20, "flows[0].tcp.trace": True},
+    )
+    r.write(out)
+    return out
+
+
+def test_timeseries_table_and_files(tcp_result: Path):
+    ts = pd.read_parquet(tcp_result / "timeseries.parquet")
+    assert {"flow", "t_s", "cwnd_segs", "ssthresh_segs", "rto_s", "srtt_s", "seq_segs", "ack_segs"} <= set(ts.columns)
+    assert len(ts) > 10
+    assert ts["t_s"].is_monotonic_increasing
+    assert (ts["ack_segs"] <= ts["seq_segs"]).all()
+    csv = pd.read_csv(tcp_result / "timeseries.csv")
+    assert len(csv) == len(ts)
+    assert (tcp_result / "scenario.json").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_plot_kind_renders_png_and_svg(tcp_result: Path, tmp_path: Path, kind: str):
+    png, svg = plot(tcp_result, kind, tmp_path)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size > 5_000
+    text = svg.read_text(encoding="utf-8")
+    assert "<svg" in text
+    if kind in ("cwnd", "seq"):
+        assert "time (s)" in text, "labelled axis with its unit"
+
+
+def test_plot_without_trace_is_a_clear_error(tmp_path: Path):
+    manetlab.run(ROOT / "examples" / "cbr_chain.toml").write(tmp_path)
+    with pytest.raises(PlotError, match="no traced TCP flow"):
+        plot(tmp_path, "cwnd")
+    proc = subprocess.run([sys.executable, "-m", "manetlab", "plot", str(tmp_path), "--kind", "seq"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: no traced TCP flow") and proc.stderr.count("\n") == 1
+
+
+def test_report_is_self_contained(tcp_result: Path):
+    page = report(tcp_result).read_text(encoding="utf-8")
+    assert page.count("<svg") == len(KINDS)
+    assert "throughput_kbps" in page and "tcp-chain-80211" in page
+    assert 'src="' not in page, "no external files"
+
+
+def test_cli_plot_and_report(tcp_result: Path, tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "manetlab", "plot", str(tcp_result), "--kind", "cwnd", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "cwnd.png").stat().st_size > 0
+    proc = subprocess.run([sys.executable, "-m", "manetlab", "report", str(tcp_result), "--out", str(tmp_path / "r.html")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "r.html").stat().st_size > 10_000
+
+
+def test_plot_of_missing_directory(tmp_path: Path):
+    with pytest.raises(PlotError, match="no summary.json"):
+        plot(tmp_path / "nope", "throughput")
