@@ -26,6 +26,7 @@ pub mod queue;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod trace;
 pub mod transport;
 pub mod world;
 
