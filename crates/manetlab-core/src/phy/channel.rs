@@ -196,7 +196,7 @@ impl Channel {
         let t0 = SimTime(k.saturating_mul(m.refresh.0));
         let t1 = SimTime(t0.0.saturating_add(m.refresh.0));
         m.epoch = Some(k);
-        m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).map_or(true, |c| c >= t1));
+        m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1));
         self.positions = m.trajectories.iter().map(|tr| tr.position_at(t0)).collect();
         self.build_grid();
     }
