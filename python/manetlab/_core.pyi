@@ -14,9 +14,11 @@ class ScenarioError(ValueError):
     path is ``(file)`` for unreadable files and ``(top level)`` for the root.
     """
 
-def validate(scenario_json: str) -> str:
+def validate(scenario_json: str, base_dir: str | None = None) -> str:
     """Parse and validate a scenario given as JSON text.
 
+    With `base_dir` (the scenario file's folder), an ns-2 movement file named by
+    ``mobility.path`` is read from there into ``mobility.ns2_text`` first.
     Returns the normalised scenario as JSON (defaults filled in).
     Raises ScenarioError naming the first offending key.
     """

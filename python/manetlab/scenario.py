@@ -41,8 +41,10 @@ class Scenario:
 
     def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None) -> None:
         plain = _plain(data, "")
+        # Files a scenario names (an ns-2 movement file) are relative to its folder.
+        base_dir = str(Path(source).resolve().parent) if source is not None else None
         # allow_nan=False cannot trip: _plain has already rejected non-finite floats.
-        self._json: str = _core.validate(json.dumps(plain, allow_nan=False))
+        self._json: str = _core.validate(json.dumps(plain, allow_nan=False), base_dir)
         self.data: dict[str, Any] = plain
         self.normalized: dict[str, Any] = json.loads(self._json)
         self.source: Path | None = Path(source) if source is not None else None

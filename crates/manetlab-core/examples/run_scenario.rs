@@ -1,5 +1,6 @@
 //! Run a scenario file with the core alone (no Python) and print summary.json;
 //! with `--time`, print wall time and events/s to stderr. Used by benchmarks.
+//! The scenario is TOML, or JSON with a `.json` extension.
 use manetlab_core::{Scenario, Simulator};
 use std::time::Instant;
 
@@ -9,11 +10,8 @@ fn main() {
         eprintln!("usage: run_scenario SCENARIO.toml [--time]");
         std::process::exit(2);
     };
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        eprintln!("error: {path}: {e}");
-        std::process::exit(2)
-    });
-    let scenario = match if path.ends_with(".json") { Scenario::from_json_str(&text) } else { Scenario::from_toml_str(&text) } {
+    // from_file also reads a movement file named by mobility.path (ns2_file model).
+    let scenario = match Scenario::from_file(path) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

@@ -9,7 +9,11 @@
 //!   cancellable timers, per-(seed, entity, component) random streams.
 //! - [`scenario`]: the scenario schema, strict parsing and validation.
 //! - [`packet`]: typed packets with on-the-wire header sizes.
-//! - [`app`] → [`transport`] → [`routing`] → [`queue`] → [`link`]: the stack.
+//! - [`app`] → [`transport`] → [`routing`] → [`queue`] → [`link`] / [`mac`] →
+//!   [`phy`]: the stack.
+//! - [`mobility`]: trajectories (placements, random waypoint, scripted, ns-2
+//!   movement files) and connectivity reports; [`faults`]: node switches and
+//!   link failures. Both are wired into runs by [`world`] (docs/mobility.md).
 //! - [`metrics`]: drop reasons, per-flow/node/link counters, the run's results.
 //! - [`world`]: the arenas and the event loop that joins the layers.
 

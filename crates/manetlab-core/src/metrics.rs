@@ -1,6 +1,7 @@
 //! Counters and the run's results. Drops are outcomes, not errors: each has a
 //! layer and a reason with ns-2's trace code, and is counted per node and per flow.
 
+use crate::faults::FaultEvent;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -22,6 +23,14 @@ pub enum DropReason {
     /// RED/LRED dropped the packet early (ns-2 traces these as queue drops; we
     /// keep them apart as `RED`).
     EarlyDrop,
+    /// The node holding the packet is switched off (a fault): its interface queue
+    /// is flushed, and whatever it originates, forwards or receives meanwhile is
+    /// dropped. Not an ns-2 code (ns-2's CMU model has no node switches); `OFF`.
+    NodeOff,
+    /// The point-to-point link the packet crossed is down (a fault); `LNK`.
+    /// Over the radio a failed link carries no signal at all, so the sender's
+    /// MAC reports `RET` instead.
+    LinkDown,
 }
 
 impl DropReason {
@@ -35,6 +44,8 @@ impl DropReason {
             DropReason::RetryLimit => "RET",
             DropReason::Collision => "COL",
             DropReason::EarlyDrop => "RED",
+            DropReason::NodeOff => "OFF",
+            DropReason::LinkDown => "LNK",
         }
     }
     /// The layer that dropped it.
@@ -42,7 +53,8 @@ impl DropReason {
         match self {
             DropReason::QueueOverflow | DropReason::EarlyDrop => "ifq",
             DropReason::NoRoute | DropReason::TtlExpired => "rtr",
-            DropReason::LinkError => "link",
+            DropReason::LinkError | DropReason::LinkDown => "link",
+            DropReason::NodeOff => "node",
             DropReason::RetryLimit | DropReason::Collision => "mac",
         }
     }
@@ -271,6 +283,33 @@ pub struct LinkSummary {
     pub error_drops: u64,
 }
 
+/// How well connected one flow's endpoints were (multi-hop, by radio range,
+/// faults applied) over the flow's active time `[start_s, stop_s)`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowConnectivity {
+    pub flow: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Fraction of the flow's active time a path of in-range, working links existed.
+    pub connected_fraction: f64,
+    /// Time-average shortest-path hop count over the connected time; `None` if never connected.
+    pub mean_hops: Option<f64>,
+}
+
+/// Connectivity over the run, from the exact unit-disk timeline (docs/mobility.md):
+/// lets a user tell routing failures from partitions. Present when the scenario
+/// has a radio and mobility or faults.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ConnectivityReport {
+    /// Unit-disk range (m): where the mean received power equals RXThresh.
+    pub range_m: f64,
+    /// Links going in or out of range through movement (ups plus downs) in (0, duration).
+    pub link_changes: u64,
+    /// Changes of the working-link graph: movement and faults together.
+    pub link_changes_with_faults: u64,
+    pub flows: Vec<FlowConnectivity>,
+}
+
 /// Everything a run returns. Serialised as `summary.json`; it contains nothing that
 /// depends on the machine (no wall-clock time), so equal inputs give equal bytes.
 #[derive(Clone, Debug, Serialize)]
@@ -283,6 +322,11 @@ pub struct RunResult {
     pub flows: Vec<FlowSummary>,
     pub nodes: Vec<NodeSummary>,
     pub links: Vec<LinkSummary>,
+    /// Every fault applied during the run, in order (empty without `[faults]`).
+    pub faults: Vec<FaultEvent>,
+    /// Connectivity report (with a radio and mobility or faults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connectivity: Option<ConnectivityReport>,
 }
 
 impl RunResult {

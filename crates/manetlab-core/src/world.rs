@@ -5,21 +5,31 @@
 //! are not for this node to its [`Routing`] protocol, whose actions it carries out.
 //! Below it a node has point-to-point ports and, with `[radio]`, one wireless
 //! interface: LL delay → interface queue → 802.11 DCF → radio → shared channel.
+//!
+//! Mobility: nodes move along the scenario's trajectories; the channel evaluates
+//! positions when a frame is sent (no position events). Faults (docs/mobility.md):
+//! a switched-off node neither sends, receives nor forwards — its interface queue
+//! is flushed (`OFF` drops), what reaches its network layer is dropped (`OFF`),
+//! its radio hears nothing and nothing it transmits reaches the air, so frames
+//! to it get no ACK and the sender's MAC retries and reports the failure. A
+//! failed link carries no signal either way (no carrier sense either); on a
+//! point-to-point link packets arriving over it are dropped (`LNK`).
 
 use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
-use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
+use crate::faults::{FaultEvent, FaultKind, FaultState};
+use crate::metrics::{ConnectivityReport, DropReason, FlowConnectivity, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
+use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Routing, RoutingAction, RoutingCtx, StaticRouting};
-use crate::scenario::{FlowKind, Placement, QueueKind, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
+use crate::scenario::{FlowKind, QueueKind, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
-use rand::Rng;
 use std::collections::VecDeque;
 
 mod tcp;
@@ -49,6 +59,18 @@ enum Event {
     TcpAppStop(FlowId),
     /// A TCP timer of a flow (side 0 = sender, 1 = receiver), with its arming token.
     TcpTimer(FlowId, u8, TimerToken),
+    /// The next event of the fault schedule is due.
+    Fault,
+}
+
+/// The run's faults: the schedule, how far it has been applied, and the state.
+struct Faults {
+    schedule: Vec<FaultEvent>,
+    /// Index of the next event to apply.
+    next: usize,
+    state: FaultState,
+    /// `off[n]`: node n is switched off (mirrors `state`, for speed).
+    off: Vec<bool>,
 }
 
 /// A node's wireless interface.
@@ -111,24 +133,15 @@ pub struct Simulator {
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
     mac_queue: VecDeque<MacAction>,
+    /// Node switches and link failures (`None` without `[faults]`).
+    faults: Option<Faults>,
+    /// Whether the scenario has mobility (for the connectivity report).
+    mobile: bool,
 }
 
+/// Static start positions (`nodes.placement`, via `mobility::placement`).
 fn positions(s: &Scenario) -> Vec<[f64; 2]> {
-    let n = s.nodes.count as usize;
-    match &s.nodes.placement {
-        None => vec![[0.0, 0.0]; n],
-        Some(Placement::Explicit { positions_m }) => positions_m.clone(),
-        Some(Placement::Chain { spacing_m }) => (0..n).map(|i| [i as f64 * spacing_m, 0.0]).collect(),
-        Some(Placement::Grid { columns, spacing_m }) => {
-            let c = *columns as usize;
-            (0..n).map(|i| [(i % c) as f64 * spacing_m, (i / c) as f64 * spacing_m]).collect()
-        }
-        Some(Placement::Uniform {}) => {
-            let a = s.area.expect("validated: uniform placement has an area");
-            let mut rng = stream(s.seed, 0, Component::Placement);
-            (0..n).map(|_| [rng.gen::<f64>() * a.width_m, rng.gen::<f64>() * a.height_m]).collect()
-        }
-    }
+    s.placement_positions()
 }
 
 /// The wireless interface queue the scenario asks for (default: ns-2's PriQueue).
@@ -167,8 +180,16 @@ impl Simulator {
                 )
             })
             .collect();
-        let pos = positions(s);
+        // Start positions: the placement, or the trajectories' positions at time 0.
+        let trajectories = s.trajectories();
+        let pos = match &trajectories {
+            Some(t) => t.iter().map(|t| t.position_at(SimTime::ZERO)).collect(),
+            None => positions(s),
+        };
         let mut channel = s.radio.as_ref().map(|r| Channel::new(r.params(), pos.clone()));
+        if let (Some(ch), Some(t)) = (channel.as_mut(), trajectories) {
+            ch.set_trajectories(t);
+        }
         let mac_params = s.mac.as_ref().map(|m| m.params()).unwrap_or_default();
         // Static routes: shortest paths over wired links and, with a radio, the
         // radio-range graph at start time.
@@ -250,6 +271,13 @@ impl Simulator {
                 }
             })
             .collect();
+        let faults = s.fault_schedule().map(|sch| {
+            let schedule = sch.into_events();
+            if let Some(first) = schedule.first() {
+                sched.schedule_at(first.time, Event::Fault);
+            }
+            Faults { schedule, next: 0, state: FaultState::new(), off: vec![false; n] }
+        });
         Simulator {
             scenario_name: s.name.clone(),
             seed: s.seed,
@@ -267,6 +295,8 @@ impl Simulator {
             free_txs: Vec::new(),
             mac_buf: Vec::with_capacity(8),
             mac_queue: VecDeque::with_capacity(8),
+            faults,
+            mobile: s.has_mobility(),
         }
     }
 
@@ -306,11 +336,14 @@ impl Simulator {
                 }
                 Event::LinkArrive(l, d, pkt) => {
                     let link = &mut self.links[l.index()];
-                    let to = link.dirs[d as usize].to;
-                    if link.survives(d as usize) && !link.scripted_drop(d as usize, &pkt) {
-                        self.receive(now, to, pkt);
-                    } else {
+                    let (from, to) = (link.dirs[d as usize].from, link.dirs[d as usize].to);
+                    // Draw the error first so faults do not shift the link's error stream.
+                    if !link.survives(d as usize) || link.scripted_drop(d as usize, &pkt) {
                         self.drop_packet(to, &pkt, DropReason::LinkError);
+                    } else if let Some(why) = self.fault_blocks(from, to) {
+                        self.drop_packet(to, &pkt, why);
+                    } else {
+                        self.receive(now, to, pkt);
                     }
                 }
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
@@ -324,19 +357,48 @@ impl Simulator {
                 Event::TcpOpen(f) => self.tcp_open(now, f),
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
+                Event::Fault => self.apply_fault(now),
             }
         }
     }
 
-    /// Move node `n` to `pos_m` now (static routes are not recomputed: that is
-    /// what makes a moved next hop a link failure). Mobility models will drive this.
+    /// Move node `n` to `pos_m` now, where it then stays (static routes are not
+    /// recomputed: that is what makes a moved next hop a link failure). With
+    /// mobility this replaces the node's trajectory. Scenario mobility does not
+    /// use this: positions come from trajectories.
     pub fn move_node(&mut self, n: u32, pos_m: [f64; 2]) {
         self.nodes[n as usize].position_m = pos_m;
         if let Some(ch) = self.channel.as_mut() {
-            let mut pos: Vec<[f64; 2]> = (0..self.nodes.len()).map(|i| ch.position(NodeId(i as u32))).collect();
-            pos[n as usize] = pos_m;
-            ch.set_positions(pos);
+            ch.set_stationary(NodeId(n), pos_m);
         }
+    }
+
+    /// Node `n`'s position (m) at time `t` (from its trajectory with mobility).
+    pub fn position_at(&self, n: u32, t: SimTime) -> [f64; 2] {
+        match self.channel.as_ref() {
+            Some(ch) => ch.position_at(NodeId(n), t),
+            None => self.nodes[n as usize].position_m,
+        }
+    }
+
+    /// Node `n`'s position (m) now.
+    pub fn position_m(&self, n: u32) -> [f64; 2] {
+        self.position_at(n, self.now())
+    }
+
+    /// The nodes' trajectories, when the scenario moves them.
+    pub fn trajectories(&self) -> Option<&[Trajectory]> {
+        self.channel.as_ref().and_then(|ch| ch.trajectories())
+    }
+
+    /// Whether node `n` is switched on now.
+    pub fn is_node_on(&self, n: u32) -> bool {
+        !self.is_off(NodeId(n))
+    }
+
+    /// The faults applied so far, in order.
+    pub fn fault_log(&self) -> &[FaultEvent] {
+        self.faults.as_ref().map_or(&[], |f| &f.schedule[..f.next])
     }
 
     pub fn now(&self) -> SimTime {
@@ -360,6 +422,10 @@ impl Simulator {
 
     /// A packet arrived at `node` from a link.
     fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Packet) {
+        if self.is_off(node) {
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+            return;
+        }
         if pkt.ip.dst == node {
             self.deliver(now, node, pkt);
             return;
@@ -388,6 +454,11 @@ impl Simulator {
 
     /// Ask `node`'s routing protocol what to do with `pkt`, then do it.
     fn route(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        if self.is_off(node) {
+            // A switched-off node neither originates nor forwards.
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+            return;
+        }
         self.with_routing(now, node, |r, ctx| r.route(ctx, pkt));
     }
 
@@ -447,6 +518,10 @@ impl Simulator {
     }
 
     fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
+        if self.is_off(n) {
+            self.drop_packet(n, &pkt, DropReason::NodeOff);
+            return;
+        }
         let w = self.wifi(n);
         if let Err((q, why)) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
             self.drop_packet(n, &q.pkt, why);
@@ -473,7 +548,10 @@ impl Simulator {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 MacAction::Deliver(pkt, _from) => self.receive(now, n, pkt),
+                // The frame the MAC held when its node went off fails without reaching the air.
+                MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
+                MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, .. } => {
                     let c = &mut self.nodes[n.index()].counters;
                     c.mac_frames += 1;
@@ -515,16 +593,28 @@ impl Simulator {
                 (self.txs.len() - 1) as TxId
             }
         };
-        let Simulator { channel, sched, phy_rngs, .. } = self;
+        let Simulator { channel, sched, phy_rngs, faults, .. } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
         let mut pending = 0;
-        for nb in ch.neighbors(n) {
+        // An off node's radio puts nothing on the air.
+        let neighbors = match faults.as_ref() {
+            Some(f) if f.off[n.index()] => &[][..],
+            _ => ch.neighbors_at(n, now),
+        };
+        for nb in neighbors {
             let power_w = if random {
                 params.propagation.rx_w(&params.antennas, params.tx_power_w, nb.distance_m, &mut phy_rngs[nb.node.index()])
             } else {
                 nb.mean_power_w
             };
+            if let Some(f) = faults.as_ref() {
+                // Off receivers and failed links carry no signal (not even carrier).
+                // Checked after the draw so faults do not shift a receiver's stream.
+                if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+                    continue;
+                }
+            }
             if power_w < params.cs_threshold_w {
                 continue;
             }
@@ -541,6 +631,9 @@ impl Simulator {
     }
 
     fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64) {
+        if self.is_off(n) {
+            return; // switched off since the frame was sent
+        }
         let airtime = self.txs[tx as usize].as_ref().expect("live transmission").frame.airtime;
         let params = self.channel.as_ref().expect("channel").params;
         let w = self.wifi(n);
@@ -550,7 +643,11 @@ impl Simulator {
 
     fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
         let params = self.channel.as_ref().expect("channel").params;
-        let result = self.wifi(n).radio.signal_end(&params, tx);
+        let mut result = self.wifi(n).radio.signal_end(&params, tx);
+        if self.is_off(n) {
+            // An off node's MAC learns of carrier changes only, never of frames.
+            result = RxResult::NotLocked;
+        }
         // Take the record out while the MAC reads it; put it back unless this was the last receiver.
         let mut rec = self.txs[tx as usize].take().expect("live transmission");
         match result {
@@ -647,6 +744,94 @@ impl Simulator {
                     })
                 })
                 .collect(),
+            faults: self.fault_log().to_vec(),
+            connectivity: self.connectivity_report(),
         }
+    }
+
+    // ---- faults -----------------------------------------------------------------
+
+    fn is_off(&self, n: NodeId) -> bool {
+        self.faults.as_ref().is_some_and(|f| f.off[n.index()])
+    }
+
+    /// Why a frame or packet cannot cross from `a` to `b` now, if it cannot.
+    fn fault_blocks(&self, a: NodeId, b: NodeId) -> Option<DropReason> {
+        let f = self.faults.as_ref()?;
+        if f.off[a.index()] || f.off[b.index()] {
+            Some(DropReason::NodeOff)
+        } else if !f.state.link_up(a, b) {
+            Some(DropReason::LinkDown)
+        } else {
+            None
+        }
+    }
+
+    /// Apply the fault schedule's next event and schedule the one after it.
+    fn apply_fault(&mut self, now: SimTime) {
+        let f = self.faults.as_mut().expect("fault event without faults");
+        let e = f.schedule[f.next];
+        debug_assert_eq!(e.time, now);
+        f.next += 1;
+        if let Some(next) = f.schedule.get(f.next) {
+            self.sched.schedule_at(next.time, Event::Fault);
+        }
+        let was_off = f.off[e.a.index()];
+        f.state.apply(&e);
+        let off = !f.state.node_up(e.a);
+        f.off[e.a.index()] = off;
+        if e.kind == FaultKind::NodeOff && off && !was_off {
+            self.switch_off(now, e.a);
+        }
+    }
+
+    /// Node `n` just went off: flush its interface queue. The MAC keeps its
+    /// state; the frame it holds fails its retries unheard (see `run_mac`).
+    fn switch_off(&mut self, now: SimTime, n: NodeId) {
+        let Some(w) = self.nodes[n.index()].wifi.as_mut() else { return };
+        let mut flushed = Vec::new();
+        while let Some(q) = w.ifq.dequeue(now, &mut flushed) {
+            flushed.push(q);
+        }
+        for q in flushed {
+            self.drop_packet(n, &q.pkt, DropReason::NodeOff);
+        }
+    }
+
+    /// The connectivity report: with a radio, and mobility or faults.
+    fn connectivity_report(&self) -> Option<ConnectivityReport> {
+        if !self.mobile && self.faults.is_none() {
+            return None;
+        }
+        let ch = self.channel.as_ref()?;
+        let range_m = ch.rx_range_m();
+        let stationary;
+        let trajectories = match ch.trajectories() {
+            Some(t) => t,
+            None => {
+                let start: Vec<[f64; 2]> = self.nodes.iter().map(|n| n.position_m).collect();
+                stationary = placement::stationary(&start);
+                &stationary
+            }
+        };
+        let geo = ConnectivityTimeline::exact(trajectories, range_m, self.end);
+        let timeline = match &self.faults {
+            Some(f) => geo.with_faults(&f.schedule),
+            None => geo.clone(),
+        };
+        Some(ConnectivityReport {
+            range_m,
+            link_changes: geo.link_change_count() as u64,
+            link_changes_with_faults: timeline.link_change_count() as u64,
+            flows: self
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let p = timeline.pair_between(f.src, f.dst, f.start, f.stop);
+                    FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops }
+                })
+                .collect(),
+        })
     }
 }

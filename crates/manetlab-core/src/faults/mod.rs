@@ -65,11 +65,13 @@ pub struct FaultEvent {
 }
 
 impl FaultEvent {
-    fn node(time: SimTime, kind: FaultKind, n: u32) -> FaultEvent {
+    /// A node event (`NodeOff` or `NodeOn`).
+    pub fn node(time: SimTime, kind: FaultKind, n: u32) -> FaultEvent {
         FaultEvent { time, kind, a: NodeId(n), b: None }
     }
 
-    fn link(time: SimTime, kind: FaultKind, a: u32, b: u32) -> FaultEvent {
+    /// A link event (`LinkDown` or `LinkUp`); the pair is stored as (min, max).
+    pub fn link(time: SimTime, kind: FaultKind, a: u32, b: u32) -> FaultEvent {
         FaultEvent { time, kind, a: NodeId(a.min(b)), b: Some(NodeId(a.max(b))) }
     }
 
@@ -347,6 +349,11 @@ impl FaultState {
 
     pub fn node_up(&self, n: NodeId) -> bool {
         !self.nodes_off.contains_key(&n)
+    }
+
+    /// Whether any link is down now (lets callers skip per-pair look-ups).
+    pub fn any_link_down(&self) -> bool {
+        !self.links_down.is_empty()
     }
 
     /// Whether the link itself is up (regardless of its end nodes).

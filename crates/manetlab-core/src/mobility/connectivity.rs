@@ -16,6 +16,7 @@
 use std::collections::VecDeque;
 
 use super::{Position, Trajectory};
+use crate::faults::{FaultEvent, FaultState};
 use crate::ids::NodeId;
 use crate::sim::{SimDuration, SimTime};
 
@@ -95,19 +96,30 @@ impl ConnectivityTimeline {
 
     /// Exact connected fraction and mean hop count of `(a, b)` over `[0, until)`.
     pub fn pair(&self, a: NodeId, b: NodeId) -> PairConnectivity {
+        self.pair_between(a, b, SimTime::ZERO, self.until)
+    }
+
+    /// Exact connected fraction and mean hop count of `(a, b)` over the window
+    /// `[from, to)` (clamped to `[0, until)`), e.g. a flow's active time.
+    /// An empty window gives fraction 0 and no hop count.
+    pub fn pair_between(&self, a: NodeId, b: NodeId, from: SimTime, to: SimTime) -> PairConnectivity {
         let n = self.n;
+        let to = to.min(self.until);
         let mut adj = self.initial.clone();
         let mut connected_ns: u128 = 0;
         let mut hop_ns: u128 = 0;
         let mut t = SimTime::ZERO;
         let mut k = 0;
-        while t < self.until {
-            let hops = hop_count_adj(&adj, n, a.index(), b.index());
-            let next = self.changes.get(k).map_or(self.until, |c| c.time.min(self.until));
-            let dt = (next.0 - t.0) as u128;
-            if let Some(h) = hops {
-                connected_ns += dt;
-                hop_ns += dt * h as u128;
+        while t < to {
+            let next = self.changes.get(k).map_or(to, |c| c.time.min(to));
+            // The part of [t, next) inside the window.
+            let lo = t.max(from);
+            if next > lo {
+                if let Some(h) = hop_count_adj(&adj, n, a.index(), b.index()) {
+                    let dt = (next.0 - lo.0) as u128;
+                    connected_ns += dt;
+                    hop_ns += dt * h as u128;
+                }
             }
             // Apply every change at `next` before measuring again.
             while let Some(c) = self.changes.get(k).filter(|c| c.time == next) {
@@ -117,11 +129,68 @@ impl ConnectivityTimeline {
             }
             t = next;
         }
-        let total = self.until.0.max(1) as f64;
+        let total = to.0.saturating_sub(from.0).max(1) as f64;
         PairConnectivity {
             connected_fraction: connected_ns as f64 / total,
             mean_hops: (connected_ns > 0).then(|| hop_ns as f64 / connected_ns as f64),
         }
+    }
+
+    /// The same graph with faults applied: a pair is linked when it is in range,
+    /// both nodes are on and the link between them is not failed (see
+    /// [`FaultState`]). Fault events at time 0 shape the initial state; events at
+    /// or after `until` are ignored. Several causes changing at one instant
+    /// (a node going off while its link moves out of range) give one change per
+    /// pair whose effective state differs.
+    pub fn with_faults(&self, faults: &[FaultEvent]) -> ConnectivityTimeline {
+        let n = self.n;
+        let mut geo = self.initial.clone();
+        let mut state = FaultState::new();
+        let mut fi = faults.iter().filter(|e| e.time < self.until).peekable();
+        while let Some(e) = fi.next_if(|e| e.time == SimTime::ZERO) {
+            state.apply(e);
+        }
+        let effective = |geo: &[bool], st: &FaultState, i: usize, j: usize| {
+            geo[i * n + j] && st.can_communicate(NodeId(i as u32), NodeId(j as u32))
+        };
+        let mut eff: Vec<bool> = (0..n * n).map(|k| effective(&geo, &state, k / n, k % n)).collect();
+        let initial = eff.clone();
+        let mut changes = Vec::new();
+        let mut gi = self.changes.iter().peekable();
+        let mut touched: Vec<(usize, usize)> = Vec::new();
+        loop {
+            let t = match (gi.peek(), fi.peek()) {
+                (None, None) => break,
+                (Some(g), None) => g.time,
+                (None, Some(f)) => f.time,
+                (Some(g), Some(f)) => g.time.min(f.time),
+            };
+            touched.clear();
+            while let Some(c) = gi.next_if(|c| c.time == t) {
+                geo[c.a.index() * n + c.b.index()] = c.up;
+                geo[c.b.index() * n + c.a.index()] = c.up;
+                touched.push((c.a.index(), c.b.index()));
+            }
+            while let Some(e) = fi.next_if(|e| e.time == t) {
+                state.apply(e);
+                match e.b {
+                    Some(b) => touched.push((e.a.index(), b.index())),
+                    None => touched.extend((0..n).filter(|&j| j != e.a.index()).map(|j| (e.a.index().min(j), e.a.index().max(j)))),
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for &(i, j) in &touched {
+                let now = effective(&geo, &state, i, j);
+                if now != eff[i * n + j] {
+                    eff[i * n + j] = now;
+                    eff[j * n + i] = now;
+                    changes.push(LinkChange { time: t, a: NodeId(i as u32), b: NodeId(j as u32), up: now });
+                }
+            }
+        }
+        changes.sort_by_key(|c| (c.time, c.a, c.b));
+        ConnectivityTimeline { n, until: self.until, initial, changes }
     }
 }
 
@@ -308,5 +377,38 @@ mod tests {
         assert_eq!(tl.changes().len(), 1, "{:?}", tl.changes());
         assert!(tl.changes()[0].up);
         assert_eq!(tl.changes()[0].time, s(11.0));
+    }
+
+    #[test]
+    fn faults_cut_links_and_windows_restrict_the_average() {
+        use crate::faults::FaultKind;
+        // Chain 0 - 1 - 2, 200 m apart, range 250 m; node 1 off from 2 s to 6 s,
+        // link (0, 1) down from 8 s to 9 s. Run 10 s.
+        let t = [
+            Trajectory::stationary([0.0, 0.0]),
+            Trajectory::stationary([200.0, 0.0]),
+            Trajectory::stationary([400.0, 0.0]),
+        ];
+        let geo = ConnectivityTimeline::exact(&t, 250.0, s(10.0));
+        let faults = [
+            FaultEvent::node(s(2.0), FaultKind::NodeOff, 1),
+            FaultEvent::node(s(6.0), FaultKind::NodeOn, 1),
+            FaultEvent::link(s(8.0), FaultKind::LinkDown, 1, 0),
+            FaultEvent::link(s(9.0), FaultKind::LinkUp, 0, 1),
+            FaultEvent::node(s(12.0), FaultKind::NodeOff, 0), // after the run: ignored
+        ];
+        let tl = geo.with_faults(&faults);
+        // Off and on each change two links; the outage one link twice.
+        assert_eq!(tl.link_change_count(), 6, "{:?}", tl.changes());
+        let p = tl.pair(NodeId(0), NodeId(2));
+        assert!((p.connected_fraction - 0.5).abs() < 1e-12, "{p:?}");
+        assert_eq!(p.mean_hops, Some(2.0));
+        let w = tl.pair_between(NodeId(0), NodeId(2), s(1.0), s(3.0));
+        assert!((w.connected_fraction - 0.5).abs() < 1e-12, "{w:?}");
+        assert_eq!(tl.pair_between(NodeId(1), NodeId(2), s(3.0), s(5.0)).connected_fraction, 0.0);
+        // A fault at time 0 shapes the initial state.
+        let tl0 = geo.with_faults(&[FaultEvent::node(SimTime::ZERO, FaultKind::NodeOff, 2)]);
+        assert!(!tl0.initially_linked(NodeId(1), NodeId(2)));
+        assert_eq!(tl0.link_change_count(), 0);
     }
 }

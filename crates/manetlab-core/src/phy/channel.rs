@@ -1,10 +1,25 @@
 //! The shared wireless channel: who hears a transmission, how strongly, and when.
 //!
-//! Receivers are found with a uniform spatial grid whose cell is the
-//! carrier-sense range, so a transmission costs O(neighbours): only the 3×3 cells
-//! around the sender are scanned. With static positions the neighbour list of each
-//! sender (distance, propagation delay, mean power) is computed once and cached;
-//! `set_positions` drops the cache when nodes move.
+//! Receivers are found with a uniform spatial grid, so a transmission costs
+//! O(neighbours): only the 3×3 cells around the sender are scanned.
+//!
+//! **Static nodes** (no trajectory moves): the grid cell is the carrier-sense
+//! range, and the neighbour list of each sender (distance, propagation delay,
+//! mean power) is computed once and cached; `set_positions` drops the cache.
+//!
+//! **Moving nodes** ([`Channel::set_trajectories`]): positions come lazily from
+//! each node's piecewise-linear [`Trajectory`]. Time is cut into refresh epochs
+//! of length Δ; at the first query in epoch k the grid is rebuilt from the
+//! positions at k·Δ, with cells widened to `cutoff + 2·vmax·Δ` (vmax = the
+//! fastest leg of any node, plus any jump). Two nodes within the cutoff at a time
+//! t in epoch k were within `cutoff + 2·vmax·Δ` at k·Δ, so the 3×3 cells around
+//! the sender's epoch position hold every receiver; for those candidates the
+//! exact distance at `now` decides, and the list is sorted by node id. The grid
+//! only narrows the candidates: the result is a pure function of (trajectories,
+//! sender, now), whatever Δ is and in whatever order queries come. Δ = 1 s, or
+//! less when nodes are so fast that 2·vmax·Δ would exceed the cutoff (then
+//! Δ = cutoff / (2·vmax)), so cells stay within twice the cutoff. An epoch in
+//! which no node moves uses the static path (cached lists) for that epoch.
 //!
 //! Signals whose mean power is below CSThresh are not delivered at all (ns-2
 //! `WirelessPhy::sendUp` discards them). With shadowing, the cutoff distance is
@@ -14,8 +29,12 @@
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
-use crate::sim::SimDuration;
+use crate::mobility::Trajectory;
+use crate::sim::{SimDuration, SimTime};
 use std::collections::HashMap;
+
+/// Default refresh interval Δ of the moving-node grid: 1 s.
+pub const DEFAULT_REFRESH: SimDuration = SimDuration(1_000_000_000);
 
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbor {
@@ -25,13 +44,29 @@ pub struct Neighbor {
     pub mean_power_w: f64,
 }
 
+/// Moving-node state: the trajectories and the current refresh epoch.
+struct Motion {
+    trajectories: Vec<Trajectory>,
+    refresh: SimDuration,
+    /// The epoch whose grid is built (`None` before the first query).
+    epoch: Option<u64>,
+    /// No node moves during the current epoch: cached lists are exact.
+    epoch_still: bool,
+    /// The list returned by the last moving-epoch query.
+    scratch: Vec<Neighbor>,
+}
+
 pub struct Channel {
     pub params: RadioParams,
     /// Beyond this distance a signal is never sensed.
     cutoff_m: f64,
+    /// Grid cell side: the cutoff, widened by 2·vmax·Δ with moving nodes.
+    cell_m: f64,
+    /// Static positions, or the positions at the start of the current epoch.
     positions: Vec<[f64; 2]>,
     grid: HashMap<(i64, i64), Vec<NodeId>>,
     cache: Vec<Option<Vec<Neighbor>>>,
+    motion: Option<Motion>,
 }
 
 impl Channel {
@@ -41,42 +76,174 @@ impl Channel {
             _ => 1.0,
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
-        let mut ch = Channel { params, cutoff_m, positions: Vec::new(), grid: HashMap::new(), cache: Vec::new() };
+        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: HashMap::new(), cache: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
 
-    /// Largest distance at which a transmission is sensed (the grid cell size).
+    /// Largest distance at which a transmission is sensed (the static grid cell size).
     pub fn cutoff_m(&self) -> f64 {
         self.cutoff_m
     }
 
+    /// Decoding range: where the mean power equals RXThresh (the unit-disk range
+    /// used by connectivity reports and static routes).
+    pub fn rx_range_m(&self) -> f64 {
+        self.params.propagation.range_m(&self.params.antennas, self.params.tx_power_w, self.params.rx_threshold_w)
+    }
+
+    /// Static position of `n` (with moving nodes: its position at the start of the current epoch).
     pub fn position(&self, n: NodeId) -> [f64; 2] {
         self.positions[n.index()]
     }
 
+    /// Position of `n` at `t`: from its trajectory with moving nodes, else static.
+    pub fn position_at(&self, n: NodeId, t: SimTime) -> [f64; 2] {
+        match &self.motion {
+            Some(m) => m.trajectories[n.index()].position_at(t),
+            None => self.positions[n.index()],
+        }
+    }
+
+    /// The trajectories, when nodes move.
+    pub fn trajectories(&self) -> Option<&[Trajectory]> {
+        self.motion.as_ref().map(|m| m.trajectories.as_slice())
+    }
+
+    /// The refresh interval Δ of the moving-node grid (`None` when nodes are static).
+    pub fn refresh_interval(&self) -> Option<SimDuration> {
+        self.motion.as_ref().map(|m| m.refresh)
+    }
+
+    /// Grid cell side (m).
+    pub fn cell_m(&self) -> f64 {
+        self.cell_m
+    }
+
     fn cell(&self, p: [f64; 2]) -> (i64, i64) {
-        ((p[0] / self.cutoff_m).floor() as i64, (p[1] / self.cutoff_m).floor() as i64)
+        ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64)
+    }
+
+    fn build_grid(&mut self) {
+        self.grid.clear();
+        for (i, p) in self.positions.iter().enumerate() {
+            let c = ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64);
+            self.grid.entry(c).or_default().push(NodeId(i as u32));
+        }
+        self.cache = vec![None; self.positions.len()];
     }
 
     /// Replace all positions (nodes moved): rebuilds the grid and drops the cache.
+    /// Leaves moving mode: every node stands still from now on.
     pub fn set_positions(&mut self, positions: Vec<[f64; 2]>) {
-        self.grid.clear();
-        for (i, p) in positions.iter().enumerate() {
-            let c = ((p[0] / self.cutoff_m).floor() as i64, (p[1] / self.cutoff_m).floor() as i64);
-            self.grid.entry(c).or_default().push(NodeId(i as u32));
-        }
-        self.cache = vec![None; positions.len()];
+        self.motion = None;
+        self.cell_m = self.cutoff_m;
         self.positions = positions;
+        self.build_grid();
     }
 
-    /// Everyone who senses a transmission from `sender`, in node order.
+    /// Let nodes move along `trajectories` (one per node), with the default
+    /// refresh interval. If no trajectory ever moves, this is the static path at
+    /// their start positions.
+    pub fn set_trajectories(&mut self, trajectories: Vec<Trajectory>) {
+        self.set_trajectories_with_refresh(trajectories, DEFAULT_REFRESH);
+    }
+
+    /// As [`set_trajectories`](Self::set_trajectories) with at most `refresh` as Δ
+    /// (tests use this to show that results do not depend on Δ).
+    pub fn set_trajectories_with_refresh(&mut self, trajectories: Vec<Trajectory>, refresh: SimDuration) {
+        let start: Vec<[f64; 2]> = trajectories.iter().map(|t| t.position_at(SimTime::ZERO)).collect();
+        let (vmax, jump) = trajectories.iter().map(max_speed_and_jump).fold((0.0f64, 0.0f64), |(v, j), (v2, j2)| (v.max(v2), j.max(j2)));
+        self.set_positions(start);
+        if vmax == 0.0 && jump == 0.0 {
+            return;
+        }
+        // Keep 2·vmax·Δ ≤ cutoff so cells stay within twice the cutoff.
+        let mut refresh_ns = refresh.0.max(1);
+        if vmax > 0.0 {
+            let cap_ns = (self.cutoff_m / (2.0 * vmax) * 1e9).floor();
+            if cap_ns < refresh_ns as f64 {
+                refresh_ns = (cap_ns as u64).max(1_000);
+            }
+        }
+        let refresh = SimDuration(refresh_ns);
+        // Relative and absolute slack covers interpolation rounding.
+        let margin_m = 2.0 * (vmax * refresh.as_secs_f64() + jump) * (1.0 + 1e-9) + 1e-6;
+        self.cell_m = self.cutoff_m + margin_m;
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new() });
+        self.enter_epoch(0);
+    }
+
+    /// Node `n` stands at `pos_m` from now on (moving mode: replaces its trajectory
+    /// and rebuilds the grid at the next query).
+    pub fn set_stationary(&mut self, n: NodeId, pos_m: [f64; 2]) {
+        match self.motion.as_mut() {
+            Some(m) => {
+                m.trajectories[n.index()] = Trajectory::stationary(pos_m);
+                m.epoch = None;
+            }
+            None => {
+                let mut pos = self.positions.clone();
+                pos[n.index()] = pos_m;
+                self.set_positions(pos);
+            }
+        }
+    }
+
+    /// Rebuild the grid for epoch `k` from the positions at k·Δ.
+    fn enter_epoch(&mut self, k: u64) {
+        let m = self.motion.as_mut().expect("moving mode");
+        let t0 = SimTime(k.saturating_mul(m.refresh.0));
+        let t1 = SimTime(t0.0.saturating_add(m.refresh.0));
+        m.epoch = Some(k);
+        m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1));
+        self.positions = m.trajectories.iter().map(|tr| tr.position_at(t0)).collect();
+        self.build_grid();
+    }
+
+    /// Everyone who senses a transmission from `sender`, in node order (static
+    /// positions, or the current epoch's positions with moving nodes).
     pub fn neighbors(&mut self, sender: NodeId) -> &[Neighbor] {
         if self.cache[sender.index()].is_none() {
             let list = self.compute_neighbors(sender);
             self.cache[sender.index()] = Some(list);
         }
         self.cache[sender.index()].as_deref().unwrap()
+    }
+
+    /// Everyone who senses a transmission `sender` starts at `now`, in node order.
+    /// Static nodes: the cached list. Moving nodes: exact distances at `now`.
+    pub fn neighbors_at(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        let Some(m) = self.motion.as_ref() else { return self.neighbors(sender) };
+        let k = now.0 / m.refresh.0;
+        if m.epoch != Some(k) {
+            self.enter_epoch(k);
+        }
+        if self.motion.as_ref().unwrap().epoch_still {
+            return self.neighbors(sender);
+        }
+        let m = self.motion.as_mut().unwrap();
+        let mut out = std::mem::take(&mut m.scratch);
+        out.clear();
+        let p = m.trajectories[sender.index()].position_at(now);
+        let (cx, cy) = ((self.positions[sender.index()][0] / self.cell_m).floor() as i64, (self.positions[sender.index()][1] / self.cell_m).floor() as i64);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                let Some(nodes) = self.grid.get(&(cx + dx, cy + dy)) else { continue };
+                for &n in nodes {
+                    if n == sender {
+                        continue;
+                    }
+                    let q = m.trajectories[n.index()].position_at(now);
+                    if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
+                        out.push(nb);
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|nb| nb.node);
+        m.scratch = out;
+        &m.scratch
     }
 
     fn compute_neighbors(&self, sender: NodeId) -> Vec<Neighbor> {
@@ -90,14 +257,9 @@ impl Channel {
                     if n == sender {
                         continue;
                     }
-                    let q = self.positions[n.index()];
-                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
-                    if d > self.cutoff_m {
-                        continue;
+                    if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, self.positions[n.index()], n) {
+                        out.push(nb);
                     }
-                    let pw = self.params.propagation.mean_rx_w(&self.params.antennas, self.params.tx_power_w, d);
-                    let delay = SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS);
-                    out.push(Neighbor { node: n, distance_m: d, delay, mean_power_w: pw });
                 }
             }
         }
@@ -106,13 +268,44 @@ impl Channel {
         out
     }
 
-    /// Nodes within decoding range of `n` (mean power ≥ RXThresh): the static-routing graph.
+    /// Nodes within decoding range of `n` (mean power ≥ RXThresh): the static-routing
+    /// graph (with moving nodes: at the current epoch's start, time 0 before the run).
     pub fn range_graph(&mut self) -> Vec<Vec<NodeId>> {
         let rx = self.params.rx_threshold_w;
         (0..self.positions.len())
             .map(|i| self.neighbors(NodeId(i as u32)).iter().filter(|nb| nb.mean_power_w >= rx).map(|nb| nb.node).collect())
             .collect()
     }
+}
+
+/// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`.
+fn neighbor(params: &RadioParams, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+    if d > cutoff_m {
+        return None;
+    }
+    let pw = params.propagation.mean_rx_w(&params.antennas, params.tx_power_w, d);
+    let delay = SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS);
+    Some(Neighbor { node: n, distance_m: d, delay, mean_power_w: pw })
+}
+
+/// The fastest leg of a trajectory (m/s, from its endpoints and rounded duration)
+/// and its largest discontinuity between legs (m; sub-nanosecond moves are jumps).
+fn max_speed_and_jump(t: &Trajectory) -> (f64, f64) {
+    let legs = t.legs();
+    let mut v: f64 = 0.0;
+    let mut jump: f64 = 0.0;
+    for (i, l) in legs.iter().enumerate() {
+        if !l.is_pause() && l.end != SimTime::MAX && l.end > l.start {
+            let d = (l.to_m[0] - l.from_m[0]).hypot(l.to_m[1] - l.from_m[1]);
+            v = v.max(d / (l.end - l.start).as_secs_f64());
+        }
+        if i > 0 {
+            let p = legs[i - 1].to_m;
+            jump = jump.max((l.from_m[0] - p[0]).hypot(l.from_m[1] - p[1]));
+        }
+    }
+    (v, jump)
 }
 
 #[cfg(test)]
@@ -144,6 +337,55 @@ mod tests {
         let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0], [200.0, 0.0]]);
         let nb = ch.neighbors(NodeId(0))[0];
         assert_eq!(nb.delay.as_nanos(), (200.0 / SPEED_OF_LIGHT_MPS * 1e9_f64).round() as u64);
+    }
+
+    /// Random-waypoint-like movers: the moving grid finds exactly the nodes a
+    /// brute-force scan finds, and the answer does not depend on Δ or on the order
+    /// of queries.
+    #[test]
+    fn moving_grid_matches_brute_force_for_any_refresh_interval() {
+        use crate::mobility::{Area, RandomWaypoint};
+        let rwp = RandomWaypoint::ns2(Area::new(3000.0, 2000.0), 30.0, 0.0);
+        let until = SimTime::from_secs_f64(60.0);
+        let trajs = rwp.trajectories(5, 120, until).unwrap();
+        let brute = |t: SimTime, s: usize, cut: f64| -> Vec<(u32, u64)> {
+            let p = trajs[s].position_at(t);
+            (0..trajs.len())
+                .filter(|&j| j != s)
+                .filter_map(|j| {
+                    let q = trajs[j].position_at(t);
+                    let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+                    (d <= cut).then(|| (j as u32, SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS).as_nanos()))
+                })
+                .collect()
+        };
+        let times: Vec<SimTime> = (0..200u64).map(|i| SimTime((i * 7_919_000_017) % until.0)).collect();
+        let mut answers: Vec<Vec<Vec<(u32, u64)>>> = Vec::new();
+        for refresh_s in [0.05, 1.0, 10.0] {
+            let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0]; trajs.len()]);
+            ch.set_trajectories_with_refresh(trajs.clone(), SimDuration::from_secs_f64(refresh_s));
+            assert!(ch.refresh_interval().unwrap() <= SimDuration::from_secs_f64(refresh_s));
+            let cut = ch.cutoff_m();
+            let mut per = Vec::new();
+            // Times out of order on purpose.
+            for (i, &t) in times.iter().enumerate() {
+                let s = (i * 37) % trajs.len();
+                let got: Vec<(u32, u64)> = ch.neighbors_at(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
+                assert_eq!(got, brute(t, s, cut), "refresh {refresh_s} s, t {t}, sender {s}");
+                per.push(got);
+            }
+            answers.push(per);
+        }
+        assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    #[test]
+    fn still_trajectories_take_the_static_path() {
+        use crate::mobility::Trajectory;
+        let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0]; 2]);
+        ch.set_trajectories(vec![Trajectory::stationary([0.0, 0.0]), Trajectory::stationary([100.0, 0.0])]);
+        assert!(ch.refresh_interval().is_none());
+        assert_eq!(ch.neighbors_at(NodeId(0), SimTime::from_secs_f64(3.0))[0].node, NodeId(1));
     }
 
     #[test]

@@ -2,15 +2,24 @@
 //!
 //! A scenario is TOML or JSON. Parsing is strict (unknown keys are errors) and
 //! every error names the key path, the value and what is allowed. Sections that a
-//! later model will fill in (`radio`, `mac`, `mobility`, `faults`, `outputs`) are
-//! part of the schema already, and rejected with "not supported yet" rather than
-//! silently ignored. Nothing in a scenario is ever executed. Keys carry their unit
-//! (`duration_s`, `bandwidth_mbps`, `delay_ms`); see docs/scenarios.md.
+//! later model will fill in (`outputs`) are part of the schema already, and
+//! rejected with "not supported yet" rather than silently ignored. Nothing in a
+//! scenario is ever executed, and parsing never reads files (see [`load`] for the
+//! file loader). Keys carry their unit (`duration_s`, `bandwidth_mbps`,
+//! `delay_ms`); see docs/scenarios.md, and docs/mobility.md for `[mobility]` and
+//! `[faults]`.
 
 mod error;
+pub mod load;
+mod mobility;
 mod wireless;
 
+pub use crate::faults::FaultSpec;
+/// The simulation area (random placement, random waypoint, area checks): one
+/// type shared with the mobility models.
+pub use crate::mobility::Area;
 pub use error::ScenarioError;
+pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -54,25 +63,19 @@ pub struct Scenario {
     /// 802.11 DCF parameters (only with `radio`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mac: Option<MacSpec>,
+    /// How nodes move (default: they stay at their placement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<MobilitySpec>,
+    /// Nodes switched off/on, link outages, random link failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultSpec>,
     // Sections of later models: accepted by the schema, rejected by validation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mobility: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub faults: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<Value>,
 }
 
 fn default_seed() -> u64 {
     DEFAULT_SEED
-}
-
-/// The simulation area (used by random placement, later by mobility).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Area {
-    pub width_m: f64,
-    pub height_m: f64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -358,11 +361,7 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), ScenarioError> {
-        for (key, section, arrives) in [
-            ("mobility", &self.mobility, "the mobility issue"),
-            ("faults", &self.faults, "the mobility and faults issue"),
-            ("outputs", &self.outputs, "the measurement issue"),
-        ] {
+        for (key, section, arrives) in [("outputs", &self.outputs, "the measurement issue")] {
             if section.is_some() {
                 return Err(ScenarioError::new(key, format!("section not supported yet (arrives with {arrives}); remove it")));
             }
@@ -395,6 +394,8 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             self.validate_flow(i, f)?;
         }
+        self.validate_mobility()?;
+        self.validate_faults()?;
         Ok(())
     }
 

@@ -67,7 +67,8 @@ fn malformed_scenarios_name_the_key() {
         (variant("interval_s = 0.1", ""), "flows[0].interval_s", "needs interval_s or rate_kbps"),
         (variant("delay_ms = 10", "delay_ms = 10\nerror_rate = 1.5"), "links[0].error_rate", "out of range"),
         (format!("{BASE}\n[radio]\nrange_m = 250\n"), "radio.range_m", "unknown key"),
-        (format!("{BASE}\n[outputs]\npcap = true\n"), "outputs", "not supported yet"),
+        (format!("{BASE}\n[mobility]\nmodel = \"rwp\"\n"), "mobility.model", "\"rwp\" is not allowed"),
+        (format!("{BASE}\n[outputs]\ntrace = true\n"), "outputs", "not supported yet"),
         (format!("{BASE}\n[mac]\ncw_min = 31\n"), "mac", "needs a [radio] section"),
         (format!("{BASE}\n[radio]\n[mac]\ncw_min = 30\n"), "mac.cw_min", "2^k"),
         (format!("{BASE}\n[radio]\ncs_threshold_w = 1e-9\n"), "radio.cs_threshold_w", "above the receive threshold"),
@@ -125,4 +126,35 @@ fn json_and_toml_give_the_same_scenario() {
     let t = Scenario::from_toml_str(BASE).unwrap();
     let j = Scenario::from_json_str(&t.to_json()).unwrap();
     assert_eq!(t.to_json(), j.to_json());
+}
+
+#[test]
+fn mobility_and_faults_round_trip_through_json() {
+    let text = r#"
+        seed = 5
+        duration_s = 50
+        [area]
+        width_m = 800
+        height_m = 400
+        [nodes]
+        count = 4
+        [radio]
+        [mobility]
+        model = "random_waypoint"
+        max_speed_mps = 20
+        min_speed_mps = 1
+        init = "steady_state"
+        [faults]
+        node_switches = [{ node = 3, off_s = 10.0, on_s = 20.0 }]
+        link_outages = [{ a = 0, b = 1, down_s = 5.0 }]
+        [faults.random_link_failures]
+        rate_per_s = 0.01
+        mean_duration_s = 10
+    "#;
+    let t = Scenario::from_toml_str(text).unwrap();
+    let j = Scenario::from_json_str(&t.to_json()).unwrap();
+    assert_eq!(t.to_json(), j.to_json());
+    assert!(t.has_mobility());
+    assert_eq!(t.trajectories().unwrap().len(), 4);
+    assert!(t.fault_schedule().unwrap().events().len() >= 2);
 }

@@ -1,0 +1,43 @@
+//! Loading a scenario from a file: the one place the core reads files named in
+//! a scenario.
+//!
+//! [`Scenario::from_file`] reads a TOML (or, with a `.json` extension, JSON)
+//! scenario and, for `mobility.model = "ns2_file"` with a `path` but no
+//! `ns2_text`, reads the movement file (relative to the scenario file's folder)
+//! into `mobility.ns2_text` before validating. [`Scenario::from_value`] and the
+//! string parsers never touch the file system; the Python front does the same
+//! inlining in Python before handing the scenario to the core.
+
+use super::{Scenario, ScenarioError};
+use serde_json::Value;
+use std::path::Path;
+
+impl Scenario {
+    /// Read, inline referenced movement files, parse and validate a scenario file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("(file)", format!("cannot read {}: {e}", path.display())))?;
+        let mut value: Value = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).map_err(|e| ScenarioError::new("(file)", format!("not valid JSON: {e}")))?
+        } else {
+            toml::from_str(&text).map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?
+        };
+        inline_movement_file(&mut value, path.parent().unwrap_or(Path::new(".")))?;
+        Scenario::from_value(value)
+    }
+}
+
+/// If `value` has `mobility.model = "ns2_file"` with a string `path` and no
+/// `ns2_text`, read `base_dir/path` into `mobility.ns2_text` (`path` stays, as a
+/// record). Anything else is left for validation to judge.
+pub fn inline_movement_file(value: &mut Value, base_dir: &Path) -> Result<(), ScenarioError> {
+    let Some(m) = value.get_mut("mobility").and_then(Value::as_object_mut) else { return Ok(()) };
+    if m.get("model").and_then(Value::as_str) != Some("ns2_file") || m.contains_key("ns2_text") {
+        return Ok(());
+    }
+    let Some(rel) = m.get("path").and_then(Value::as_str) else { return Ok(()) };
+    let full = base_dir.join(rel);
+    let text = std::fs::read_to_string(&full).map_err(|e| ScenarioError::new("mobility.path", format!("cannot read movement file {}: {e}", full.display())))?;
+    m.insert("ns2_text".into(), Value::String(text));
+    Ok(())
+}
