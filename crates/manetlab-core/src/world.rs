@@ -782,19 +782,28 @@ impl Simulator {
         f.off[e.a.index()] = off;
         if e.kind == FaultKind::NodeOff && off && !was_off {
             self.switch_off(now, e.a);
+        } else if e.kind == FaultKind::NodeOn && !off && was_off {
+            if let Some(w) = self.nodes[e.a.index()].wifi.as_mut() {
+                w.mac.switch_on(now);
+            }
         }
     }
 
-    /// Node `n` just went off: flush its interface queue. The MAC keeps its
-    /// state; the frame it holds fails its retries unheard (see `run_mac`).
+    /// Node `n` just went off: flush its interface queue and reset its MAC; the
+    /// frame the MAC held is dropped too. A transmission already on the air ends
+    /// normally (its signal is out).
     fn switch_off(&mut self, now: SimTime, n: NodeId) {
         let Some(w) = self.nodes[n.index()].wifi.as_mut() else { return };
         let mut flushed = Vec::new();
         while let Some(q) = w.ifq.dequeue(now, &mut flushed) {
             flushed.push(q);
         }
+        let held = w.mac.switch_off();
         for q in flushed {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
+        }
+        if let Some(pkt) = held {
+            self.drop_packet(n, &pkt, DropReason::NodeOff);
         }
     }
 

@@ -215,6 +215,33 @@ impl Dcf {
         }
     }
 
+    // ---- power -----------------------------------------------------------------
+
+    /// The node is switched off: forget the exchange in progress, the backoff,
+    /// the NAV and every timer (their pending events become stale). Returns the
+    /// packet the MAC held, for the caller to drop.
+    pub fn switch_off(&mut self) -> Option<Packet> {
+        for t in [&mut self.bo_timer, &mut self.resp_timer, &mut self.to_timer, &mut self.nav_timer] {
+            t.cancel();
+        }
+        self.pending_resp = None;
+        self.sending = None;
+        self.bo_slots = None;
+        self.bo_start = None;
+        self.state = State::Idle;
+        self.cw = self.p.cw_min;
+        self.nav_until = SimTime::ZERO;
+        self.use_eifs = false;
+        self.cur.take().map(|c| c.pkt)
+    }
+
+    /// The node is switched on at `now`: it starts with an idle medium and no
+    /// backoff (its carrier sense is reported afresh by the radio).
+    pub fn switch_on(&mut self, now: SimTime) {
+        self.was_idle = self.medium_idle(now);
+        self.idle_since = now;
+    }
+
     // ---- from the radio -------------------------------------------------------
 
     /// Physical carrier sense changed.
@@ -469,5 +496,49 @@ impl Dcf {
         self.cw = self.p.cw_min;
         self.start_backoff(now, extra, out);
         out.push(MacAction::Ready);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
+    use crate::sim::{stream, Component};
+
+    fn pkt() -> Packet {
+        Packet {
+            uid: 1,
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp },
+            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+            payload_bytes: 100,
+            tag: None,
+        }
+    }
+
+    fn timers(out: &[MacAction]) -> Vec<(MacTimer, SimTime, TimerToken)> {
+        out.iter().filter_map(|a| if let MacAction::SetTimer(t, at, tok) = a { Some((*t, *at, *tok)) } else { None }).collect()
+    }
+
+    #[test]
+    fn switch_off_returns_the_held_frame_and_silences_its_timers() {
+        let mut m = Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac));
+        let mut out = Vec::new();
+        let t0 = SimTime::from_secs_f64(1.0);
+        m.enqueue(t0, pkt(), Some(NodeId(1)), &mut out);
+        assert!(matches!(out[0], MacAction::Transmit(ref f) if f.kind == FrameKind::Rts), "idle medium: RTS at once");
+        out.clear();
+        m.tx_end(t0 + SimDuration::from_micros(352), &mut out);
+        let (kind, at, tok) = timers(&out)[0];
+        assert_eq!(kind, MacTimer::Timeout);
+        assert_eq!(m.switch_off().map(|p| p.uid), Some(1));
+        assert!(m.is_free());
+        out.clear();
+        m.timer(at, kind, tok, &mut out);
+        assert!(out.is_empty(), "the CTS timeout of the forgotten exchange is stale: {out:?}");
+        // Back on: a new frame on an idle medium goes out after DIFS without backoff.
+        let t1 = at + SimDuration::from_millis(10);
+        m.switch_on(t1);
+        m.enqueue(t1 + m.p.difs(), pkt(), Some(NodeId(1)), &mut out);
+        assert!(matches!(out[0], MacAction::Transmit(_)));
     }
 }
