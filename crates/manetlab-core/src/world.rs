@@ -473,6 +473,7 @@ impl Simulator {
             match a {
                 RoutingAction::Forward { pkt, next_hop } => self.send_to_neighbour(now, node, next_hop, pkt),
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
+                RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
             }
         }
         self.actions = actions;

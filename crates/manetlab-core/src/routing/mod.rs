@@ -21,6 +21,9 @@ pub enum RoutingAction {
     Forward { pkt: Packet, next_hop: NodeId },
     /// Drop the packet.
     Drop { pkt: Packet, reason: DropReason },
+    /// Tell this node's transport layer about its route to a destination (route
+    /// failure / re-established: ELFN, ERDN/ERSN). Static routing never raises it.
+    Notify(crate::transport::TransportNotice),
 }
 
 /// The context a routing handler runs in: the time, the node, and an outbox.

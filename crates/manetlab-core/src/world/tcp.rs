@@ -12,6 +12,7 @@ use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeade
 use crate::scenario::FlowSpec;
 use crate::sim::{SimTime, Timer, TimerToken};
 use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender, TCP_BASE_PORT};
+use crate::transport::TransportNotice;
 
 pub(super) struct TcpFlow {
     sender: TcpSender,
@@ -111,9 +112,45 @@ impl Simulator {
             }
             t.deliveries = deliveries;
         } else {
+            // Hops the segment travelled: every forwarding node decremented the TTL
+            // once (TCP-AP's hop count, like ns-2's `num_forwards() + 1`).
+            t.sender.note_path_hops(u32::from(DEFAULT_TTL.saturating_sub(pkt.ip.ttl)) + 1);
             t.sender.on_segment(now, h, pkt.payload_bytes);
         }
         self.tcp_flush(now, f);
+    }
+
+    /// A route notice at `node` (ELFN): every TCP sender there whose flow goes to
+    /// the notice's destination hears it.
+    pub(super) fn tcp_notice(&mut self, now: SimTime, node: NodeId, notice: TransportNotice) {
+        let (dst, up) = match notice {
+            TransportNotice::RouteFailed { dst } => (dst, false),
+            TransportNotice::RouteReestablished { dst } => (dst, true),
+        };
+        for i in 0..self.flows.len() {
+            let flow = &mut self.flows[i];
+            if flow.src != node || flow.dst != dst {
+                continue;
+            }
+            if let Some(t) = flow.tcp.as_mut() {
+                t.sender.on_route_notice(now, up);
+                self.tcp_flush(now, FlowId(i as u32));
+            }
+        }
+    }
+
+    /// Test hook: deliver a route notice to `node`'s transport layer now, as a
+    /// routing protocol's `RoutingAction::Notify` would.
+    #[doc(hidden)]
+    pub fn notify_route(&mut self, node: u32, notice: TransportNotice) {
+        let now = self.now();
+        self.tcp_notice(now, NodeId(node), notice);
+    }
+
+    /// Test hook: the TCP sender of flow `flow`, if it is an FTP flow.
+    #[doc(hidden)]
+    pub fn tcp_sender(&self, flow: u32) -> Option<&TcpSender> {
+        self.flows.get(flow as usize)?.tcp.as_ref().map(|t| &t.sender)
     }
 
     /// Send what both ends queued and keep their timers armed at `poll_at()`.

@@ -31,6 +31,11 @@ pub enum Recovery {
     Sack,
     /// SACK with the forward-ACK loss rule and window estimate (Mathis & Mahdavi 1996).
     Fack,
+    /// Per-segment timestamps (TCP-PR, Bohacek et al. 2003; MPR, paper 002): a segment
+    /// unacknowledged for longer than the variant's [`CongestionControl::loss_timeout_s`]
+    /// is declared dropped and resent as the window allows; duplicate ACKs trigger nothing
+    /// and the RFC 6298 timer is not used for data (see `sender.rs`).
+    Timestamp,
 }
 
 impl Recovery {
@@ -70,6 +75,9 @@ pub struct CcState {
     /// Read-only: oldest unacknowledged segment and one past the highest sent.
     pub snd_una: u64,
     pub snd_max: u64,
+    /// Read-only: hops of the path, measured from the IP TTL of the last segment
+    /// received from the peer (None until the simulator reports one; TCP-AP).
+    pub path_hops: Option<u32>,
 }
 
 impl CcState {
@@ -92,6 +100,7 @@ impl CcState {
             mss,
             snd_una: 0,
             snd_max: 0,
+            path_hops: None,
         }
     }
     pub fn in_slow_start(&self) -> bool {
@@ -130,7 +139,7 @@ pub trait CongestionControl {
             // RFC 5681 §3.2 step 4: ssthresh + 3 segments for the dup ACKs that left.
             Recovery::Reno | Recovery::NewReno => s.ssthresh + f64::from(s.dupthresh),
             // RFC 6675 §5 step 4.2: cwnd = ssthresh; the pipe does the rest.
-            Recovery::Sack | Recovery::Fack => s.ssthresh,
+            Recovery::Sack | Recovery::Fack | Recovery::Timestamp => s.ssthresh,
         };
     }
     /// Recovery ends (full ACK): deflate (RFC 6582 §3.2 step 6 option 2, as ns-2).
@@ -161,6 +170,38 @@ pub trait CongestionControl {
     fn pacing_gap_s(&self, _s: &CcState) -> Option<f64> {
         None
     }
+    /// [`Recovery::Timestamp`] only: how long (s) a segment may stay unacknowledged
+    /// before it is declared dropped (TCP-PR's mxrtt). None = no estimate yet (the
+    /// engine then uses its RTO before backoff).
+    fn loss_timeout_s(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+    /// [`Recovery::Timestamp`] only: segment `lost.seg` was declared dropped and will
+    /// be resent. Default: RFC 5681's halving.
+    fn on_segment_lost(&mut self, s: &mut CcState, _lost: &LostSegment) {
+        s.ssthresh = self.ssthresh(s);
+        s.cwnd = s.ssthresh;
+    }
+    /// Route-failure notices (ELFN, Holland & Vaidya 1999): Some(probe interval, s)
+    /// makes the engine freeze on `RouteFailed` and probe at that interval until the
+    /// route is back; None (default, standard TCP) ignores notices.
+    fn route_failure_probe_s(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// A segment the [`Recovery::Timestamp`] engine declared dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LostSegment {
+    /// Data segment number.
+    pub seg: u64,
+    /// cwnd (segments) when the segment was last transmitted (TCP-PR's cwnd(n)).
+    pub cwnd_when_sent: f64,
+    /// Times it had been declared dropped before (≥ 1: a retransmission was lost too).
+    pub earlier_drops: u32,
+    /// The to-be-ack list after the drop: segments sent and neither acknowledged nor
+    /// declared dropped, ascending.
+    pub to_be_ack: Vec<u64>,
 }
 
 /// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
@@ -204,11 +245,29 @@ pub struct VariantParams {
     pub vegas_gamma: f64,
     pub abra_min_srtt_s: f64,
     pub abra_max_srtt_s: f64,
+    pub tcpap_alpha: f64,
+    pub tcpap_history_samples: u32,
+    pub tcpap_span_hops: u32,
+    pub mpr_alpha: f64,
+    pub mpr_beta: f64,
+    pub elfn_probe_interval_s: f64,
 }
 
 impl Default for VariantParams {
     fn default() -> Self {
-        VariantParams { vegas_alpha: 1.0, vegas_beta: 3.0, vegas_gamma: 1.0, abra_min_srtt_s: 0.1, abra_max_srtt_s: 0.6 }
+        VariantParams {
+            vegas_alpha: 1.0,
+            vegas_beta: 3.0,
+            vegas_gamma: 1.0,
+            abra_min_srtt_s: 0.1,
+            abra_max_srtt_s: 0.6,
+            tcpap_alpha: 0.7,
+            tcpap_history_samples: 50,
+            tcpap_span_hops: 4,
+            mpr_alpha: 0.99,
+            mpr_beta: 3.0,
+            elfn_probe_interval_s: 2.0,
+        }
     }
 }
 
@@ -224,6 +283,9 @@ pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] 
     ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),
     ("abra", |p| Box::new(super::variants::abra::Abra::new(p.abra_min_srtt_s, p.abra_max_srtt_s))),
     ("fixed-rto", |_| Box::new(super::variants::fixed_rto::FixedRto)),
+    ("tcp-ap", |p| Box::new(super::variants::tcp_ap::TcpAp::new(p.tcpap_alpha, p.tcpap_history_samples as usize, p.tcpap_span_hops))),
+    ("mpr", |p| Box::new(super::variants::mpr::Mpr::new(p.mpr_alpha, p.mpr_beta))),
+    ("elfn", |p| Box::new(super::variants::elfn::Elfn { probe_interval_s: p.elfn_probe_interval_s })),
 ];
 
 /// Names of all registered variants, in registry order.

@@ -43,6 +43,19 @@ pub struct TcpConfig {
     pub abra_min_srtt_s: Option<f64>,
     /// ABRA initial max_srtt, seconds (paper 000: 0.6). Only with "abra".
     pub abra_max_srtt_s: Option<f64>,
+    /// TCP-AP: EWMA weight of the old four-hop-delay estimate, in [0, 1) (0.7, the
+    /// published ns-2 module's `alpha_`). Only with "tcp-ap".
+    pub tcpap_alpha: Option<f64>,
+    /// TCP-AP: RTT samples over which covRTT is computed, >= 2 (50, ns-2 `history_`). Only with "tcp-ap".
+    pub tcpap_history_samples: Option<u32>,
+    /// TCP-AP: hops of channel reuse, FHD = delay over min(h, this) hops (4, ElRakabawy et al.). Only with "tcp-ap".
+    pub tcpap_span_hops: Option<u32>,
+    /// MPR / TCP-PR α: decay of the maximum-RTT estimate per window, in (0, 1] (paper 002: 0.99). Only with "mpr".
+    pub mpr_alpha: Option<f64>,
+    /// MPR / TCP-PR β: mxrtt = β · ewrtt, >= 1 (paper 002: 3.0). Only with "mpr".
+    pub mpr_beta: Option<f64>,
+    /// ELFN probe interval while frozen, seconds (2, Holland & Vaidya 1999). Only with "elfn".
+    pub elfn_probe_interval_s: Option<f64>,
 }
 
 impl Default for TcpConfig {
@@ -65,6 +78,12 @@ impl Default for TcpConfig {
             vegas_gamma_pkts: None,
             abra_min_srtt_s: None,
             abra_max_srtt_s: None,
+            tcpap_alpha: None,
+            tcpap_history_samples: None,
+            tcpap_span_hops: None,
+            mpr_alpha: None,
+            mpr_beta: None,
+            elfn_probe_interval_s: None,
         }
     }
 }
@@ -79,6 +98,12 @@ impl TcpConfig {
             vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
             abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
             abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
+            tcpap_alpha: self.tcpap_alpha.unwrap_or(d.tcpap_alpha),
+            tcpap_history_samples: self.tcpap_history_samples.unwrap_or(d.tcpap_history_samples),
+            tcpap_span_hops: self.tcpap_span_hops.unwrap_or(d.tcpap_span_hops),
+            mpr_alpha: self.mpr_alpha.unwrap_or(d.mpr_alpha),
+            mpr_beta: self.mpr_beta.unwrap_or(d.mpr_beta),
+            elfn_probe_interval_s: self.elfn_probe_interval_s.unwrap_or(d.elfn_probe_interval_s),
         }
     }
 
@@ -121,6 +146,12 @@ impl TcpConfig {
             ("vegas_gamma_pkts", self.vegas_gamma_pkts, "vegas"),
             ("abra_min_srtt_s", self.abra_min_srtt_s, "abra"),
             ("abra_max_srtt_s", self.abra_max_srtt_s, "abra"),
+            ("tcpap_alpha", self.tcpap_alpha, "tcp-ap"),
+            ("tcpap_history_samples", self.tcpap_history_samples.map(f64::from), "tcp-ap"),
+            ("tcpap_span_hops", self.tcpap_span_hops.map(f64::from), "tcp-ap"),
+            ("mpr_alpha", self.mpr_alpha, "mpr"),
+            ("mpr_beta", self.mpr_beta, "mpr"),
+            ("elfn_probe_interval_s", self.elfn_probe_interval_s, "elfn"),
         ] {
             if let Some(v) = v {
                 if variant != owner {
@@ -137,6 +168,24 @@ impl TcpConfig {
         }
         if variant == "abra" && !(p.abra_min_srtt_s < p.abra_max_srtt_s) {
             return e("abra_max_srtt_s", format!("{} must be > abra_min_srtt_s = {}", p.abra_max_srtt_s, p.abra_min_srtt_s));
+        }
+        if !(0.0..1.0).contains(&p.tcpap_alpha) {
+            return e("tcpap_alpha", format!("{} is out of range (allowed: 0 <= value < 1)", p.tcpap_alpha));
+        }
+        if !(2..=100_000).contains(&p.tcpap_history_samples) {
+            return e("tcpap_history_samples", format!("{} is out of range (allowed: 2..=100000)", p.tcpap_history_samples));
+        }
+        if !(1..=1000).contains(&p.tcpap_span_hops) {
+            return e("tcpap_span_hops", format!("{} is out of range (allowed: 1..=1000)", p.tcpap_span_hops));
+        }
+        if !(p.mpr_alpha > 0.0 && p.mpr_alpha <= 1.0) {
+            return e("mpr_alpha", format!("{} is out of range (allowed: 0 < value <= 1)", p.mpr_alpha));
+        }
+        if !(p.mpr_beta >= 1.0 && p.mpr_beta <= 1000.0) {
+            return e("mpr_beta", format!("{} is out of range (allowed: 1 <= value <= 1000)", p.mpr_beta));
+        }
+        if !(p.elfn_probe_interval_s >= 1e-3 && p.elfn_probe_interval_s <= 3600.0) {
+            return e("elfn_probe_interval_s", format!("{} is out of range (allowed: 0.001 <= seconds <= 3600)", p.elfn_probe_interval_s));
         }
         Ok(())
     }

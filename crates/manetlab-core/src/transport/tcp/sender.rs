@@ -26,8 +26,25 @@
 //! * RTO estimator fed once per RTT (one timed segment, as ns-2); every valid
 //!   sample (Karn) also goes to the variant's `on_rtt_sample`.
 //! * The FIN is sent once all data has been sent; the receiver answers FIN+ACK.
+//! * [`Recovery::Timestamp`] (TCP-PR / MPR): every segment keeps the time it was
+//!   last sent; one that stays unacknowledged longer than the variant's
+//!   `loss_timeout_s` (mxrtt) is declared dropped, moved from the to-be-ack list to
+//!   the to-be-sent list and resent first as the window allows (window = segments
+//!   in to-be-ack). Duplicate ACKs trigger nothing. A segment declared dropped k
+//!   times waits 2^k · mxrtt (k ≤ 6) before the next declaration — our backoff for
+//!   outages, where TCP-PR's text gives none; mxrtt is capped at the maximum RTO.
+//!   Segments sent before a drop give no RTT samples (Karn, as after a timeout):
+//!   their cumulative ACK waits for the hole. The RFC 6298 timer still guards the
+//!   SYN and the FIN, never data.
+//! * Route-failure notices (ELFN, for variants whose `route_failure_probe_s` is
+//!   Some): `RouteFailed` freezes the sender — no RTO, no pacing, no new data,
+//!   cwnd/ssthresh/backoff kept — and sends a probe (the oldest unacknowledged
+//!   segment, or the next new one) every probe interval. `RouteReestablished` or
+//!   any ACK ends the freeze: the frozen window resumes go-back-N from the oldest
+//!   unacknowledged segment (what was in flight died with the route) with the RTO
+//!   restarted at its frozen value.
 
-use super::cc::{CcState, CongestionControl, Recovery};
+use super::cc::{CcState, CongestionControl, LostSegment, Recovery};
 use super::config::TcpConfig;
 use super::rto::{RtoEstimator, RtoParams};
 use super::{unwrap_seq, Segment, TcpTrace};
@@ -53,6 +70,12 @@ struct SegInfo {
     /// Retransmitted in the current SACK recovery episode (RFC 6675 SetPipe/NextSeg).
     rec_retx: bool,
     sacked: bool,
+    /// Timestamp recovery: declared dropped, waiting in the to-be-sent list.
+    lost: bool,
+    /// Timestamp recovery: times declared dropped.
+    drops: u32,
+    /// cwnd when last transmitted (TCP-PR's cwnd(n)).
+    cwnd_at_send: f64,
 }
 
 /// Counters of one sender (all in segments unless named `_bytes`).
@@ -70,6 +93,13 @@ pub struct SenderStats {
     pub established_at: Option<SimTime>,
     /// When the ACK of the last byte of a finite file arrived.
     pub completed_at: Option<SimTime>,
+    /// Timestamp recovery: segments declared dropped (mxrtt expired).
+    pub drops_detected: u64,
+    /// Rate pacing held a new segment back (TCP-AP).
+    pub paced_holds: u64,
+    /// ELFN: route-failure notices that froze the sender, and probes sent while frozen.
+    pub route_freezes: u64,
+    pub probes: u64,
 }
 
 pub struct TcpSender {
@@ -104,6 +134,9 @@ pub struct TcpSender {
     rto_at: Option<SimTime>,
     pace_at: Option<SimTime>,
     next_pace: SimTime,
+    /// ELFN stand-by: frozen by a route-failure notice, probing at `probe_at`.
+    frozen: bool,
+    probe_at: Option<SimTime>,
     syn_sent_at: SimTime,
     syn_retx: bool,
     rwnd_segs: u64,
@@ -150,6 +183,8 @@ impl TcpSender {
             rto_at: None,
             pace_at: None,
             next_pace: SimTime::ZERO,
+            frozen: false,
+            probe_at: None,
             syn_sent_at: SimTime::ZERO,
             syn_retx: false,
             rwnd_segs: u64::from(cfg.window_pkts),
@@ -214,11 +249,29 @@ impl TcpSender {
     pub fn mss(&self) -> u32 {
         self.mss
     }
+    /// Frozen by a route-failure notice (ELFN stand-by).
+    pub fn frozen(&self) -> bool {
+        self.frozen
+    }
+    /// Path length in hops as last measured (see [`TcpSender::note_path_hops`]).
+    pub fn path_hops(&self) -> Option<u32> {
+        self.st.path_hops
+    }
+    /// The variant's current minimum gap between new segments (s), if it paces.
+    pub fn pacing_gap_s(&self) -> Option<f64> {
+        self.cc.pacing_gap_s(&self.st)
+    }
+    /// Timestamp recovery: the current drop-detection threshold (mxrtt, s).
+    pub fn loss_timeout_s(&self) -> Option<f64> {
+        (self.kind == Recovery::Timestamp).then(|| self.loss_threshold_s())
+    }
     pub fn poll_at(&self) -> Option<SimTime> {
-        match (self.rto_at, self.pace_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rto_at, self.pace_at, self.probe_at, self.loss_deadline()].into_iter().flatten().min()
+    }
+    /// Hops of the path to the peer (the simulator measures them from the IP TTL of
+    /// arriving segments; TCP-AP's four-hop-delay estimate uses them).
+    pub fn note_path_hops(&mut self, hops: u32) {
+        self.st.path_hops = Some(hops.max(1));
     }
     /// Move the queued output segments into `v`.
     pub fn take_output(&mut self, v: &mut Vec<Segment>) {
@@ -314,13 +367,16 @@ impl TcpSender {
         debug_assert!(k <= self.max && k >= self.una);
         let len = self.seg_len(k);
         let retx = k < self.max;
+        let cwnd = self.st.cwnd;
         if retx {
             let i = self.info_mut(k);
             i.retx = true;
             i.sent_at = now;
+            i.lost = false;
+            i.cwnd_at_send = cwnd;
             self.stats.retransmissions += 1;
         } else {
-            self.board.push_back(SegInfo { sent_at: now, retx: false, rec_retx: false, sacked: false });
+            self.board.push_back(SegInfo { sent_at: now, retx: false, rec_retx: false, sacked: false, lost: false, drops: 0, cwnd_at_send: cwnd });
             self.max += 1;
             self.stats.new_segments_sent += 1;
             self.stats.new_bytes_sent += u64::from(len);
@@ -329,7 +385,7 @@ impl TcpSender {
         self.stats.data_bytes_sent += u64::from(len);
         let h = self.header(1 + self.seg_start(k), ack_flags());
         self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
-        if self.rto_at.is_none() {
+        if self.rto_at.is_none() && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));
         }
     }
@@ -341,14 +397,20 @@ impl TcpSender {
         let h = self.header(seq, flags);
         self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: self.fin_sent });
         self.fin_sent = true;
-        if self.rto_at.is_none() {
+        if self.rto_at.is_none() && !self.frozen {
             self.rto_at = Some(now + secs(self.rto_s()));
         }
     }
 
     fn restart_rto(&mut self, now: SimTime) {
-        let outstanding = self.una < self.max || (self.fin_sent && !self.fin_acked);
+        let outstanding = (self.una < self.max && self.data_timer()) || (self.fin_sent && !self.fin_acked && !self.frozen);
         self.rto_at = outstanding.then(|| now + secs(self.rto_s()));
+    }
+
+    /// Whether the RFC 6298 timer guards data: not while frozen (ELFN) and never
+    /// with timestamp drop detection.
+    fn data_timer(&self) -> bool {
+        !self.frozen && self.kind != Recovery::Timestamp
     }
 
     fn refresh(&mut self, now: SimTime) {
@@ -376,6 +438,7 @@ impl TcpSender {
             Some(gap) => {
                 if now < self.next_pace {
                     self.pace_at = Some(self.next_pace);
+                    self.stats.paced_holds += 1;
                     false
                 } else {
                     self.next_pace = now + secs(gap);
@@ -390,8 +453,13 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return;
         }
+        if self.frozen {
+            return; // ELFN stand-by: only probes go out
+        }
         let limit = self.total_segs();
-        if self.in_recovery && self.kind.needs_sack() {
+        if self.kind == Recovery::Timestamp {
+            self.send_by_timestamp(now, limit);
+        } else if self.in_recovery && self.kind.needs_sack() {
             self.send_by_pipe(now, limit);
         } else {
             let win = self.window();
@@ -425,6 +493,70 @@ impl TcpSender {
             self.nxt = self.nxt.max(k + 1);
             pipe += 1;
         }
+    }
+
+    /// Timestamp recovery: while fewer than the window are in the to-be-ack list,
+    /// send the oldest segment of the to-be-sent list (drops first, then new data).
+    fn send_by_timestamp(&mut self, now: SimTime, limit: u64) {
+        let win = self.window();
+        let mut to_be_ack = self.board.iter().filter(|i| !i.lost).count() as u64;
+        while to_be_ack < win {
+            let k = if let Some(i) = self.board.iter().position(|i| i.lost) {
+                self.una + i as u64
+            } else if self.max < limit && self.max < self.una + self.rwnd_segs.min(self.max_window) {
+                if !self.may_send_new(now) {
+                    break;
+                }
+                self.max
+            } else {
+                break;
+            };
+            self.transmit(now, k);
+            self.nxt = self.nxt.max(k + 1);
+            to_be_ack += 1;
+        }
+    }
+
+    /// Timestamp recovery: mxrtt (at most the maximum RTO), or the RTO before
+    /// backoff while there is no estimate.
+    fn loss_threshold_s(&self) -> f64 {
+        self.cc.loss_timeout_s(&self.st).map_or(self.rto.base_s(), |m| m.min(self.rto.params.max_s))
+    }
+
+    /// Timestamp recovery: when the next segment of the to-be-ack list expires.
+    fn loss_deadline(&self) -> Option<SimTime> {
+        if self.kind != Recovery::Timestamp || self.state != SenderState::Established || self.frozen {
+            return None;
+        }
+        let thr = self.loss_threshold_s();
+        self.board.iter().filter(|i| !i.lost).map(|i| i.sent_at + secs(thr * backoff_factor(i.drops))).min()
+    }
+
+    /// Timestamp recovery: declare every expired segment dropped (oldest first),
+    /// telling the variant each time, then refill the window.
+    fn detect_losses(&mut self, now: SimTime) {
+        let thr = self.loss_threshold_s();
+        for idx in 0..self.board.len() {
+            let i = self.board[idx];
+            if i.lost || i.sent_at + secs(thr * backoff_factor(i.drops)) > now {
+                continue;
+            }
+            self.board[idx].lost = true;
+            self.board[idx].drops += 1;
+            // Karn across a drop, as across a timeout: segments sent so far may be
+            // acknowledged only once the hole fills, so their ACKs time the hole.
+            self.karn_floor = self.max;
+            self.rtt_seq = self.max;
+            self.stats.drops_detected += 1;
+            if i.drops > 0 {
+                self.stats.timeouts += 1; // a retransmission was lost too
+            }
+            let to_be_ack = self.board.iter().enumerate().filter(|(_, j)| !j.lost).map(|(n, _)| self.una + n as u64).collect();
+            let lost = LostSegment { seg: self.una + idx as u64, cwnd_when_sent: i.cwnd_at_send, earlier_drops: i.drops, to_be_ack };
+            self.refresh(now);
+            self.cc.on_segment_lost(&mut self.st, &lost);
+        }
+        self.send_data(now);
     }
 
     /// IsLost for every segment in [una, max): RFC 6675 (DupThresh SACKed segments
@@ -509,6 +641,9 @@ impl TcpSender {
                     return;
                 }
                 if h.flags.ack {
+                    if self.frozen {
+                        self.thaw(); // ELFN: an ACK means the path works again
+                    }
                     self.on_ack(now, h);
                 }
                 if h.flags.fin {
@@ -604,7 +739,7 @@ impl TcpSender {
                 Recovery::Sack | Recovery::Fack => {
                     // RFC 6675 §5 step (C): partial ACKs keep recovery; the pipe decides.
                 }
-                Recovery::Tahoe => unreachable!("Tahoe has no recovery phase"),
+                Recovery::Tahoe | Recovery::Timestamp => unreachable!("no recovery phase"),
             }
         } else {
             self.cc.cong_avoid(&mut self.st, newly);
@@ -638,6 +773,11 @@ impl TcpSender {
         self.dupacks += 1;
         self.refresh(now);
         self.cc.pkts_acked(&self.st, 0);
+        if self.kind == Recovery::Timestamp {
+            // MPR / TCP-PR: duplicate ACKs are no loss signal; drops are detected by timers.
+            self.send_data(now);
+            return;
+        }
         if self.in_recovery {
             match self.kind {
                 // RFC 5681 §3.2 step 5: inflate by one segment per further dup ACK.
@@ -676,6 +816,7 @@ impl TcpSender {
                 self.in_recovery = true;
                 self.transmit(now, self.una);
             }
+            Recovery::Timestamp => unreachable!("timestamp recovery ignores duplicate ACKs"),
             Recovery::Sack | Recovery::Fack => {
                 self.in_recovery = true;
                 for i in self.board.iter_mut() {
@@ -698,6 +839,12 @@ impl TcpSender {
             self.pace_at = None;
             self.send_data(now);
         }
+        if self.probe_at.is_some_and(|t| t <= now) {
+            self.send_probe(now);
+        }
+        if self.loss_deadline().is_some_and(|t| t <= now) {
+            self.detect_losses(now);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
             self.on_rto(now);
@@ -706,7 +853,7 @@ impl TcpSender {
     }
 
     fn on_rto(&mut self, now: SimTime) {
-        let data_out = self.una < self.max;
+        let data_out = self.una < self.max && self.kind != Recovery::Timestamp;
         let fin_out = self.fin_sent && !self.fin_acked;
         let live = match self.state {
             SenderState::SynSent => true,
@@ -751,6 +898,68 @@ impl TcpSender {
         self.rto_at = Some(now + secs(self.rto_s()));
     }
 
+    // ----- route-failure notices (ELFN) ------------------------------------------------------
+
+    /// The network layer reports that the route to the peer failed (`up = false`) or
+    /// is back (`up = true`). Ignored unless the variant uses ELFN, and before the
+    /// connection is established.
+    pub fn on_route_notice(&mut self, now: SimTime, up: bool) {
+        if self.cc.route_failure_probe_s().is_none() || self.state != SenderState::Established {
+            return;
+        }
+        if !up && !self.frozen {
+            self.frozen = true;
+            self.stats.route_freezes += 1;
+            self.rto_at = None;
+            self.pace_at = None;
+            self.probe_at = Some(now + secs(self.probe_interval_s()));
+        } else if up && self.frozen {
+            self.thaw();
+            self.restart_rto(now);
+            self.send_data(now);
+        }
+        self.record(now);
+    }
+
+    fn probe_interval_s(&self) -> f64 {
+        self.cc.route_failure_probe_s().unwrap_or(2.0)
+    }
+
+    /// ELFN stand-by: send the probe and re-arm the probe timer.
+    fn send_probe(&mut self, now: SimTime) {
+        self.probe_at = Some(now + secs(self.probe_interval_s()));
+        if self.una < self.max {
+            self.transmit(now, self.una);
+        } else if self.max < self.total_segs() {
+            let k = self.max;
+            self.transmit(now, k);
+            self.nxt = self.nxt.max(k + 1);
+        } else {
+            return;
+        }
+        self.stats.probes += 1;
+    }
+
+    /// Leave stand-by with the frozen cwnd/ssthresh/backoff: go back to the oldest
+    /// unacknowledged segment (what was in flight was lost with the route), with the
+    /// `recover` guard set as after a timeout; no RTT samples from segments sent
+    /// before (Karn).
+    fn thaw(&mut self) {
+        self.frozen = false;
+        self.probe_at = None;
+        self.nxt = self.una;
+        // As after a timeout (RFC 6582 §4): duplicate ACKs caused by resending
+        // segments the receiver already holds must not start a fast retransmit.
+        self.in_recovery = false;
+        self.recover = Some(self.max);
+        self.karn_floor = self.max;
+        self.rtt_seq = self.max;
+        self.dupacks = 0;
+        for i in self.board.iter_mut() {
+            i.lost = self.kind == Recovery::Timestamp;
+        }
+    }
+
     fn check_complete(&mut self, now: SimTime) {
         if let Some(t) = self.total_bytes {
             if self.stats.completed_at.is_none() && self.seg_start(self.una) >= t && self.una >= self.total_segs() {
@@ -774,6 +983,11 @@ impl TcpSender {
 
 fn ack_flags() -> TcpFlags {
     TcpFlags { ack: true, ..TcpFlags::default() }
+}
+
+/// 2^drops, at most 64: the wait before a segment is declared dropped again.
+fn backoff_factor(drops: u32) -> f64 {
+    f64::from(1u32 << drops.min(6))
 }
 
 fn secs(s: f64) -> SimDuration {

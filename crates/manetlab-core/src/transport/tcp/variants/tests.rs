@@ -6,6 +6,8 @@
 //! window 2) leave at t = 0.1.
 
 use super::abra::Abra;
+use super::mpr::Mpr;
+use super::tcp_ap::TcpAp;
 use super::vegas::Vegas;
 use super::westwood::Westwood;
 use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
@@ -394,4 +396,181 @@ fn westwood_tustin_filter_and_dup_ack_accounting() {
     w.pkts_acked(&s, 3);
     let bwe2 = a * bwe1 + (1.0 - a) * (20.0 + 10.0) / 2.0;
     assert!(close(w.bwe, bwe2));
+}
+
+// ----- tcp-ap, mpr, elfn ---------------------------------------------------------------
+
+/// A sender of `variant` told the path has `hops` hops before the SYN-ACK (t = 0.1).
+fn with_hops(variant: &str, hops: u32) -> H {
+    let cc = by_name(variant, &VariantParams::default()).unwrap();
+    let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
+    s.open(t(0.0), None);
+    s.note_path_hops(hops);
+    let mut syn_ack = hdr(1, TcpFlags { syn: true, ack: true, fin: false }, &[]);
+    syn_ack.seq = 0;
+    s.on_segment(t(0.1), &syn_ack, 0);
+    H { s }
+}
+
+#[test]
+fn tcp_ap_fhd_and_cov() {
+    let mut a = TcpAp::new(0.7, 50, 4);
+    // 8 hops: d = R/16, FHD = 4·d = R/4; 2 hops: FHD = 2·R/4 = R/2; 1 hop: R/2.
+    assert!(close(a.fhd_sample(0.2, 8), 0.05));
+    assert!(close(a.fhd_sample(0.2, 2), 0.1));
+    assert!(close(a.fhd_sample(0.2, 1), 0.1));
+    let mut s = CcState::new(2.0, 1000, 3);
+    s.path_hops = Some(8);
+    assert_eq!(a.pacing_gap_s(&s), None, "no pacing before the first RTT sample");
+    a.on_rtt_sample(&s, 0.2);
+    a.on_rtt_sample(&s, 0.4);
+    // FHD = 0.7·0.05 + 0.3·0.1 = 0.065; RTTs {0.2, 0.4}: μ = 0.3, σ = 0.1, cov = 1/3.
+    assert!(close(a.fhd_s.unwrap(), 0.065));
+    assert!(close(a.cov_rtt(), 1.0 / 3.0));
+    assert!(close(a.pacing_gap_s(&s).unwrap(), (1.0 + 2.0 / 3.0) * 0.065));
+    // The history keeps the last 50 samples: 50 equal ones make cov 0 again.
+    for _ in 0..50 {
+        a.on_rtt_sample(&s, 0.3);
+    }
+    assert!(close(a.cov_rtt(), 0.0));
+}
+
+#[test]
+fn tcp_ap_spaces_new_segments_by_the_gap_but_not_retransmissions() {
+    let mut h = with_hops("tcp-ap", 4);
+    // Handshake sample R = 0.1 on 4 hops: FHD = 4·0.1/8 = 0.05, cov 0 → gap 0.05.
+    assert!(close(h.s.pacing_gap_s().unwrap(), 0.05));
+    // Window 2, but only segment 0 leaves at 0.1; segment 1 waits for the pacing timer.
+    assert_eq!(h.sent(), vec![0]);
+    assert_eq!(h.s.poll_at(), Some(t(0.15)));
+    h.s.on_timer(t(0.15));
+    assert_eq!(h.sent(), vec![1]);
+    // ACK of 0 at 0.2 (R = 0.1, FHD stays 0.05): cwnd 3 allows 2 and 3; 2 goes now, 3 is held.
+    assert_eq!(h.ack(0.2, 1, &[]), vec![2]);
+    assert_eq!(h.s.poll_at(), Some(t(0.25)));
+    assert_eq!(h.s.stats.paced_holds, 2);
+    // ACK of 1 at 0.27 (sent 0.15: R = 0.12): FHD = 0.7·0.05 + 0.3·0.06 = 0.053;
+    // RTTs {0.1, 0.1, 0.12}: μ = 0.32/3, σ² = (2·(0.02/3)² + (0.04/3)²)/3, gap = (1 + 2σ/μ)·0.053.
+    let mu = 0.32 / 3.0;
+    let sigma = ((2.0 * (0.02f64 / 3.0).powi(2) + (0.04f64 / 3.0).powi(2)) / 3.0).sqrt();
+    let gap = (1.0 + 2.0 * sigma / mu) * 0.053;
+    // The held segment 3 is overdue (0.25), so it leaves with this ACK; 4 waits one gap.
+    assert_eq!(h.ack(0.27, 2, &[]), vec![3]);
+    assert!(close(h.s.pacing_gap_s().unwrap(), gap));
+    let next = h.s.poll_at().unwrap().as_secs_f64();
+    assert!((next - (0.27 + gap)).abs() < 2e-9, "{next} vs {}", 0.27 + gap);
+    h.s.on_timer(SimTime::from_secs_f64(next));
+    assert_eq!(h.sent(), vec![4]);
+    // Three duplicate ACKs: the fast retransmission of 2 is not paced, even though the
+    // next paced send is a whole gap away.
+    h.ack(next + 0.001, 2, &[]);
+    h.ack(next + 0.002, 2, &[]);
+    assert_eq!(h.ack(next + 0.003, 2, &[]), vec![2]);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn mpr_ewrtt_is_a_decaying_maximum() {
+    let mut m = Mpr::new(0.99, 3.0);
+    let mut s = CcState::new(4.0, 1000, 3);
+    m.on_rtt_sample(&s, 0.1);
+    assert!(close(m.mxrtt_s().unwrap(), 0.3));
+    // A smaller sample: ewrtt = 0.99^(1/4)·0.1.
+    m.on_rtt_sample(&s, 0.05);
+    assert!(close(m.ewrtt_s.unwrap(), 0.99f64.powf(0.25) * 0.1));
+    // A larger one replaces it.
+    s.cwnd = 9.5;
+    m.on_rtt_sample(&s, 0.2);
+    assert!(close(m.mxrtt_s().unwrap(), 0.6));
+}
+
+#[test]
+fn mpr_ignores_dup_acks_detects_drops_after_mxrtt_and_halves_once_per_window() {
+    let mut h = H::std("mpr");
+    // Handshake sample 0.1 → ewrtt 0.1; the ACK at 0.2 gives 0.1 again: mxrtt = 0.3.
+    h.nine_in_flight(); // una 1, max 10, cwnd 9; segments 2..=9 sent at 0.2 with cwnd 9
+    assert!(close(h.s.loss_timeout_s().unwrap(), 0.3));
+    // Reordering: 2, 3, 4 arrive before 1 → three (and more) duplicate ACKs: no retransmission.
+    for now in [0.3, 0.31, 0.32, 0.325] {
+        assert!(h.ack(now, 1, &[]).is_empty());
+    }
+    assert_eq!((h.s.stats.retransmissions, h.s.stats.fast_retransmits), (0, 0));
+    assert_eq!(h.s.cwnd(), 9.0);
+    // Segment 1 arrives late: ACK up to 5. Sample from 4 (sent 0.2): 0.13 > 0.99^(1/9)·0.1 →
+    // ewrtt 0.13, mxrtt 0.39. Slow start 9 → 13; to-be-ack {5..9} → 10..=17 go out.
+    assert_eq!(h.ack(0.33, 5, &[]), (10..18).collect::<Vec<_>>());
+    assert_eq!(h.s.cwnd(), 13.0);
+    assert!(close(h.s.loss_timeout_s().unwrap(), 0.39));
+    // Segment 5 is lost: duplicate ACKs still do nothing.
+    assert!(h.ack(0.4, 5, &[]).is_empty());
+    // 5..=9 were sent at 0.2: declared dropped at 0.2 + 0.39 = 0.59.
+    assert_eq!(h.s.poll_at(), Some(t(0.59)));
+    h.s.on_timer(t(0.59));
+    // First drop (5, sent with cwnd 9): cwnd = 9/2 = 4.5 = ssthresh; 6..=9 are in the
+    // memorize list: no further halving. to-be-ack {10..=17} = 8 ≥ 4: nothing resent yet.
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.5));
+    assert_eq!(h.s.stats.drops_detected, 5);
+    assert!(h.sent().is_empty());
+    // 10..=17 (sent 0.33) expire at 0.72: in memorize, no cut; the window refills with
+    // the oldest dropped segments.
+    assert_eq!(h.s.poll_at(), Some(t(0.72)));
+    h.s.on_timer(t(0.72));
+    assert_eq!(h.sent(), vec![5, 6, 7, 8]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.5));
+    assert_eq!(h.s.stats.timeouts, 0);
+    // The retransmissions are lost too: dropped a second time after 2·mxrtt (0.72 + 0.78):
+    // paper 002's Timeout — ssthresh = 4.5/2 = 2.25, cwnd 1 — once for the window.
+    assert_eq!(h.s.poll_at(), Some(t(1.5)));
+    h.s.on_timer(t(1.5));
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.25));
+    assert_eq!(h.sent(), vec![5]);
+    assert_eq!(h.s.stats.timeouts, 4);
+    assert_eq!(h.s.stats.fast_retransmits, 0);
+}
+
+#[test]
+fn elfn_freezes_probes_and_resumes_with_the_frozen_state() {
+    let mut h = H::std("elfn");
+    h.nine_in_flight();
+    // Samples 0.1, 0.1: SRTT 0.1, RTTVAR 0.0375 → RTO 0.25, armed at 0.2 → fires at 0.45.
+    assert!(close(h.s.rto_s(), 0.25));
+    assert_eq!(h.s.poll_at(), Some(t(0.45)));
+    h.s.on_route_notice(t(0.3), false);
+    assert!(h.s.frozen());
+    // The RTO is off; the first probe is due one interval (2 s) later.
+    assert_eq!(h.s.poll_at(), Some(t(2.3)));
+    h.s.on_timer(t(2.3));
+    assert_eq!(h.sent(), vec![1], "the probe is the oldest unacknowledged segment");
+    assert_eq!(h.s.poll_at(), Some(t(4.3)));
+    h.s.on_timer(t(4.3));
+    assert_eq!(h.sent(), vec![1]);
+    assert_eq!((h.s.stats.probes, h.s.stats.timeouts), (2, 0));
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (9.0, 100.0));
+    assert!(close(h.s.rto_s(), 0.25));
+    // Route back at 5.0: go back to segment 1 with the frozen window of 9; RTO restarted.
+    h.s.on_route_notice(t(5.0), true);
+    assert!(!h.s.frozen());
+    assert_eq!(h.sent(), (1..10).collect::<Vec<_>>());
+    assert_eq!(h.s.poll_at(), Some(t(5.25)));
+    // A second failure ends by an ACK instead: the sender thaws and takes the ACK.
+    h.s.on_route_notice(t(5.1), false);
+    assert!(h.s.frozen() && h.sent().is_empty());
+    // ACK of 1..=9 (newly 9, no RTT sample: sent before the freeze): slow start 9 → 18.
+    assert_eq!(h.ack(5.2, 10, &[]), (10..28).collect::<Vec<_>>());
+    assert!(!h.s.frozen());
+    assert_eq!(h.s.cwnd(), 18.0);
+    assert_eq!(h.s.stats.route_freezes, 2);
+}
+
+#[test]
+fn route_notices_are_ignored_by_other_variants_and_before_the_handshake() {
+    let mut h = H::std("newreno");
+    h.s.on_route_notice(t(0.15), false);
+    assert!(!h.s.frozen());
+    assert_eq!(h.s.poll_at(), Some(t(0.4)));
+    let cc = by_name("elfn", &VariantParams::default()).unwrap();
+    let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
+    s.open(t(0.0), None);
+    s.on_route_notice(t(0.05), false);
+    assert!(!s.frozen());
 }

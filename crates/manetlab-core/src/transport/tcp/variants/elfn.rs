@@ -1,0 +1,40 @@
+//! ELFN — Explicit Link Failure Notification (Holland & Vaidya, "Analysis of TCP
+//! performance over mobile ad hoc networks", MobiCom 1999, §5; paper 003's
+//! ERDN/ERSN, Fig. 3). Built on NewReno (Holland & Vaidya used Reno).
+//!
+//! When the network layer reports that the route to the receiver failed (ERDN),
+//! the sender enters stand-by: its retransmission timer is disabled and cwnd,
+//! ssthresh and the RTO (with its backoff) are frozen; every probe interval it
+//! sends a probe. When the route is reported back (ERSN) or an ACK arrives (a
+//! probe got through), it leaves stand-by and continues with the frozen state.
+//! The freeze itself is engine behaviour (sender.rs); this variant only asks for
+//! it by returning its probe interval.
+//!
+//! Our choices: the probe is the oldest unacknowledged segment (or, with nothing
+//! outstanding, the next new one) — Holland & Vaidya send "a packet"; the probe
+//! interval defaults to 2 s (our reading of their base configuration; scenario key
+//! `elfn_probe_interval_s`); on leaving stand-by the sender goes back to the
+//! oldest unacknowledged segment with the frozen window (what was in flight was
+//! lost with the route, and waiting for an RTO would cut cwnd to 1 — what ELFN
+//! exists to avoid) and restarts the RTO at its frozen value. Notices before the
+//! connection is established are ignored. Routing protocols raise the notices
+//! (`RoutingAction::Notify`); static routing never does.
+
+use crate::transport::tcp::cc::{CongestionControl, Recovery};
+
+pub struct Elfn {
+    /// Probe interval while frozen (s).
+    pub probe_interval_s: f64,
+}
+
+impl CongestionControl for Elfn {
+    fn name(&self) -> &'static str {
+        "elfn"
+    }
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+    fn route_failure_probe_s(&self) -> Option<f64> {
+        Some(self.probe_interval_s)
+    }
+}
