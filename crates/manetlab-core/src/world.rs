@@ -10,13 +10,13 @@ use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
-use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
+use crate::metrics::{DropReason, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RoutingSummary, RunResult};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Routing, RoutingAction, RoutingCtx, StaticRouting};
-use crate::scenario::{FlowKind, Placement, QueueKind, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
+use crate::routing::{Aodv, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::scenario::{FlowKind, Placement, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use rand::Rng;
@@ -49,6 +49,10 @@ enum Event {
     TcpAppStop(FlowId),
     /// A TCP timer of a flow (side 0 = sender, 1 = receiver), with its arming token.
     TcpTimer(FlowId, u8, TimerToken),
+    /// A routing-protocol timer of a node: the protocol's key and arming token.
+    RoutingTimer(NodeId, u64, TimerToken),
+    /// A routing broadcast whose jitter delay has passed.
+    RoutingBroadcast(NodeId, Packet),
 }
 
 /// A node's wireless interface.
@@ -131,6 +135,18 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
     }
 }
 
+/// Node `id`'s routing protocol (default: static shortest paths over `adjacency`).
+fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn Routing> {
+    match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
+        RoutingProtocol::Aodv => {
+            let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
+            Box::new(Aodv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+        }
+        // Validation rejects DSR and DSDV until they exist.
+        _ => Box::new(StaticRouting::shortest_paths(id, adjacency)),
+    }
+}
+
 /// The wireless interface queue the scenario asks for (default: ns-2's PriQueue).
 fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
     let rng = || stream(s.seed, node, Component::Queue);
@@ -192,7 +208,7 @@ impl Simulator {
                 Node {
                     id,
                     position_m: pos[i],
-                    routing: Box::new(StaticRouting::shortest_paths(id, &adjacency)),
+                    routing: make_routing(s, id, &adjacency),
                     ports: p,
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
@@ -250,7 +266,7 @@ impl Simulator {
                 }
             })
             .collect();
-        Simulator {
+        let mut sim = Simulator {
             scenario_name: s.name.clone(),
             seed: s.seed,
             end,
@@ -267,7 +283,11 @@ impl Simulator {
             free_txs: Vec::new(),
             mac_buf: Vec::with_capacity(8),
             mac_queue: VecDeque::with_capacity(8),
+        };
+        for i in 0..n {
+            sim.with_routing(SimTime::ZERO, NodeId(i as u32), |r, ctx| r.start(ctx));
         }
+        sim
     }
 
     /// Record node `n`'s MAC events (tests, MAC traces).
@@ -308,7 +328,8 @@ impl Simulator {
                     let link = &mut self.links[l.index()];
                     let to = link.dirs[d as usize].to;
                     if link.survives(d as usize) && !link.scripted_drop(d as usize, &pkt) {
-                        self.receive(now, to, pkt);
+                        let from = link.dirs[d as usize].from;
+                        self.receive_from(now, to, pkt, from);
                     } else {
                         self.drop_packet(to, &pkt, DropReason::LinkError);
                     }
@@ -324,6 +345,8 @@ impl Simulator {
                 Event::TcpOpen(f) => self.tcp_open(now, f),
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
+                Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
+                Event::RoutingBroadcast(n, pkt) => self.broadcast(now, n, pkt),
             }
         }
     }
@@ -356,6 +379,16 @@ impl Simulator {
         }
         self.nodes[src.index()].counters.originated_packets += 1;
         self.route(now, src, pkt);
+    }
+
+    /// A packet arrived at `node` from neighbour `from`: routing control goes to
+    /// the routing protocol, everything else to the network layer.
+    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Packet, from: NodeId) {
+        if pkt.is_routing() {
+            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
+        } else {
+            self.receive(now, node, pkt);
+        }
     }
 
     /// A packet arrived at `node` from a link.
@@ -395,16 +428,52 @@ impl Simulator {
     fn with_routing(&mut self, now: SimTime, node: NodeId, f: impl FnOnce(&mut dyn Routing, &mut RoutingCtx)) {
         let mut actions = std::mem::take(&mut self.actions);
         {
-            let mut ctx = RoutingCtx { now, node, actions: &mut actions };
+            let mut ctx = RoutingCtx { now, node, actions: &mut actions, next_uid: &mut self.next_uid };
             f(self.nodes[node.index()].routing.as_mut(), &mut ctx);
         }
         for a in actions.drain(..) {
             match a {
                 RoutingAction::Forward { pkt, next_hop } => self.send_to_neighbour(now, node, next_hop, pkt),
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
+                RoutingAction::Broadcast { pkt, delay } => {
+                    if delay == SimDuration::ZERO {
+                        self.broadcast(now, node, pkt);
+                    } else {
+                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, pkt));
+                    }
+                }
+                RoutingAction::SetTimer { at, key, token } => self.sched.schedule_at(at, Event::RoutingTimer(node, key, token)),
+                RoutingAction::ReclaimQueued { next_hop } => self.reclaim_queued(now, node, next_hop),
             }
         }
         self.actions = actions;
+    }
+
+    /// Send a routing broadcast from `node`: to the wireless interface queue
+    /// (MAC broadcast, after the LL delay) and a copy over every point-to-point link.
+    fn broadcast(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let ports: Vec<NodeId> = self.nodes[node.index()].ports.iter().map(|p| p.0).collect();
+        for nb in ports {
+            self.send_to_neighbour(now, node, nb, pkt.clone());
+        }
+        if self.nodes[node.index()].wifi.is_some() {
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, pkt, None));
+        }
+    }
+
+    /// Take `node`'s queued packets for `next_hop` out of its interface queue and
+    /// give them back to its routing protocol (after a link break).
+    fn reclaim_queued(&mut self, now: SimTime, node: NodeId, next_hop: NodeId) {
+        let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
+        let mut taken = Vec::new();
+        w.ifq.drain_for(next_hop, &mut taken);
+        if !taken.is_empty() {
+            self.with_routing(now, node, |r, ctx| {
+                for q in taken {
+                    r.reclaimed(ctx, q.pkt, next_hop);
+                }
+            });
+        }
     }
 
     fn send_to_neighbour(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
@@ -472,7 +541,7 @@ impl Simulator {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
-                MacAction::Deliver(pkt, _from) => self.receive(now, n, pkt),
+                MacAction::Deliver(pkt, from) => self.receive_from(now, n, pkt, from),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
                 MacAction::FrameDone { retries, .. } => {
                     let c = &mut self.nodes[n.index()].counters;
@@ -629,7 +698,15 @@ impl Simulator {
                     summary
                 })
                 .collect(),
-            nodes: self.nodes.iter().map(|n| NodeSummary::new(n.id.0, n.position_m, &n.counters)).collect(),
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| {
+                    let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters);
+                    s.routing = n.routing.counters().map(RoutingSummary::new);
+                    s
+                })
+                .collect(),
             links: self
                 .links
                 .iter()

@@ -8,9 +8,11 @@
 //! (`duration_s`, `bandwidth_mbps`, `delay_ms`); see docs/scenarios.md.
 
 mod error;
+mod routing;
 mod wireless;
 
 pub use error::ScenarioError;
+pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -238,6 +240,29 @@ pub enum RoutingProtocol {
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
     pub protocol: RoutingProtocol,
+    /// AODV parameters (`protocol = "aodv"` only; docs/routing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aodv: Option<AodvSpec>,
+}
+
+impl RoutingSpec {
+    /// The AODV parameters, defaults filled in.
+    pub fn aodv_params(&self) -> crate::routing::aodv::Params {
+        self.aodv.as_ref().map_or_else(crate::routing::aodv::Params::default, |a| a.params())
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        let name = format!("{:?}", self.protocol).to_lowercase();
+        match self.protocol {
+            RoutingProtocol::Static | RoutingProtocol::Aodv => {}
+            RoutingProtocol::Dsr | RoutingProtocol::Dsdv => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+        }
+        match (&self.aodv, self.protocol) {
+            (Some(a), RoutingProtocol::Aodv) => a.validate(),
+            (Some(_), _) => Err(ScenarioError::new("routing.aodv", format!("only applies with protocol = \"aodv\" (protocol is \"{name}\")"))),
+            (None, _) => Ok(()),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -387,9 +412,7 @@ impl Scenario {
             q.validate()?;
         }
         if let Some(r) = &self.routing {
-            if r.protocol != RoutingProtocol::Static {
-                return Err(not_yet("routing.protocol", &format!("{:?}", r.protocol).to_lowercase(), "the MANET routing issue"));
-            }
+            r.validate()?;
         }
         self.validate_links()?;
         for (i, f) in self.flows.iter().enumerate() {
