@@ -151,15 +151,19 @@ const DIAMOND: &str = r#"
     interval_s = 0.1
 "#;
 
-#[test]
-fn relay_made_unreachable_mid_flow_is_repaired_through_the_other_path() {
-    let mut sim = Simulator::new(&scenario(DIAMOND));
+/// Run DIAMOND (plus `extra` routing keys) to 10 s, move the relay in use out
+/// of range, and return the simulator at the first delivery after the move,
+/// the repair time, and the (used, other) relays.
+fn break_relay(extra: &str) -> (Simulator, f64, usize, usize) {
+    let text = DIAMOND.replace("protocol = \"aodv\"", &format!("protocol = \"aodv\"\n{extra}"));
+    let mut sim = Simulator::new(&scenario(&text));
     let t_move = SimTime::from_secs_f64(10.0);
     sim.run_until(t_move);
     let before = sim.results();
     assert_eq!(rt(&before, 0).routing_route_hops_mean, Some(3.0));
     let (used, other) = if before.nodes[2].forwarded_packets > 0 { (2, 3) } else { (3, 2) };
     assert!(before.nodes[used].forwarded_packets > 50);
+    assert!(before.flows[0].tx_packets - before.flows[0].rx_packets <= 1, "no loss before the move (one packet may be in flight)");
     assert_eq!(before.nodes[other].forwarded_packets, 0);
     let rx_at_move = before.flows[0].rx_packets;
 
@@ -177,8 +181,13 @@ fn relay_made_unreachable_mid_flow_is_repaired_through_the_other_path() {
         }
     }
     let repaired_at = repaired_at.expect("delivery resumes");
-    let repair_s = repaired_at.since(t_move).as_secs_f64();
-    println!("AODV repair time after the relay left: {repair_s:.3} s");
+    (sim, repaired_at.since(t_move).as_secs_f64(), used, other)
+}
+
+#[test]
+fn relay_made_unreachable_mid_flow_is_repaired_through_the_other_path() {
+    let (mut sim, repair_s, _used, other) = break_relay("");
+    println!("AODV repair time after the relay left (MAC feedback): {repair_s:.3} s");
     sim.run_to_end();
     let r = sim.results();
     // Node 1 detected the break from MAC feedback (not a local repair: the
@@ -196,6 +205,73 @@ fn relay_made_unreachable_mid_flow_is_repaired_through_the_other_path() {
     let lost = r.flows[0].tx_packets - r.flows[0].rx_packets;
     assert!(lost <= 12, "lost {lost} packets around the break");
     assert_eq!(drops(&r, "rtr.TTL") + drops(&r, "rtr.LOOP"), 0);
+}
+
+#[test]
+fn a_break_near_the_destination_is_repaired_locally_without_the_source_noticing() {
+    // 0-1-2-3-{4|5}-6: the relay before the destination is lost; node 3 has
+    // come 3 hops and has 2 to go, so it repairs the route itself (§6.12).
+    let text = r#"
+        duration_s = 20
+        [nodes]
+        count = 7
+        placement = { kind = "explicit", positions_m = [[0, 0], [200, 0], [400, 0], [600, 0], [800, 60], [800, -60], [1000, 0]] }
+        [radio]
+        [routing]
+        protocol = "aodv"
+        [[flows]]
+        kind = "cbr"
+        src = 0
+        dst = 6
+        start_s = 1.0
+        packet_size_bytes = 512
+        interval_s = 0.2
+    "#;
+    let mut sim = Simulator::new(&scenario(text));
+    let t_move = SimTime::from_secs_f64(10.0);
+    sim.run_until(t_move);
+    let before = sim.results();
+    let (used, other) = if before.nodes[4].forwarded_packets > 0 { (4, 5) } else { (5, 4) };
+    let rx_at_move = before.flows[0].rx_packets;
+    sim.move_node(used as u32, [800.0, 5000.0]);
+    let mut t = t_move;
+    while sim.results().flows[0].rx_packets == rx_at_move && t < SimTime::from_secs_f64(15.0) {
+        t += manetlab_core::sim::SimDuration::from_millis(1);
+        sim.run_until(t);
+    }
+    let repair_s = t.since(t_move).as_secs_f64();
+    println!("AODV local repair time: {repair_s:.3} s");
+    sim.run_to_end();
+    let r = sim.results();
+    assert_eq!(rt(&r, 3).routing_local_repairs, 1);
+    assert_eq!(rt(&r, 3).routing_local_repairs_failed, 0);
+    assert_eq!(rt(&r, 0).routing_discoveries, 1, "the source never had to rediscover");
+    assert_eq!(rt(&r, 0).received("RERR"), 0);
+    assert!(r.nodes[other].forwarded_packets > 20);
+    assert!(repair_s < 0.5, "local repair took {repair_s} s");
+    // The packet that hit the break waited for the repair: nothing lost but
+    // what was already queued at the lost relay.
+    let lost = r.flows[0].tx_packets - r.flows[0].rx_packets;
+    assert!(lost <= 2, "lost {lost}: {:?}", r.flows[0].drops);
+}
+
+#[test]
+fn hello_messages_detect_the_lost_relay() {
+    let (mut sim, repair_s, _used, other) = break_relay("aodv = { link_detection = \"hello\" }");
+    println!("AODV repair time after the relay left (HELLO, 3 × 1 s allowed loss): {repair_s:.3} s");
+    sim.run_to_end();
+    let r = sim.results();
+    // The MAC's failures are not taken as breaks: the lost HELLOs are, after
+    // ALLOWED_HELLO_LOSS · HELLO_INTERVAL = 3 s (plus up to one HELLO period).
+    assert!((2.0..5.0).contains(&repair_s), "repair took {repair_s} s");
+    assert!(rt(&r, 1).routing_route_breaks >= 1);
+    assert!(rt(&r, 0).received("RERR") >= 1);
+    assert!(r.nodes[other].forwarded_packets > 50);
+    // Every node says hello about once a second for 30 s.
+    for i in 0..5 {
+        let h = rt(&r, i).sent("HELLO");
+        assert!((22..=40).contains(&h), "node {i} sent {h} HELLOs");
+    }
 }
 
 #[test]
