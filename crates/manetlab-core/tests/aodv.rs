@@ -321,3 +321,42 @@ fn aodv_runs_are_deterministic() {
     let b = Simulator::new(&scenario(DIAMOND)).run().to_json();
     assert_eq!(a, b);
 }
+
+#[test]
+fn survives_nodes_jumping_around_under_load() {
+    // Robustness: 20 nodes, 5 CBR flows and a TCP flow, and every 0.5 s one node
+    // jumps to a random spot (a harsher topology churn than any mobility model).
+    // Routes keep being repaired; no loops, no stuck discoveries.
+    for seed in [1u64, 5] {
+        let mut flows = String::new();
+        for (i, (s, d)) in [(0, 19), (3, 11), (7, 15), (12, 2), (18, 5)].iter().enumerate() {
+            flows += &cbr(*s, *d, 1.0 + i as f64 * 0.1, 0.25, 1_000_000);
+        }
+        flows += "[[flows]]\nkind = \"ftp\"\nsrc = 1\ndst = 17\nstart_s = 2.0\n";
+        let text = format!(
+            "seed = {seed}\nduration_s = 60\n[area]\nwidth_m = 1000\nheight_m = 500\n[nodes]\ncount = 20\nplacement = {{ kind = \"uniform\" }}\n[radio]\n[routing]\nprotocol = \"aodv\"\n{flows}"
+        );
+        let mut sim = Simulator::new(&scenario(&text));
+        let mut x = seed.wrapping_mul(7919);
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for k in 1..120 {
+            sim.run_until(SimTime::from_secs_f64(k as f64 * 0.5));
+            let n = ((next() * 20.0) as u32).min(19);
+            let pos = [next() * 1000.0, next() * 500.0];
+            sim.move_node(n, pos);
+        }
+        sim.run_to_end();
+        let r = sim.results();
+        let tx: u64 = r.flows[..5].iter().map(|f| f.tx_packets).sum();
+        let rx: u64 = r.flows[..5].iter().map(|f| f.rx_packets).sum();
+        let breaks: u64 = (0..20).map(|i| rt(&r, i).routing_route_breaks).sum();
+        println!("churn seed {seed}: CBR delivery {rx}/{tx}, TCP {:.1} kbit/s, {breaks} breaks, {} control packets", r.flows[5].throughput_kbps, ctrl_sent_total(&r));
+        assert!(breaks > 20, "the churn breaks routes");
+        assert!(rx as f64 > 0.6 * tx as f64, "seed {seed}: delivered {rx}/{tx}");
+        assert!(r.flows[5].throughput_kbps > 20.0);
+        assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}");
+    }
+}
