@@ -31,6 +31,18 @@ pub enum DropReason {
     /// Over the radio a failed link carries no signal at all, so the sender's
     /// MAC reports `RET` instead.
     LinkDown,
+    /// A packet waited in a routing protocol's send buffer longer than its
+    /// timeout (ns-2 `DROP_RTR_QTIMEOUT`, `TOUT`).
+    SendBufferTimeout,
+    /// A routing protocol's send buffer was full; the oldest packet is dropped
+    /// (ns-2 `DROP_RTR_QFULL`, traced `IFQ` by the routing agent: key `rtr.IFQ`).
+    SendBufferFull,
+    /// A node received a packet it originated (ns-2 `DROP_RTR_ROUTE_LOOP`, `LOOP`).
+    RouteLoop,
+    /// Dropped by the routing layer after link-layer feedback: a packet taken
+    /// back from the interface queue for a broken link (ns-2
+    /// `DROP_RTR_MAC_CALLBACK`, `CBK`).
+    MacCallback,
 }
 
 impl DropReason {
@@ -46,13 +58,22 @@ impl DropReason {
             DropReason::EarlyDrop => "RED",
             DropReason::NodeOff => "OFF",
             DropReason::LinkDown => "LNK",
+            DropReason::SendBufferTimeout => "TOUT",
+            DropReason::SendBufferFull => "IFQ",
+            DropReason::RouteLoop => "LOOP",
+            DropReason::MacCallback => "CBK",
         }
     }
     /// The layer that dropped it.
     pub fn layer(self) -> &'static str {
         match self {
             DropReason::QueueOverflow | DropReason::EarlyDrop => "ifq",
-            DropReason::NoRoute | DropReason::TtlExpired => "rtr",
+            DropReason::NoRoute
+            | DropReason::TtlExpired
+            | DropReason::SendBufferTimeout
+            | DropReason::SendBufferFull
+            | DropReason::RouteLoop
+            | DropReason::MacCallback => "rtr",
             DropReason::LinkError | DropReason::LinkDown => "link",
             DropReason::NodeOff => "node",
             DropReason::RetryLimit | DropReason::Collision => "mac",
@@ -133,6 +154,127 @@ pub struct NodeCounters {
 impl NodeCounters {
     pub fn on_drop(&mut self, reason: DropReason) {
         *self.drops.entry(reason).or_default() += 1;
+    }
+}
+
+/// A routing protocol's counters at one node (docs/routing.md). Control packets
+/// are counted when the protocol hands them down (ns-2 counts routing overhead
+/// at the RTR layer the same way): `originated` are messages this node created
+/// (RREQ it initiates, RREP it generates, RERR for a break it detected, HELLO),
+/// `forwarded` are messages it relays for others (RREQ rebroadcast, RREP on its
+/// way to the originator, RERR propagated upstream).
+#[derive(Clone, Debug, Default)]
+pub struct RoutingCounters {
+    pub ctrl_originated_pkts: u64,
+    pub ctrl_originated_bytes: u64,
+    pub ctrl_forwarded_pkts: u64,
+    pub ctrl_forwarded_bytes: u64,
+    pub ctrl_received_pkts: u64,
+    /// Control packets sent (originated + forwarded) per message type.
+    pub sent_by_type: BTreeMap<&'static str, u64>,
+    /// Control packets received per message type.
+    pub received_by_type: BTreeMap<&'static str, u64>,
+    /// Route discoveries this node started as a source (not counting retries).
+    pub discoveries: u64,
+    /// Discoveries that gave up after all retries.
+    pub discoveries_failed: u64,
+    /// Route requests re-sent after a timeout (wider ring or network-wide retry).
+    pub request_retries: u64,
+    /// Discoveries that found a route, with the routes' hop counts and the time
+    /// from the first request to the route (s), summed.
+    pub routes_found: u64,
+    pub route_hops_sum: u64,
+    pub discovery_time_sum_s: f64,
+    /// Link breaks detected (MAC feedback or lost HELLOs) that cut an active route.
+    pub route_breaks: u64,
+    pub local_repairs: u64,
+    pub local_repairs_failed: u64,
+    /// Requests received again and suppressed (each node handles a request once).
+    pub duplicate_requests: u64,
+}
+
+impl RoutingCounters {
+    /// Count a control packet of `kind` and `bytes` (IP included) handed down.
+    pub fn on_send(&mut self, kind: &'static str, bytes: u32, forwarded: bool) {
+        if forwarded {
+            self.ctrl_forwarded_pkts += 1;
+            self.ctrl_forwarded_bytes += bytes as u64;
+        } else {
+            self.ctrl_originated_pkts += 1;
+            self.ctrl_originated_bytes += bytes as u64;
+        }
+        *self.sent_by_type.entry(kind).or_default() += 1;
+    }
+}
+
+/// The per-node routing columns of the results (flattened into the node row with
+/// a `routing_` prefix, so the nodes table stays one flat row per node).
+#[derive(Clone, Debug, Serialize)]
+pub struct RoutingSummary {
+    pub routing_ctrl_originated_pkts: u64,
+    pub routing_ctrl_originated_bytes: u64,
+    pub routing_ctrl_forwarded_pkts: u64,
+    pub routing_ctrl_forwarded_bytes: u64,
+    pub routing_ctrl_received_pkts: u64,
+    /// `routing_sent_<TYPE>` and `routing_received_<TYPE>`: control packets
+    /// sent and received per message type.
+    #[serde(flatten)]
+    pub routing_by_type: BTreeMap<String, u64>,
+    pub routing_discoveries: u64,
+    pub routing_discoveries_failed: u64,
+    pub routing_request_retries: u64,
+    pub routing_routes_found: u64,
+    /// Mean hop count of the routes this node's discoveries found.
+    pub routing_route_hops_mean: Option<f64>,
+    /// Mean time from a discovery's first request to its route (s).
+    pub routing_discovery_time_mean_s: Option<f64>,
+    pub routing_route_breaks: u64,
+    pub routing_local_repairs: u64,
+    pub routing_local_repairs_failed: u64,
+    pub routing_duplicate_requests: u64,
+}
+
+impl RoutingSummary {
+    pub fn new(c: &RoutingCounters) -> Self {
+        let found = c.routes_found;
+        RoutingSummary {
+            routing_ctrl_originated_pkts: c.ctrl_originated_pkts,
+            routing_ctrl_originated_bytes: c.ctrl_originated_bytes,
+            routing_ctrl_forwarded_pkts: c.ctrl_forwarded_pkts,
+            routing_ctrl_forwarded_bytes: c.ctrl_forwarded_bytes,
+            routing_ctrl_received_pkts: c.ctrl_received_pkts,
+            routing_by_type: c
+                .sent_by_type
+                .iter()
+                .map(|(k, v)| (format!("routing_sent_{k}"), *v))
+                .chain(c.received_by_type.iter().map(|(k, v)| (format!("routing_received_{k}"), *v)))
+                .collect(),
+            routing_discoveries: c.discoveries,
+            routing_discoveries_failed: c.discoveries_failed,
+            routing_request_retries: c.request_retries,
+            routing_routes_found: found,
+            routing_route_hops_mean: (found > 0).then(|| c.route_hops_sum as f64 / found as f64),
+            routing_discovery_time_mean_s: (found > 0).then(|| c.discovery_time_sum_s / found as f64),
+            routing_route_breaks: c.route_breaks,
+            routing_local_repairs: c.local_repairs,
+            routing_local_repairs_failed: c.local_repairs_failed,
+            routing_duplicate_requests: c.duplicate_requests,
+        }
+    }
+
+    /// Control packets sent (originated + forwarded).
+    pub fn ctrl_sent_pkts(&self) -> u64 {
+        self.routing_ctrl_originated_pkts + self.routing_ctrl_forwarded_pkts
+    }
+
+    /// Packets of message type `kind` sent (`"RREQ"`, …); 0 if never counted.
+    pub fn sent(&self, kind: &str) -> u64 {
+        self.routing_by_type.get(&format!("routing_sent_{kind}")).copied().unwrap_or(0)
+    }
+
+    /// Packets of message type `kind` received.
+    pub fn received(&self, kind: &str) -> u64 {
+        self.routing_by_type.get(&format!("routing_received_{kind}")).copied().unwrap_or(0)
     }
 }
 
@@ -249,6 +391,9 @@ pub struct NodeSummary {
     pub mac_retries: u64,
     pub ifq_max_pkts: u32,
     pub drops: BTreeMap<String, u64>,
+    /// Routing-protocol counters (AODV, DSR, DSDV; absent with static routing).
+    #[serde(flatten)]
+    pub routing: Option<RoutingSummary>,
 }
 
 impl NodeSummary {
@@ -264,6 +409,7 @@ impl NodeSummary {
             mac_retries: c.mac_retries,
             ifq_max_pkts: c.ifq_max_pkts,
             drops: drop_map(&c.drops),
+            routing: None,
         }
     }
 }

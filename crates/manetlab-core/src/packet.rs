@@ -5,6 +5,7 @@
 //! sizes below are the ones that cost air time.
 
 use crate::ids::{FlowId, NodeId};
+use crate::routing::RoutingMessage;
 use crate::sim::SimTime;
 
 /// IPv4 header without options.
@@ -13,6 +14,9 @@ pub const IP_HEADER_BYTES: u32 = 20;
 pub const UDP_HEADER_BYTES: u32 = 8;
 /// Default TTL of originated packets (ns-2 `IP_DEF_TTL`).
 pub const DEFAULT_TTL: u8 = 32;
+/// The IP destination of link-local broadcasts (routing control such as AODV
+/// RREQ/RERR/HELLO); never a node id.
+pub const IP_BROADCAST: NodeId = NodeId(u32::MAX);
 
 /// IP protocol numbers of the payloads we model (IANA values, used in pcap output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,10 +102,17 @@ impl TcpHeader {
 }
 
 /// The transport header carried by a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Not `Copy`: a routing message can carry a list (an AODV RERR's unreachable
+/// destinations). Match on a reference, or bind the `Copy` TCP/UDP headers.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportHeader {
     Udp(UdpHeader),
     Tcp(TcpHeader),
+    /// A routing protocol's control message (`ip.proto = Manet`). Like ns-2,
+    /// its size is the message's own length on top of the IP header, with no
+    /// UDP header (docs/routing.md).
+    Routing(RoutingMessage),
 }
 
 impl TransportHeader {
@@ -109,6 +120,7 @@ impl TransportHeader {
         match self {
             TransportHeader::Udp(_) => UDP_HEADER_BYTES,
             TransportHeader::Tcp(h) => h.size_bytes(),
+            TransportHeader::Routing(m) => m.size_bytes(),
         }
     }
 }

@@ -20,14 +20,14 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
-use crate::metrics::{ConnectivityReport, DropReason, FlowConnectivity, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RunResult};
+use crate::metrics::{ConnectivityReport, DropReason, FlowConnectivity, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Routing, RoutingAction, RoutingCtx, StaticRouting};
-use crate::scenario::{FlowKind, QueueKind, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
+use crate::routing::{Aodv, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use std::collections::VecDeque;
@@ -59,6 +59,10 @@ enum Event {
     TcpAppStop(FlowId),
     /// A TCP timer of a flow (side 0 = sender, 1 = receiver), with its arming token.
     TcpTimer(FlowId, u8, TimerToken),
+    /// A routing-protocol timer of a node: the protocol's key and arming token.
+    RoutingTimer(NodeId, u64, TimerToken),
+    /// A routing broadcast whose jitter delay has passed.
+    RoutingBroadcast(NodeId, Packet),
     /// The next event of the fault schedule is due.
     Fault,
 }
@@ -144,6 +148,18 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
     s.placement_positions()
 }
 
+/// Node `id`'s routing protocol (default: static shortest paths over `adjacency`).
+fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn Routing> {
+    match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
+        RoutingProtocol::Aodv => {
+            let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
+            Box::new(Aodv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+        }
+        // Validation rejects DSR and DSDV until they exist.
+        _ => Box::new(StaticRouting::shortest_paths(id, adjacency)),
+    }
+}
+
 /// The wireless interface queue the scenario asks for (default: ns-2's PriQueue).
 fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
     let rng = || stream(s.seed, node, Component::Queue);
@@ -213,7 +229,7 @@ impl Simulator {
                 Node {
                     id,
                     position_m: pos[i],
-                    routing: Box::new(StaticRouting::shortest_paths(id, &adjacency)),
+                    routing: make_routing(s, id, &adjacency),
                     ports: p,
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
@@ -278,7 +294,7 @@ impl Simulator {
             }
             Faults { schedule, next: 0, state: FaultState::new(), off: vec![false; n] }
         });
-        Simulator {
+        let mut sim = Simulator {
             scenario_name: s.name.clone(),
             seed: s.seed,
             end,
@@ -297,7 +313,11 @@ impl Simulator {
             mac_queue: VecDeque::with_capacity(8),
             faults,
             mobile: s.has_mobility(),
+        };
+        for i in 0..n {
+            sim.with_routing(SimTime::ZERO, NodeId(i as u32), |r, ctx| r.start(ctx));
         }
+        sim
     }
 
     /// Record node `n`'s MAC events (tests, MAC traces).
@@ -343,7 +363,7 @@ impl Simulator {
                     } else if let Some(why) = self.fault_blocks(from, to) {
                         self.drop_packet(to, &pkt, why);
                     } else {
-                        self.receive(now, to, pkt);
+                        self.receive_from(now, to, pkt, from);
                     }
                 }
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
@@ -358,6 +378,8 @@ impl Simulator {
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
                 Event::Fault => self.apply_fault(now),
+                Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
+                Event::RoutingBroadcast(n, pkt) => self.broadcast(now, n, pkt),
             }
         }
     }
@@ -420,6 +442,18 @@ impl Simulator {
         self.route(now, src, pkt);
     }
 
+    /// A packet arrived at `node` from neighbour `from`: routing control goes to
+    /// the routing protocol, everything else to the network layer.
+    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Packet, from: NodeId) {
+        if self.is_off(node) {
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+        } else if pkt.is_routing() {
+            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
+        } else {
+            self.receive(now, node, pkt);
+        }
+    }
+
     /// A packet arrived at `node` from a link.
     fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Packet) {
         if self.is_off(node) {
@@ -466,7 +500,7 @@ impl Simulator {
     fn with_routing(&mut self, now: SimTime, node: NodeId, f: impl FnOnce(&mut dyn Routing, &mut RoutingCtx)) {
         let mut actions = std::mem::take(&mut self.actions);
         {
-            let mut ctx = RoutingCtx { now, node, actions: &mut actions };
+            let mut ctx = RoutingCtx { now, node, actions: &mut actions, next_uid: &mut self.next_uid };
             f(self.nodes[node.index()].routing.as_mut(), &mut ctx);
         }
         for a in actions.drain(..) {
@@ -474,9 +508,50 @@ impl Simulator {
                 RoutingAction::Forward { pkt, next_hop } => self.send_to_neighbour(now, node, next_hop, pkt),
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
+                RoutingAction::Broadcast { pkt, delay } => {
+                    if delay == SimDuration::ZERO {
+                        self.broadcast(now, node, pkt);
+                    } else {
+                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, pkt));
+                    }
+                }
+                RoutingAction::SetTimer { at, key, token } => self.sched.schedule_at(at, Event::RoutingTimer(node, key, token)),
+                RoutingAction::ReclaimQueued { next_hop } => self.reclaim_queued(now, node, next_hop),
             }
         }
         self.actions = actions;
+    }
+
+    /// Send a routing broadcast from `node`: to the wireless interface queue
+    /// (MAC broadcast, after the LL delay) and a copy over every point-to-point link.
+    fn broadcast(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        if self.is_off(node) {
+            // A switched-off node's protocol timers still fire; nothing leaves it.
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+            return;
+        }
+        let ports: Vec<NodeId> = self.nodes[node.index()].ports.iter().map(|p| p.0).collect();
+        for nb in ports {
+            self.send_to_neighbour(now, node, nb, pkt.clone());
+        }
+        if self.nodes[node.index()].wifi.is_some() {
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, pkt, None));
+        }
+    }
+
+    /// Take `node`'s queued packets for `next_hop` out of its interface queue and
+    /// give them back to its routing protocol (after a link break).
+    fn reclaim_queued(&mut self, now: SimTime, node: NodeId, next_hop: NodeId) {
+        let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
+        let mut taken = Vec::new();
+        w.ifq.drain_for(next_hop, &mut taken);
+        if !taken.is_empty() {
+            self.with_routing(now, node, |r, ctx| {
+                for q in taken {
+                    r.reclaimed(ctx, q.pkt, next_hop);
+                }
+            });
+        }
     }
 
     fn send_to_neighbour(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
@@ -548,7 +623,7 @@ impl Simulator {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
-                MacAction::Deliver(pkt, _from) => self.receive(now, n, pkt),
+                MacAction::Deliver(pkt, from) => self.receive_from(now, n, pkt, from),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
@@ -727,7 +802,15 @@ impl Simulator {
                     summary
                 })
                 .collect(),
-            nodes: self.nodes.iter().map(|n| NodeSummary::new(n.id.0, n.position_m, &n.counters)).collect(),
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| {
+                    let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters);
+                    s.routing = n.routing.counters().map(RoutingSummary::new);
+                    s
+                })
+                .collect(),
             links: self
                 .links
                 .iter()

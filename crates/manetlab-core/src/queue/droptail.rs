@@ -30,6 +30,20 @@ impl Queue for DropTail {
     fn len(&self) -> usize {
         self.q.len()
     }
+    fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
+        if !self.q.iter().any(|q| q.next_hop == Some(next_hop)) {
+            return;
+        }
+        let mut keep = std::collections::VecDeque::with_capacity(self.q.capacity());
+        for q in self.q.drain(..) {
+            if q.next_hop == Some(next_hop) {
+                out.push(q);
+            } else {
+                keep.push_back(q);
+            }
+        }
+        self.q = keep;
+    }
 }
 
 #[cfg(test)]

@@ -82,6 +82,9 @@ impl Queue for Lred {
     fn len(&self) -> usize {
         self.inner.len()
     }
+    fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
+        self.inner.drain_for(next_hop, out)
+    }
     fn mac_feedback(&mut self, retries: u32) {
         self.avg_retry = 0.875 * self.avg_retry + 0.125 * retries as f64;
     }

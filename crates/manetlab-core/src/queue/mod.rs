@@ -42,4 +42,8 @@ pub trait Queue {
     fn pacing(&self) -> bool {
         false
     }
+    /// Remove every packet waiting for `next_hop`, in queue order, into `out`
+    /// (ns-2 `PriQueue::filter`, used by routing after a link break). The
+    /// default keeps them: a discipline that can remove packets overrides it.
+    fn drain_for(&mut self, _next_hop: NodeId, _out: &mut Vec<Queued>) {}
 }

@@ -1,18 +1,51 @@
-//! The network layer's routing interface and static routing.
+//! The network layer's routing interface, static routing and the MANET routing
+//! protocols.
 //!
 //! A routing protocol sees packets this node originates or must forward and says
 //! what to do with each, by pushing [`RoutingAction`]s into its context — it never
 //! touches queues, links or other layers directly. AODV, DSR and DSDV implement the
 //! same trait in their own folders (MANET routing issue).
+//!
+//! What the simulator gives a protocol (docs/routing.md):
+//! * [`Routing::route`] for every data packet this node originates or forwards.
+//!   A protocol may keep the packet (a send buffer while it discovers a route)
+//!   and emit `Forward` actions for it later, from any handler.
+//! * [`Routing::recv_control`] for every routing packet (`ip.proto = Manet`)
+//!   that arrives at this node, unicast or broadcast, with the neighbour that
+//!   sent it. Control packets never go through `route`.
+//! * [`Routing::timer`] when a timer it set with `SetTimer` fires.
+//! * [`Routing::tx_failed`] when the MAC gives up on a unicast frame (link-layer
+//!   feedback), and [`Routing::reclaimed`] for packets it asked to take back from
+//!   the interface queue (`ReclaimQueued`).
+//! * [`Routing::start`] once at time 0, to arm periodic timers.
 
 mod static_routes;
 
+pub mod aodv;
+
+pub use aodv::Aodv;
 pub use static_routes::StaticRouting;
 
 use crate::ids::NodeId;
-use crate::metrics::DropReason;
+use crate::metrics::{DropReason, RoutingCounters};
 use crate::packet::Packet;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime, TimerToken};
+
+/// A routing protocol's control message, carried as a packet's transport header
+/// (`TransportHeader::Routing`, `ip.proto = Manet`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoutingMessage {
+    Aodv(aodv::AodvMessage),
+}
+
+impl RoutingMessage {
+    /// Bytes after the IP header, as ns-2 counts them.
+    pub fn size_bytes(&self) -> u32 {
+        match self {
+            RoutingMessage::Aodv(m) => m.size_bytes(),
+        }
+    }
+}
 
 /// What a routing protocol asks the node to do.
 #[derive(Debug)]
@@ -24,6 +57,16 @@ pub enum RoutingAction {
     /// Tell this node's transport layer about its route to a destination (route
     /// failure / re-established: ELFN, ERDN/ERSN). Static routing never raises it.
     Notify(crate::transport::TransportNotice),
+    /// Send the packet to every neighbour (MAC broadcast on the wireless
+    /// interface, a copy on every point-to-point link) after `delay` (jitter).
+    Broadcast { pkt: Packet, delay: SimDuration },
+    /// Call [`Routing::timer`] with `key` and `token` at `at`. The protocol owns
+    /// the [`crate::sim::Timer`] that issued `token` and ignores stale firings.
+    SetTimer { at: SimTime, key: u64, token: TimerToken },
+    /// Take every packet waiting in the wireless interface queue for `next_hop`
+    /// out of the queue and hand each to [`Routing::reclaimed`] (ns-2's
+    /// `ifqueue->filter(nbr)` after a link break).
+    ReclaimQueued { next_hop: NodeId },
 }
 
 /// The context a routing handler runs in: the time, the node, and an outbox.
@@ -31,14 +74,42 @@ pub struct RoutingCtx<'a> {
     pub now: SimTime,
     pub node: NodeId,
     pub actions: &'a mut Vec<RoutingAction>,
+    /// The run's packet-uid counter, for control packets a protocol creates.
+    pub next_uid: &'a mut u64,
+}
+
+impl RoutingCtx<'_> {
+    /// A fresh packet uid (ns-2's `uid`, unique per run).
+    pub fn new_uid(&mut self) -> u64 {
+        let u = *self.next_uid;
+        *self.next_uid += 1;
+        u
+    }
 }
 
 pub trait Routing {
     fn name(&self) -> &'static str;
-    /// A packet for another node, either originated here or received for forwarding.
+    /// A data packet for another node, either originated here or received for
+    /// forwarding. The protocol forwards it, drops it, or keeps it for later.
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet);
     /// Link-layer feedback: a packet could not be delivered to `next_hop`.
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
         ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+    }
+    /// A routing control packet arrived from neighbour `from`.
+    fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
+        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+    }
+    /// A timer set with `RoutingAction::SetTimer` fired.
+    fn timer(&mut self, _ctx: &mut RoutingCtx, _key: u64, _token: TimerToken) {}
+    /// A packet taken back from the interface queue after `ReclaimQueued`.
+    fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
+        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+    }
+    /// Called once at time 0, before any packet.
+    fn start(&mut self, _ctx: &mut RoutingCtx) {}
+    /// The protocol's counters (routing overhead, discoveries, breaks), if it keeps any.
+    fn counters(&self) -> Option<&RoutingCounters> {
+        None
     }
 }

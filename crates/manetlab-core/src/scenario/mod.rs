@@ -12,6 +12,7 @@
 mod error;
 pub mod load;
 mod mobility;
+mod routing;
 mod wireless;
 
 pub use crate::faults::FaultSpec;
@@ -20,6 +21,7 @@ pub use crate::faults::FaultSpec;
 pub use crate::mobility::Area;
 pub use error::ScenarioError;
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
+pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -241,6 +243,29 @@ pub enum RoutingProtocol {
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
     pub protocol: RoutingProtocol,
+    /// AODV parameters (`protocol = "aodv"` only; docs/routing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aodv: Option<AodvSpec>,
+}
+
+impl RoutingSpec {
+    /// The AODV parameters, defaults filled in.
+    pub fn aodv_params(&self) -> crate::routing::aodv::Params {
+        self.aodv.as_ref().map_or_else(crate::routing::aodv::Params::default, |a| a.params())
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        let name = format!("{:?}", self.protocol).to_lowercase();
+        match self.protocol {
+            RoutingProtocol::Static | RoutingProtocol::Aodv => {}
+            RoutingProtocol::Dsr | RoutingProtocol::Dsdv => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+        }
+        match (&self.aodv, self.protocol) {
+            (Some(a), RoutingProtocol::Aodv) => a.validate(),
+            (Some(_), _) => Err(ScenarioError::new("routing.aodv", format!("only applies with protocol = \"aodv\" (protocol is \"{name}\")"))),
+            (None, _) => Ok(()),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -386,9 +411,7 @@ impl Scenario {
             q.validate()?;
         }
         if let Some(r) = &self.routing {
-            if r.protocol != RoutingProtocol::Static {
-                return Err(not_yet("routing.protocol", &format!("{:?}", r.protocol).to_lowercase(), "the MANET routing issue"));
-            }
+            r.validate()?;
         }
         self.validate_links()?;
         for (i, f) in self.flows.iter().enumerate() {

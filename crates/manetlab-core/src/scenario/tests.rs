@@ -100,6 +100,17 @@ fn malformed_scenarios_name_the_key() {
         (variant("count = 4", "count = 0"), "nodes.count", "out of range"),
         (variant("count = 4", "count = 4\nplacement = { kind = \"line\" }"), "nodes.placement.kind", "allowed"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\n"), "routing.protocol", "not supported yet"),
+        (format!("{BASE}\n[routing]\nprotocol = \"dsdv\"\n"), "routing.protocol", "not supported yet"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n"), "", ""),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ preset = \"rfc3561\", ttl_start = 3, gratuitous_rrep = true, link_detection = \"hello\", hello_interval_s = 2 }}\n"), "", ""),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ ttl_begin = 3 }}\n"), "routing.aodv.ttl_begin", "unknown key (allowed here: preset"),
+        (format!("{BASE}\n[routing]\nprotocol = \"static\"\naodv = {{ ttl_start = 3 }}\n"), "routing.aodv", "only applies with protocol = \"aodv\""),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ ttl_start = 40 }}\n"), "routing.aodv.ttl_start", "allowed: 1..=30"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ active_route_timeout_s = 0 }}\n"), "routing.aodv.active_route_timeout_s", "out of range"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ hello_interval_s = 1 }}\n"), "routing.aodv.hello_interval_s", "only applies with link_detection = \"hello\""),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ link_detection = \"beacon\" }}\n"), "routing.aodv.link_detection", "is not allowed (allowed: \"mac\" or \"hello\")"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ send_buffer_pkts = 0 }}\n"), "routing.aodv.send_buffer_pkts", "out of range"),
+        (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\naodv = {{ preset = \"ns3\" }}\n"), "routing.aodv.preset", "is not allowed"),
         (variant("[nodes]", "nodes = 4\n[nodesx]"), "nodes", "wrong type"),
         ("".to_string(), "duration_s", "required key is missing"),
         ("\u{0}\u{1}garbage".to_string(), "(file)", "not valid TOML"),
@@ -168,4 +179,20 @@ fn mobility_and_faults_round_trip_through_json() {
     assert!(t.has_mobility());
     assert_eq!(t.trajectories().unwrap().len(), 4);
     assert!(t.fault_schedule().unwrap().events().len() >= 2);
+}
+
+#[test]
+fn aodv_table_defaults_and_presets() {
+    use crate::routing::aodv::Params;
+    let with = |extra: &str| Scenario::from_toml_str(&format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n{extra}")).unwrap();
+    let s = with("");
+    assert_eq!(s.routing.as_ref().unwrap().aodv_params(), Params::default());
+    let s = with("aodv = { preset = \"rfc3561\" }");
+    assert_eq!(s.routing.as_ref().unwrap().aodv_params(), Params::rfc3561());
+    let s = with("aodv = { node_traversal_time_ms = 40, broadcast_jitter_ms = 0, send_buffer_timeout_s = 5 }");
+    let p = s.routing.as_ref().unwrap().aodv_params();
+    assert_eq!(p.node_traversal_time.as_nanos(), 40_000_000);
+    assert_eq!(p.broadcast_jitter.as_nanos(), 0);
+    assert_eq!(p.send_buffer_timeout.as_nanos(), 5_000_000_000);
+    assert_eq!(p.net_diameter, 30, "unset keys keep the ns-2 value");
 }

@@ -5,6 +5,8 @@
 //! 802.11 frames carry no byte-level MAC header. Node `i` has address
 //! 10.0.0.0 + i + 1 (node 0 is 10.0.0.1). Application payload bytes are zeros.
 //! TCP windows above 65535 bytes are clamped (no window-scale option is modelled).
+//! Routing control packets (AODV) go out as IP protocol 138 (`manet`) carrying
+//! zero bytes of their counted size: their fields are not encoded yet.
 
 use crate::ids::NodeId;
 use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader};
@@ -83,10 +85,12 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
             b
         }
         TransportHeader::Tcp(h) => tcp_bytes(h),
+        TransportHeader::Routing(m) => vec![0; m.size_bytes() as usize],
     };
     let csum_at = match pkt.transport {
-        TransportHeader::Udp(_) => 6,
-        TransportHeader::Tcp(_) => 16,
+        TransportHeader::Udp(_) => Some(6),
+        TransportHeader::Tcp(_) => Some(16),
+        TransportHeader::Routing(_) => None,
     };
     l4.resize(l4.len() + pkt.payload_bytes as usize, 0);
     let proto = pkt.ip.proto as u8;
@@ -96,11 +100,13 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     pseudo.extend_from_slice(&dst);
     pseudo.extend_from_slice(&[0, proto]);
     pseudo.extend_from_slice(&(l4.len() as u16).to_be_bytes());
-    let mut c = checksum(ones_sum(0, &pseudo), &l4);
-    if c == 0 && pkt.ip.proto == IpProto::Udp {
-        c = 0xffff; // RFC 768: a computed 0 is sent as all ones
+    if let Some(at) = csum_at {
+        let mut c = checksum(ones_sum(0, &pseudo), &l4);
+        if c == 0 && pkt.ip.proto == IpProto::Udp {
+            c = 0xffff; // RFC 768: a computed 0 is sent as all ones
+        }
+        l4[at..at + 2].copy_from_slice(&c.to_be_bytes());
     }
-    l4[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
 
     let total = 20 + l4.len();
     let mut ip = Vec::with_capacity(total);

@@ -1,0 +1,890 @@
+//! Ad hoc On-Demand Distance Vector routing: RFC 3561 (Perkins, Belding-Royer,
+//! Das, 2003), with ns-2.35's `aodv/` choices as defaults (docs/routing.md).
+//!
+//! Implemented (RFC sections):
+//! * §6.1 own and destination sequence numbers, compared in signed 32-bit
+//!   arithmetic; §6.2 route-table freshness rules, lifetimes refreshed on use,
+//!   precursor lists ([`table`]);
+//! * §6.3–6.4 route discovery: RREQ flooding with the (originator, RREQ ID)
+//!   cache ([`rreq_cache`]), expanding-ring search (TTL_START, TTL_INCREMENT,
+//!   TTL_THRESHOLD, NET_DIAMETER), RREQ_RETRIES network-wide retries with binary
+//!   exponential backoff of the wait, packets buffered meanwhile ([`send_buffer`]);
+//! * §6.5 reverse routes; §6.6 replies by the destination and by intermediate
+//!   nodes with a fresh-enough route, gratuitous RREPs (G flag, option);
+//! * §6.7 forward routes from RREPs, forwarded only if they updated the route;
+//! * §6.9 HELLO messages (option); by default link breaks come from the MAC's
+//!   retry failures (link-layer feedback), as in ns-2;
+//! * §6.11 RERR with precursor lists: link breaks, data for which there is no
+//!   route, RERR propagation upstream;
+//! * §6.12 local repair of a break closer to the destination than to the source.
+//!
+//! Not implemented: multicast (J/R flags), RREP-ACK and blacklists for
+//! unidirectional links (§6.8), subnet routes, RREQ/RERR rate limits (ns-2 has
+//! none either), the N flag after a longer repaired route, reboot handling (§6.13).
+//! Deviations from ns-2 and the RFC are listed in docs/routing.md.
+//!
+//! Broadcasts that a node forwards (RREQ, propagated RERR) are delayed by
+//! U(0, `broadcast_jitter`) drawn from the node's `Component::Routing` stream,
+//! as ns-2 does, so that neighbours rebroadcasting the same request do not
+//! collide systematically.
+
+pub mod packets;
+pub mod rreq_cache;
+pub mod send_buffer;
+pub mod table;
+
+pub use packets::{AodvMessage, Hello, Rerr, Rrep, Rreq};
+pub use rreq_cache::RreqCache;
+pub use send_buffer::SendBuffer;
+pub use table::{seq_newer, Route, RouteInfo, RouteState, RouteTable};
+
+use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
+use crate::ids::NodeId;
+use crate::metrics::{DropReason, RoutingCounters};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use rand::Rng;
+use std::collections::BTreeMap;
+
+/// How a node learns that a link to a neighbour broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkDetection {
+    /// The MAC's retry limit (ns-2 `AODV_LINK_LAYER_DETECTION`, the default).
+    Mac,
+    /// Missing HELLO messages (RFC 3561 §6.9).
+    Hello,
+}
+
+/// Every AODV timer and constant. `Default` is ns-2.35's value; each field's
+/// doc gives the RFC 3561 §10 value where it differs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// Lifetime of a route after it is used for data (ACTIVE_ROUTE_TIMEOUT).
+    /// ns-2 10 s; RFC 3 s.
+    pub active_route_timeout: SimDuration,
+    /// Lifetime the destination puts in its RREPs (MY_ROUTE_TIMEOUT).
+    /// ns-2 10 s; RFC 2·ACTIVE_ROUTE_TIMEOUT = 6 s.
+    pub my_route_timeout: SimDuration,
+    /// Lifetime of a reverse route set up by a RREQ. ns-2 `REV_ROUTE_LIFE` 6 s;
+    /// RFC 2·NET_TRAVERSAL_TIME − 2·hops·NODE_TRAVERSAL_TIME (§6.5).
+    pub reverse_route_life: SimDuration,
+    /// How long an (originator, RREQ ID) pair is remembered. ns-2
+    /// `BCAST_ID_SAVE` 6 s; RFC PATH_DISCOVERY_TIME = 2·NET_TRAVERSAL_TIME = 5.6 s.
+    pub rreq_id_save: SimDuration,
+    /// NODE_TRAVERSAL_TIME: a conservative per-hop delay. ns-2 30 ms; RFC 40 ms.
+    pub node_traversal_time: SimDuration,
+    /// NET_DIAMETER (hops): TTL of network-wide requests. ns-2 30; RFC 35.
+    pub net_diameter: u8,
+    /// TTL of the first request of an expanding-ring search. ns-2 5; RFC 1.
+    pub ttl_start: u8,
+    /// TTL added per ring. 2 (both).
+    pub ttl_increment: u8,
+    /// Last ring TTL before a network-wide request. 7 (both).
+    pub ttl_threshold: u8,
+    /// TIMEOUT_BUFFER added to the TTL in RING_TRAVERSAL_TIME =
+    /// 2·NODE_TRAVERSAL_TIME·(TTL + TIMEOUT_BUFFER). ns-2 0 (its wait is
+    /// 2·TTL·NODE_TRAVERSAL_TIME); RFC 2.
+    pub timeout_buffer: u8,
+    /// Network-wide retries after the first network-wide request (RREQ_RETRIES).
+    /// ns-2 3; RFC 2.
+    pub rreq_retries: u32,
+    /// Cap on one request's wait, and how long a destination whose discovery
+    /// failed is left alone before new packets may start another one
+    /// (ns-2 `MAX_RREQ_TIMEOUT` 10 s; not in the RFC).
+    pub max_rreq_timeout: SimDuration,
+    /// Intermediate nodes with a fresh-enough route reply (RFC §6.6.2; ns-2 yes).
+    pub intermediate_replies: bool,
+    /// Set the G flag in our requests: an intermediate replier also sends a
+    /// gratuitous RREP to the destination (RFC §6.6.3). ns-2: off.
+    pub gratuitous_rrep: bool,
+    /// Repair a break locally when closer to the destination (RFC §6.12; ns-2
+    /// `AODV_LOCAL_REPAIR` is on).
+    pub local_repair: bool,
+    /// LOCAL_ADD_TTL: extra TTL of a local-repair request. 2 (RFC; ns-2 uses its
+    /// expanding ring instead).
+    pub local_add_ttl: u8,
+    /// MAX_REPAIR_TTL: repair only destinations at most this many hops away.
+    /// RFC 0.3·NET_DIAMETER (= 9 with ns-2's diameter).
+    pub max_repair_ttl: u8,
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL (both 1 s); ns-2 jitters each interval uniformly in
+    /// [0.75, 1.25]·HELLO_INTERVAL, and so do we.
+    pub hello_interval: SimDuration,
+    /// ALLOWED_HELLO_LOSS. ns-2 3; RFC 2.
+    pub allowed_hello_loss: u32,
+    /// Forwarded broadcasts (RREQ, propagated RERR) wait U(0, this). ns-2 10 ms.
+    pub broadcast_jitter: SimDuration,
+    /// Send-buffer capacity (packets). ns-2 `AODV_RTQ_MAX_LEN` 64.
+    pub send_buffer_pkts: u32,
+    /// Send-buffer timeout. ns-2 `AODV_RTQ_TIMEOUT` 30 s.
+    pub send_buffer_timeout: SimDuration,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            active_route_timeout: SimDuration::from_secs_f64(10.0),
+            my_route_timeout: SimDuration::from_secs_f64(10.0),
+            reverse_route_life: SimDuration::from_secs_f64(6.0),
+            rreq_id_save: SimDuration::from_secs_f64(6.0),
+            node_traversal_time: SimDuration::from_millis(30),
+            net_diameter: 30,
+            ttl_start: 5,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            timeout_buffer: 0,
+            rreq_retries: 3,
+            max_rreq_timeout: SimDuration::from_secs_f64(10.0),
+            intermediate_replies: true,
+            gratuitous_rrep: false,
+            local_repair: true,
+            local_add_ttl: 2,
+            max_repair_ttl: 9,
+            link_detection: LinkDetection::Mac,
+            hello_interval: SimDuration::from_secs_f64(1.0),
+            allowed_hello_loss: 3,
+            broadcast_jitter: SimDuration::from_millis(10),
+            send_buffer_pkts: 64,
+            send_buffer_timeout: SimDuration::from_secs_f64(30.0),
+        }
+    }
+}
+
+impl Params {
+    /// RFC 3561 §10 values (with NODE_TRAVERSAL_TIME 40 ms, NET_DIAMETER 35).
+    pub fn rfc3561() -> Self {
+        let ntt = SimDuration::from_millis(40);
+        let net_traversal = SimDuration(2 * ntt.0 * 35);
+        Params {
+            active_route_timeout: SimDuration::from_secs_f64(3.0),
+            my_route_timeout: SimDuration::from_secs_f64(6.0),
+            reverse_route_life: SimDuration(2 * net_traversal.0),
+            rreq_id_save: SimDuration(2 * net_traversal.0),
+            node_traversal_time: ntt,
+            net_diameter: 35,
+            ttl_start: 1,
+            timeout_buffer: 2,
+            rreq_retries: 2,
+            max_repair_ttl: 10,
+            allowed_hello_loss: 2,
+            ..Params::default()
+        }
+    }
+
+    /// NET_TRAVERSAL_TIME = 2·NODE_TRAVERSAL_TIME·NET_DIAMETER.
+    pub fn net_traversal_time(&self) -> SimDuration {
+        SimDuration(2 * self.node_traversal_time.0 * self.net_diameter as u64)
+    }
+
+    /// RING_TRAVERSAL_TIME for a request with this TTL.
+    pub fn ring_traversal_time(&self, ttl: u8) -> SimDuration {
+        SimDuration(2 * self.node_traversal_time.0 * (ttl as u64 + self.timeout_buffer as u64))
+    }
+
+    /// The TTL of the next ring after one with `last` (ns-2 `sendRequest`).
+    pub fn next_ttl(&self, last: u8) -> u8 {
+        if last < self.ttl_threshold {
+            last.saturating_add(self.ttl_increment).min(self.net_diameter)
+        } else {
+            self.net_diameter
+        }
+    }
+
+    /// How long to wait for a reply to a request with `ttl`, the
+    /// `network_wide`-th network-wide one if `ttl` is the diameter (§6.3: binary
+    /// exponential backoff), capped at `max_rreq_timeout`.
+    pub fn rrep_wait(&self, ttl: u8, network_wide: u32) -> SimDuration {
+        let w = if ttl >= self.net_diameter {
+            let k = network_wide.saturating_sub(1).min(20);
+            SimDuration(self.net_traversal_time().0 << k)
+        } else {
+            self.ring_traversal_time(ttl)
+        };
+        w.min(self.max_rreq_timeout)
+    }
+
+    /// How long a neighbour may stay silent before its link counts as lost
+    /// (HELLO mode): ALLOWED_HELLO_LOSS·HELLO_INTERVAL (§6.9).
+    pub fn neighbour_timeout(&self) -> SimDuration {
+        SimDuration(self.hello_interval.0 * self.allowed_hello_loss as u64)
+    }
+}
+
+/// What an entry of the discovery table is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DiscoveryKind {
+    /// This node needs the route for packets it originates.
+    Source,
+    /// Local repair after a break on a route this node forwards on (§6.12).
+    Repair,
+    /// The last discovery failed: new packets wait in the buffer until this
+    /// ends (ns-2 `rt_req_timeout = now + MAX_RREQ_TIMEOUT`).
+    HoldDown,
+}
+
+struct Discovery {
+    kind: DiscoveryKind,
+    /// TTL of the last request sent.
+    ttl: u8,
+    /// Network-wide requests sent so far.
+    network_wide: u32,
+    started: SimTime,
+    timer: Timer,
+}
+
+// Timer keys: kind in the high 32 bits, a node id in the low ones.
+const KEY_DISCOVERY: u64 = 0;
+const KEY_BUFFER: u64 = 1 << 32;
+const KEY_HELLO: u64 = 2 << 32;
+
+/// One node's AODV instance.
+pub struct Aodv {
+    me: NodeId,
+    p: Params,
+    rng: SimRng,
+    /// Own sequence number (§6.1).
+    seq: u32,
+    rreq_id: u32,
+    table: RouteTable,
+    cache: RreqCache,
+    buffer: SendBuffer,
+    buffer_timer: Timer,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    /// HELLO mode: neighbours and when each was last heard.
+    neighbours: BTreeMap<NodeId, SimTime>,
+    hello_timer: Timer,
+    counters: RoutingCounters,
+    scratch: Vec<Packet>,
+}
+
+impl Aodv {
+    /// AODV for node `me`, drawing jitter from `rng` (stream `Component::Routing`).
+    pub fn new(me: NodeId, p: Params, rng: SimRng) -> Self {
+        let mut counters = RoutingCounters::default();
+        for k in packets::KINDS {
+            counters.sent_by_type.insert(k, 0);
+            counters.received_by_type.insert(k, 0);
+        }
+        Aodv {
+            me,
+            p,
+            rng,
+            seq: 0,
+            rreq_id: 0,
+            table: RouteTable::new(),
+            cache: RreqCache::new(p.rreq_id_save),
+            buffer: SendBuffer::new(p.send_buffer_pkts, p.send_buffer_timeout),
+            buffer_timer: Timer::new(),
+            discoveries: BTreeMap::new(),
+            neighbours: BTreeMap::new(),
+            hello_timer: Timer::new(),
+            counters,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    pub fn table(&self) -> &RouteTable {
+        &self.table
+    }
+
+    /// This node's own sequence number.
+    pub fn seq(&self) -> u32 {
+        self.seq
+    }
+
+    /// Packets waiting for a route.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
+    // ---- sending ---------------------------------------------------------------
+
+    fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8, msg: AodvMessage) -> Packet {
+        Packet {
+            uid: ctx.new_uid(),
+            ip: IpHeader { src: self.me, dst, ttl, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
+            payload_bytes: 0,
+            tag: None,
+        }
+    }
+
+    fn count(&mut self, pkt: &Packet, forwarded: bool) {
+        if let TransportHeader::Routing(RoutingMessage::Aodv(m)) = &pkt.transport {
+            self.counters.on_send(m.kind(), pkt.size_bytes(), forwarded);
+        }
+    }
+
+    fn broadcast(&mut self, ctx: &mut RoutingCtx, pkt: Packet, jitter: bool, forwarded: bool) {
+        self.count(&pkt, forwarded);
+        let delay = if jitter && self.p.broadcast_jitter.0 > 0 {
+            SimDuration(self.rng.gen_range(0..self.p.broadcast_jitter.0))
+        } else {
+            SimDuration::ZERO
+        };
+        ctx.actions.push(RoutingAction::Broadcast { pkt, delay });
+    }
+
+    fn unicast(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId, forwarded: bool) {
+        self.count(&pkt, forwarded);
+        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+    }
+
+    fn set_timer(ctx: &mut RoutingCtx, timer: &mut Timer, at: SimTime, key: u64) {
+        let token = timer.arm(at);
+        ctx.actions.push(RoutingAction::SetTimer { at, key, token });
+    }
+
+    /// Send a RERR for `unreachable` (TTL 1, broadcast as ns-2 does).
+    fn send_rerr(&mut self, ctx: &mut RoutingCtx, unreachable: Vec<(NodeId, u32)>, forwarded: bool) {
+        if unreachable.is_empty() {
+            return;
+        }
+        let pkt = self.control(ctx, IP_BROADCAST, 1, AodvMessage::Rerr(Rerr { no_delete: false, unreachable }));
+        // ns-2: a RERR for a break this node detected goes at once, a propagated one is jittered.
+        self.broadcast(ctx, pkt, forwarded, forwarded);
+    }
+
+    // ---- data ------------------------------------------------------------------
+
+    /// Forward a data packet on the usable route to its destination, refreshing
+    /// the lifetimes of the routes it uses (§6.2). Returns the packet if there is
+    /// no usable route.
+    fn forward_data(&mut self, ctx: &mut RoutingCtx, pkt: Packet) -> Option<Packet> {
+        let now = ctx.now;
+        let until = now + self.p.active_route_timeout;
+        let Some(r) = self.table.active(now, pkt.ip.dst) else { return Some(pkt) };
+        r.expires = r.expires.max(until);
+        let next_hop = r.next_hop;
+        self.table.refresh(now, next_hop, until);
+        if pkt.ip.src != self.me {
+            self.table.refresh(now, pkt.ip.src, until);
+        }
+        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        None
+    }
+
+    fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        if let Some(old) = self.buffer.push(ctx.now, pkt) {
+            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+        }
+        self.arm_buffer_timer(ctx);
+    }
+
+    fn arm_buffer_timer(&mut self, ctx: &mut RoutingCtx) {
+        match self.buffer.next_expiry() {
+            Some(at) if self.buffer_timer.expires() != Some(at) => Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER),
+            Some(_) => {}
+            None => self.buffer_timer.cancel(),
+        }
+    }
+
+    /// Drop every buffered packet for `dst` with `reason`.
+    fn drop_buffered(&mut self, ctx: &mut RoutingCtx, dst: NodeId, reason: DropReason) {
+        let mut out = std::mem::take(&mut self.scratch);
+        self.buffer.take_for(dst, &mut out);
+        for pkt in out.drain(..) {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason });
+        }
+        self.scratch = out;
+        self.arm_buffer_timer(ctx);
+    }
+
+    /// A route to `dst` has just become usable: end any discovery for it and
+    /// send the packets that were waiting.
+    fn route_ready(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        if let Some(d) = self.discoveries.remove(&dst) {
+            if d.kind == DiscoveryKind::Source {
+                let hops = self.table.get(dst).map_or(0, |r| r.hops);
+                self.counters.routes_found += 1;
+                self.counters.route_hops_sum += hops as u64;
+                self.counters.discovery_time_sum_s += ctx.now.since(d.started).as_secs_f64();
+            }
+        }
+        if !self.buffer.has_for(dst) {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        self.buffer.take_for(dst, &mut out);
+        for pkt in out.drain(..) {
+            if let Some(pkt) = self.forward_data(ctx, pkt) {
+                // Cannot happen (the route is usable), but never lose a packet silently.
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            }
+        }
+        self.scratch = out;
+        self.arm_buffer_timer(ctx);
+    }
+
+    // ---- route discovery (§6.3, §6.4) ------------------------------------------
+
+    /// Start a discovery for `dst` unless one is under way (or held down).
+    fn request_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        if self.discoveries.contains_key(&dst) {
+            return;
+        }
+        // §6.4: start from the last known hop count when there is one (ns-2
+        // `rt_req_last_ttl = max(.., rt_last_hop_count)`), else TTL_START.
+        let ttl = match self.table.get(dst) {
+            Some(r) if r.hops > 0 => self.p.next_ttl(r.hops),
+            _ => self.p.ttl_start.min(self.p.net_diameter),
+        };
+        self.counters.discoveries += 1;
+        let d = Discovery { kind: DiscoveryKind::Source, ttl, network_wide: 0, started: ctx.now, timer: Timer::new() };
+        self.discoveries.insert(dst, d);
+        self.send_rreq(ctx, dst, ttl);
+    }
+
+    /// Originate a RREQ for `dst` with IP TTL `ttl` and arm its reply timer.
+    fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
+        // §6.1: increment our own number before originating a request.
+        self.seq = self.seq.wrapping_add(1);
+        self.rreq_id = self.rreq_id.wrapping_add(1);
+        let (dst_seq, unknown_seq) = match self.table.get(dst) {
+            Some(r) if r.valid_seq => (r.seq, false),
+            _ => (0, true),
+        };
+        let rq = Rreq {
+            gratuitous: self.p.gratuitous_rrep,
+            destination_only: false,
+            unknown_seq,
+            hop_count: 0,
+            id: self.rreq_id,
+            dst,
+            dst_seq,
+            originator: self.me,
+            originator_seq: self.seq,
+        };
+        self.cache.insert(ctx.now, self.me, self.rreq_id);
+        let pkt = self.control(ctx, IP_BROADCAST, ttl, AodvMessage::Rreq(rq));
+        // ns-2 sends its own requests without jitter.
+        self.broadcast(ctx, pkt, false, false);
+        let d = self.discoveries.get_mut(&dst).expect("a discovery entry exists for a request");
+        d.ttl = ttl;
+        if ttl >= self.p.net_diameter {
+            d.network_wide += 1;
+        }
+        let at = ctx.now + self.p.rrep_wait(ttl, d.network_wide);
+        Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
+    }
+
+    fn discovery_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId, token: TimerToken) {
+        let Some(d) = self.discoveries.get_mut(&dst) else { return };
+        if !d.timer.fire(token) {
+            return;
+        }
+        if self.table.active(ctx.now, dst).is_some() {
+            self.route_ready(ctx, dst);
+            return;
+        }
+        let d = self.discoveries.get_mut(&dst).expect("checked above");
+        match d.kind {
+            DiscoveryKind::HoldDown => {
+                self.discoveries.remove(&dst);
+                if self.buffer.has_for(dst) {
+                    self.request_route(ctx, dst);
+                }
+            }
+            DiscoveryKind::Repair => {
+                // §6.12: the repair failed; the route is down and upstream nodes
+                // are told (ns-2 only brings the route down).
+                self.discoveries.remove(&dst);
+                self.counters.local_repairs_failed += 1;
+                self.drop_buffered(ctx, dst, DropReason::NoRoute);
+                if let Some(r) = self.table.get(dst) {
+                    let seq = r.seq;
+                    let had_precursors = !r.precursors.is_empty();
+                    self.table.invalidate(dst, seq);
+                    if had_precursors {
+                        self.send_rerr(ctx, vec![(dst, seq)], false);
+                    }
+                }
+            }
+            DiscoveryKind::Source => {
+                if d.ttl < self.p.net_diameter || d.network_wide <= self.p.rreq_retries {
+                    let ttl = self.p.next_ttl(d.ttl);
+                    self.counters.request_retries += 1;
+                    self.send_rreq(ctx, dst, ttl);
+                } else {
+                    // All retries used: give up on the waiting packets and leave
+                    // the destination alone for a while (ns-2).
+                    d.kind = DiscoveryKind::HoldDown;
+                    let at = ctx.now + self.p.max_rreq_timeout;
+                    Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
+                    self.counters.discoveries_failed += 1;
+                    self.drop_buffered(ctx, dst, DropReason::NoRoute);
+                }
+            }
+        }
+    }
+
+    // ---- control messages --------------------------------------------------------
+
+    /// §6.5/§6.7: a route to the neighbour a control message came from, without
+    /// a sequence number.
+    fn neighbour_route(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
+        let info = RouteInfo { dst: nb, seq: None, hops: 1, next_hop: nb, expires: ctx.now + self.p.active_route_timeout };
+        if self.table.update(ctx.now, info) {
+            self.route_ready(ctx, nb);
+        }
+    }
+
+    fn recv_rreq(&mut self, ctx: &mut RoutingCtx, rq: Rreq, ttl: u8, from: NodeId, uid: u64) {
+        let now = ctx.now;
+        self.neighbour_route(ctx, from);
+        if rq.originator == self.me {
+            return; // our own request, rebroadcast by a neighbour
+        }
+        if !self.cache.insert(now, rq.originator, rq.id) {
+            self.counters.duplicate_requests += 1;
+            return;
+        }
+        let hops = rq.hop_count.saturating_add(1);
+        // §6.5: the reverse route towards the originator.
+        let rev_until = now + self.p.reverse_route_life;
+        let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
+        if self.table.update(now, rev) {
+            self.route_ready(ctx, rq.originator);
+        } else {
+            self.table.refresh(now, rq.originator, rev_until);
+        }
+        let Some(rev_next) = self.table.active(now, rq.originator).map(|r| r.next_hop) else { return };
+
+        // §6.6.1: the destination replies.
+        if rq.dst == self.me {
+            if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
+                self.seq = rq.dst_seq;
+            }
+            let rp = Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, originator: rq.originator, lifetime_ns: self.p.my_route_timeout.0 };
+            let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
+            self.unicast(ctx, pkt, rev_next, false);
+            return;
+        }
+
+        // §6.6.2: an intermediate node with a fresh-enough active route replies.
+        if self.p.intermediate_replies && !rq.destination_only {
+            if let Some(r) = self.table.active(now, rq.dst) {
+                if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && r.next_hop != from {
+                    let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
+                    let lifetime = r.expires.since(now);
+                    r.add_precursor(rev_next);
+                    if let Some(back) = self.table.get_mut(rq.originator) {
+                        back.add_precursor(fwd_next);
+                    }
+                    let rp = Rrep { hop_count: fwd_hops, dst: rq.dst, dst_seq: fwd_seq, originator: rq.originator, lifetime_ns: lifetime.0 };
+                    let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
+                    self.unicast(ctx, pkt, rev_next, false);
+                    // §6.6.3: tell the destination how to reach the originator.
+                    if rq.gratuitous {
+                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| b.expires.since(now));
+                        let g = Rrep { hop_count: hops, dst: rq.originator, dst_seq: rq.originator_seq, originator: rq.dst, lifetime_ns: back_life.0 };
+                        let pkt = self.control(ctx, rq.dst, self.p.net_diameter, AodvMessage::Rrep(g));
+                        self.unicast(ctx, pkt, fwd_next, false);
+                    }
+                    return;
+                }
+            }
+        }
+
+        // Rebroadcast while the TTL lasts (a request whose TTL is used up ends
+        // here: that is the expanding ring, not a drop).
+        if ttl == 0 {
+            return;
+        }
+        let mut fwd = rq;
+        fwd.hop_count = hops;
+        // §6.5: carry the freshest destination number known on the way.
+        if let Some(r) = self.table.get(rq.dst) {
+            if r.valid_seq && (rq.unknown_seq || seq_newer(r.seq, rq.dst_seq)) {
+                fwd.dst_seq = r.seq;
+                fwd.unknown_seq = false;
+            }
+        }
+        let pkt = Packet {
+            uid,
+            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
+            payload_bytes: 0,
+            tag: None,
+        };
+        self.broadcast(ctx, pkt, true, true);
+    }
+
+    fn recv_rrep(&mut self, ctx: &mut RoutingCtx, rp: Rrep, ttl: u8, from: NodeId, uid: u64) {
+        let now = ctx.now;
+        self.neighbour_route(ctx, from);
+        let hops = rp.hop_count.saturating_add(1);
+        let fwd = RouteInfo { dst: rp.dst, seq: Some(rp.dst_seq), hops, next_hop: from, expires: now + SimDuration(rp.lifetime_ns) };
+        // §6.7: the forward route, under the freshness rules.
+        let updated = self.table.update(now, fwd);
+        if updated {
+            self.route_ready(ctx, rp.dst);
+        }
+        if rp.originator == self.me || !updated {
+            return; // ours, or stale: a reply that changed nothing is not forwarded
+        }
+        let Some(back) = self.table.active(now, rp.originator) else {
+            // No way back to the originator (the reverse route expired).
+            let pkt = Packet {
+                uid,
+                ip: IpHeader { src: self.me, dst: rp.originator, ttl, proto: IpProto::Manet },
+                transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
+                payload_bytes: 0,
+                tag: None,
+            };
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            return;
+        };
+        let back_next = back.next_hop;
+        back.expires = back.expires.max(now + self.p.active_route_timeout);
+        back.add_precursor(from);
+        if let Some(r) = self.table.get_mut(rp.dst) {
+            r.add_precursor(back_next);
+        }
+        let mut out = rp;
+        out.hop_count = hops;
+        let pkt = Packet {
+            uid,
+            ip: IpHeader { src: self.me, dst: rp.originator, ttl: ttl.max(1), proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
+            payload_bytes: 0,
+            tag: None,
+        };
+        self.unicast(ctx, pkt, back_next, true);
+    }
+
+    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId) {
+        let now = ctx.now;
+        let mut propagate = Vec::new();
+        for &(dst, seq) in &re.unreachable {
+            let Some(r) = self.table.active(now, dst) else { continue };
+            if r.next_hop != from {
+                continue;
+            }
+            // §6.11: take the RERR's number, never going backwards (ns-2 instead
+            // ignores a RERR whose number is older than the route's).
+            let seq = if seq_newer(seq, r.seq) { seq } else { r.seq };
+            let precursors = self.table.invalidate(dst, seq);
+            if !precursors.is_empty() {
+                propagate.push((dst, seq));
+            }
+        }
+        self.send_rerr(ctx, propagate, true);
+    }
+
+    fn recv_hello(&mut self, ctx: &mut RoutingCtx, h: Hello, from: NodeId) {
+        let now = ctx.now;
+        self.neighbours.insert(from, now);
+        let info = RouteInfo { dst: h.node, seq: Some(h.seq), hops: 1, next_hop: from, expires: now + SimDuration(h.lifetime_ns) };
+        if self.table.update(now, info) {
+            self.route_ready(ctx, h.node);
+        } else {
+            self.table.refresh(now, h.node, info.expires);
+        }
+    }
+
+    // ---- link breaks (§6.11, §6.12) --------------------------------------------
+
+    /// The link to `nb` broke: invalidate every route through it (except
+    /// `repairing`), with incremented numbers, and tell the precursors.
+    fn link_break(&mut self, ctx: &mut RoutingCtx, nb: NodeId, repairing: Option<NodeId>) -> bool {
+        let now = ctx.now;
+        let mut unreachable = Vec::new();
+        let mut notify = false;
+        for r in self.table.iter_mut() {
+            r.precursors.retain(|&p| p != nb);
+            if r.state != RouteState::Valid || r.next_hop != nb || Some(r.dst) == repairing {
+                continue;
+            }
+            let live = r.expires > now;
+            r.seq = r.seq.wrapping_add(1);
+            r.valid_seq = true;
+            r.state = RouteState::Invalid;
+            if live {
+                notify |= !r.precursors.is_empty();
+                unreachable.push((r.dst, r.seq));
+            }
+            r.precursors.clear();
+        }
+        let cut = !unreachable.is_empty() || repairing.is_some();
+        if notify {
+            self.send_rerr(ctx, unreachable, false);
+        }
+        cut
+    }
+
+    fn start_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
+        let travelled = DEFAULT_TTL.saturating_sub(pkt.ip.ttl);
+        let r = self.table.get_mut(dst).expect("repair an existing route");
+        r.state = RouteState::Repairing;
+        // §6.12: ask for a number newer than the one of the broken route.
+        r.seq = r.seq.wrapping_add(1);
+        r.valid_seq = true;
+        let ttl = r.hops.max(travelled / 2).saturating_add(self.p.local_add_ttl).min(self.p.net_diameter);
+        self.counters.local_repairs += 1;
+        self.buffer_packet(ctx, pkt);
+        let d = Discovery { kind: DiscoveryKind::Repair, ttl, network_wide: 0, started: ctx.now, timer: Timer::new() };
+        self.discoveries.insert(dst, d);
+        self.send_rreq(ctx, dst, ttl);
+    }
+
+    // ---- HELLO (§6.9) ------------------------------------------------------------
+
+    fn hello_tick(&mut self, ctx: &mut RoutingCtx) {
+        let now = ctx.now;
+        let lifetime = self.p.neighbour_timeout();
+        let h = Hello { node: self.me, seq: self.seq, lifetime_ns: lifetime.0 };
+        let pkt = self.control(ctx, IP_BROADCAST, 1, AodvMessage::Hello(h));
+        self.broadcast(ctx, pkt, false, false);
+        let lost: Vec<NodeId> = self.neighbours.iter().filter(|(_, &t)| t + lifetime <= now).map(|(&n, _)| n).collect();
+        for nb in lost {
+            self.neighbours.remove(&nb);
+            if self.link_break(ctx, nb, None) {
+                self.counters.route_breaks += 1;
+            }
+        }
+        let f = self.rng.gen_range(0.75..1.25);
+        let at = now + SimDuration::from_secs_f64(self.p.hello_interval.as_secs_f64() * f);
+        Self::set_timer(ctx, &mut self.hello_timer, at, KEY_HELLO);
+    }
+}
+
+impl Routing for Aodv {
+    fn name(&self) -> &'static str {
+        "aodv"
+    }
+
+    fn start(&mut self, ctx: &mut RoutingCtx) {
+        if self.p.link_detection == LinkDetection::Hello {
+            // Desynchronise the first HELLOs (ns-2 sends one at start on every node).
+            let at = ctx.now + SimDuration::from_secs_f64(self.p.hello_interval.as_secs_f64() * self.rng.gen::<f64>());
+            Self::set_timer(ctx, &mut self.hello_timer, at, KEY_HELLO);
+        }
+    }
+
+    fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        // ns-2: a node that receives a packet it originated has a loop.
+        if pkt.ip.src == self.me && pkt.ip.ttl < DEFAULT_TTL {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+            return;
+        }
+        let Some(pkt) = self.forward_data(ctx, pkt) else { return };
+        let dst = pkt.ip.dst;
+        let repairing = self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing);
+        if repairing {
+            self.buffer_packet(ctx, pkt);
+        } else if pkt.ip.src == self.me {
+            self.buffer_packet(ctx, pkt);
+            self.request_route(ctx, dst);
+        } else {
+            // §6.11 (ii): data to forward but no route: tell upstream, drop.
+            let seq = self.table.get(dst).map_or(0, |r| r.seq);
+            self.send_rerr(ctx, vec![(dst, seq)], false);
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+        }
+    }
+
+    fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        // ns-2: control packets and broadcasts are simply dropped; with HELLO
+        // detection the MAC's verdict is not used at all.
+        if pkt.is_routing() || self.p.link_detection != LinkDetection::Mac {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            return;
+        }
+        let now = ctx.now;
+        let dst = pkt.ip.dst;
+        let travelled = DEFAULT_TTL.saturating_sub(pkt.ip.ttl);
+        let repair = match self.table.active(now, dst) {
+            // ns-2: repair when the break is closer to the destination than to the source.
+            Some(r) => {
+                r.next_hop == next_hop && self.p.local_repair && pkt.ip.src != self.me && travelled > r.hops && r.hops <= self.p.max_repair_ttl
+            }
+            None => false,
+        };
+        let cut = self.link_break(ctx, next_hop, repair.then_some(dst));
+        if cut {
+            self.counters.route_breaks += 1;
+        }
+        // Packets already queued for the dead neighbour come back to us.
+        ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
+        if repair {
+            self.start_local_repair(ctx, dst, pkt);
+        } else if self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing) {
+            self.buffer_packet(ctx, pkt);
+        } else {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+        }
+    }
+
+    fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
+        // Data for a destination under repair waits for the repair; the rest is
+        // dropped as ns-2 does (`DROP_RTR_MAC_CALLBACK`).
+        if !pkt.is_routing() && self.table.get(pkt.ip.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+            self.buffer_packet(ctx, pkt);
+        } else {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+        }
+    }
+
+    fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, from: NodeId) {
+        let (ttl, uid) = (pkt.ip.ttl.saturating_sub(1), pkt.uid);
+        let msg = match pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Aodv(m)) => m,
+            _ => {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                return;
+            }
+        };
+        self.counters.ctrl_received_pkts += 1;
+        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        if let Some(t) = self.neighbours.get_mut(&from) {
+            *t = ctx.now; // any message from a neighbour shows the link is up (§6.9)
+        }
+        match msg {
+            AodvMessage::Rreq(rq) => self.recv_rreq(ctx, rq, ttl, from, uid),
+            AodvMessage::Rrep(rp) => self.recv_rrep(ctx, rp, ttl, from, uid),
+            AodvMessage::Rerr(re) => self.recv_rerr(ctx, &re, from),
+            AodvMessage::Hello(h) => self.recv_hello(ctx, h, from),
+        }
+    }
+
+    fn timer(&mut self, ctx: &mut RoutingCtx, key: u64, token: TimerToken) {
+        match key & !0xffff_ffff {
+            KEY_DISCOVERY => self.discovery_timeout(ctx, NodeId(key as u32), token),
+            KEY_BUFFER => {
+                if self.buffer_timer.fire(token) {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    self.buffer.expire(ctx.now, &mut out);
+                    for pkt in out.drain(..) {
+                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::SendBufferTimeout });
+                    }
+                    self.scratch = out;
+                    self.arm_buffer_timer(ctx);
+                }
+            }
+            KEY_HELLO => {
+                if self.hello_timer.fire(token) {
+                    self.hello_tick(ctx);
+                }
+            }
+            _ => unreachable!("unknown AODV timer key {key:#x}"),
+        }
+    }
+
+    fn counters(&self) -> Option<&RoutingCounters> {
+        Some(&self.counters)
+    }
+}
+
+/// Bytes of a control packet carrying `msg` (IP header included), as counted in
+/// the routing-overhead metrics.
+pub fn packet_bytes(msg: &AodvMessage) -> u32 {
+    IP_HEADER_BYTES + msg.size_bytes()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,440 @@
+//! Unit tests of the AODV handlers, driven without the simulator: each test
+//! feeds messages and timer firings to one node and inspects what it asks for.
+
+use super::*;
+use crate::packet::UdpHeader;
+use crate::sim::{stream, Component};
+
+/// One node's AODV with an outbox.
+struct Node {
+    aodv: Aodv,
+    actions: Vec<RoutingAction>,
+    uid: u64,
+    now: SimTime,
+}
+
+fn ms(x: u64) -> SimDuration {
+    SimDuration::from_millis(x)
+}
+
+impl Node {
+    fn new(me: u32) -> Self {
+        Self::with(me, Params::default())
+    }
+    fn with(me: u32, p: Params) -> Self {
+        Node { aodv: Aodv::new(NodeId(me), p, stream(1, me as u64, Component::Routing)), actions: Vec::new(), uid: 1000, now: SimTime::from_secs_f64(1.0) }
+    }
+    fn run(&mut self, f: impl FnOnce(&mut Aodv, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx { now: self.now, node: self.aodv.me, actions: &mut self.actions, next_uid: &mut self.uid };
+        f(&mut self.aodv, &mut ctx);
+        std::mem::take(&mut self.actions)
+    }
+    fn route(&mut self, pkt: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.route(ctx, pkt))
+    }
+    fn recv(&mut self, msg: AodvMessage, from: u32, ttl: u8) -> Vec<RoutingAction> {
+        let pkt = Packet {
+            uid: 1,
+            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
+            payload_bytes: 0,
+            tag: None,
+        };
+        self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
+    }
+    fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
+        let RoutingAction::SetTimer { at, key, token } = *set else { panic!("not a timer: {set:?}") };
+        self.now = at;
+        self.run(|a, ctx| a.timer(ctx, key, token))
+    }
+}
+
+fn data(src: u32, dst: u32, ttl: u8) -> Packet {
+    Packet {
+        uid: 7,
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        payload_bytes: 512,
+        tag: None,
+    }
+}
+
+fn msg(a: &RoutingAction) -> Option<&AodvMessage> {
+    let pkt = match a {
+        RoutingAction::Forward { pkt, .. } | RoutingAction::Broadcast { pkt, .. } => pkt,
+        _ => return None,
+    };
+    match &pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Aodv(m)) => Some(m),
+        _ => None,
+    }
+}
+
+fn rreqs(actions: &[RoutingAction]) -> Vec<(Rreq, u8)> {
+    actions
+        .iter()
+        .filter_map(|a| match (a, msg(a)) {
+            (RoutingAction::Broadcast { pkt, .. }, Some(AodvMessage::Rreq(r))) => Some((*r, pkt.ip.ttl)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rreps(actions: &[RoutingAction]) -> Vec<(Rrep, NodeId)> {
+    actions
+        .iter()
+        .filter_map(|a| match (a, msg(a)) {
+            (RoutingAction::Forward { next_hop, .. }, Some(AodvMessage::Rrep(r))) => Some((*r, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rerrs(actions: &[RoutingAction]) -> Vec<Rerr> {
+    actions.iter().filter_map(|a| match msg(a) { Some(AodvMessage::Rerr(e)) => Some(e.clone()), _ => None }).collect()
+}
+
+fn timers(actions: &[RoutingAction]) -> Vec<&RoutingAction> {
+    actions.iter().filter(|a| matches!(a, RoutingAction::SetTimer { .. })).collect()
+}
+
+fn forwards(actions: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => Some((pkt.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn drops(actions: &[RoutingAction]) -> Vec<DropReason> {
+    actions.iter().filter_map(|a| match a { RoutingAction::Drop { reason, .. } => Some(*reason), _ => None }).collect()
+}
+
+fn rreq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> AodvMessage {
+    AodvMessage::Rreq(Rreq {
+        gratuitous: false,
+        destination_only: false,
+        unknown_seq: dst_seq.is_none(),
+        hop_count,
+        id,
+        dst: NodeId(dst),
+        dst_seq: dst_seq.unwrap_or(0),
+        originator: NodeId(orig),
+        originator_seq: 1,
+    })
+}
+
+fn rrep(dst: u32, dst_seq: u32, hop_count: u8, orig: u32) -> AodvMessage {
+    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0 })
+}
+
+#[test]
+fn first_packet_starts_an_expanding_ring_search_with_backoff_then_gives_up() {
+    let mut n = Node::new(0);
+    let a = n.route(data(0, 9, DEFAULT_TTL));
+    assert!(forwards(&a).is_empty(), "no route yet: the packet waits");
+    assert_eq!(n.aodv.buffered(), 1);
+    // ns-2 rings: TTL 5, 7, then the diameter (30), 1 + RREQ_RETRIES times.
+    // Waits: 2·TTL·30 ms for rings; 1.8 s doubling per network-wide retry, capped at 10 s.
+    let expect = [(5, ms(300)), (7, ms(420)), (30, ms(1800)), (30, ms(3600)), (30, ms(7200)), (30, ms(10_000))];
+    let mut a = a;
+    let mut ids = Vec::new();
+    for (i, (ttl, wait)) in expect.iter().enumerate() {
+        let rq = rreqs(&a);
+        assert_eq!(rq.len(), 1, "attempt {i}: {a:?}");
+        assert_eq!(rq[0].1, *ttl, "attempt {i}: TTL");
+        assert!(rq[0].0.unknown_seq);
+        ids.push(rq[0].0.id);
+        let t = timers(&a);
+        let RoutingAction::SetTimer { at, .. } = t[t.len() - 1] else { unreachable!() };
+        assert_eq!(*at - n.now, *wait, "attempt {i}: wait");
+        // A second packet meanwhile does not start another discovery.
+        if i == 0 {
+            let b = n.route(data(0, 9, DEFAULT_TTL));
+            assert!(rreqs(&b).is_empty());
+        }
+        let timer = t[t.len() - 1].clone_timer();
+        a = n.fire(&timer);
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), expect.len(), "every request has a new id");
+    // Gave up: both buffered packets are dropped as "no route".
+    assert!(rreqs(&a).is_empty());
+    assert_eq!(drops(&a), vec![DropReason::NoRoute, DropReason::NoRoute]);
+    let c = n.aodv.counters().unwrap();
+    assert_eq!((c.discoveries, c.discoveries_failed, c.request_retries), (1, 1, 5));
+    // Hold-down: a new packet waits without a new request until it ends.
+    let b = n.route(data(0, 9, DEFAULT_TTL));
+    assert!(rreqs(&b).is_empty());
+    let hold = timers(&a)[0];
+    let c = n.fire(hold);
+    assert_eq!(rreqs(&c).len(), 1, "after MAX_RREQ_TIMEOUT the waiting packet starts a new discovery");
+}
+
+#[test]
+fn a_request_is_rebroadcast_once_and_its_duplicates_are_suppressed() {
+    let mut n = Node::new(5);
+    let a = n.recv(rreq(0, 1, 9, None, 2), 3, 4);
+    let fwd = rreqs(&a);
+    assert_eq!(fwd.len(), 1);
+    assert_eq!(fwd[0].0.hop_count, 3, "hop count incremented");
+    assert_eq!(fwd[0].1, 3, "TTL decremented");
+    assert!(matches!(a.iter().find(|x| matches!(x, RoutingAction::Broadcast { .. })), Some(RoutingAction::Broadcast { delay, .. }) if *delay < ms(10)));
+    // Reverse route to the originator through the neighbour it came from.
+    let r = n.aodv.table().get(NodeId(0)).unwrap();
+    assert_eq!((r.next_hop, r.hops, r.seq), (NodeId(3), 3, 1));
+    // The same request via another neighbour: nothing sent.
+    let b = n.recv(rreq(0, 1, 9, None, 1), 4, 5);
+    assert!(rreqs(&b).is_empty());
+    assert_eq!(n.aodv.counters().unwrap().duplicate_requests, 1);
+    // A request whose TTL is used up is handled but not rebroadcast.
+    let c = n.recv(rreq(0, 2, 9, None, 2), 3, 1);
+    assert!(rreqs(&c).is_empty());
+    // A node ignores its own request echoed back.
+    let mut o = Node::new(0);
+    assert!(rreqs(&o.recv(rreq(0, 1, 9, None, 1), 3, 4)).is_empty());
+}
+
+#[test]
+fn the_destination_replies_with_a_fresh_sequence_number() {
+    let mut n = Node::new(9);
+    let a = n.recv(rreq(0, 1, 9, Some(6), 3), 8, 2);
+    let rp = rreps(&a);
+    assert_eq!(rp.len(), 1);
+    let (r, next) = rp[0];
+    assert_eq!(next, NodeId(8), "unicast back along the reverse route");
+    assert_eq!((r.hop_count, r.dst, r.originator), (0, NodeId(9), NodeId(0)));
+    assert_eq!(r.dst_seq, 6, "§6.6.1: at least the number the requester asked for");
+    assert_eq!(n.aodv.seq(), 6);
+    assert!(rreqs(&a).is_empty(), "the destination does not rebroadcast");
+}
+
+#[test]
+fn intermediate_nodes_reply_only_with_a_fresh_enough_route() {
+    let mut n = Node::new(5);
+    // Learn a route to 9 (seq 5, 2 hops via 6) from a reply.
+    n.recv(rrep(9, 5, 1, 5), 6, 30);
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().hops, 2);
+    // A request that wants seq >= 6: our route is too old, forward it.
+    let a = n.recv(rreq(0, 1, 9, Some(6), 1), 3, 10);
+    assert!(rreps(&a).is_empty());
+    assert_eq!(rreqs(&a).len(), 1);
+    // A request that accepts seq 5: reply with our route; precursors recorded.
+    let b = n.recv(rreq(0, 2, 9, Some(5), 1), 3, 10);
+    let rp = rreps(&b);
+    assert_eq!(rp.len(), 1);
+    assert_eq!((rp[0].0.hop_count, rp[0].0.dst_seq, rp[0].1), (2, 5, NodeId(3)));
+    assert!(rreqs(&b).is_empty());
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().precursors, vec![NodeId(6)]);
+    // The forwarded request carried the freshest number known on the way.
+    let mut m = Node::new(5);
+    m.recv(rrep(9, 8, 1, 5), 6, 30);
+    let c = m.recv(rreq(0, 1, 9, Some(9), 1), 3, 10);
+    assert_eq!(rreqs(&c)[0].0.dst_seq, 9);
+    let d = m.recv(rreq(0, 2, 9, None, 1), 3, 10);
+    assert!(rreps(&d).len() == 1, "unknown number: any valid route may answer");
+}
+
+#[test]
+fn gratuitous_rrep_tells_the_destination_about_the_originator() {
+    let mut n = Node::new(5);
+    n.recv(rrep(9, 5, 1, 5), 6, 30);
+    let mut q = rreq(0, 1, 9, Some(5), 2);
+    if let AodvMessage::Rreq(r) = &mut q {
+        r.gratuitous = true;
+    }
+    let a = n.recv(q, 3, 10);
+    let rp = rreps(&a);
+    assert_eq!(rp.len(), 2);
+    let g = rp.iter().find(|(r, _)| r.dst == NodeId(0)).expect("gratuitous RREP");
+    assert_eq!((g.0.originator, g.0.hop_count, g.1), (NodeId(9), 3, NodeId(6)));
+}
+
+#[test]
+fn replies_install_routes_release_buffered_packets_and_stale_ones_are_not_forwarded() {
+    // Source: a reply ends the discovery and releases the buffer.
+    let mut s = Node::new(0);
+    s.route(data(0, 9, DEFAULT_TTL));
+    s.route(data(0, 9, DEFAULT_TTL));
+    let a = s.recv(rrep(9, 3, 3, 0), 1, 20);
+    assert_eq!(forwards(&a), vec![(7, NodeId(1)), (7, NodeId(1))]);
+    assert_eq!(s.aodv.buffered(), 0);
+    let c = s.aodv.counters().unwrap();
+    assert_eq!((c.routes_found, c.route_hops_sum), (1, 4));
+
+    // Relay: forwards a reply that updated its route, towards the originator.
+    let mut r = Node::new(5);
+    r.recv(rreq(0, 1, 9, None, 1), 3, 10); // reverse route to 0 via 3
+    let b = r.recv(rrep(9, 4, 1, 0), 6, 20);
+    let rp = rreps(&b);
+    assert_eq!(rp.len(), 1);
+    assert_eq!((rp[0].0.hop_count, rp[0].1), (2, NodeId(3)));
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    // A stale reply (older number) neither changes the route nor travels on.
+    let c = r.recv(rrep(9, 3, 0, 0), 7, 20);
+    assert!(rreps(&c).is_empty());
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().next_hop, NodeId(6));
+}
+
+/// Node 5 forwarding 0 → 9 through next hop 6, with node 3 upstream (a precursor).
+fn relay() -> Node {
+    let mut r = Node::new(5);
+    r.recv(rreq(0, 1, 9, None, 1), 3, 10);
+    r.recv(rrep(9, 4, 1, 0), 6, 20);
+    r
+}
+
+#[test]
+fn a_break_near_the_source_invalidates_routes_and_sends_a_rerr_to_precursors() {
+    let mut r = relay();
+    // The packet has travelled 2 hops (TTL 30) and has 2 to go: no local repair.
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 2), NodeId(6)));
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    // §6.11: the neighbour itself and every destination through it, numbers incremented.
+    assert_eq!(e[0].unreachable, vec![(NodeId(6), 1), (NodeId(9), 5)]);
+    assert!(a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
+    assert_eq!(drops(&a), vec![DropReason::RetryLimit]);
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
+    assert_eq!(r.aodv.counters().unwrap().route_breaks, 1);
+    // Data for 9 that still arrives: RERR again, drop as "no route".
+    let b = r.route(data(0, 9, 29));
+    assert_eq!(rerrs(&b).len(), 1);
+    assert_eq!(drops(&b), vec![DropReason::NoRoute]);
+}
+
+#[test]
+fn a_break_near_the_destination_is_repaired_locally() {
+    let mut r = relay();
+    // Travelled 3 hops, 2 to go: repair.
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    assert!(rerrs(&a).is_empty(), "no RERR while repairing");
+    let rq = rreqs(&a);
+    assert_eq!(rq.len(), 1);
+    assert_eq!(rq[0].0.dst_seq, 5, "§6.12: asks for a newer number than the broken route's");
+    assert_eq!(rq[0].1, 2 + 2, "TTL = max(hops to dst, half the hops from the source) + LOCAL_ADD_TTL");
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Repairing);
+    assert_eq!(r.aodv.buffered(), 1);
+    // Packets queued for the dead neighbour come back and wait too.
+    let b = r.run(|a, ctx| a.reclaimed(ctx, data(0, 9, 29), NodeId(6)));
+    assert!(drops(&b).is_empty());
+    // More data meanwhile waits as well.
+    r.route(data(0, 9, 29));
+    assert_eq!(r.aodv.buffered(), 3);
+    // A reply through node 7 repairs the route and releases the packets.
+    let c = r.recv(rrep(9, 5, 0, 5), 7, 20);
+    assert_eq!(forwards(&c).len(), 3);
+    assert!(forwards(&c).iter().all(|(_, nh)| *nh == NodeId(7)));
+    assert_eq!(r.aodv.counters().unwrap().local_repairs, 1);
+
+    // Failed repair: the route goes down and the precursors hear of it.
+    let mut f = relay();
+    let a = f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    let t = timers(&a);
+    let b = f.fire(t[t.len() - 1]);
+    assert_eq!(drops(&b), vec![DropReason::NoRoute]);
+    assert_eq!(rerrs(&b).len(), 1);
+    assert_eq!(f.aodv.counters().unwrap().local_repairs_failed, 1);
+}
+
+#[test]
+fn rerr_invalidates_routes_through_its_sender_and_propagates_to_precursors() {
+    let mut r = relay();
+    // From a node that is not our next hop: ignored.
+    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5)] }), 7, 1);
+    assert!(rerrs(&a).is_empty());
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    // From our next hop: route down, number taken, passed upstream (jittered).
+    let b = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5), (NodeId(4), 1)] }), 6, 1);
+    let e = rerrs(&b);
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].unreachable, vec![(NodeId(9), 5)], "only destinations we routed through the sender");
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
+    // A node without precursors for it (the source) does not propagate.
+    let mut s = Node::new(0);
+    s.recv(rrep(9, 3, 2, 0), 1, 20);
+    let c = s.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 4)] }), 1, 1);
+    assert!(rerrs(&c).is_empty());
+    assert!(s.aodv.table().get(NodeId(9)).unwrap().state == RouteState::Invalid);
+    // The next packet rediscovers, asking for the number from the RERR.
+    let d = s.route(data(0, 9, DEFAULT_TTL));
+    assert_eq!(rreqs(&d)[0].0.dst_seq, 4);
+    assert_eq!(rreqs(&d)[0].1, 5, "TTL from the last hop count (3) + TTL_INCREMENT");
+}
+
+#[test]
+fn routes_expire_without_use_and_are_refreshed_by_data() {
+    let mut s = Node::new(0);
+    s.recv(rrep(9, 3, 2, 0), 1, 20); // lifetime 10 s from t = 1 s
+    s.now = SimTime::from_secs_f64(9.0);
+    assert_eq!(forwards(&s.route(data(0, 9, DEFAULT_TTL))), vec![(7, NodeId(1))]);
+    // Used at 9 s: good until 9 + ACTIVE_ROUTE_TIMEOUT = 19 s.
+    s.now = SimTime::from_secs_f64(18.9);
+    assert_eq!(forwards(&s.route(data(0, 9, DEFAULT_TTL))).len(), 1);
+    s.now = SimTime::from_secs_f64(29.0);
+    let a = s.route(data(0, 9, DEFAULT_TTL));
+    assert!(forwards(&a).is_empty(), "expired after 10 s without use");
+    assert_eq!(rreqs(&a)[0].0.dst_seq, 4, "expiry bumps the number");
+}
+
+#[test]
+fn send_buffer_times_out_and_overflows() {
+    let p = Params { send_buffer_pkts: 2, send_buffer_timeout: SimDuration::from_secs_f64(0.5), ..Params::default() };
+    let mut s = Node::with(0, p);
+    let a = s.route(data(0, 9, DEFAULT_TTL));
+    s.route(data(0, 9, DEFAULT_TTL));
+    let c = s.route(data(0, 9, DEFAULT_TTL));
+    assert_eq!(drops(&c), vec![DropReason::SendBufferFull]);
+    let buffer_timer = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER)).unwrap();
+    // The two remaining packets were buffered at the same instant: one timer for both.
+    let d = s.fire(buffer_timer);
+    assert_eq!(drops(&d), vec![DropReason::SendBufferTimeout, DropReason::SendBufferTimeout]);
+    assert_eq!(s.aodv.buffered(), 0);
+}
+
+#[test]
+fn hello_mode_detects_silent_neighbours() {
+    let p = Params { link_detection: LinkDetection::Hello, ..Params::default() };
+    let mut r = Node::with(5, p);
+    let start = r.run(|a, ctx| a.start(ctx));
+    assert_eq!(timers(&start).len(), 1);
+    // Neighbour 6 says hello; a route to 9 goes through it; 3 is upstream.
+    r.recv(AodvMessage::Hello(Hello { node: NodeId(6), seq: 2, lifetime_ns: SimDuration::from_secs_f64(3.0).0 }), 6, 1);
+    assert_eq!(r.aodv.table().get(NodeId(6)).unwrap().hops, 1);
+    r.recv(rreq(0, 1, 9, None, 1), 3, 10);
+    r.recv(rrep(9, 4, 1, 0), 6, 20);
+    // MAC failures do not count in HELLO mode.
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, 30), NodeId(6)));
+    assert_eq!(drops(&a), vec![DropReason::RetryLimit]);
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    // Ticks: HELLOs go out; after ALLOWED_HELLO_LOSS · HELLO_INTERVAL of silence the link is lost.
+    let mut t = timers(&start)[0].clone_timer();
+    let mut saw_rerr = false;
+    for _ in 0..6 {
+        let out = r.fire(&t);
+        assert!(out.iter().any(|x| matches!(msg(x), Some(AodvMessage::Hello(h)) if h.node == NodeId(5))));
+        saw_rerr |= !rerrs(&out).is_empty();
+        t = timers(&out)[timers(&out).len() - 1].clone_timer();
+    }
+    assert!(saw_rerr);
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    assert_eq!(r.aodv.counters().unwrap().route_breaks, 1);
+}
+
+trait CloneTimer {
+    fn clone_timer(&self) -> RoutingAction;
+}
+
+impl CloneTimer for RoutingAction {
+    fn clone_timer(&self) -> RoutingAction {
+        match self {
+            RoutingAction::SetTimer { at, key, token } => RoutingAction::SetTimer { at: *at, key: *key, token: *token },
+            a => panic!("not a timer: {a:?}"),
+        }
+    }
+}

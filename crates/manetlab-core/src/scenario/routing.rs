@@ -1,0 +1,157 @@
+//! `[routing.aodv]`: AODV parameters with units, ns-2 defaults (or RFC 3561's
+//! with `preset = "rfc3561"`), and their conversion into [`aodv::Params`]
+//! (docs/routing.md).
+
+use super::{num, ScenarioError};
+use crate::routing::aodv::{self, LinkDetection};
+use crate::sim::SimDuration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvPreset {
+    /// ns-2.35's `aodv/` constants (the default).
+    #[default]
+    Ns2,
+    /// RFC 3561 §10's suggested values.
+    Rfc3561,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkDetectionKind {
+    Mac,
+    Hello,
+}
+
+/// `[routing.aodv]`: every key optional; unset keys take the preset's value.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AodvSpec {
+    #[serde(default)]
+    pub preset: AodvPreset,
+    pub active_route_timeout_s: Option<f64>,
+    pub my_route_timeout_s: Option<f64>,
+    pub reverse_route_life_s: Option<f64>,
+    pub rreq_id_save_s: Option<f64>,
+    pub node_traversal_time_ms: Option<f64>,
+    pub net_diameter_hops: Option<u8>,
+    pub ttl_start: Option<u8>,
+    pub ttl_increment: Option<u8>,
+    pub ttl_threshold: Option<u8>,
+    pub timeout_buffer: Option<u8>,
+    pub rreq_retries: Option<u32>,
+    pub max_rreq_timeout_s: Option<f64>,
+    pub intermediate_replies: Option<bool>,
+    pub gratuitous_rrep: Option<bool>,
+    pub local_repair: Option<bool>,
+    pub local_add_ttl: Option<u8>,
+    pub max_repair_ttl: Option<u8>,
+    pub link_detection: Option<LinkDetectionKind>,
+    pub hello_interval_s: Option<f64>,
+    pub allowed_hello_loss: Option<u32>,
+    pub broadcast_jitter_ms: Option<f64>,
+    pub send_buffer_pkts: Option<u32>,
+    pub send_buffer_timeout_s: Option<f64>,
+}
+
+fn dur(v: Option<f64>, scale: f64, d: SimDuration) -> SimDuration {
+    v.map_or(d, |x| SimDuration::from_secs_f64(x * scale))
+}
+
+impl AodvSpec {
+    pub fn params(&self) -> aodv::Params {
+        let d = match self.preset {
+            AodvPreset::Ns2 => aodv::Params::default(),
+            AodvPreset::Rfc3561 => aodv::Params::rfc3561(),
+        };
+        aodv::Params {
+            active_route_timeout: dur(self.active_route_timeout_s, 1.0, d.active_route_timeout),
+            my_route_timeout: dur(self.my_route_timeout_s, 1.0, d.my_route_timeout),
+            reverse_route_life: dur(self.reverse_route_life_s, 1.0, d.reverse_route_life),
+            rreq_id_save: dur(self.rreq_id_save_s, 1.0, d.rreq_id_save),
+            node_traversal_time: dur(self.node_traversal_time_ms, 1e-3, d.node_traversal_time),
+            net_diameter: self.net_diameter_hops.unwrap_or(d.net_diameter),
+            ttl_start: self.ttl_start.unwrap_or(d.ttl_start),
+            ttl_increment: self.ttl_increment.unwrap_or(d.ttl_increment),
+            ttl_threshold: self.ttl_threshold.unwrap_or(d.ttl_threshold),
+            timeout_buffer: self.timeout_buffer.unwrap_or(d.timeout_buffer),
+            rreq_retries: self.rreq_retries.unwrap_or(d.rreq_retries),
+            max_rreq_timeout: dur(self.max_rreq_timeout_s, 1.0, d.max_rreq_timeout),
+            intermediate_replies: self.intermediate_replies.unwrap_or(d.intermediate_replies),
+            gratuitous_rrep: self.gratuitous_rrep.unwrap_or(d.gratuitous_rrep),
+            local_repair: self.local_repair.unwrap_or(d.local_repair),
+            local_add_ttl: self.local_add_ttl.unwrap_or(d.local_add_ttl),
+            max_repair_ttl: self.max_repair_ttl.unwrap_or(d.max_repair_ttl),
+            link_detection: match self.link_detection {
+                None => d.link_detection,
+                Some(LinkDetectionKind::Mac) => LinkDetection::Mac,
+                Some(LinkDetectionKind::Hello) => LinkDetection::Hello,
+            },
+            hello_interval: dur(self.hello_interval_s, 1.0, d.hello_interval),
+            allowed_hello_loss: self.allowed_hello_loss.unwrap_or(d.allowed_hello_loss),
+            broadcast_jitter: dur(self.broadcast_jitter_ms, 1e-3, d.broadcast_jitter),
+            send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
+            send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
+        }
+    }
+
+    pub(super) fn validate(&self) -> Result<(), ScenarioError> {
+        let p = |k: &str| format!("routing.aodv.{k}");
+        // Times: up to 10⁶ s keeps every timer inside simulated time.
+        let times: [(&str, Option<f64>, f64, bool); 9] = [
+            ("active_route_timeout_s", self.active_route_timeout_s, 1.0, true),
+            ("my_route_timeout_s", self.my_route_timeout_s, 1.0, true),
+            ("reverse_route_life_s", self.reverse_route_life_s, 1.0, true),
+            ("rreq_id_save_s", self.rreq_id_save_s, 1.0, true),
+            ("node_traversal_time_ms", self.node_traversal_time_ms, 1e-3, true),
+            ("max_rreq_timeout_s", self.max_rreq_timeout_s, 1.0, true),
+            ("hello_interval_s", self.hello_interval_s, 1.0, true),
+            ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
+            ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
+        ];
+        for (key, v, scale, strictly_positive) in times {
+            let Some(v) = v else { continue };
+            let ok = v.is_finite() && (if strictly_positive { v > 0.0 } else { v >= 0.0 }) && v * scale <= 1e6;
+            if !ok {
+                let lo = if strictly_positive { "0 <" } else { "0 <=" };
+                return Err(ScenarioError::new(p(key), format!("{} is out of range (allowed: {lo} value <= {})", num(v), num(1e6 / scale))));
+            }
+        }
+        let q = self.params();
+        if q.net_diameter == 0 {
+            return Err(ScenarioError::new(p("net_diameter_hops"), "0 is out of range (allowed: 1..=255)"));
+        }
+        if q.ttl_start == 0 || q.ttl_start > q.net_diameter {
+            return Err(ScenarioError::new(p("ttl_start"), format!("{} is out of range (allowed: 1..={} = net_diameter_hops)", q.ttl_start, q.net_diameter)));
+        }
+        if q.ttl_increment == 0 {
+            return Err(ScenarioError::new(p("ttl_increment"), "0 is out of range (allowed: >= 1)"));
+        }
+        if q.ttl_threshold > q.net_diameter {
+            return Err(ScenarioError::new(p("ttl_threshold"), format!("{} is out of range (allowed: <= {} = net_diameter_hops)", q.ttl_threshold, q.net_diameter)));
+        }
+        if q.send_buffer_pkts == 0 {
+            return Err(ScenarioError::new(p("send_buffer_pkts"), "0 is out of range (allowed: >= 1)"));
+        }
+        if q.rreq_retries > 32 {
+            return Err(ScenarioError::new(p("rreq_retries"), format!("{} is out of range (allowed: 0..=32)", q.rreq_retries)));
+        }
+        if q.allowed_hello_loss == 0 {
+            return Err(ScenarioError::new(p("allowed_hello_loss"), "0 is out of range (allowed: >= 1)"));
+        }
+        if q.link_detection != LinkDetection::Hello {
+            for (key, given) in [("hello_interval_s", self.hello_interval_s.is_some()), ("allowed_hello_loss", self.allowed_hello_loss.is_some())] {
+                if given {
+                    return Err(ScenarioError::new(p(key), "only applies with link_detection = \"hello\" (link_detection is \"mac\")"));
+                }
+            }
+        }
+        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some())] {
+            if given && !q.local_repair {
+                return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
+            }
+        }
+        Ok(())
+    }
+}
