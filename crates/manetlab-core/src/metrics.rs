@@ -342,6 +342,13 @@ pub struct TcpFlowSummary {
     pub final_ssthresh_segs: Option<f64>,
     pub final_srtt_s: Option<f64>,
     pub final_rto_s: f64,
+    /// Segments declared lost by a timestamp detector (MPR).
+    pub drops_detected: u64,
+    /// Times rate pacing held a new segment back (TCP-AP).
+    pub paced_holds: u64,
+    /// ELFN: route-failure notices that froze the sender, and probes sent while frozen.
+    pub route_freezes: u64,
+    pub route_probes: u64,
     /// Sender time series, when `tcp.trace = true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::transport::tcp::TcpTrace>,

@@ -64,6 +64,10 @@ impl TcpFlow {
             final_ssthresh_segs: (ssthresh < f64::from(u32::MAX)).then_some(ssthresh),
             final_srtt_s: s.srtt_s(),
             final_rto_s: s.rto_s(),
+            drops_detected: s.stats.drops_detected,
+            paced_holds: s.stats.paced_holds,
+            route_freezes: s.stats.route_freezes,
+            route_probes: s.stats.probes,
             trace: s.trace.clone(),
         }
     }

@@ -43,6 +43,7 @@ use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
 use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use crate::transport::TransportNotice;
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -397,6 +398,8 @@ impl Aodv {
     /// A route to `dst` has just become usable: end any discovery for it and
     /// send the packets that were waiting.
     fn route_ready(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        // Cross-layer notice for ELFN (ERSN): a route to `dst` is usable again.
+        ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst }));
         if let Some(d) = self.discoveries.remove(&dst) {
             if d.kind == DiscoveryKind::Source {
                 let hops = self.table.get(dst).map_or(0, |r| r.hops);
@@ -616,11 +619,15 @@ impl Aodv {
 
     fn recv_rrep(&mut self, ctx: &mut RoutingCtx, rp: Rrep, ttl: u8, from: NodeId, uid: u64) {
         let now = ctx.now;
-        self.neighbour_route(ctx, from);
         let hops = rp.hop_count.saturating_add(1);
         let fwd = RouteInfo { dst: rp.dst, seq: Some(rp.dst_seq), hops, next_hop: from, expires: now + SimDuration(rp.lifetime_ns) };
-        // §6.7: the forward route, under the freshness rules.
+        // §6.7: the forward route, under the freshness rules. Before the route to
+        // the neighbour (§6.2 "route to the previous hop"): when the neighbour is
+        // the destination, refreshing that route first would revalidate it with
+        // its old number and make this reply look stale, so it would not be
+        // forwarded and the discovery would fail.
         let updated = self.table.update(now, fwd);
+        self.neighbour_route(ctx, from);
         if updated {
             self.route_ready(ctx, rp.dst);
         }
@@ -669,6 +676,8 @@ impl Aodv {
             // ignores a RERR whose number is older than the route's).
             let seq = if seq_newer(seq, r.seq) { seq } else { r.seq };
             let precursors = self.table.invalidate(dst, seq);
+            // Cross-layer notice for ELFN (ERDN): the route to `dst` broke.
+            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if !precursors.is_empty() {
                 propagate.push((dst, seq));
             }
@@ -707,6 +716,7 @@ impl Aodv {
             if live {
                 notify |= !r.precursors.is_empty();
                 unreachable.push((r.dst, r.seq));
+                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
             }
             r.precursors.clear();
         }
