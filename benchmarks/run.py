@@ -24,6 +24,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,15 +40,16 @@ def build() -> None:
     )
 
 
-def run_once(scenario: Path) -> tuple[float, int, float]:
-    """(wall seconds, events, peak RSS MiB) of one run in a fresh process."""
-    proc = subprocess.run([str(BINARY), str(scenario), "--time"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def run_once(scenario: Path) -> tuple[float, int, float, int]:
+    """(wall seconds, events, peak RSS MiB, trace bytes) of one run in a fresh process."""
+    with tempfile.TemporaryDirectory(prefix="manetlab-bench-") as out:
+        proc = subprocess.run([str(BINARY), str(scenario), "--time", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         sys.exit(f"{scenario.name} failed: {proc.stderr.strip()}")
-    m = re.search(r"wall_s=([\d.]+) events=(\d+) events_per_s=\d+ peak_rss_kib=(\d+)", proc.stderr)
+    m = re.search(r"wall_s=([\d.]+) events=(\d+) events_per_s=\d+ peak_rss_kib=(\d+) trace_bytes=(\d+)", proc.stderr)
     if not m:
         sys.exit(f"{scenario.name}: no timing line in {proc.stderr!r}")
-    return float(m.group(1)), int(m.group(2)), int(m.group(3)) / 1024.0
+    return float(m.group(1)), int(m.group(2)), int(m.group(3)) / 1024.0, int(m.group(4))
 
 
 def cpu_model() -> str:
@@ -75,11 +77,12 @@ def main() -> None:
         wall = statistics.median(r[0] for r in runs)
         events = runs[0][1]
         rss = max(r[2] for r in runs)
-        rows.append((f.stem, wall, events, events / wall, rss))
-        print(f"{f.stem:24s} {wall:8.3f} s  {events:>11,d} events  {events / wall / 1e6:6.2f} M ev/s  {rss:7.1f} MiB", flush=True)
+        trace_mib = runs[0][3] / 2**20
+        rows.append((f.stem, wall, events, rss, trace_mib))
+        print(f"{f.stem:24s} {wall:8.3f} s  {events:>11,d} events  {events / wall / 1e6:6.2f} M ev/s  {rss:7.1f} MiB  trace {trace_mib:.1f} MiB", flush=True)
 
-    table = ["| scenario | wall (s, median of %d) | events | events/s | peak RSS (MiB) |" % args.repeat, "|---|---:|---:|---:|---:|"]
-    table += [f"| {n} | {w:.3f} | {e:,d} | {e / w / 1e6:.2f} M | {r:.1f} |" for n, w, e, _, r in rows]
+    table = ["| scenario | wall (s, median of %d) | events | events/s | peak RSS (MiB) | traces (MiB) |" % args.repeat, "|---|---:|---:|---:|---:|---:|"]
+    table += [f"| {n} | {w:.3f} | {e:,d} | {e / w / 1e6:.2f} M | {r:.1f} | {t:.1f} |" for n, w, e, r, t in rows]
     if args.record:
         cmd = "python benchmarks/run.py " + " ".join(sys.argv[1:])
         block = [

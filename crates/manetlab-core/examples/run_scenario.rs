@@ -1,13 +1,14 @@
 //! Run a scenario file with the core alone (no Python) and print summary.json;
-//! with `--time`, print wall time and events/s to stderr. Used by benchmarks.
+//! with `--time`, print wall time and events/s to stderr; with `--out DIR`,
+//! write the trace files the scenario's `[outputs]` asks for. Used by benchmarks.
 //! The scenario is TOML, or JSON with a `.json` extension.
-use manetlab_core::{Scenario, Simulator};
+use manetlab_core::{run_with_outputs, Scenario};
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: run_scenario SCENARIO.toml [--time]");
+        eprintln!("usage: run_scenario SCENARIO.toml [--time] [--out DIR]");
         std::process::exit(2);
     };
     // from_file also reads a movement file named by mobility.path (ns2_file model).
@@ -18,13 +19,19 @@ fn main() {
             std::process::exit(2)
         }
     };
+    let out = args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).map(std::path::PathBuf::from);
     let t0 = Instant::now();
-    let mut sim = Simulator::new(&scenario);
-    sim.run_to_end();
+    let r = match run_with_outputs(&scenario, out.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2)
+        }
+    };
     let wall = t0.elapsed().as_secs_f64();
-    let r = sim.results();
     if args.iter().any(|a| a == "--time") {
-        eprintln!("wall_s={wall:.4} events={} events_per_s={:.0} peak_rss_kib={}", r.events, r.events as f64 / wall, peak_rss_kib());
+        let trace_bytes: u64 = r.outputs.iter().map(|f| f.bytes).sum();
+        eprintln!("wall_s={wall:.4} events={} events_per_s={:.0} peak_rss_kib={} trace_bytes={trace_bytes}", r.events, r.events as f64 / wall, peak_rss_kib());
     }
     println!("{}", r.to_json());
 }

@@ -51,3 +51,37 @@ pub fn run_json(scenario_json: &str) -> Result<String, ScenarioError> {
     let s = Scenario::from_json_str(scenario_json)?;
     Ok(run(&s).to_json())
 }
+
+/// Why a run with outputs could not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("cannot write outputs to {dir}: {source}")]
+    Io { dir: String, source: std::io::Error },
+}
+
+/// Run a scenario, writing the trace files its `[outputs]` asks for into
+/// `out_dir` (which must be given when it asks for any); the files and their
+/// sizes are listed in the result's `outputs`.
+pub fn run_with_outputs(scenario: &Scenario, out_dir: Option<&std::path::Path>) -> Result<RunResult, RunError> {
+    let wants = scenario.outputs.as_ref().is_some_and(|o| o.any());
+    let mut sim = Simulator::new(scenario);
+    fn io_err(dir: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunError {
+        let dir = dir.display().to_string();
+        move |source| RunError::Io { dir, source }
+    }
+    match (wants, out_dir) {
+        (true, None) => return Err(ScenarioError::new("outputs", "trace files need an output directory (manetlab run --out DIR)").into()),
+        (true, Some(dir)) => sim.open_outputs(dir).map_err(io_err(dir))?,
+        (false, _) => {}
+    }
+    sim.run_to_end();
+    let files = match out_dir {
+        Some(dir) if wants => sim.finish_outputs().map_err(io_err(dir))?,
+        _ => Vec::new(),
+    };
+    let mut r = sim.results();
+    r.outputs = files;
+    Ok(r)
+}

@@ -463,6 +463,13 @@ pub struct ConnectivityReport {
     pub flows: Vec<FlowConnectivity>,
 }
 
+/// A file a run wrote next to its results (traces), with its size in bytes.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct OutputFile {
+    pub file: String,
+    pub bytes: u64,
+}
+
 /// Everything a run returns. Serialised as `summary.json`; it contains nothing that
 /// depends on the machine (no wall-clock time), so equal inputs give equal bytes.
 #[derive(Clone, Debug, Serialize)]
@@ -480,6 +487,8 @@ pub struct RunResult {
     /// Connectivity report (with a radio and mobility or faults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connectivity: Option<ConnectivityReport>,
+    /// Trace files written (`[outputs]`), sorted by name; empty without outputs.
+    pub outputs: Vec<OutputFile>,
 }
 
 impl RunResult {

@@ -33,6 +33,7 @@ use crate::transport::udp;
 use std::collections::VecDeque;
 
 mod tcp;
+mod trace;
 
 /// Every kind of event in a run. Variants carry ids into the arenas.
 #[derive(Debug)]
@@ -137,6 +138,10 @@ pub struct Simulator {
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
     mac_queue: VecDeque<MacAction>,
+    /// `[outputs]` of the scenario; the files are opened by `open_outputs`.
+    outputs: Option<crate::scenario::OutputsSpec>,
+    output_dir: Option<std::path::PathBuf>,
+    tracer: Option<Box<crate::trace::Tracer>>,
     /// Node switches and link failures (`None` without `[faults]`).
     faults: Option<Faults>,
     /// Whether the scenario has mobility (for the connectivity report).
@@ -311,6 +316,9 @@ impl Simulator {
             free_txs: Vec::new(),
             mac_buf: Vec::with_capacity(8),
             mac_queue: VecDeque::with_capacity(8),
+            outputs: s.outputs.clone(),
+            output_dir: None,
+            tracer: None,
             faults,
             mobile: s.has_mobility(),
         };
@@ -439,7 +447,13 @@ impl Simulator {
             self.sched.schedule_at(t, Event::AppSend(f));
         }
         self.nodes[src.index()].counters.originated_packets += 1;
-        self.route(now, src, pkt);
+        self.originate(now, src, pkt);
+    }
+
+    /// A transport hands a packet down at its source: trace it (AGT) and route it.
+    fn originate(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        self.trace_pkt(trace::Ev::Send, trace::Lv::Agt, node, &pkt, None, None);
+        self.route(now, node, pkt);
     }
 
     /// A packet arrived at `node` from neighbour `from`: routing control goes to
@@ -447,7 +461,11 @@ impl Simulator {
     fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Packet, from: NodeId) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
-        } else if pkt.is_routing() {
+            return;
+        }
+        self.pcap(node, &pkt);
+        self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
+        if pkt.is_routing() {
             self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
         } else {
             self.receive(now, node, pkt);
@@ -475,6 +493,7 @@ impl Simulator {
     }
 
     fn deliver(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, &pkt, None, None);
         self.nodes[node.index()].counters.delivered_packets += 1;
         if let TransportHeader::Tcp(h) = pkt.transport {
             self.tcp_deliver(now, node, &pkt, &h);
@@ -505,10 +524,16 @@ impl Simulator {
         }
         for a in actions.drain(..) {
             match a {
-                RoutingAction::Forward { pkt, next_hop } => self.send_to_neighbour(now, node, next_hop, pkt),
+                RoutingAction::Forward { pkt, next_hop } => {
+                    let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
+                    self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, Some(next_hop));
+                    self.send_to_neighbour(now, node, next_hop, pkt)
+                }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
                 RoutingAction::Broadcast { pkt, delay } => {
+                    let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
+                    self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, None);
                     if delay == SimDuration::ZERO {
                         self.broadcast(now, node, pkt);
                     } else {
@@ -567,6 +592,7 @@ impl Simulator {
             return;
         };
         let l = ports[i].1;
+        self.pcap(node, &pkt);
         let link = &mut self.links[l.index()];
         let d = link.dir_from(node);
         let step = link.enqueue(now, d, pkt);
@@ -598,6 +624,7 @@ impl Simulator {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;
         }
+        self.pcap(n, &pkt);
         let w = self.wifi(n);
         if let Err((q, why)) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
             self.drop_packet(n, &q.pkt, why);
@@ -659,6 +686,7 @@ impl Simulator {
     /// Put `frame` on the air from `n`: every node that senses it gets a signal
     /// start and end, delayed by the propagation time.
     fn transmit(&mut self, now: SimTime, n: NodeId, frame: Frame) {
+        self.trace_frame(trace::Ev::Send, n, &frame);
         self.wifi(n).radio.start_tx();
         let airtime = frame.airtime;
         self.sched.schedule_at(now + airtime, Event::TxEnd(n));
@@ -728,7 +756,12 @@ impl Simulator {
         let mut rec = self.txs[tx as usize].take().expect("live transmission");
         match result {
             RxResult::NotLocked => self.report_carrier(now, n, None),
-            RxResult::Decoded(_) => self.report_carrier(now, n, Some(Ok(&rec.frame))),
+            RxResult::Decoded(_) => {
+                if rec.frame.dst.map_or(true, |d| d == n) {
+                    self.trace_frame(trace::Ev::Recv, n, &rec.frame);
+                }
+                self.report_carrier(now, n, Some(Ok(&rec.frame)))
+            }
             RxResult::Failed(_, why) => {
                 let f = &rec.frame;
                 let for_us = f.dst.map_or(true, |d| d == n);
@@ -773,6 +806,7 @@ impl Simulator {
     }
 
     fn drop_packet(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
+        self.trace_drop(node, pkt, reason);
         self.nodes[node.index()].counters.on_drop(reason);
         if let Some(tag) = pkt.tag {
             self.flows[tag.flow.index()].counters.on_drop(reason);
@@ -830,6 +864,7 @@ impl Simulator {
                 .collect(),
             faults: self.fault_log().to_vec(),
             connectivity: self.connectivity_report(),
+            outputs: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@
 use manetlab_core::scenario::load::inline_movement_file;
 use manetlab_core::{Scenario, ScenarioError as CoreScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run: the message names the key path, the value and what is allowed.");
@@ -30,10 +30,18 @@ fn validate(scenario_json: &str, base_dir: Option<&str>) -> PyResult<String> {
 }
 
 /// Run a scenario given as JSON and return the results (summary.json text).
+/// Trace files the scenario's `[outputs]` asks for are written into `out_dir`.
 #[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, out_dir=None))]
+fn run(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>) -> PyResult<String> {
     let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
-    Ok(py.allow_threads(move || manetlab_core::run(&scenario).to_json()))
+    let dir = out_dir.map(std::path::PathBuf::from);
+    let result = py.allow_threads(move || manetlab_core::run_with_outputs(&scenario, dir.as_deref()));
+    match result {
+        Ok(r) => Ok(r.to_json()),
+        Err(manetlab_core::RunError::Scenario(e)) => Err(to_py(e)),
+        Err(e @ manetlab_core::RunError::Io { .. }) => Err(PyOSError::new_err(e.to_string())),
+    }
 }
 
 #[pymodule]

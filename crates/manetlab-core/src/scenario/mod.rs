@@ -10,6 +10,7 @@
 //! `[faults]`.
 
 mod error;
+mod outputs;
 pub mod load;
 mod mobility;
 mod routing;
@@ -20,6 +21,7 @@ pub use crate::faults::FaultSpec;
 /// type shared with the mobility models.
 pub use crate::mobility::Area;
 pub use error::ScenarioError;
+pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
@@ -72,8 +74,9 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faults: Option<FaultSpec>,
     // Sections of later models: accepted by the schema, rejected by validation.
+    /// Trace files to write (ns-2 trace, pcap, movement); none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outputs: Option<Value>,
+    pub outputs: Option<OutputsSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -386,10 +389,8 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), ScenarioError> {
-        for (key, section, arrives) in [("outputs", &self.outputs, "the measurement issue")] {
-            if section.is_some() {
-                return Err(ScenarioError::new(key, format!("section not supported yet (arrives with {arrives}); remove it")));
-            }
+        if let Some(o) = &self.outputs {
+            o.validate(self.nodes.count)?;
         }
         if let Some(r) = &self.radio {
             r.validate()?;

@@ -192,7 +192,7 @@ impl Simulator {
             };
             self.next_uid += 1;
             self.nodes[from.index()].counters.originated_packets += 1;
-            self.route(now, from, pkt);
+            self.originate(now, from, pkt);
         }
         if let Some(t) = self.flows[f.index()].tcp.as_mut() {
             t.segs = segs;

@@ -1,0 +1,91 @@
+//! `[outputs]`: trace files a run writes next to its results (docs/metrics.md).
+//! Without this section nothing is traced and the simulator pays nothing for it.
+
+use super::ScenarioError;
+use crate::ids::NodeId;
+use crate::trace::{Ns2Format, TraceConfig};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormatKind {
+    /// ns-2's CMU wireless format (`s 1.000000000 _0_ AGT --- ...`).
+    Old,
+    /// ns-2's tagged format (`s -t 1.000000000 -Hs 0 ...`).
+    New,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceLevelKind {
+    Agt,
+    Rtr,
+    Ifq,
+    Mac,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputsSpec {
+    /// ns-2 wireless trace `trace.tr` in this format; none if left out.
+    pub trace: Option<TraceFormatKind>,
+    /// Levels traced (default: agt and rtr, ns-2's agentTrace/routerTrace ON, macTrace OFF).
+    pub trace_levels: Option<Vec<TraceLevelKind>>,
+    /// A pcap file per node (`node<N>.pcap`) for every node.
+    #[serde(default)]
+    pub pcap: bool,
+    /// A pcap file for these nodes only.
+    pub pcap_nodes: Option<Vec<u32>>,
+    /// Every node's trajectory as an ns-2 movement file (`movement.tcl`).
+    #[serde(default)]
+    pub movement: bool,
+}
+
+impl OutputsSpec {
+    pub fn validate(&self, nodes: u32) -> Result<(), ScenarioError> {
+        if self.trace_levels.is_some() && self.trace.is_none() {
+            return Err(ScenarioError::new("outputs.trace_levels", "only applies with a trace format (outputs.trace = \"old\" or \"new\")"));
+        }
+        if let Some(l) = &self.trace_levels {
+            if l.is_empty() {
+                return Err(ScenarioError::new("outputs.trace_levels", "empty (allowed: any of \"agt\", \"rtr\", \"ifq\", \"mac\"; or leave it out)"));
+            }
+        }
+        if self.pcap && self.pcap_nodes.is_some() {
+            return Err(ScenarioError::new("outputs.pcap_nodes", "give either pcap = true (every node) or pcap_nodes, not both"));
+        }
+        for (i, &n) in self.pcap_nodes.iter().flatten().enumerate() {
+            if n >= nodes {
+                return Err(ScenarioError::new(format!("outputs.pcap_nodes[{i}]"), format!("node {n} does not exist (nodes 0..{})", nodes.saturating_sub(1))));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any file is asked for.
+    pub fn any(&self) -> bool {
+        self.trace.is_some() || self.pcap || self.pcap_nodes.as_ref().is_some_and(|v| !v.is_empty()) || self.movement
+    }
+
+    pub fn trace_config(&self, nodes: u32) -> TraceConfig {
+        let levels = self.trace_levels.clone().unwrap_or_else(|| vec![TraceLevelKind::Agt, TraceLevelKind::Rtr]);
+        let mut pcap_nodes: Vec<NodeId> = if self.pcap {
+            (0..nodes).map(NodeId).collect()
+        } else {
+            self.pcap_nodes.iter().flatten().map(|&n| NodeId(n)).collect()
+        };
+        pcap_nodes.sort();
+        pcap_nodes.dedup();
+        TraceConfig {
+            ns2: self.trace.map(|f| match f {
+                TraceFormatKind::Old => Ns2Format::Old,
+                TraceFormatKind::New => Ns2Format::New,
+            }),
+            agt: levels.contains(&TraceLevelKind::Agt),
+            rtr: levels.contains(&TraceLevelKind::Rtr),
+            ifq: levels.contains(&TraceLevelKind::Ifq),
+            mac: levels.contains(&TraceLevelKind::Mac),
+            pcap_nodes,
+        }
+    }
+}
