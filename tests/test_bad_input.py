@@ -78,7 +78,7 @@ CASES = [
     Case("cbr-key-on-ftp", variant('kind = "cbr"', 'kind = "ftp"'), "flows[0].interval_s", "applies to CBR flows only"),
     Case("unknown-tcp-variant", variant('kind = "cbr"', 'kind = "ftp"\ntransport = "cubic"').replace("interval_s = 0.1", ""), "flows[0].transport", "is not a TCP variant"),
     # A section reserved for a later model (the core's own tests use the same one; move both when it lands).
-    Case("section-not-yet", BASE + '[outputs]\npcap = true\n', "outputs", "not supported yet"),
+    Case("outputs-unknown-node", BASE + '[outputs]\npcap_nodes = [9]\n', "outputs.pcap_nodes[0]", "node 9 does not exist"),
     Case("routing-not-yet", BASE + '[routing]\nprotocol = "dsr"\n', "routing.protocol", "not supported yet"),
     # values JSON cannot carry: checked on the Python side, with the key path
     Case("nan-value", variant("interval_s = 0.1", "interval_s = nan"), "flows[0].interval_s", "not a finite number"),

@@ -23,8 +23,11 @@ def validate(scenario_json: str, base_dir: str | None = None) -> str:
     Raises ScenarioError naming the first offending key.
     """
 
-def run(scenario_json: str) -> str:
+def run(scenario_json: str, out_dir: str | None = None) -> str:
     """Validate and run a scenario given as JSON text; releases the GIL.
+
+    Trace files the scenario's ``[outputs]`` asks for are written into `out_dir`
+    (required when it asks for any); OSError if they cannot be written.
 
     Returns the results as JSON text: exactly the bytes of ``summary.json``.
     Raises ScenarioError if the scenario is invalid.

@@ -103,8 +103,12 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     s = load_scenario(args.scenario, _overrides(args))
-    result = run(s)
     out = args.out if args.out is not None else Path("results") / Path(args.scenario).stem
+    try:
+        result = run(s, out=out)
+    except OSError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_IO_ERROR
     print(f"{s.label}: seed {s.seed}, {_describe(s)}, {result.summary['events']} events")
     print(result.table())
     try:
@@ -113,6 +117,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
         return EXIT_IO_ERROR
     print(f"wrote {out}/: summary.json, flows/nodes/links .csv and .parquet")
+    for f in result.summary.get("outputs", []):
+        print(f"  {f['file']}: {f['bytes']:,} bytes")
     return 0
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,12 +31,15 @@ def run(
     scenario: Scenario | str | os.PathLike[str] | Mapping[str, Any],
     seed: int | None = None,
     overrides: Overrides | None = None,
+    out: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run `scenario` (a Scenario, a file path, or a dict) and return its Result.
 
     `seed` replaces the scenario's seed; `overrides` (``{"flows[0].rate_kbps": 100}``)
     are applied first and validated exactly like a file. The GIL is released
-    while the core runs.
+    while the core runs. Trace files the scenario's ``[outputs]`` asks for are
+    written into `out` (default: a fresh temporary directory, ``result.output_dir``;
+    `Result.write` copies them along).
     """
     ov = dict(overrides or {})
     if seed is not None:
@@ -47,7 +52,12 @@ def run(
         s = Scenario(apply_overrides(scenario, ov))
     else:
         raise TypeError(f"scenario must be a Scenario, a path or a dict, not {type(scenario).__name__}")
-    return Result(_core.run(s.to_json()), s)
+    wants_files = any(s.normalized.get("outputs", {}).get(k) for k in ("trace", "pcap", "pcap_nodes", "movement"))
+    out_dir: Path | None = None
+    if wants_files:
+        out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="manetlab-"))
+    summary = _core.run(s.to_json(), str(out_dir) if out_dir is not None else None)
+    return Result(summary, s, out_dir)
 
 
 class Result:
@@ -59,10 +69,12 @@ class Result:
     ``drops_<layer.CODE>`` columns (0 where a row had none).
     """
 
-    def __init__(self, summary_json: str, scenario: Scenario | None = None) -> None:
+    def __init__(self, summary_json: str, scenario: Scenario | None = None, output_dir: Path | None = None) -> None:
         self.summary_json = summary_json
         self.summary: dict[str, Any] = json.loads(summary_json)
         self.scenario = scenario
+        #: Where the run wrote its trace files (``summary["outputs"]``), if any.
+        self.output_dir = output_dir
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -114,6 +126,12 @@ class Result:
             df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
             df.to_parquet(out / f"{name}.parquet", index=False)
             written += [out / f"{name}.csv", out / f"{name}.parquet"]
+        for f in self.summary.get("outputs", []):
+            # Trace files: already there when the run wrote into `out`, else copied.
+            src, dst = self.output_dir / f["file"], out / f["file"]
+            if src.resolve() != dst.resolve():
+                shutil.copyfile(src, dst)
+            written.append(dst)
         return written
 
     def table(self) -> str:
