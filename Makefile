@@ -1,5 +1,6 @@
 # manetlab developer entry points (see README.md):
-#   make run    set up .venv, build the extension, run examples/cbr_chain.toml
+#   make run    set up .venv, build the extension, run the default study
+#               (examples/default_study.toml: NewReno vs ABRA on the same seed)
 #   make test   set up, then cargo tests of the core and the pytest suites
 #   make bench  set up, then benchmarks/run.py
 #   make validate  long validations; rewrites the tables in docs/validation/
@@ -15,7 +16,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.manetlab-deps
 BUILD_STAMP := $(VENV)/.manetlab-build
-EXAMPLE := examples/cbr_chain.toml
+EXAMPLE := examples/default_study.toml
 
 # Everything the extension is built from; a change to any of these rebuilds it.
 RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) Cargo.toml Cargo.lock
@@ -25,7 +26,7 @@ EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
 .PHONY: run test bench validate clean distclean FORCE
 
 run: $(BUILD_STAMP)
-	$(PY) -m manetlab run $(EXAMPLE)
+	$(PY) -m manetlab compare $(EXAMPLE) --flow 0 --transports newreno abra --out results/default_study
 
 test: $(BUILD_STAMP)
 	cargo test --workspace --exclude manetlab-py

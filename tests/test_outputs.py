@@ -98,3 +98,25 @@ def test_cli_plot_and_report(tcp_result: Path, tmp_path: Path):
 def test_plot_of_missing_directory(tmp_path: Path):
     with pytest.raises(PlotError, match="no summary.json"):
         plot(tmp_path / "nope", "throughput")
+
+
+def test_compare_runs_variants_on_the_same_seed(tmp_path: Path):
+    from manetlab.compare import compare
+
+    c = compare(ROOT / "examples" / "tcp_chain_80211.toml", 0, ["newreno", "abra"], overrides={"duration_s": 20})
+    a, b = (r.summary for r in c.results)
+    assert a["seed"] == b["seed"] and a["flows"][0]["transport"] == "newreno" and b["flows"][0]["transport"] == "abra"
+    text = c.table()
+    assert "abra vs newreno" in text and "highest ACK" in text
+    expected = manetlab.improvement_pct(c.value(1, "throughput_kbps"), c.value(0, "throughput_kbps"))
+    assert c.improvement(1, "throughput_kbps") == pytest.approx(expected)
+    page = c.write(tmp_path).read_text()
+    assert page.count("<svg") == 2
+    assert (tmp_path / "abra" / "timeseries.parquet").exists() and (tmp_path / "compare_seq.png").stat().st_size > 5000
+
+
+def test_mixed_tcp_and_cbr_flows_table_has_tcp_columns():
+    r = manetlab.run(ROOT / "examples" / "default_study.toml", overrides={"duration_s": 5})
+    f = r.flows
+    assert "tcp_highest_ack_segs" in f.columns and "tcp_trace" not in f.columns
+    assert f.loc[0, "kind"] == "ftp" and f["tcp_highest_ack_segs"].isna().sum() == len(f) - 1

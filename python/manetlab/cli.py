@@ -4,6 +4,7 @@
     manetlab run SCENARIO [--seed N] [--out DIR] [--set key.path=value]...
     manetlab plot RESULT_DIR --kind cwnd|seq|throughput|delay|jitter|drops [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
+    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
+from manetlab.compare import compare
 from manetlab.plots import KINDS, PlotError, plot
 from manetlab.report import report
 from manetlab.results import run
@@ -68,6 +70,14 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--kind", required=True, choices=KINDS)
     pl.add_argument("--out", type=Path, help="where to write the figures (default: RESULT_DIR)")
     pl.set_defaults(func=_plot)
+
+    cp = sub.add_parser("compare", help="run one TCP flow with several variants on the same seed and compare")
+    scenario_args(cp)
+    cp.add_argument("--flow", type=int, required=True, help="index of the FTP flow whose transport changes")
+    cp.add_argument("--transports", nargs="+", required=True, metavar="VARIANT", help="TCP variants; the first is the baseline")
+    cp.add_argument("--seed", help="run seed (replaces the scenario's seed)")
+    cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare)")
+    cp.set_defaults(func=_compare)
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a result directory")
     rp.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
@@ -125,6 +135,18 @@ def _run(args: argparse.Namespace) -> int:
 def _plot(args: argparse.Namespace) -> int:
     for path in plot(args.result_dir, args.kind, args.out):
         print(f"wrote {path}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    s = load_scenario(args.scenario, _overrides(args))
+    if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
+        raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
+    c = compare(s, args.flow, args.transports)
+    out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
+    print(f"{s.label}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
+    print(c.table())
+    print(f"wrote {c.write(out)}")
     return 0
 
 

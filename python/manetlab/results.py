@@ -171,14 +171,30 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1e3:.3f}"
 
 
+def _flatten(row: dict[str, Any]) -> dict[str, Any]:
+    """One table row: nested objects other than ``drops`` (a TCP flow's ``tcp``)
+    become prefixed columns; time series stay out (they are ``timeseries``)."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict) and k != "drops":
+            out.update({f"{k}_{kk}": vv for kk, vv in v.items() if kk != "trace"})
+        else:
+            out[k] = v
+    return out
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
-    # Columns: the core's field order, then one drops_<key> column per drop key seen in any row, sorted.
-    base = [k for k in rows[0] if k != "drops"] if rows else []
-    drop_keys = sorted({k for r in rows for k in r.get("drops", {})})
+    flat = [_flatten(r) for r in rows]
+    # Columns: the core's field order (first seen across rows, since e.g. only TCP
+    # flows have tcp_* fields), then one drops_<key> column per drop key seen, sorted.
+    base: list[str] = []
+    for r in flat:
+        base += [k for k in r if k != "drops" and k not in base]
+    drop_keys = sorted({k for r in flat for k in r.get("drops", {})})
     columns = base + [f"drops_{k}" for k in drop_keys]
-    records = [[r[k] for k in base] + [r.get("drops", {}).get(k, 0) for k in drop_keys] for r in rows]
+    records = [[r.get(k) for k in base] + [r.get("drops", {}).get(k, 0) for k in drop_keys] for r in flat]
     df = pd.DataFrame.from_records(records, columns=columns)
     # Optional numbers (a delay when nothing was received) come as None; keep such
     # columns float64 with NaN rather than object, so CSV and Parquet agree on the type.

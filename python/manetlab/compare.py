@@ -1,0 +1,142 @@
+"""Paired comparison of TCP variants on one scenario (common random numbers).
+
+Every variant runs the same scenario with the same seed, so it sees the same
+mobility, the same cross traffic and the same random draws everywhere except in
+its own TCP (docs/kernel.md); only the flow's transport changes. The comparison
+prints the flow's metrics side by side with each variant's improvement over the
+first (paper 000's definition, `manetlab.stats.improvement_pct`), and writes the
+runs, overlay figures (sequence number and window against time) and an HTML report.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from manetlab.results import Result, run
+from manetlab.scenario import Overrides, Scenario, load_scenario
+from manetlab.stats import improvement_pct
+
+__all__ = ["Comparison", "compare"]
+
+# (summary key, label, where to find it): the rows of the comparison table.
+METRICS: list[tuple[str, str]] = [
+    ("throughput_kbps", "throughput (kbit/s)"),
+    ("highest_ack_segs", "highest ACK (segments)"),
+    ("retransmissions", "retransmissions"),
+    ("timeouts", "timeouts"),
+    ("delay_mean_s", "mean delay (s)"),
+    ("jitter_mean_s", "jitter (s)"),
+]
+
+
+def _metric(flow: dict[str, Any], key: str) -> float | None:
+    tcp = flow.get("tcp") or {}
+    value = flow.get(key, tcp.get(key))
+    return None if value is None else float(value)
+
+
+@dataclass
+class Comparison:
+    flow: int
+    transports: list[str]
+    results: list[Result]
+    out_dir: Path | None = None
+
+    def value(self, i: int, key: str) -> float | None:
+        return _metric(self.results[i].summary["flows"][self.flow], key)
+
+    def improvement(self, i: int, key: str) -> float | None:
+        base, new = self.value(0, key), self.value(i, key)
+        if base is None or new is None or base == 0:
+            return None
+        return improvement_pct(new, base)
+
+    def table(self) -> str:
+        """The flow's metrics per variant, and improvement % over the first."""
+        head = ["metric", *self.transports, *(f"{t} vs {self.transports[0]}" for t in self.transports[1:])]
+        rows = []
+        for key, label in METRICS:
+            vals = [self.value(i, key) for i in range(len(self.results))]
+            cells = ["-" if v is None else f"{v:.4g}" for v in vals]
+            imps = [self.improvement(i, key) for i in range(1, len(self.results))]
+            rows.append([label, *cells, *("-" if x is None else f"{x:+.1f}%" for x in imps)])
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()  # noqa: E731
+        return "\n".join([line(head), *(line(r) for r in rows)])
+
+    def figures(self, out: Path) -> list[Path]:
+        """Sequence number and congestion window against time, every variant overlaid."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        paths = []
+        for key, ylabel, name in (("seq_segs", "sequence number (segments)", "compare_seq"), ("cwnd_segs", "congestion window (segments)", "compare_cwnd")):
+            fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+            for t, r in zip(self.transports, self.results):
+                tr = r.summary["flows"][self.flow]["tcp"]["trace"]
+                ax.step(tr["t_s"], tr[key], where="post", label=t)
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"flow {self.flow}: {', '.join(self.transports)} (seed {self.results[0].summary['seed']})", fontsize=10)
+            ax.legend(fontsize=8)
+            for ext in ("png", "svg"):
+                p = out / f"{name}.{ext}"
+                fig.savefig(p, dpi=120, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
+                paths.append(p)
+            plt.close(fig)
+        return paths
+
+    def write(self, out: str | os.PathLike[str]) -> Path:
+        """Write each run into ``out/<transport>/``, the figures and ``out/report.html``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        for t, r in zip(self.transports, self.results):
+            r.write(out / _safe(t))
+        figs = [p for p in self.figures(out) if p.suffix == ".svg"]
+        svgs = "".join(f"<figure>{p.read_text(encoding='utf-8')[p.read_text(encoding='utf-8').index('<svg'):]}</figure>" for p in figs)
+        runs = "".join(f'<li><a href="{_safe(t)}/summary.json">{html.escape(t)}</a></li>' for t in self.transports)
+        s = self.results[0].summary
+        page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>manetlab comparison</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}pre{{background:#f6f6f6;padding:1em}}</style></head>
+<body><h1>{html.escape(s.get('scenario_name') or 'comparison')}: flow {self.flow}</h1>
+<p>seed {s['seed']}, {s['duration_s']:g} s simulated; same seed for every variant (common random numbers).</p>
+<pre>{html.escape(self.table())}</pre>{svgs}<h2>runs</h2><ul>{runs}</ul></body></html>
+"""
+        path = out / "report.html"
+        path.write_text(page, encoding="utf-8")
+        self.out_dir = out
+        return path
+
+
+def _safe(name: str) -> str:
+    return name.replace("+", "plus").replace("/", "_")
+
+
+def compare(
+    scenario: Scenario | str | os.PathLike[str],
+    flow: int,
+    transports: Sequence[str],
+    seed: int | None = None,
+    overrides: Overrides | None = None,
+) -> Comparison:
+    """Run `scenario` once per TCP variant in `transports` for flow `flow`."""
+    if len(transports) < 2:
+        raise ValueError("compare needs at least two transports")
+    base = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
+    if isinstance(scenario, Scenario) and overrides:
+        base = base.with_overrides(overrides)
+    results = []
+    for t in transports:
+        ov: dict[str, Any] = {f"flows[{flow}].transport": t, f"flows[{flow}].tcp.trace": True}
+        if seed is not None:
+            ov["seed"] = seed
+        results.append(run(base.with_overrides(ov)))
+    return Comparison(flow, list(transports), results)
