@@ -26,7 +26,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::routing::{Aodv, Dsdv, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
@@ -160,7 +160,11 @@ fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn 
             let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
             Box::new(Aodv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
         }
-        // Validation rejects DSR and DSDV until they exist.
+        RoutingProtocol::Dsdv => {
+            let p = s.routing.as_ref().expect("dsdv comes from a [routing] table").dsdv_params();
+            Box::new(Dsdv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+        }
+        // Validation rejects DSR until it exists.
         _ => Box::new(StaticRouting::shortest_paths(id, adjacency)),
     }
 }
@@ -433,6 +437,12 @@ impl Simulator {
 
     pub fn now(&self) -> SimTime {
         self.sched.now()
+    }
+
+    /// Node `n`'s routing-table entry for `dst`, for protocols that show theirs
+    /// (DSDV): next hop, hops (`None` = broken), sequence number.
+    pub fn route_entry(&self, n: u32, dst: u32) -> Option<RouteView> {
+        self.nodes[n as usize].routing.route_entry(NodeId(dst))
     }
 
     fn app_send(&mut self, now: SimTime, f: FlowId) {

@@ -22,8 +22,10 @@
 mod static_routes;
 
 pub mod aodv;
+pub mod dsdv;
 
 pub use aodv::Aodv;
+pub use dsdv::Dsdv;
 pub use static_routes::StaticRouting;
 
 use crate::ids::NodeId;
@@ -36,6 +38,7 @@ use crate::sim::{SimDuration, SimTime, TimerToken};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RoutingMessage {
     Aodv(aodv::AodvMessage),
+    Dsdv(dsdv::DsdvMessage),
 }
 
 impl RoutingMessage {
@@ -43,8 +46,20 @@ impl RoutingMessage {
     pub fn size_bytes(&self) -> u32 {
         match self {
             RoutingMessage::Aodv(m) => m.size_bytes(),
+            RoutingMessage::Dsdv(m) => m.size_bytes(),
         }
     }
+}
+
+/// What a protocol's table holds about one destination (inspection, tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteView {
+    pub next_hop: NodeId,
+    /// Hops to the destination; `None` when the entry exists but is not usable
+    /// (broken: DSDV's infinite metric).
+    pub hops: Option<u32>,
+    /// The destination sequence number, for protocols that keep one.
+    pub seq: Option<u32>,
 }
 
 /// What a routing protocol asks the node to do.
@@ -110,6 +125,10 @@ pub trait Routing {
     fn start(&mut self, _ctx: &mut RoutingCtx) {}
     /// The protocol's counters (routing overhead, discoveries, breaks), if it keeps any.
     fn counters(&self) -> Option<&RoutingCounters> {
+        None
+    }
+    /// The protocol's table entry for `dst`, if it keeps one and cares to show it.
+    fn route_entry(&self, _dst: NodeId) -> Option<RouteView> {
         None
     }
 }

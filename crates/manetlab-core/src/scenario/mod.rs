@@ -14,6 +14,7 @@ mod outputs;
 pub mod load;
 mod mobility;
 mod routing;
+mod dsdv;
 mod wireless;
 
 pub use crate::faults::FaultSpec;
@@ -24,6 +25,7 @@ pub use error::ScenarioError;
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
+pub use dsdv::DsdvSpec;
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -249,6 +251,9 @@ pub struct RoutingSpec {
     /// AODV parameters (`protocol = "aodv"` only; docs/routing.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aodv: Option<AodvSpec>,
+    /// DSDV parameters (`protocol = "dsdv"` only; docs/routing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsdv: Option<DsdvSpec>,
 }
 
 impl RoutingSpec {
@@ -257,11 +262,21 @@ impl RoutingSpec {
         self.aodv.as_ref().map_or_else(crate::routing::aodv::Params::default, |a| a.params())
     }
 
+    /// The DSDV parameters, defaults filled in.
+    pub fn dsdv_params(&self) -> crate::routing::dsdv::Params {
+        self.dsdv.as_ref().map_or_else(crate::routing::dsdv::Params::default, |d| d.params())
+    }
+
     fn validate(&self) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
         match self.protocol {
-            RoutingProtocol::Static | RoutingProtocol::Aodv => {}
-            RoutingProtocol::Dsr | RoutingProtocol::Dsdv => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+            RoutingProtocol::Static | RoutingProtocol::Aodv | RoutingProtocol::Dsdv => {}
+            RoutingProtocol::Dsr => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+        }
+        match (&self.dsdv, self.protocol) {
+            (Some(d), RoutingProtocol::Dsdv) => d.validate()?,
+            (Some(_), _) => return Err(ScenarioError::new("routing.dsdv", format!("only applies with protocol = \"dsdv\" (protocol is \"{name}\")"))),
+            (None, _) => {}
         }
         match (&self.aodv, self.protocol) {
             (Some(a), RoutingProtocol::Aodv) => a.validate(),

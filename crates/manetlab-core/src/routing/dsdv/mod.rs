@@ -1,0 +1,452 @@
+//! Destination-Sequenced Distance-Vector routing: Perkins & Bhagwat,
+//! "Highly dynamic Destination-Sequenced Distance-Vector routing (DSDV) for
+//! mobile computers", SIGCOMM 1994, with ns-2.35's `dsdv/` (CMU Monarch)
+//! choices as defaults (docs/routing.md).
+//!
+//! Implemented (paper sections):
+//! * §3 every node advertises its table to its neighbours: periodic *full
+//!   dumps* and *incremental* (triggered) updates between them, each entry
+//!   carrying the destination, the metric (hops) and the destination's
+//!   sequence number ([`packets`]);
+//! * §3 sequence numbers: even ones are made only by the destination (ours
+//!   grows by 2 with each full dump); a node that sees a link break gives every
+//!   route through it the infinite metric and the odd number just above, and
+//!   advertises that at once; route selection — a newer number always wins, the
+//!   same number with a lower metric wins ([`table`]);
+//! * §3 link breaks: from missed updates (a neighbour silent for
+//!   `min_update_periods` periodic intervals, ns-2's default) and, as an option,
+//!   from the MAC's retry failures (ns-2 `use_mac_`);
+//! * §4 damping with the weighted average settling time: a changed finite route
+//!   is advertised only after twice its settling time;
+//! * ns-2 additions: at most one triggered update per second, a triggered
+//!   update that covers more than a third of the table becomes a full dump, a
+//!   node advertised as unreachable sends a full dump at once ("the last word on
+//!   yourself"), a neighbour advertising an older broken route is answered at
+//!   once, and packets without a usable route wait in a small per-destination
+//!   queue ([`queue`]).
+//!
+//! Not implemented: the paper's layer-2/layer-3 address pairs and multiple
+//! interfaces (base stations), splitting a full dump over several packets
+//! ("network protocol data units"; ns-2 does not either). Deviations are listed
+//! in docs/routing.md.
+//!
+//! Randomness (jitter of updates, start times, periodic intervals) comes from
+//! the node's `Component::Routing` stream.
+
+pub mod packets;
+pub mod queue;
+pub mod table;
+
+pub use packets::{Advert, DsdvMessage, UpdateKind, INFINITY};
+pub use queue::PacketQueue;
+pub use table::{seq_newer, Applied, Route, RouteTable};
+
+use super::{RouteView, Routing, RoutingAction, RoutingCtx, RoutingMessage};
+use crate::ids::NodeId;
+use crate::metrics::{DropReason, RoutingCounters};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST};
+use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use crate::transport::TransportNotice;
+use rand::Rng;
+use std::collections::BTreeMap;
+
+/// Every DSDV timer and constant. `Default` is ns-2.35's value; each field's
+/// doc gives the paper's where it has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// Mean spacing of full dumps: each next one is drawn in
+    /// [0.75, 1]·this. ns-2 `perup_` 15 s (its Tcl calls it "as given in the
+    /// paper"); the paper leaves it to the implementation.
+    pub periodic_update_interval: SimDuration,
+    /// A neighbour not heard for this many periodic intervals is lost (ns-2
+    /// `min_update_periods_` 3). The paper: "no broadcasts received for a while".
+    pub min_update_periods: u32,
+    /// Settling time a new route starts with (ns-2 `wst0_` 6 s, "as specified
+    /// by Pravin").
+    pub initial_settling_time: SimDuration,
+    /// Weight of the old value in the running settling-time average (ns-2
+    /// `alpha_` 0.875 = 7/8; the paper: a weighted average, weight unstated).
+    pub settling_alpha: f64,
+    /// Least spacing of triggered updates (ns-2 `DSDV_MIN_TUP_PERIOD` 1 s).
+    pub min_triggered_update_interval: SimDuration,
+    /// Every update waits U(0, this) before it is sent (ns-2
+    /// `DSDV_BROADCAST_JITTER` 10 ms).
+    pub broadcast_jitter: SimDuration,
+    /// The first full dump goes out at U(0, this) (ns-2
+    /// `DSDV_STARTUP_JITTER` 2 s).
+    pub startup_jitter: SimDuration,
+    /// Treat the MAC's retry failure as a link break (ns-2 `use_mac_`, 0 by
+    /// default: "performance suffers with this on"). Off: the packet is
+    /// dropped and only missed updates break links.
+    pub link_layer_detection: bool,
+    /// A newer sequence number triggers an update (ns-2
+    /// `TRIGGER_UPDATE_ON_FRESH_SEQNUM`, undefined: off; Broch et al.'s
+    /// "DSDV-SQ" turns it on). Off: only metric changes trigger.
+    pub trigger_on_new_seq: bool,
+    /// Packets queued per destination without a route (ns-2
+    /// `MAX_QUEUE_LENGTH` 5); the oldest is dropped when full.
+    pub queue_pkts: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            periodic_update_interval: SimDuration::from_secs_f64(15.0),
+            min_update_periods: 3,
+            initial_settling_time: SimDuration::from_secs_f64(6.0),
+            settling_alpha: 0.875,
+            min_triggered_update_interval: SimDuration::from_secs_f64(1.0),
+            broadcast_jitter: SimDuration::from_millis(10),
+            startup_jitter: SimDuration::from_secs_f64(2.0),
+            link_layer_detection: false,
+            trigger_on_new_seq: false,
+            queue_pkts: 5,
+        }
+    }
+}
+
+impl Params {
+    /// How long a neighbour may stay silent: min_update_periods × the periodic
+    /// interval (ns-2 schedules the timeout at `min_update_periods_ * perup_`).
+    pub fn neighbour_timeout(&self) -> SimDuration {
+        SimDuration(self.periodic_update_interval.0 * self.min_update_periods as u64)
+    }
+}
+
+// Timer keys: kind in the high 32 bits, a node id in the low ones.
+const KEY_PERIODIC: u64 = 0;
+const KEY_TRIGGER: u64 = 1 << 32;
+const KEY_NEIGHBOUR: u64 = 2 << 32;
+
+/// One node's DSDV instance.
+pub struct Dsdv {
+    me: NodeId,
+    p: Params,
+    rng: SimRng,
+    /// Own sequence number: even, +2 per full dump (§3).
+    seq: u32,
+    table: RouteTable,
+    queue: PacketQueue,
+    periodic_timer: Timer,
+    trigger_timer: Timer,
+    /// When the last update (full or triggered) went out (ns-2 `lasttup_`).
+    last_update: Option<SimTime>,
+    /// Per neighbour: the missed-updates timeout.
+    neighbours: BTreeMap<NodeId, Timer>,
+    counters: RoutingCounters,
+}
+
+impl Dsdv {
+    /// DSDV for node `me`, drawing jitter from `rng` (stream `Component::Routing`).
+    pub fn new(me: NodeId, p: Params, rng: SimRng) -> Self {
+        let mut counters = RoutingCounters::default();
+        for k in packets::KINDS {
+            counters.sent_by_type.insert(k, 0);
+            counters.received_by_type.insert(k, 0);
+        }
+        Dsdv {
+            me,
+            p,
+            rng,
+            seq: 0,
+            table: RouteTable::new(),
+            queue: PacketQueue::new(p.queue_pkts),
+            periodic_timer: Timer::new(),
+            trigger_timer: Timer::new(),
+            last_update: None,
+            neighbours: BTreeMap::new(),
+            counters,
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    pub fn table(&self) -> &RouteTable {
+        &self.table
+    }
+
+    /// This node's own sequence number.
+    pub fn seq(&self) -> u32 {
+        self.seq
+    }
+
+    /// Packets waiting for a route.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    // ---- updates ---------------------------------------------------------------
+
+    fn set_timer(ctx: &mut RoutingCtx, timer: &mut Timer, at: SimTime, key: u64) {
+        let token = timer.arm(at);
+        ctx.actions.push(RoutingAction::SetTimer { at, key, token });
+    }
+
+    fn jitter(&mut self, max: SimDuration) -> SimDuration {
+        if max.0 == 0 {
+            SimDuration::ZERO
+        } else {
+            SimDuration(self.rng.gen_range(0..max.0))
+        }
+    }
+
+    /// Next full dump in [0.75, 1]·periodic_update_interval (ns-2:
+    /// `perup_ * (0.75 + jitter(0.25))`).
+    fn arm_periodic(&mut self, ctx: &mut RoutingCtx) {
+        let f = 0.75 + self.rng.gen_range(0.0..0.25);
+        let at = ctx.now + SimDuration::from_secs_f64(self.p.periodic_update_interval.as_secs_f64() * f);
+        Self::set_timer(ctx, &mut self.periodic_timer, at, KEY_PERIODIC);
+    }
+
+    /// Build and broadcast an update (full dump if `full`, or if a triggered
+    /// one covers much of the table). Returns whether a packet went out and
+    /// whether it was a full dump.
+    fn send_update(&mut self, ctx: &mut RoutingCtx, full: bool) -> (bool, bool) {
+        let now = ctx.now;
+        let full = full || self.table.promote_to_full(now);
+        if full {
+            // §3: the destination's own number, even, new with each full dump.
+            self.seq = self.seq.wrapping_add(2);
+            self.table.set_own(now, self.me, self.seq);
+        }
+        let entries = self.table.collect(now, self.me, full);
+        if entries.is_empty() {
+            return (false, full);
+        }
+        let kind = if full { UpdateKind::FullDump } else { UpdateKind::Incremental };
+        let msg = DsdvMessage { kind, entries };
+        let pkt = Packet {
+            uid: ctx.new_uid(),
+            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
+            payload_bytes: 0,
+            tag: None,
+        };
+        self.counters.on_send(if full { "FULL_DUMP" } else { "INCREMENTAL" }, pkt.size_bytes(), false);
+        let delay = self.jitter(self.p.broadcast_jitter);
+        ctx.actions.push(RoutingAction::Broadcast { pkt, delay });
+        (true, full)
+    }
+
+    fn periodic(&mut self, ctx: &mut RoutingCtx) {
+        self.send_update(ctx, true);
+        self.arm_periodic(ctx);
+        // A full dump takes the place of any triggered update due now.
+        self.last_update = Some(ctx.now);
+    }
+
+    /// Arm the triggered-update timer for the earliest request, if any.
+    fn arm_trigger(&mut self, ctx: &mut RoutingCtx) {
+        match self.table.next_trigger() {
+            Some((at, _)) => {
+                let at = at.max(ctx.now);
+                if self.trigger_timer.expires() != Some(at) {
+                    Self::set_timer(ctx, &mut self.trigger_timer, at, KEY_TRIGGER);
+                }
+            }
+            None => self.trigger_timer.cancel(),
+        }
+    }
+
+    /// A triggered-update request is due (ns-2 `DSDVTriggerHandler`): send an
+    /// incremental update unless one went out less than
+    /// `min_triggered_update_interval` ago, in which case every request before
+    /// then is folded into one at that time.
+    fn trigger_due(&mut self, ctx: &mut RoutingCtx) {
+        let now = ctx.now;
+        if let Some((at, dst)) = self.table.next_trigger().filter(|&(at, _)| at <= now) {
+            let next_possible = self.last_update.map(|t| t + self.p.min_triggered_update_interval);
+            match next_possible {
+                Some(np) if now < np => {
+                    self.table.cancel_triggers_before(np);
+                    self.table.get_mut(dst).expect("a trigger belongs to an entry").trigger_at = Some(np);
+                }
+                _ => {
+                    let (sent, full) = self.send_update(ctx, false);
+                    if sent {
+                        if full {
+                            // A full dump went out early: the next one is a period away.
+                            self.arm_periodic(ctx);
+                        }
+                        self.last_update = Some(now);
+                    }
+                    let r = self.table.get_mut(dst).expect("a trigger belongs to an entry");
+                    if r.trigger_at == Some(at) {
+                        r.trigger_at = None;
+                    }
+                }
+            }
+        }
+        self.arm_trigger(ctx);
+    }
+
+    // ---- routes ----------------------------------------------------------------
+
+    /// Tell the transport layer about a route that went down or came back
+    /// (ELFN / ERDN, ERSN): only destinations this node knew before.
+    fn notice(ctx: &mut RoutingCtx, dst: NodeId, before: Option<bool>, after: bool) {
+        match (before, after) {
+            (Some(true), false) => ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst })),
+            (Some(false), true) => ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst })),
+            _ => {}
+        }
+    }
+
+    /// Send the packets waiting for `dst`, now that it has a usable route.
+    fn release(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        let Some(next_hop) = self.table.next_hop(dst) else { return };
+        for pkt in self.queue.take_for(dst) {
+            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        }
+    }
+
+    /// The link to `nb` is gone: advertise every route through it as broken.
+    fn link_broken(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
+        let cut = self.table.break_via(ctx.now, self.me, nb);
+        if !cut.is_empty() {
+            self.counters.route_breaks += 1;
+        }
+        for dst in cut {
+            Self::notice(ctx, dst, Some(true), false);
+        }
+        self.arm_trigger(ctx);
+    }
+
+    fn recv_update(&mut self, ctx: &mut RoutingCtx, msg: DsdvMessage, from: NodeId) {
+        let now = ctx.now;
+        let mut own_broken = false;
+        for adv in msg.entries {
+            let before = self.table.get(adv.dst).map(Route::usable);
+            match self.table.apply(now, self.me, from, adv, &self.p) {
+                Applied::Own { broken } => own_broken |= broken,
+                Applied::Ignored => {}
+                _ => {
+                    let after = self.table.get(adv.dst).is_some_and(Route::usable);
+                    Self::notice(ctx, adv.dst, before, after);
+                    if after && self.queue.has_for(adv.dst) {
+                        self.release(ctx, adv.dst);
+                    }
+                }
+            }
+        }
+        if own_broken {
+            // Someone says we are unreachable: a full dump now, with a fresh
+            // even number, settles it (ns-2's CMU fix to a problem the paper notes).
+            Self::set_timer(ctx, &mut self.periodic_timer, now, KEY_PERIODIC);
+        }
+        // Any update shows the neighbour is there: restart its timeout. One
+        // heard for the first time through an update that does not list it
+        // gets a route of one hop that is never advertised (ns-2).
+        if self.table.get(from).is_none() {
+            self.table.insert_placeholder(now, from, from, 1, self.p.initial_settling_time.as_secs_f64());
+            if self.queue.has_for(from) {
+                self.release(ctx, from);
+            }
+        }
+        let at = now + self.p.neighbour_timeout();
+        let timer = self.neighbours.entry(from).or_default();
+        Self::set_timer(ctx, timer, at, KEY_NEIGHBOUR | from.0 as u64);
+        self.arm_trigger(ctx);
+    }
+}
+
+impl Routing for Dsdv {
+    fn name(&self) -> &'static str {
+        "dsdv"
+    }
+
+    fn start(&mut self, ctx: &mut RoutingCtx) {
+        self.table.set_own(ctx.now, self.me, self.seq);
+        let at = ctx.now + self.jitter(self.p.startup_jitter);
+        Self::set_timer(ctx, &mut self.periodic_timer, at, KEY_PERIODIC);
+    }
+
+    fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        // ns-2: a node that receives a packet it originated has a loop.
+        if pkt.ip.src == self.me && pkt.ip.ttl < DEFAULT_TTL {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+            return;
+        }
+        let dst = pkt.ip.dst;
+        if let Some(next_hop) = self.table.next_hop(dst) {
+            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+            return;
+        }
+        // No usable route: wait for one (ns-2 queues originated and forwarded
+        // packets alike). A destination never heard of gets a placeholder entry,
+        // so that its first route is advertised without damping.
+        self.table.insert_placeholder(ctx.now, dst, dst, INFINITY, self.p.initial_settling_time.as_secs_f64());
+        if let Some(old) = self.queue.push(pkt) {
+            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+        }
+    }
+
+    fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        // ns-2 `lost_link`: without `use_mac_` the packet is simply dropped and
+        // the link's fate is left to the missed-updates timeout.
+        if !self.p.link_layer_detection || self.table.get(next_hop).is_none() {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+            return;
+        }
+        if pkt.is_routing() {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            return;
+        }
+        if let Some(t) = self.neighbours.get_mut(&next_hop) {
+            t.cancel();
+        }
+        self.link_broken(ctx, next_hop);
+        // The packet goes back to routing, which queues it until a new route
+        // arrives (ns-2 `recv(p)`). Packets still in the interface queue for
+        // the lost neighbour stay there and fail in turn, as in ns-2.
+        self.route(ctx, pkt);
+    }
+
+    fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, from: NodeId) {
+        let msg = match pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Dsdv(m)) => m,
+            _ => {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                return;
+            }
+        };
+        self.counters.ctrl_received_pkts += 1;
+        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        self.recv_update(ctx, msg, from);
+    }
+
+    fn timer(&mut self, ctx: &mut RoutingCtx, key: u64, token: TimerToken) {
+        match key & !0xffff_ffff {
+            KEY_PERIODIC => {
+                if self.periodic_timer.fire(token) {
+                    self.periodic(ctx);
+                }
+            }
+            KEY_TRIGGER => {
+                if self.trigger_timer.fire(token) {
+                    self.trigger_due(ctx);
+                }
+            }
+            KEY_NEIGHBOUR => {
+                let nb = NodeId(key as u32);
+                if self.neighbours.get_mut(&nb).is_some_and(|t| t.fire(token)) {
+                    self.link_broken(ctx, nb);
+                }
+            }
+            _ => unreachable!("unknown DSDV timer key {key:#x}"),
+        }
+    }
+
+    fn counters(&self) -> Option<&RoutingCounters> {
+        Some(&self.counters)
+    }
+
+    fn route_entry(&self, dst: NodeId) -> Option<RouteView> {
+        self.table.get(dst).map(|r| RouteView { next_hop: r.next_hop, hops: r.usable().then_some(r.metric as u32), seq: Some(r.seq) })
+    }
+}
+
+#[cfg(test)]
+mod tests;

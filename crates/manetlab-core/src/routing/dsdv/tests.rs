@@ -1,0 +1,304 @@
+//! Unit tests of the DSDV handlers, driven without the simulator: each test
+//! feeds updates, packets and timer firings to one node and inspects what it
+//! asks for.
+
+use super::*;
+use crate::packet::UdpHeader;
+use crate::sim::{stream, Component};
+
+/// One node's DSDV with an outbox.
+struct Node {
+    dsdv: Dsdv,
+    actions: Vec<RoutingAction>,
+    uid: u64,
+    now: SimTime,
+}
+
+fn secs(s: f64) -> SimTime {
+    SimTime::from_secs_f64(s)
+}
+
+impl Node {
+    fn new(me: u32) -> Self {
+        Self::with(me, Params::default())
+    }
+    fn with(me: u32, p: Params) -> Self {
+        Node { dsdv: Dsdv::new(NodeId(me), p, stream(1, me as u64, Component::Routing)), actions: Vec::new(), uid: 1000, now: SimTime::ZERO }
+    }
+    fn run(&mut self, f: impl FnOnce(&mut Dsdv, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx { now: self.now, node: self.dsdv.me, actions: &mut self.actions, next_uid: &mut self.uid };
+        f(&mut self.dsdv, &mut ctx);
+        std::mem::take(&mut self.actions)
+    }
+    fn at(&mut self, s: f64) -> &mut Self {
+        self.now = secs(s);
+        self
+    }
+    fn recv(&mut self, from: u32, entries: &[(u32, u8, u32)]) -> Vec<RoutingAction> {
+        let msg = DsdvMessage {
+            kind: UpdateKind::FullDump,
+            entries: entries.iter().map(|&(d, metric, seq)| Advert { dst: NodeId(d), metric, seq }).collect(),
+        };
+        let pkt = Packet {
+            uid: 1,
+            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
+            payload_bytes: 0,
+            tag: None,
+        };
+        self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
+    }
+    fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
+        let RoutingAction::SetTimer { at, key, token } = *set else { panic!("not a timer: {set:?}") };
+        self.now = at;
+        self.run(|a, ctx| a.timer(ctx, key, token))
+    }
+}
+
+fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
+    Packet {
+        uid,
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        payload_bytes: 512,
+        tag: None,
+    }
+}
+
+/// The updates broadcast among `actions`, with their jitter.
+fn updates(actions: &[RoutingAction]) -> Vec<(DsdvMessage, SimDuration)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Broadcast { pkt, delay } => match &pkt.transport {
+                TransportHeader::Routing(RoutingMessage::Dsdv(m)) => Some((m.clone(), *delay)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+fn timers(actions: &[RoutingAction], key: u64) -> Vec<&RoutingAction> {
+    actions.iter().filter(|a| matches!(a, RoutingAction::SetTimer { key: k, .. } if *k & !0xffff_ffff == key)).collect()
+}
+
+fn timer_at(a: &RoutingAction) -> SimTime {
+    match a {
+        RoutingAction::SetTimer { at, .. } => *at,
+        _ => panic!("not a timer"),
+    }
+}
+
+fn forwards(actions: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, next_hop } => Some((pkt.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn drops(actions: &[RoutingAction]) -> Vec<(u64, DropReason)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Drop { pkt, reason } => Some((pkt.uid, *reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn full_dumps_carry_an_even_own_number_and_recur_every_075_to_1_period() {
+    let mut n = Node::new(3);
+    let start = n.run(|a, ctx| a.start(ctx));
+    let first = timers(&start, KEY_PERIODIC)[0];
+    assert!(timer_at(first) < secs(2.0), "startup jitter U(0, 2 s)");
+    let mut set = first.clone_timer();
+    let mut last = timer_at(&set);
+    for k in 1..=5u32 {
+        let out = n.fire(&set);
+        let ups = updates(&out);
+        assert_eq!(ups.len(), 1);
+        let (m, delay) = &ups[0];
+        assert_eq!(m.kind, UpdateKind::FullDump);
+        assert_eq!(m.entries, vec![Advert { dst: NodeId(3), metric: 0, seq: 2 * k }], "own number grows by 2 per full dump");
+        assert!(*delay < SimDuration::from_millis(10), "broadcast jitter");
+        set = timers(&out, KEY_PERIODIC)[0].clone_timer();
+        let gap = timer_at(&set).since(last).as_secs_f64();
+        assert!((11.25..=15.0).contains(&gap), "next full dump {gap} s later: ns-2 perup·(0.75 + U(0, 0.25))");
+        last = timer_at(&set);
+    }
+    assert_eq!(sent(&n.dsdv.counters, "FULL_DUMP"), 5);
+    assert_eq!(n.dsdv.counters.ctrl_originated_bytes, 5 * (20 + 12));
+}
+
+trait CloneTimer {
+    fn clone_timer(&self) -> RoutingAction;
+}
+impl CloneTimer for RoutingAction {
+    fn clone_timer(&self) -> RoutingAction {
+        match *self {
+            RoutingAction::SetTimer { at, key, token } => RoutingAction::SetTimer { at, key, token },
+            _ => panic!("not a timer: {self:?}"),
+        }
+    }
+}
+
+fn sent(c: &RoutingCounters, k: &str) -> u64 {
+    c.sent_by_type.get(k).copied().unwrap_or(0)
+}
+
+#[test]
+fn a_new_route_is_used_at_once_but_advertised_after_twice_the_settling_time() {
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    let out = n.at(1.0).recv(1, &[(1, 0, 4), (2, 1, 6)]);
+    assert_eq!(n.dsdv.table.next_hop(NodeId(2)), Some(NodeId(1)));
+    assert_eq!(n.dsdv.route_entry(NodeId(2)), Some(RouteView { next_hop: NodeId(1), hops: Some(2), seq: Some(6) }));
+    // The neighbour's timeout: 3 missed periods of 15 s.
+    assert_eq!(timer_at(timers(&out, KEY_NEIGHBOUR)[0]), secs(46.0));
+    // A triggered update when the new routes may be told: 1 + 2·6 s.
+    let trig = timers(&out, KEY_TRIGGER);
+    assert_eq!(timer_at(trig[0]), secs(13.0));
+    let out = n.fire(trig[0]);
+    let ups = updates(&out);
+    assert_eq!(ups.len(), 1);
+    assert_eq!(ups[0].0.kind, UpdateKind::Incremental);
+    // Our own entry (not yet in a full dump) leads, as in ns-2.
+    assert_eq!(
+        ups[0].0.entries,
+        vec![Advert { dst: NodeId(0), metric: 0, seq: 0 }, Advert { dst: NodeId(1), metric: 1, seq: 4 }, Advert { dst: NodeId(2), metric: 2, seq: 6 }]
+    );
+}
+
+#[test]
+fn missed_updates_break_routes_with_odd_numbers_advertised_at_once() {
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    let out = n.at(1.0).recv(1, &[(1, 0, 4), (2, 1, 6)]);
+    n.at(1.5).recv(5, &[(5, 0, 8)]);
+    let timeout = timers(&out, KEY_NEIGHBOUR)[0].clone_timer();
+    // Node 1 falls silent: 45 s later its routes break.
+    let out = n.fire(&timeout);
+    assert_eq!(n.now, secs(46.0));
+    assert_eq!(n.dsdv.counters.route_breaks, 1);
+    for (d, seq) in [(1, 5), (2, 7)] {
+        let e = n.dsdv.route_entry(NodeId(d)).unwrap();
+        assert_eq!((e.hops, e.seq), (None, Some(seq)), "node {d}: infinite metric, odd number just above");
+    }
+    assert_eq!(n.dsdv.table.next_hop(NodeId(5)), Some(NodeId(5)), "other neighbours unaffected");
+    let trig = timers(&out, KEY_TRIGGER);
+    assert_eq!(timer_at(trig[0]), secs(46.0), "a break is told at once");
+    let ups = updates(&n.fire(trig[0]));
+    assert_eq!(ups.len(), 1);
+    let inf: Vec<_> = ups[0].0.entries.iter().filter(|a| a.metric == INFINITY).map(|a| (a.dst.0, a.seq)).collect();
+    assert_eq!(inf, vec![(1, 5), (2, 7)]);
+}
+
+#[test]
+fn triggered_updates_are_at_least_one_second_apart() {
+    let p = Params { initial_settling_time: SimDuration::ZERO, ..Params::default() };
+    let mut n = Node::with(0, p);
+    n.run(|a, ctx| a.start(ctx));
+    let out = n.at(10.0).recv(1, &[(1, 0, 4)]);
+    let t1 = timers(&out, KEY_TRIGGER)[0].clone_timer();
+    assert_eq!(updates(&n.fire(&t1)).len(), 1);
+    // Another change 0.3 s later: its update waits until 11.0.
+    let out = n.at(10.3).recv(2, &[(2, 0, 6)]);
+    let t2 = timers(&out, KEY_TRIGGER)[0].clone_timer();
+    assert_eq!(timer_at(&t2), secs(10.3));
+    let out = n.fire(&t2);
+    assert!(updates(&out).is_empty());
+    let t3 = timers(&out, KEY_TRIGGER)[0].clone_timer();
+    assert_eq!(timer_at(&t3), secs(11.0));
+    let ups = updates(&n.fire(&t3));
+    assert_eq!(ups.len(), 1);
+    assert!(ups[0].0.entries.iter().any(|a| a.dst == NodeId(2)));
+}
+
+#[test]
+fn packets_wait_per_destination_and_go_when_a_route_arrives() {
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    let mut out = Vec::new();
+    for uid in 1..=6 {
+        out.extend(n.at(1.0).run(|a, ctx| a.route(ctx, data(uid, 0, 4, DEFAULT_TTL))));
+    }
+    assert!(forwards(&out).is_empty());
+    assert_eq!(drops(&out), vec![(1, DropReason::SendBufferFull)], "5 per destination, oldest dropped (ns-2 MAX_QUEUE_LENGTH)");
+    assert_eq!(n.dsdv.queued(), 5);
+    // A forwarded packet waits too.
+    n.run(|a, ctx| a.route(ctx, data(7, 9, 5, 20)));
+    assert_eq!(n.dsdv.queued(), 6);
+    // The destination was a placeholder (a packet asked for it): its first
+    // route is believed and advertised without damping.
+    let out = n.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)]);
+    assert_eq!(forwards(&out), vec![(2, NodeId(1)), (3, NodeId(1)), (4, NodeId(1)), (5, NodeId(1)), (6, NodeId(1))]);
+    assert_eq!(n.dsdv.table.get(NodeId(4)).unwrap().advertise_ok_at, secs(2.0));
+    assert!(out.iter().any(|a| matches!(a, RoutingAction::Notify(TransportNotice::RouteReestablished { dst }) if *dst == NodeId(4))));
+    assert_eq!(n.dsdv.queued(), 1, "node 5's packet still waits");
+}
+
+#[test]
+fn a_packet_that_comes_back_to_its_source_is_a_loop() {
+    let mut n = Node::new(0);
+    let out = n.run(|a, ctx| a.route(ctx, data(1, 0, 4, DEFAULT_TTL - 3)));
+    assert_eq!(drops(&out), vec![(1, DropReason::RouteLoop)]);
+}
+
+#[test]
+fn mac_failures_only_drop_the_packet_by_default() {
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    n.at(1.0).recv(1, &[(1, 0, 4), (2, 1, 6)]);
+    let out = n.at(2.0).run(|a, ctx| a.tx_failed(ctx, data(9, 0, 2, DEFAULT_TTL), NodeId(1)));
+    assert_eq!(drops(&out), vec![(9, DropReason::MacCallback)], "ns-2 use_mac_ = 0: DROP_RTR_MAC_CALLBACK");
+    assert_eq!(n.dsdv.table.next_hop(NodeId(2)), Some(NodeId(1)), "the route stands");
+}
+
+#[test]
+fn with_link_layer_detection_a_mac_failure_breaks_the_link_and_queues_the_packet() {
+    let p = Params { link_layer_detection: true, ..Params::default() };
+    let mut n = Node::with(0, p);
+    n.run(|a, ctx| a.start(ctx));
+    n.at(1.0).recv(1, &[(1, 0, 4), (2, 1, 6)]);
+    let out = n.at(2.0).run(|a, ctx| a.tx_failed(ctx, data(9, 0, 2, DEFAULT_TTL), NodeId(1)));
+    assert!(drops(&out).is_empty());
+    assert_eq!(n.dsdv.queued(), 1, "the packet waits for a new route");
+    assert_eq!(n.dsdv.route_entry(NodeId(2)).unwrap().hops, None);
+    assert_eq!(n.dsdv.route_entry(NodeId(2)).unwrap().seq, Some(7));
+    assert!(out.iter().any(|a| matches!(a, RoutingAction::Notify(TransportNotice::RouteFailed { dst }) if *dst == NodeId(2))));
+    assert_eq!(timer_at(timers(&out, KEY_TRIGGER)[0]), secs(2.0));
+    // The destination's next number, through another neighbour, repairs it.
+    let out = n.at(5.0).recv(3, &[(3, 0, 2), (2, 1, 8)]);
+    assert_eq!(forwards(&out), vec![(9, NodeId(3))]);
+}
+
+#[test]
+fn a_node_advertised_as_unreachable_sends_a_full_dump_at_once() {
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    let out = n.at(3.0).recv(1, &[(1, 0, 4), (0, INFINITY, 1)]);
+    let per = timers(&out, KEY_PERIODIC);
+    assert_eq!(timer_at(per[0]), secs(3.0));
+    let ups = updates(&n.fire(per[0]));
+    assert_eq!(ups[0].0.kind, UpdateKind::FullDump);
+    assert_eq!(ups[0].0.entries[0], Advert { dst: NodeId(0), metric: 0, seq: 2 }, "a fresh even number, newer than the odd one");
+    assert!(seq_newer(2, 1));
+}
+
+#[test]
+fn a_neighbour_with_an_older_broken_route_is_answered_at_once() {
+    let p = Params { initial_settling_time: SimDuration::ZERO, ..Params::default() };
+    let mut n = Node::with(0, p);
+    n.run(|a, ctx| a.start(ctx));
+    n.at(1.0).recv(1, &[(1, 0, 4), (7, 1, 10)]);
+    let out = n.at(20.0).recv(2, &[(2, 0, 4), (7, INFINITY, 9)]);
+    let trig = timers(&out, KEY_TRIGGER);
+    assert_eq!(timer_at(trig[0]), secs(20.0));
+    let ups = updates(&n.fire(trig[0]));
+    assert!(ups[0].0.entries.contains(&Advert { dst: NodeId(7), metric: 2, seq: 10 }));
+}
