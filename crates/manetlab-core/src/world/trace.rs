@@ -26,6 +26,8 @@ fn ptype(pkt: &Packet) -> &'static str {
         TransportHeader::Tcp(h) if pkt.payload_bytes == 0 && !h.flags.syn && !h.flags.fin => "ack",
         TransportHeader::Tcp(_) => "tcp",
         TransportHeader::Routing(RoutingMessage::Aodv(_)) => "AODV",
+        // ns-2's DSDV agent sends PT_MESSAGE packets.
+        TransportHeader::Routing(RoutingMessage::Dsdv(_)) => "message",
     }
 }
 
