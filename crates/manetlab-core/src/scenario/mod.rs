@@ -21,7 +21,7 @@ pub use crate::faults::FaultSpec;
 pub use crate::mobility::Area;
 pub use error::ScenarioError;
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
-pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
+pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -246,6 +246,9 @@ pub struct RoutingSpec {
     /// AODV parameters (`protocol = "aodv"` only; docs/routing.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aodv: Option<AodvSpec>,
+    /// DSR parameters (`protocol = "dsr"` only; docs/routing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsr: Option<DsrSpec>,
 }
 
 impl RoutingSpec {
@@ -254,11 +257,21 @@ impl RoutingSpec {
         self.aodv.as_ref().map_or_else(crate::routing::aodv::Params::default, |a| a.params())
     }
 
+    /// The DSR parameters, defaults filled in.
+    pub fn dsr_params(&self) -> crate::routing::dsr::Params {
+        self.dsr.as_ref().map_or_else(crate::routing::dsr::Params::default, |d| d.params())
+    }
+
     fn validate(&self) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
         match self.protocol {
-            RoutingProtocol::Static | RoutingProtocol::Aodv => {}
-            RoutingProtocol::Dsr | RoutingProtocol::Dsdv => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+            RoutingProtocol::Static | RoutingProtocol::Aodv | RoutingProtocol::Dsr => {}
+            RoutingProtocol::Dsdv => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+        }
+        match (&self.dsr, self.protocol) {
+            (Some(d), RoutingProtocol::Dsr) => d.validate()?,
+            (Some(_), _) => return Err(ScenarioError::new("routing.dsr", format!("only applies with protocol = \"dsr\" (protocol is \"{name}\")"))),
+            (None, _) => {}
         }
         match (&self.aodv, self.protocol) {
             (Some(a), RoutingProtocol::Aodv) => a.validate(),
