@@ -79,7 +79,8 @@ CASES = [
     Case("unknown-tcp-variant", variant('kind = "cbr"', 'kind = "ftp"\ntransport = "cubic"').replace("interval_s = 0.1", ""), "flows[0].transport", "is not a TCP variant"),
     # A section reserved for a later model (the core's own tests use the same one; move both when it lands).
     Case("outputs-unknown-node", BASE + '[outputs]\npcap_nodes = [9]\n', "outputs.pcap_nodes[0]", "node 9 does not exist"),
-    Case("routing-not-yet", BASE + '[routing]\nprotocol = "dsr"\n', "routing.protocol", "not supported yet"),
+    Case("routing-unknown-protocol", BASE + '[routing]\nprotocol = "olsr"\n', "routing.protocol", "is not allowed"),
+    Case("dsr-unknown-key", BASE + '[routing]\nprotocol = "dsr"\ndsr = { cache_size = 3 }\n', "routing.dsr.cache_size", "unknown key"),
     # values JSON cannot carry: checked on the Python side, with the key path
     Case("nan-value", variant("interval_s = 0.1", "interval_s = nan"), "flows[0].interval_s", "not a finite number"),
     Case("inf-value", variant("duration_s = 10", "duration_s = inf"), "duration_s", "not a finite number"),

@@ -191,6 +191,13 @@ pub struct RoutingCounters {
     pub local_repairs_failed: u64,
     /// Requests received again and suppressed (each node handles a request once).
     pub duplicate_requests: u64,
+    /// DSR: packets this node forwarded on a new route from its cache after
+    /// their next hop failed (salvaging, RFC 4728 §8.3.6).
+    pub salvaged: u64,
+    /// DSR: route requests this node (not the target) answered from its cache.
+    pub replies_from_cache: u64,
+    /// DSR: gratuitous route replies sent (automatic route shortening, RFC 4728 §3.4.3).
+    pub gratuitous_replies: u64,
 }
 
 impl RoutingCounters {
@@ -232,6 +239,9 @@ pub struct RoutingSummary {
     pub routing_local_repairs: u64,
     pub routing_local_repairs_failed: u64,
     pub routing_duplicate_requests: u64,
+    pub routing_salvaged: u64,
+    pub routing_replies_from_cache: u64,
+    pub routing_gratuitous_replies: u64,
 }
 
 impl RoutingSummary {
@@ -259,6 +269,9 @@ impl RoutingSummary {
             routing_local_repairs: c.local_repairs,
             routing_local_repairs_failed: c.local_repairs_failed,
             routing_duplicate_requests: c.duplicate_requests,
+            routing_salvaged: c.salvaged,
+            routing_replies_from_cache: c.replies_from_cache,
+            routing_gratuitous_replies: c.gratuitous_replies,
         }
     }
 

@@ -5,6 +5,7 @@
 //! sizes below are the ones that cost air time.
 
 use crate::ids::{FlowId, NodeId};
+use crate::routing::dsr::SourceRoute;
 use crate::routing::RoutingMessage;
 use crate::sim::SimTime;
 
@@ -146,12 +147,18 @@ pub struct Packet {
     /// Application payload bytes.
     pub payload_bytes: u32,
     pub tag: Option<AppTag>,
+    /// A DSR source-route header (RFC 4728 §6.7) carried by a data packet
+    /// between the IP header and the transport header; `None` for every other
+    /// protocol. Boxed so that packets without one stay small.
+    pub source_route: Option<Box<SourceRoute>>,
 }
 
 impl Packet {
-    /// Bytes on the wire at the network layer: IP + transport headers + payload.
+    /// Bytes on the wire at the network layer: IP + source route (DSR) +
+    /// transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
-        IP_HEADER_BYTES + self.transport.size_bytes() + self.payload_bytes
+        let sr = self.source_route.as_ref().map_or(0, |s| s.size_bytes());
+        IP_HEADER_BYTES + sr + self.transport.size_bytes() + self.payload_bytes
     }
 
     /// Routing-protocol control traffic (served first by PriQueue).
@@ -172,6 +179,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
             payload_bytes: 512,
             tag: None,
+            source_route: None,
         };
         assert_eq!(p.size_bytes(), 540);
     }
@@ -196,6 +204,7 @@ mod tests {
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,
+            source_route: None,
         };
         assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
         p.payload_bytes = 0;

@@ -26,7 +26,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Dsdv, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
@@ -164,8 +164,11 @@ fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn 
             let p = s.routing.as_ref().expect("dsdv comes from a [routing] table").dsdv_params();
             Box::new(Dsdv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
         }
-        // Validation rejects DSR until it exists.
-        _ => Box::new(StaticRouting::shortest_paths(id, adjacency)),
+        RoutingProtocol::Dsr => {
+            let p = s.routing.as_ref().expect("dsr comes from a [routing] table").dsr_params();
+            Box::new(Dsr::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+        }
+        RoutingProtocol::Static => Box::new(StaticRouting::shortest_paths(id, adjacency)),
     }
 }
 
@@ -235,14 +238,20 @@ impl Simulator {
                 let id = NodeId(i as u32);
                 let mut p = std::mem::take(&mut ports[i]);
                 p.sort();
+                let routing = make_routing(s, id, &adjacency);
+                let promiscuous = routing.promiscuous();
                 Node {
                     id,
                     position_m: pos[i],
-                    routing: make_routing(s, id, &adjacency),
+                    routing,
                     ports: p,
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
-                        mac: Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac)),
+                        mac: {
+                            let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
+                            mac.promiscuous = promiscuous;
+                            mac
+                        },
                         radio: Radio::new(),
                         sensing: false,
                     }),
@@ -664,6 +673,8 @@ impl Simulator {
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
+                MacAction::Overheard(..) if self.is_off(n) => {}
+                MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, .. } => {
                     let c = &mut self.nodes[n.index()].counters;

@@ -48,6 +48,8 @@ pub enum MacAction {
     Deliver(Packet, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
     TxFailed(Packet, NodeId),
+    /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
+    Overheard(Packet, NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries` retransmissions.
     FrameDone { retries: u32, ok: bool },
     /// The MAC can take the next packet from the interface queue.
@@ -114,6 +116,9 @@ pub struct Dcf {
     /// Optional event log for tests and MAC traces: (time, what).
     pub log: Option<Vec<(SimTime, String)>>,
     pub duplicates: u64,
+    /// Pass up data frames addressed to other nodes (`MacAction::Overheard`),
+    /// for routing protocols that snoop (DSR's tap, ns-2 `Mac::installTap`).
+    pub promiscuous: bool,
 }
 
 impl Dcf {
@@ -143,6 +148,7 @@ impl Dcf {
             nav_timer: Timer::new(),
             last_seq: HashMap::new(),
             log: None,
+            promiscuous: false,
             duplicates: 0,
         }
     }
@@ -290,7 +296,14 @@ impl Dcf {
                     out.push(MacAction::Deliver(pkt.clone(), f.src));
                 }
             }
-            Some(_) => self.set_nav(now, now + f.nav, out),
+            Some(d) => {
+                if self.promiscuous {
+                    if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
+                        out.push(MacAction::Overheard(pkt.clone(), f.src, d));
+                    }
+                }
+                self.set_nav(now, now + f.nav, out)
+            }
         }
     }
 
@@ -512,6 +525,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
             payload_bytes: 100,
             tag: None,
+            source_route: None,
         }
     }
 

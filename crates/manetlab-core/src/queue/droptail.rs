@@ -59,6 +59,7 @@ pub(crate) mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
             payload_bytes: 10,
             tag: None,
+            source_route: None,
         };
         Queued { pkt, next_hop: None }
     }

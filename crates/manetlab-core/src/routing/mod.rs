@@ -18,14 +18,20 @@
 //!   feedback), and [`Routing::reclaimed`] for packets it asked to take back from
 //!   the interface queue (`ReclaimQueued`).
 //! * [`Routing::start`] once at time 0, to arm periodic timers.
+//! * [`Routing::overheard`] for unicast data frames between two other nodes
+//!   that this node's MAC decoded, if [`Routing::promiscuous`] says so (DSR's
+//!   promiscuous "tap").
 
 mod static_routes;
 
 pub mod aodv;
 pub mod dsdv;
+pub mod dsr;
+pub mod send_buffer;
 
 pub use aodv::Aodv;
 pub use dsdv::Dsdv;
+pub use dsr::Dsr;
 pub use static_routes::StaticRouting;
 
 use crate::ids::NodeId;
@@ -39,6 +45,7 @@ use crate::sim::{SimDuration, SimTime, TimerToken};
 pub enum RoutingMessage {
     Aodv(aodv::AodvMessage),
     Dsdv(dsdv::DsdvMessage),
+    Dsr(dsr::DsrMessage),
 }
 
 impl RoutingMessage {
@@ -47,6 +54,7 @@ impl RoutingMessage {
         match self {
             RoutingMessage::Aodv(m) => m.size_bytes(),
             RoutingMessage::Dsdv(m) => m.size_bytes(),
+            RoutingMessage::Dsr(m) => m.size_bytes(),
         }
     }
 }
@@ -123,6 +131,14 @@ pub trait Routing {
     }
     /// Called once at time 0, before any packet.
     fn start(&mut self, _ctx: &mut RoutingCtx) {}
+    /// Whether this node's MAC should pass up unicast frames addressed to other
+    /// nodes ([`Routing::overheard`]). Read once when the node is built.
+    fn promiscuous(&self) -> bool {
+        false
+    }
+    /// A unicast packet from neighbour `from` to neighbour `to` that this node
+    /// overheard (promiscuous mode only). The packet is not ours to keep.
+    fn overheard(&mut self, _ctx: &mut RoutingCtx, _pkt: &Packet, _from: NodeId, _to: NodeId) {}
     /// The protocol's counters (routing overhead, discoveries, breaks), if it keeps any.
     fn counters(&self) -> Option<&RoutingCounters> {
         None

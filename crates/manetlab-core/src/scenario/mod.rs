@@ -24,8 +24,8 @@ pub use crate::mobility::Area;
 pub use error::ScenarioError;
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
-pub use routing::{AodvPreset, AodvSpec, LinkDetectionKind};
 pub use dsdv::DsdvSpec;
+pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -254,6 +254,9 @@ pub struct RoutingSpec {
     /// DSDV parameters (`protocol = "dsdv"` only; docs/routing.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsdv: Option<DsdvSpec>,
+    /// DSR parameters (`protocol = "dsr"` only; docs/routing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsr: Option<DsrSpec>,
 }
 
 impl RoutingSpec {
@@ -267,15 +270,24 @@ impl RoutingSpec {
         self.dsdv.as_ref().map_or_else(crate::routing::dsdv::Params::default, |d| d.params())
     }
 
+    /// The DSR parameters, defaults filled in.
+    pub fn dsr_params(&self) -> crate::routing::dsr::Params {
+        self.dsr.as_ref().map_or_else(crate::routing::dsr::Params::default, |d| d.params())
+    }
+
     fn validate(&self) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
         match self.protocol {
-            RoutingProtocol::Static | RoutingProtocol::Aodv | RoutingProtocol::Dsdv => {}
-            RoutingProtocol::Dsr => return Err(not_yet("routing.protocol", &name, "the MANET routing issue")),
+            RoutingProtocol::Static | RoutingProtocol::Aodv | RoutingProtocol::Dsdv | RoutingProtocol::Dsr => {}
         }
         match (&self.dsdv, self.protocol) {
             (Some(d), RoutingProtocol::Dsdv) => d.validate()?,
             (Some(_), _) => return Err(ScenarioError::new("routing.dsdv", format!("only applies with protocol = \"dsdv\" (protocol is \"{name}\")"))),
+            (None, _) => {}
+        }
+        match (&self.dsr, self.protocol) {
+            (Some(d), RoutingProtocol::Dsr) => d.validate()?,
+            (Some(_), _) => return Err(ScenarioError::new("routing.dsr", format!("only applies with protocol = \"dsr\" (protocol is \"{name}\")"))),
             (None, _) => {}
         }
         match (&self.aodv, self.protocol) {

@@ -1,9 +1,11 @@
 //! `[routing.aodv]`: AODV parameters with units, ns-2 defaults (or RFC 3561's
-//! with `preset = "rfc3561"`), and their conversion into [`aodv::Params`]
+//! with `preset = "rfc3561"`), and their conversion into [`aodv::Params`];
+//! `[routing.dsr]`: the same for DSR ([`dsr::Params`], ns-2 defaults)
 //! (docs/routing.md).
 
 use super::{num, ScenarioError};
 use crate::routing::aodv::{self, LinkDetection};
+use crate::routing::dsr;
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
 
@@ -150,6 +152,115 @@ impl AodvSpec {
         for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some())] {
             if given && !q.local_repair {
                 return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `[routing.dsr]`: every key optional; unset keys take ns-2's value.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DsrSpec {
+    pub send_buffer_pkts: Option<u32>,
+    pub send_buffer_timeout_s: Option<f64>,
+    pub request_period_ms: Option<f64>,
+    pub max_request_period_s: Option<f64>,
+    pub request_backoff_factor: Option<u32>,
+    pub ring_zero_search: Option<bool>,
+    pub nonprop_request_timeout_ms: Option<f64>,
+    pub max_route_len: Option<u8>,
+    pub broadcast_jitter_ms: Option<f64>,
+    pub reply_from_cache: Option<bool>,
+    pub promiscuous: Option<bool>,
+    pub gratuitous_replies: Option<bool>,
+    pub grat_reply_holdoff_s: Option<f64>,
+    pub salvage: Option<bool>,
+    pub max_salvage_count: Option<u8>,
+    pub propagate_last_error: Option<bool>,
+    pub error_hold_s: Option<f64>,
+    pub primary_cache_paths: Option<u32>,
+    pub secondary_cache_paths: Option<u32>,
+}
+
+impl DsrSpec {
+    pub fn params(&self) -> dsr::Params {
+        let d = dsr::Params::default();
+        let promiscuous = self.promiscuous.unwrap_or(d.promiscuous);
+        dsr::Params {
+            send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
+            send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
+            request_period: dur(self.request_period_ms, 1e-3, d.request_period),
+            max_request_period: dur(self.max_request_period_s, 1.0, d.max_request_period),
+            request_backoff_factor: self.request_backoff_factor.unwrap_or(d.request_backoff_factor),
+            ring_zero_search: self.ring_zero_search.unwrap_or(d.ring_zero_search),
+            nonprop_request_timeout: dur(self.nonprop_request_timeout_ms, 1e-3, d.nonprop_request_timeout),
+            max_route_len: self.max_route_len.unwrap_or(d.max_route_len),
+            broadcast_jitter: dur(self.broadcast_jitter_ms, 1e-3, d.broadcast_jitter),
+            reply_from_cache: self.reply_from_cache.unwrap_or(d.reply_from_cache),
+            promiscuous,
+            // Route shortening needs the tap: off with it unless asked for
+            // (validation rejects asking for it without the tap).
+            gratuitous_replies: self.gratuitous_replies.unwrap_or(d.gratuitous_replies && promiscuous),
+            grat_reply_holdoff: dur(self.grat_reply_holdoff_s, 1.0, d.grat_reply_holdoff),
+            salvage: self.salvage.unwrap_or(d.salvage),
+            max_salvage_count: self.max_salvage_count.unwrap_or(d.max_salvage_count),
+            propagate_last_error: self.propagate_last_error.unwrap_or(d.propagate_last_error),
+            error_hold: dur(self.error_hold_s, 1.0, d.error_hold),
+            primary_cache_paths: self.primary_cache_paths.unwrap_or(d.primary_cache_paths),
+            secondary_cache_paths: self.secondary_cache_paths.unwrap_or(d.secondary_cache_paths),
+        }
+    }
+
+    pub(super) fn validate(&self) -> Result<(), ScenarioError> {
+        let p = |k: &str| format!("routing.dsr.{k}");
+        let times: [(&str, Option<f64>, f64, bool); 7] = [
+            ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
+            ("request_period_ms", self.request_period_ms, 1e-3, true),
+            ("max_request_period_s", self.max_request_period_s, 1.0, true),
+            ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms, 1e-3, true),
+            ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
+            ("grat_reply_holdoff_s", self.grat_reply_holdoff_s, 1.0, false),
+            ("error_hold_s", self.error_hold_s, 1.0, false),
+        ];
+        for (key, v, scale, strictly_positive) in times {
+            let Some(v) = v else { continue };
+            let ok = v.is_finite() && (if strictly_positive { v > 0.0 } else { v >= 0.0 }) && v * scale <= 1e6;
+            if !ok {
+                let lo = if strictly_positive { "0 <" } else { "0 <=" };
+                return Err(ScenarioError::new(p(key), format!("{} is out of range (allowed: {lo} value <= {})", num(v), num(1e6 / scale))));
+            }
+        }
+        let q = self.params();
+        if q.send_buffer_pkts == 0 {
+            return Err(ScenarioError::new(p("send_buffer_pkts"), "0 is out of range (allowed: >= 1)"));
+        }
+        if !(1..=16).contains(&q.request_backoff_factor) {
+            return Err(ScenarioError::new(p("request_backoff_factor"), format!("{} is out of range (allowed: 1..=16)", q.request_backoff_factor)));
+        }
+        if q.max_route_len < 2 {
+            return Err(ScenarioError::new(p("max_route_len"), format!("{} is out of range (allowed: 2..=255 addresses)", q.max_route_len)));
+        }
+        for (key, v) in [("primary_cache_paths", q.primary_cache_paths), ("secondary_cache_paths", q.secondary_cache_paths)] {
+            if !(1..=100_000).contains(&v) {
+                return Err(ScenarioError::new(p(key), format!("{v} is out of range (allowed: 1..=100000)")));
+            }
+        }
+        if q.max_request_period < q.request_period {
+            return Err(ScenarioError::new(p("max_request_period_s"), format!("{} is below request_period_ms = {} ms", num(q.max_request_period.as_secs_f64()), num(q.request_period.as_secs_f64() * 1e3))));
+        }
+        if self.gratuitous_replies == Some(true) && !q.promiscuous {
+            return Err(ScenarioError::new(p("gratuitous_replies"), "needs promiscuous = true (route shortening works on overheard packets)"));
+        }
+        let only = [
+            ("grat_reply_holdoff_s", self.grat_reply_holdoff_s.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
+            ("max_salvage_count", self.max_salvage_count.is_some(), q.salvage, "salvage = true"),
+            ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms.is_some(), q.ring_zero_search, "ring_zero_search = true"),
+            ("error_hold_s", self.error_hold_s.is_some(), q.propagate_last_error, "propagate_last_error = true"),
+        ];
+        for (key, given, enabled, needs) in only {
+            if given && !enabled {
+                return Err(ScenarioError::new(p(key), format!("only applies with {needs}")));
             }
         }
         Ok(())

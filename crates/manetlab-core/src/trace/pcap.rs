@@ -173,6 +173,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000 }),
             payload_bytes: 11,
             tag: None,
+            source_route: None,
         }
     }
 

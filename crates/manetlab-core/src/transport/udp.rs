@@ -17,5 +17,6 @@ pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, payload_bytes:
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),
+        source_route: None,
     }
 }

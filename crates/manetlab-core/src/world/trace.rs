@@ -28,6 +28,7 @@ fn ptype(pkt: &Packet) -> &'static str {
         TransportHeader::Routing(RoutingMessage::Aodv(_)) => "AODV",
         // ns-2's DSDV agent sends PT_MESSAGE packets.
         TransportHeader::Routing(RoutingMessage::Dsdv(_)) => "message",
+        TransportHeader::Routing(RoutingMessage::Dsr(_)) => "DSR",
     }
 }
 

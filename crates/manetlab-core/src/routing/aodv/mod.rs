@@ -30,7 +30,7 @@
 
 pub mod packets;
 pub mod rreq_cache;
-pub mod send_buffer;
+pub use super::send_buffer;
 pub mod table;
 
 pub use packets::{AodvMessage, Hello, Rerr, Rrep, Rreq};
@@ -311,6 +311,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
+            source_route: None,
         }
     }
 
@@ -613,6 +614,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
             payload_bytes: 0,
             tag: None,
+            source_route: None,
         };
         self.broadcast(ctx, pkt, true, true);
     }
@@ -642,6 +644,7 @@ impl Aodv {
                 transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
                 payload_bytes: 0,
                 tag: None,
+                source_route: None,
             };
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
             return;
@@ -660,6 +663,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
             payload_bytes: 0,
             tag: None,
+            source_route: None,
         };
         self.unicast(ctx, pkt, back_next, true);
     }

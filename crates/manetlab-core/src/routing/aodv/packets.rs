@@ -125,6 +125,7 @@ mod tests {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(rreq)),
             payload_bytes: 0,
             tag: None,
+            source_route: None,
         };
         assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 24, "ns-2: IP_HDR_LEN + 24");
         assert!(pkt.is_routing());

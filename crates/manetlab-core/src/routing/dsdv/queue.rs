@@ -65,6 +65,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
             payload_bytes: 10,
             tag: None,
+            source_route: None,
         }
     }
 

@@ -45,6 +45,7 @@ impl Node {
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
+            source_route: None,
         };
         self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
     }
@@ -62,6 +63,7 @@ fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
         payload_bytes: 512,
         tag: None,
+        source_route: None,
     }
 }
 

@@ -1,8 +1,10 @@
-//! Packets waiting for a route (ns-2 `aodv_rqueue`; RFC 3561 §6.3 "buffer").
+//! Packets waiting for a route, shared by the on-demand protocols: AODV (ns-2
+//! `aodv_rqueue`; RFC 3561 §6.3 "buffer") and DSR (ns-2 `DSRAgent::send_buf`;
+//! RFC 4728 §4.4 "Send Buffer").
 //!
 //! A FIFO of at most `limit` packets, each kept at most `timeout` from when it
-//! was buffered. ns-2: 64 packets, 30 s; when full, the oldest packet is
-//! dropped to make room ("drop-front").
+//! was buffered. ns-2 (both protocols): 64 packets, 30 s; when full, the oldest
+//! packet is dropped to make room ("drop-front").
 
 use crate::ids::NodeId;
 use crate::packet::Packet;
@@ -58,6 +60,33 @@ impl SendBuffer {
         self.q = keep;
     }
 
+    /// Remove and return (oldest first) the packets `keep_out` selects.
+    pub fn take_matching(&mut self, mut keep_out: impl FnMut(&Packet) -> bool, out: &mut Vec<Packet>) {
+        if !self.q.iter().any(|(_, p)| keep_out(p)) {
+            return;
+        }
+        let mut keep = VecDeque::with_capacity(self.q.len());
+        for (t, p) in self.q.drain(..) {
+            if keep_out(&p) {
+                out.push(p);
+            } else {
+                keep.push_back((t, p));
+            }
+        }
+        self.q = keep;
+    }
+
+    /// The distinct destinations of the buffered packets, in first-buffered order.
+    pub fn destinations(&self) -> Vec<NodeId> {
+        let mut d: Vec<NodeId> = Vec::new();
+        for (_, p) in &self.q {
+            if !d.contains(&p.ip.dst) {
+                d.push(p.ip.dst);
+            }
+        }
+        d
+    }
+
     pub fn has_for(&self, dst: NodeId) -> bool {
         self.q.iter().any(|(_, p)| p.ip.dst == dst)
     }
@@ -83,6 +112,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
             payload_bytes: 10,
             tag: None,
+            source_route: None,
         }
     }
 

@@ -1,0 +1,821 @@
+//! Dynamic Source Routing: Johnson, Maltz, Hu, "The Dynamic Source Routing
+//! Protocol for Mobile Ad Hoc Networks (DSR)", IETF draft, published as
+//! RFC 4728 (2007); with ns-2.35's `dsr/` (CMU Monarch code: `dsragent.cc`,
+//! `mobicache.cc`) choices as defaults (docs/routing.md).
+//!
+//! Implemented (RFC 4728 sections):
+//! * §3.1, §8.2 route discovery: the first packet for a destination with no
+//!   cached route is buffered ([`crate::routing::send_buffer`]) and starts a
+//!   discovery: a non-propagating request first (neighbours and their caches
+//!   answer, §3.3.3), then after NonpropRequestTimeout a propagating one;
+//!   cycles repeat with exponential backoff while packets wait ([`request_table`]);
+//! * §8.2.2 request processing: duplicates (request table) and requests
+//!   already listing this node are dropped; §8.2.4 the target replies to every
+//!   copy, reversing the accumulated route (ns-2; links are assumed
+//!   bidirectional, as 802.11's ACKs need); §3.3.2, §8.2.3 intermediate nodes
+//!   reply from their cache;
+//! * §4.1 route cache: ns-2's primary/secondary path cache ([`cache`]), fed
+//!   by replies, forwarded source routes and (promiscuous mode) overheard ones;
+//! * §6.7 source routes carried by data packets ([`SourceRoute`] in
+//!   `Packet::source_route`): nodes forward by the source route, not a table;
+//! * §8.3 route maintenance from link-layer feedback (the MAC's retry limit,
+//!   as ns-2; no DSR acknowledgements): the link is cut from the cache, the
+//!   packets queued for it are taken back, and §8.3.4 a route error goes back
+//!   along the route to its first node; nodes that forward or overhear it cut
+//!   the link too; §8.2.1 the last error received rides on the next
+//!   propagating request;
+//! * §3.4.1, §8.3.6 salvaging: a forwarded packet whose link broke is sent on
+//!   another cached route (at most MAX_SALVAGE_COUNT times);
+//! * §3.4.3 automatic route shortening: a node that overhears a packet that
+//!   will reach it later on its route sends the route's first node a
+//!   gratuitous reply without the hops in between (held down per route).
+//!
+//! Not implemented: the flow-state extension (§3.5; ns-2.35 enables it — see
+//! docs/routing.md), DSR acknowledgements and the maintenance buffer (§8.3.1–
+//! 8.3.3), the blacklist for unidirectional links (§4.6), route-reply storm
+//! prevention (§3.3.4; ns-2 has it disabled too), piggybacking data on
+//! requests, route-cache timeouts, and requests by intermediate nodes for
+//! packets they cannot salvage (ns-2's `NEW_SALVAGE_LOGIC` allows one
+//! non-propagating request; we drop them).
+
+pub mod cache;
+pub mod packets;
+pub mod request_table;
+
+pub use cache::RouteCache;
+pub use packets::{DsrMessage, Rerr, Rrep, Rreq, SourceRoute};
+pub use request_table::{RequestKind, RequestTable};
+
+use super::send_buffer::SendBuffer;
+use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
+use crate::ids::NodeId;
+use crate::metrics::{DropReason, RoutingCounters};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
+use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use rand::Rng;
+use std::collections::BTreeMap;
+
+/// Every DSR timer and constant. `Default` is ns-2.35's value; each field's doc
+/// gives the RFC 4728 §9 value where it differs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// Send-buffer capacity (packets). ns-2 `SEND_BUF_SIZE` 64; RFC: not fixed.
+    pub send_buffer_pkts: u32,
+    /// How long a packet may wait for a route. SendBufferTimeout 30 s (both).
+    pub send_buffer_timeout: SimDuration,
+    /// Wait before the first retry cycle of a discovery. RequestPeriod 500 ms
+    /// (RFC); ns-2 `rt_rq_period` 0.5 s.
+    pub request_period: SimDuration,
+    /// Cap on the wait between cycles. MaxRequestPeriod 10 s (both).
+    pub max_request_period: SimDuration,
+    /// Growth of the wait per cycle: the k-th wait is request_period·factor^k.
+    /// ns-2 4 (`BackOffTest`: 0.5, 2, 8, 10 s); RFC 2 (binary exponential).
+    pub request_backoff_factor: u32,
+    /// Start each cycle with a non-propagating request (ns-2
+    /// `dsragent_ring_zero_search`; RFC §3.3.3: MAY).
+    pub ring_zero_search: bool,
+    /// Wait for replies to a non-propagating request before a propagating one.
+    /// NonpropRequestTimeout 30 ms (RFC); ns-2 `arp_timeout` 30 ms, checked by
+    /// its 30–60 ms send-buffer poll.
+    pub nonprop_request_timeout: SimDuration,
+    /// Most addresses in a source route, both ends included (ns-2 `MAX_SR_LEN`
+    /// 16; the RFC bounds requests by DiscoveryHopLimit = 255 hops).
+    pub max_route_len: u8,
+    /// Route requests (originated and forwarded) and replies by the target
+    /// wait U(0, this). BroadcastJitter 10 ms (RFC); ns-2 `RREQ_JITTER` 10 ms.
+    pub broadcast_jitter: SimDuration,
+    /// Intermediate nodes answer propagating requests from their cache
+    /// (ns-2 `dsragent_reply_from_cache_on_propagating`; RFC §8.2.3: MAY).
+    /// Non-propagating requests are always answered from the cache (ns-2).
+    pub reply_from_cache: bool,
+    /// Snoop on unicast packets between other nodes (ns-2 `dsragent_use_tap`;
+    /// RFC §3.3.1: optional promiscuous receive).
+    pub promiscuous: bool,
+    /// Send gratuitous replies to shorten routes (ns-2
+    /// `dsragent_send_grat_replies`; RFC §3.4.3). Needs `promiscuous`.
+    pub gratuitous_replies: bool,
+    /// At most one gratuitous reply per route per this time. GratReplyHoldoff
+    /// 1 s (RFC); ns-2 `grat_hold_down_time` 1 s.
+    pub grat_reply_holdoff: SimDuration,
+    /// Salvage forwarded packets whose next hop failed (ns-2
+    /// `dsragent_salvage_with_cache`; RFC §8.3.6).
+    pub salvage: bool,
+    /// Most salvages of one packet. MAX_SALVAGE_COUNT 15 (RFC); ns-2
+    /// `dsr_salvage_max_attempts` 15.
+    pub max_salvage_count: u8,
+    /// Piggyback the last route error received on the next propagating
+    /// request (ns-2 `dsragent_propagate_last_error`; RFC §8.2.1: SHOULD).
+    pub propagate_last_error: bool,
+    /// How long that error stays worth propagating (ns-2 `max_err_hold` 1 s).
+    pub error_hold: SimDuration,
+    /// Primary route-cache paths (ns-2 MobiCache 30).
+    pub primary_cache_paths: u32,
+    /// Secondary route-cache paths (ns-2 MobiCache 64).
+    pub secondary_cache_paths: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            send_buffer_pkts: 64,
+            send_buffer_timeout: SimDuration::from_secs_f64(30.0),
+            request_period: SimDuration::from_millis(500),
+            max_request_period: SimDuration::from_secs_f64(10.0),
+            request_backoff_factor: 4,
+            ring_zero_search: true,
+            nonprop_request_timeout: SimDuration::from_millis(30),
+            max_route_len: 16,
+            broadcast_jitter: SimDuration::from_millis(10),
+            reply_from_cache: true,
+            promiscuous: true,
+            gratuitous_replies: true,
+            grat_reply_holdoff: SimDuration::from_secs_f64(1.0),
+            salvage: true,
+            max_salvage_count: 15,
+            propagate_last_error: true,
+            error_hold: SimDuration::from_secs_f64(1.0),
+            primary_cache_paths: 30,
+            secondary_cache_paths: 64,
+        }
+    }
+}
+
+impl Params {
+    /// The wait after a cycle when `outstanding` cycles have been started:
+    /// min(request_period·factor^(outstanding−1), max_request_period) (ns-2
+    /// `BackOffTest`, evaluated with the count before its increment).
+    pub fn cycle_backoff(&self, outstanding: u32) -> SimDuration {
+        let k = outstanding.saturating_sub(1).min(40);
+        let mut w = self.request_period.0 as u128;
+        for _ in 0..k {
+            w = w.saturating_mul(self.request_backoff_factor as u128);
+            if w >= self.max_request_period.0 as u128 {
+                return self.max_request_period;
+            }
+        }
+        SimDuration((w as u64).min(self.max_request_period.0))
+    }
+}
+
+/// ns-2 `RTREP_HOLDOFF_SIZE`: routes remembered for the gratuitous-reply hold-down.
+const GRAT_HOLD_SLOTS: usize = 10;
+/// ns-2 `TAP_CACHE_SIZE`: recently overheard packet uids (each processed once).
+const TAP_SLOTS: usize = 1024;
+
+// Timer keys: kind in the high 32 bits, a node id or reply number in the low ones.
+const KEY_DISCOVERY: u64 = 0;
+const KEY_BUFFER: u64 = 1 << 32;
+const KEY_REPLY: u64 = 2 << 32;
+
+/// Remove loops from a route (ns-2 `compressPath`): when a node appears again,
+/// the detour between its two appearances is cut out.
+pub fn compress_path(route: &[NodeId]) -> Vec<NodeId> {
+    let mut out: Vec<NodeId> = Vec::with_capacity(route.len());
+    for &n in route {
+        if let Some(j) = out.iter().position(|&m| m == n) {
+            out.truncate(j + 1);
+        } else {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// One node's DSR instance.
+pub struct Dsr {
+    me: NodeId,
+    p: Params,
+    rng: SimRng,
+    cache: RouteCache,
+    requests: RequestTable,
+    buffer: SendBuffer,
+    buffer_timer: Timer,
+    next_request_id: u32,
+    /// The last route error addressed to us: (from, to, when) (ns-2
+    /// `route_error_held`, `err_from`, `err_to`, `route_error_data_time`).
+    held_error: Option<(NodeId, NodeId, SimTime)>,
+    /// Gratuitous-reply hold-down: (route, last reply), round robin.
+    grat_hold: Vec<(Vec<NodeId>, SimTime)>,
+    grat_victim: usize,
+    /// uids of recently overheard packets (ns-2 `tap_uid_cache`).
+    tap_seen: Vec<u64>,
+    /// Replies by the target waiting for their jitter.
+    pending_replies: BTreeMap<u32, (Timer, Packet)>,
+    next_pending: u32,
+    counters: RoutingCounters,
+    scratch: Vec<Packet>,
+}
+
+impl Dsr {
+    /// DSR for node `me`, drawing jitter from `rng` (stream `Component::Routing`).
+    pub fn new(me: NodeId, p: Params, rng: SimRng) -> Self {
+        let mut counters = RoutingCounters::default();
+        for k in packets::KINDS {
+            counters.sent_by_type.insert(k, 0);
+            counters.received_by_type.insert(k, 0);
+        }
+        Dsr {
+            me,
+            p,
+            rng,
+            cache: RouteCache::new(me, p.primary_cache_paths as usize, p.secondary_cache_paths as usize),
+            requests: RequestTable::new(),
+            buffer: SendBuffer::new(p.send_buffer_pkts, p.send_buffer_timeout),
+            buffer_timer: Timer::new(),
+            next_request_id: 1,
+            held_error: None,
+            grat_hold: Vec::new(),
+            grat_victim: 0,
+            tap_seen: vec![u64::MAX; TAP_SLOTS],
+            pending_replies: BTreeMap::new(),
+            next_pending: 0,
+            counters,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    pub fn cache(&self) -> &RouteCache {
+        &self.cache
+    }
+
+    /// Packets waiting for a route.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
+    // ---- sending -----------------------------------------------------------------
+
+    fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, msg: DsrMessage) -> Packet {
+        Packet {
+            uid: ctx.new_uid(),
+            // ns-2 sends DSR control packets with TTL 255; hops are bounded by
+            // the source route, so the IP TTL plays no part.
+            ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+        }
+    }
+
+    fn count(&mut self, pkt: &Packet, forwarded: bool) {
+        if let TransportHeader::Routing(RoutingMessage::Dsr(m)) = &pkt.transport {
+            self.counters.on_send(m.kind(), pkt.size_bytes(), forwarded);
+        }
+    }
+
+    fn jitter(&mut self) -> SimDuration {
+        if self.p.broadcast_jitter.0 > 0 {
+            SimDuration(self.rng.gen_range(0..self.p.broadcast_jitter.0))
+        } else {
+            SimDuration::ZERO
+        }
+    }
+
+    fn broadcast(&mut self, ctx: &mut RoutingCtx, pkt: Packet, forwarded: bool) {
+        self.count(&pkt, forwarded);
+        let delay = self.jitter();
+        ctx.actions.push(RoutingAction::Broadcast { pkt, delay });
+    }
+
+    /// Send a control packet along its own source route (`sr.next` is the
+    /// index of the node it goes to).
+    fn unicast_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, forwarded: bool) {
+        let next_hop = match &pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(r))) => r.sr.path[r.sr.next as usize],
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(r))) => r.sr.path[r.sr.next as usize],
+            _ => unreachable!("only replies and errors travel on source routes"),
+        };
+        self.count(&pkt, forwarded);
+        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+    }
+
+    fn set_timer(ctx: &mut RoutingCtx, timer: &mut Timer, at: SimTime, key: u64) {
+        let token = timer.arm(at);
+        ctx.actions.push(RoutingAction::SetTimer { at, key, token });
+    }
+
+    /// Send a data packet on `route` (this node first).
+    fn send_on_route(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, route: Vec<NodeId>, salvaged: u8) {
+        debug_assert_eq!(route[0], self.me);
+        let next_hop = route[1];
+        pkt.source_route = Some(Box::new(SourceRoute { path: route, next: 1, salvaged }));
+        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+    }
+
+    // ---- send buffer -------------------------------------------------------------
+
+    fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        if let Some(old) = self.buffer.push(ctx.now, pkt) {
+            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+        }
+        self.arm_buffer_timer(ctx);
+    }
+
+    fn arm_buffer_timer(&mut self, ctx: &mut RoutingCtx) {
+        match self.buffer.next_expiry() {
+            Some(at) if self.buffer_timer.expires() != Some(at) => Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER),
+            Some(_) => {}
+            None => self.buffer_timer.cancel(),
+        }
+    }
+
+    /// Send every buffered packet whose destination the cache now reaches
+    /// (ns-2 `acceptRouteReply`'s send-buffer scan, and `sendBufferCheck`).
+    fn release_buffered(&mut self, ctx: &mut RoutingCtx) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        for dst in self.buffer.destinations() {
+            let Some(route) = self.cache.find(dst, true) else { continue };
+            let mut out = std::mem::take(&mut self.scratch);
+            self.buffer.take_for(dst, &mut out);
+            for pkt in out.drain(..) {
+                self.send_on_route(ctx, pkt, route.clone(), 0);
+            }
+            self.scratch = out;
+            if let Some(d) = self.requests.get(dst) {
+                if d.started.is_some() {
+                    // Learned without a reply for this target (overheard, or a
+                    // reply for another target): the discovery is over.
+                    self.discovery_done(ctx, dst, route.len() - 1);
+                }
+            }
+        }
+        self.arm_buffer_timer(ctx);
+    }
+
+    fn discovery_done(&mut self, ctx: &mut RoutingCtx, target: NodeId, hops: usize) {
+        if let Some(started) = self.requests.route_found(target) {
+            self.counters.routes_found += 1;
+            self.counters.route_hops_sum += hops as u64;
+            self.counters.discovery_time_sum_s += ctx.now.since(started).as_secs_f64();
+        }
+    }
+
+    // ---- route discovery (§8.2.1) --------------------------------------------------
+
+    /// A packet for `dst` is waiting: start or continue the discovery (ns-2
+    /// `getRouteForPacket` with `BackOffTest`).
+    fn need_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        let now = ctx.now;
+        let p = self.p;
+        let d = self.requests.target(dst);
+        let cycle_due = d.last_cycle.map_or(true, |t| now >= t + p.cycle_backoff(d.outstanding));
+        let kind = if cycle_due {
+            if d.started.is_none() {
+                d.started = Some(now);
+                self.counters.discoveries += 1;
+            } else {
+                self.counters.request_retries += 1;
+            }
+            d.outstanding = (d.outstanding + 1).min(15);
+            d.last_cycle = Some(now);
+            Some(if p.ring_zero_search { RequestKind::NonPropagating } else { RequestKind::Propagating })
+        } else if d.last_kind == RequestKind::NonPropagating && now >= d.last_request + p.nonprop_request_timeout {
+            // No neighbour answered the non-propagating request: flood.
+            self.counters.request_retries += 1;
+            Some(RequestKind::Propagating)
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            self.send_rreq(ctx, dst, kind);
+        }
+        // When to look again.
+        let d = self.requests.target(dst);
+        let at = match d.last_kind {
+            RequestKind::NonPropagating => d.last_request + p.nonprop_request_timeout,
+            RequestKind::Propagating => d.last_cycle.unwrap_or(now) + p.cycle_backoff(d.outstanding),
+        };
+        if d.timer.expires() != Some(at) {
+            Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
+        }
+    }
+
+    fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, kind: RequestKind) {
+        let id = self.next_request_id;
+        self.next_request_id = self.next_request_id.wrapping_add(1);
+        let max_propagation = match kind {
+            RequestKind::NonPropagating => 0,
+            RequestKind::Propagating => self.p.max_route_len,
+        };
+        // §8.2.1 / ns-2: the last route error we received rides on our requests
+        // (until one propagating request has carried it), so that nodes with
+        // the broken link cached do not answer from their caches.
+        let mut error = None;
+        if self.p.propagate_last_error {
+            if let Some((from, to, t)) = self.held_error {
+                if ctx.now.since(t) < self.p.error_hold {
+                    error = Some((from, to));
+                    if kind == RequestKind::Propagating {
+                        self.held_error = None;
+                    }
+                } else {
+                    self.held_error = None;
+                }
+            }
+        }
+        let rq = Rreq { id, target: dst, path: vec![self.me], max_propagation, error };
+        let pkt = self.control(ctx, IP_BROADCAST, DsrMessage::Rreq(rq));
+        self.broadcast(ctx, pkt, false);
+        let d = self.requests.target(dst);
+        d.last_request = ctx.now;
+        d.last_kind = kind;
+    }
+
+    fn discovery_timer(&mut self, ctx: &mut RoutingCtx, dst: NodeId, token: TimerToken) {
+        if self.requests.get(dst).is_none() || !self.requests.target(dst).timer.fire(token) {
+            return;
+        }
+        if self.buffer.has_for(dst) {
+            if self.cache.find(dst, false).is_some() {
+                self.release_buffered(ctx);
+            } else {
+                self.need_route(ctx, dst);
+            }
+        } else {
+            // Nothing waits any more (sent on a route learned meanwhile, or
+            // timed out in the buffer): the discovery stops here.
+            let d = self.requests.target(dst);
+            if d.started.take().is_some() && self.cache.find(dst, false).is_none() {
+                self.counters.discoveries_failed += 1;
+            }
+        }
+    }
+
+    // ---- control packets -------------------------------------------------------------
+
+    fn recv_rreq(&mut self, ctx: &mut RoutingCtx, mut rq: Rreq, uid: u64) {
+        if rq.path[0] == self.me {
+            return; // our own request, rebroadcast by a neighbour
+        }
+        if let Some((from, to)) = rq.error {
+            self.cache.dead_link(from, to);
+        }
+        let originator = rq.path[0];
+        if rq.target == self.me {
+            // §8.2.4: reply to every copy (ns-2: `dsragent_reply_only_to_first_rtreq`
+            // is false), by the reversed route.
+            self.requests.record(originator, rq.id);
+            if rq.path.len() >= self.p.max_route_len as usize {
+                return;
+            }
+            let mut route = rq.path.clone();
+            route.push(self.me);
+            let back: Vec<NodeId> = route.iter().rev().copied().collect();
+            self.cache.add_route(&back);
+            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+            let pkt = self.control(ctx, originator, DsrMessage::Rrep(rp));
+            // ns-2 jitters the target's replies: they answer a broadcast.
+            let delay = self.jitter();
+            self.schedule_reply(ctx, pkt, delay);
+            self.release_buffered(ctx);
+            return;
+        }
+        // §8.2.2 / ns-2 `ignoreRouteRequestp`.
+        if self.requests.seen(originator, rq.id) {
+            self.counters.duplicate_requests += 1;
+            return;
+        }
+        if rq.path.contains(&self.me) || rq.path.len() >= self.p.max_route_len as usize {
+            return;
+        }
+        self.requests.record(originator, rq.id);
+        if (rq.max_propagation == 0 || self.p.reply_from_cache) && self.reply_from_cache(ctx, &rq) {
+            return;
+        }
+        if rq.path.len() > rq.max_propagation as usize {
+            return; // a non-propagating request ends at the neighbours
+        }
+        rq.path.push(self.me);
+        let pkt = Packet {
+            uid,
+            ip: IpHeader { src: originator, dst: IP_BROADCAST, ttl: u8::MAX, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+        };
+        self.broadcast(ctx, pkt, true);
+    }
+
+    /// §8.2.3: answer `rq` with a cached route if the joined route still
+    /// passes through this node once loops are removed (ns-2 `replyFromRouteCache`).
+    fn reply_from_cache(&mut self, ctx: &mut RoutingCtx, rq: &Rreq) -> bool {
+        let Some(rest) = self.cache.find(rq.target, false) else { return false };
+        if rest.len() + rq.path.len() > self.p.max_route_len as usize {
+            return false;
+        }
+        let joined: Vec<NodeId> = rq.path.iter().chain(rest.iter()).copied().collect();
+        let route = compress_path(&joined);
+        if !route.contains(&self.me) {
+            return false;
+        }
+        let back: Vec<NodeId> = std::iter::once(self.me).chain(rq.path.iter().rev().copied()).collect();
+        self.cache.add_route(&back);
+        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let pkt = self.control(ctx, rq.path[0], DsrMessage::Rrep(rp));
+        self.counters.replies_from_cache += 1;
+        self.unicast_control(ctx, pkt, false);
+        true
+    }
+
+    fn schedule_reply(&mut self, ctx: &mut RoutingCtx, pkt: Packet, delay: SimDuration) {
+        if delay == SimDuration::ZERO {
+            self.unicast_control(ctx, pkt, false);
+            return;
+        }
+        let n = self.next_pending;
+        self.next_pending = self.next_pending.wrapping_add(1);
+        let mut timer = Timer::new();
+        Self::set_timer(ctx, &mut timer, ctx.now + delay, KEY_REPLY | n as u64);
+        self.pending_replies.insert(n, (timer, pkt));
+    }
+
+    fn recv_rrep(&mut self, ctx: &mut RoutingCtx, mut rp: Rrep, ip: IpHeader, uid: u64) {
+        let k = rp.sr.next as usize;
+        if rp.sr.path.get(k) != Some(&self.me) {
+            return;
+        }
+        if k + 1 == rp.sr.path.len() {
+            self.accept_reply(ctx, &rp.route);
+            return;
+        }
+        // Relay it on; its route back to the originator is worth caching (ns-2
+        // `handleForwarding` snoops every source route it forwards).
+        self.cache.notice_route_used(&rp.sr.path, None);
+        rp.sr.next += 1;
+        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))), payload_bytes: 0, tag: None, source_route: None };
+        self.unicast_control(ctx, pkt, true);
+        self.release_buffered(ctx);
+    }
+
+    /// §8.2.5: a reply for us: cache the route and send what waited for it.
+    fn accept_reply(&mut self, ctx: &mut RoutingCtx, route: &[NodeId]) {
+        if !self.cache.add_route(route) {
+            return;
+        }
+        let target = *route.last().expect("a route has two nodes");
+        self.discovery_done(ctx, target, route.len() - 1);
+        self.release_buffered(ctx);
+    }
+
+    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64) {
+        // §8.3.5: every node the error passes cuts the link (ns-2
+        // `dsragent_snoop_forwarded_errors`).
+        self.cache.dead_link(re.from, re.to);
+        let k = re.sr.next as usize;
+        if re.sr.path.get(k) != Some(&self.me) {
+            return;
+        }
+        if k + 1 == re.sr.path.len() {
+            self.held_error = Some((re.from, re.to, ctx.now));
+            return;
+        }
+        self.cache.notice_route_used(&re.sr.path, None);
+        re.sr.next += 1;
+        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))), payload_bytes: 0, tag: None, source_route: None };
+        self.unicast_control(ctx, pkt, true);
+    }
+
+    // ---- route maintenance (§8.3) ----------------------------------------------------
+
+    /// §8.3.4: tell the first node of `sr` that the link from us to `to` broke,
+    /// along the part of the route already travelled, reversed.
+    fn send_rerr(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, to: NodeId) {
+        let k = (sr.next as usize).saturating_sub(1);
+        let tell = sr.path[0];
+        if tell == self.me || sr.path.get(k) != Some(&self.me) {
+            return;
+        }
+        let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
+        let re = Rerr { from: self.me, to, tell, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
+        self.unicast_control(ctx, pkt, false);
+    }
+
+    /// A data packet that cannot go on its route (ns-2 `undeliverablePkt`): our
+    /// own is routed afresh; one we forward is salvaged if the cache has another
+    /// route (§8.3.6), else dropped.
+    fn undeliverable(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
+        let sr = pkt.source_route.take();
+        if pkt.ip.src == self.me {
+            self.originate(ctx, pkt);
+            return;
+        }
+        let salvaged = sr.map_or(0, |s| s.salvaged);
+        if !self.p.salvage || salvaged >= self.p.max_salvage_count {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            return;
+        }
+        match self.cache.find(pkt.ip.dst, false) {
+            Some(route) => {
+                self.counters.salvaged += 1;
+                self.send_on_route(ctx, pkt, route, salvaged + 1);
+            }
+            None => ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute }),
+        }
+    }
+
+    /// A packet this node originates: on a cached route, else buffered while a
+    /// route is discovered.
+    fn originate(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        let dst = pkt.ip.dst;
+        match self.cache.find(dst, true) {
+            Some(route) => self.send_on_route(ctx, pkt, route, 0),
+            None => {
+                self.buffer_packet(ctx, pkt);
+                self.need_route(ctx, dst);
+            }
+        }
+    }
+
+    // ---- promiscuous tap (§3.3.1, §3.4.3) ------------------------------------------
+
+    /// §3.4.3: we overheard `sr` sent towards `path[heard_at]` though we come
+    /// later on it, at `xmit_at`: tell its first node that the hops between
+    /// can go (ns-2 `sendRouteShortening`).
+    fn route_shortening(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, heard_at: usize, xmit_at: usize) {
+        let now = ctx.now;
+        match self.grat_hold.iter_mut().find(|(r, _)| *r == sr.path) {
+            Some((_, t)) if now.since(*t) < self.p.grat_reply_holdoff => return,
+            Some((_, t)) => *t = now,
+            None => {
+                if self.grat_hold.len() < GRAT_HOLD_SLOTS {
+                    self.grat_hold.push((sr.path.clone(), now));
+                } else {
+                    self.grat_hold[self.grat_victim] = (sr.path.clone(), now);
+                    self.grat_victim = (self.grat_victim + 1) % GRAT_HOLD_SLOTS;
+                }
+            }
+        }
+        let first = sr.path[0];
+        if first == self.me || heard_at == 0 {
+            return;
+        }
+        let short: Vec<NodeId> = sr.path[..heard_at].iter().chain(sr.path[xmit_at..].iter()).copied().collect();
+        let back: Vec<NodeId> = std::iter::once(self.me).chain(sr.path[..heard_at].iter().rev().copied()).collect();
+        self.cache.add_route(&back);
+        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let pkt = self.control(ctx, first, DsrMessage::Rrep(rp));
+        self.counters.gratuitous_replies += 1;
+        self.unicast_control(ctx, pkt, false);
+    }
+}
+
+impl Routing for Dsr {
+    fn name(&self) -> &'static str {
+        "dsr"
+    }
+
+    fn promiscuous(&self) -> bool {
+        self.p.promiscuous
+    }
+
+    fn route(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
+        let Some(sr) = pkt.source_route.as_mut() else {
+            if pkt.ip.src == self.me {
+                self.originate(ctx, pkt);
+            } else {
+                // Only DSR data (with a source route) is forwarded.
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            }
+            return;
+        };
+        // §8.1.5: forward by the source route. We must be the node it was sent to.
+        let k = sr.next as usize;
+        if sr.path.get(k) != Some(&self.me) || k + 1 >= sr.path.len() {
+            // ns-2 "ran off the end of a source route": DROP_RTR_ROUTE_LOOP.
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+            return;
+        }
+        sr.next += 1;
+        let next_hop = sr.path[k + 1];
+        let learned = self.cache.notice_route_used(&sr.path, None);
+        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        if learned {
+            self.release_buffered(ctx);
+        }
+    }
+
+    fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        // ns-2 `xmitFailed`: the link is gone from the cache, the packet is
+        // saved if possible, the queue is purged of packets for that neighbour,
+        // and the route's first node hears of it.
+        self.cache.dead_link(self.me, next_hop);
+        self.counters.route_breaks += 1;
+        if pkt.is_routing() {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
+            return;
+        }
+        let sr = pkt.source_route.as_deref().cloned();
+        self.undeliverable(ctx, pkt);
+        ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
+        if let Some(sr) = sr {
+            self.send_rerr(ctx, &sr, next_hop);
+        }
+    }
+
+    fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
+        if pkt.is_routing() {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+        } else {
+            self.undeliverable(ctx, pkt);
+        }
+    }
+
+    fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
+        let (ip, uid) = (pkt.ip, pkt.uid);
+        let msg = match pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Dsr(m)) => m,
+            _ => {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                return;
+            }
+        };
+        self.counters.ctrl_received_pkts += 1;
+        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        match msg {
+            DsrMessage::Rreq(rq) => self.recv_rreq(ctx, rq, uid),
+            DsrMessage::Rrep(rp) => self.recv_rrep(ctx, rp, ip, uid),
+            DsrMessage::Rerr(re) => self.recv_rerr(ctx, re, ip, uid),
+        }
+    }
+
+    fn overheard(&mut self, ctx: &mut RoutingCtx, pkt: &Packet, _from: NodeId, _to: NodeId) {
+        if !self.p.promiscuous || pkt.ip.src == self.me {
+            return;
+        }
+        // Each packet once, however many hops or retries we overhear (ns-2
+        // `DSR_FILTER_TAP`).
+        let slot = (pkt.uid as usize) & (TAP_SLOTS - 1);
+        if self.tap_seen[slot] == pkt.uid {
+            return;
+        }
+        self.tap_seen[slot] = pkt.uid;
+        let learned = match &pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))) => {
+                self.cache.dead_link(re.from, re.to);
+                false
+            }
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) => self.cache.notice_route_used(&rp.route, None),
+            TransportHeader::Routing(_) => false,
+            _ => {
+                let Some(sr) = pkt.source_route.as_deref() else { return };
+                let heard_at = sr.next as usize; // the node it was sent to
+                let learned = self.cache.notice_route_used(&sr.path, Some(heard_at.saturating_sub(1)));
+                if self.p.gratuitous_replies {
+                    if let Some(i) = sr.path.iter().position(|&n| n == self.me) {
+                        if i > heard_at {
+                            let sr = sr.clone();
+                            self.route_shortening(ctx, &sr, heard_at, i);
+                        }
+                    }
+                }
+                learned
+            }
+        };
+        if learned {
+            self.release_buffered(ctx);
+        }
+    }
+
+    fn timer(&mut self, ctx: &mut RoutingCtx, key: u64, token: TimerToken) {
+        match key & !0xffff_ffff {
+            KEY_DISCOVERY => self.discovery_timer(ctx, NodeId(key as u32), token),
+            KEY_BUFFER => {
+                if self.buffer_timer.fire(token) {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    self.buffer.expire(ctx.now, &mut out);
+                    for pkt in out.drain(..) {
+                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::SendBufferTimeout });
+                    }
+                    self.scratch = out;
+                    self.arm_buffer_timer(ctx);
+                }
+            }
+            KEY_REPLY => {
+                let n = key as u32;
+                if let Some((mut timer, pkt)) = self.pending_replies.remove(&n) {
+                    if timer.fire(token) {
+                        self.unicast_control(ctx, pkt, false);
+                    }
+                }
+            }
+            _ => unreachable!("unknown DSR timer key {key:#x}"),
+        }
+    }
+
+    fn counters(&self) -> Option<&RoutingCounters> {
+        Some(&self.counters)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! DSR headers (RFC 4728 §6) and their sizes as ns-2 counts them.
+//!
+//! ns-2 carries every DSR option in one `hdr_sr` and charges (`hdr_sr::size()`,
+//! `dsr/hdr_sr.h`), rounded up to a multiple of 4:
+//!
+//! | part | bytes |
+//! |---|---|
+//! | fixed part (`SR_HDR_SZ`), if any option is present | 4 |
+//! | source route of n addresses (source and destination included) | 4·(n − 1) |
+//! | route request | 8 |
+//! | route reply listing L addresses | 5 + 4·L |
+//! | route error, per broken link | 16 |
+//!
+//! on top of the 20-byte IP header. We keep ns-2's accounting: a data packet
+//! with a 4-hop route carries 4 + 16 = 20 bytes of DSR header; a first route
+//! request 4 + 8 = 12 bytes. (RFC 4728's own encoding differs in detail; the
+//! flow-state extension's headers are not modelled.)
+//!
+//! Data packets carry their [`SourceRoute`] in [`Packet::source_route`]
+//! (crate::packet::Packet); control packets are `TransportHeader::Routing`
+//! messages whose size includes the source route they travel on.
+
+use crate::ids::NodeId;
+
+/// The fixed part of the DSR header (ns-2 `SR_HDR_SZ`).
+pub const SR_HDR_BYTES: u32 = 4;
+/// A route request option (ns-2: identification + target + max propagation).
+pub const RREQ_OPT_BYTES: u32 = 8;
+/// A route reply option without its addresses.
+pub const RREP_OPT_BASE_BYTES: u32 = 5;
+/// One broken link in a route error (ns-2: type, tell, from, to).
+pub const RERR_LINK_BYTES: u32 = 16;
+/// Bytes per address.
+pub const ADDR_BYTES: u32 = 4;
+
+fn align4(b: u32) -> u32 {
+    (b + 3) & !3
+}
+
+fn route_bytes(n: usize) -> u32 {
+    ADDR_BYTES * (n.max(1) as u32 - 1)
+}
+
+/// The DSR source route option (RFC 4728 §6.7): the whole route, and where the
+/// packet is on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceRoute {
+    /// Source first, destination last; no node twice.
+    pub path: Vec<NodeId>,
+    /// Index in `path` of the node the packet is being sent to (ns-2's
+    /// `cur_addr` after the send). The node at `path[next]` forwards it to
+    /// `path[next + 1]`.
+    pub next: u8,
+    /// Times the packet was salvaged (RFC 4728 §6.7 "Salvage").
+    pub salvaged: u8,
+}
+
+impl SourceRoute {
+    pub fn new(path: Vec<NodeId>) -> Self {
+        SourceRoute { path, next: 0, salvaged: 0 }
+    }
+
+    /// Header bytes as ns-2 counts them for a data packet.
+    pub fn size_bytes(&self) -> u32 {
+        align4(SR_HDR_BYTES + route_bytes(self.path.len()))
+    }
+
+    /// Hops of the whole route.
+    pub fn hops(&self) -> usize {
+        self.path.len().saturating_sub(1)
+    }
+}
+
+/// Route Request (RFC 4728 §6.2), broadcast hop by hop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rreq {
+    /// Identification, unique per originator (ns-2 `rtreq_seq`, increasing).
+    pub id: u32,
+    pub target: NodeId,
+    /// The route so far: the originator first, then each node that
+    /// rebroadcast the request.
+    pub path: Vec<NodeId>,
+    /// How many nodes besides the originator may rebroadcast (ns-2
+    /// `max_propagation`): 0 for a non-propagating request.
+    pub max_propagation: u8,
+    /// A broken link (from, to) piggybacked from the last route error this
+    /// node received (ns-2 `dsragent_propagate_last_error`; RFC 4728 §8.2.1).
+    pub error: Option<(NodeId, NodeId)>,
+}
+
+/// Route Reply (RFC 4728 §6.3), unicast along `sr`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rrep {
+    /// The discovered route, from the node that asked to the target.
+    pub route: Vec<NodeId>,
+    /// The request answered (0 for a gratuitous reply, as ns-2).
+    pub req_id: u32,
+    /// The route the reply travels on, back to `route[0]`.
+    pub sr: SourceRoute,
+}
+
+/// Route Error (RFC 4728 §6.4, type NODE_UNREACHABLE), unicast along `sr` to
+/// `tell`: the link from `from` to `to` is broken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerr {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub tell: NodeId,
+    pub sr: SourceRoute,
+}
+
+/// A DSR control packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DsrMessage {
+    Rreq(Rreq),
+    Rrep(Rrep),
+    Rerr(Rerr),
+}
+
+impl DsrMessage {
+    /// Header bytes after the IP header (ns-2 `hdr_sr::size()`).
+    pub fn size_bytes(&self) -> u32 {
+        let b = match self {
+            DsrMessage::Rreq(r) => route_bytes(r.path.len()) + RREQ_OPT_BYTES + if r.error.is_some() { RERR_LINK_BYTES } else { 0 },
+            DsrMessage::Rrep(r) => route_bytes(r.sr.path.len()) + RREP_OPT_BASE_BYTES + ADDR_BYTES * r.route.len() as u32,
+            DsrMessage::Rerr(r) => route_bytes(r.sr.path.len()) + RERR_LINK_BYTES,
+        };
+        align4(SR_HDR_BYTES + b)
+    }
+
+    /// The message type (keys of the per-type counters).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DsrMessage::Rreq(_) => "RREQ",
+            DsrMessage::Rrep(_) => "RREP",
+            DsrMessage::Rerr(_) => "RERR",
+        }
+    }
+}
+
+/// Every message kind, for counters that list all of them.
+pub const KINDS: [&str; 3] = ["RREQ", "RREP", "RERR"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[u32]) -> Vec<NodeId> {
+        v.iter().map(|&i| NodeId(i)).collect()
+    }
+
+    #[test]
+    fn sizes_follow_ns2_hdr_sr() {
+        // 4-hop data route: 4 + 4·4 = 20 B.
+        assert_eq!(SourceRoute::new(ids(&[0, 1, 2, 3, 4])).size_bytes(), 20);
+        // A fresh request: 4 + 0 + 8 = 12 B; after two rebroadcasts 20 B.
+        let mut rq = Rreq { id: 1, target: NodeId(4), path: ids(&[0]), max_propagation: 0, error: None };
+        assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 12);
+        rq.path = ids(&[0, 1, 2]);
+        assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 20);
+        rq.error = Some((NodeId(5), NodeId(6)));
+        assert_eq!(DsrMessage::Rreq(rq).size_bytes(), 36);
+        // Reply for a 2-hop route travelling 2 hops: 4 + 8 + 5 + 12 = 29 → 32.
+        let rp = Rrep { route: ids(&[0, 1, 2]), req_id: 1, sr: SourceRoute::new(ids(&[2, 1, 0])) };
+        assert_eq!(DsrMessage::Rrep(rp).size_bytes(), 32);
+        let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), sr: SourceRoute::new(ids(&[2, 1, 0])) };
+        assert_eq!(DsrMessage::Rerr(re).size_bytes(), 28);
+    }
+}

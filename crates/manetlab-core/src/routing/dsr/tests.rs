@@ -1,0 +1,307 @@
+//! Unit tests of the DSR handlers, driven without the simulator: each test
+//! feeds packets and timer firings to one node and inspects what it asks for.
+
+use super::*;
+use crate::packet::UdpHeader;
+use crate::sim::{stream, Component};
+
+struct Node {
+    dsr: Dsr,
+    actions: Vec<RoutingAction>,
+    uid: u64,
+    now: SimTime,
+}
+
+fn ids(v: &[u32]) -> Vec<NodeId> {
+    v.iter().map(|&i| NodeId(i)).collect()
+}
+
+impl Node {
+    fn new(me: u32) -> Self {
+        Self::with(me, Params::default())
+    }
+    fn with(me: u32, p: Params) -> Self {
+        Node { dsr: Dsr::new(NodeId(me), p, stream(1, me as u64, Component::Routing)), actions: Vec::new(), uid: 1000, now: SimTime::from_secs_f64(1.0) }
+    }
+    fn run(&mut self, f: impl FnOnce(&mut Dsr, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx { now: self.now, node: self.dsr.me, actions: &mut self.actions, next_uid: &mut self.uid };
+        f(&mut self.dsr, &mut ctx);
+        std::mem::take(&mut self.actions)
+    }
+    fn route(&mut self, pkt: Packet) -> Vec<RoutingAction> {
+        self.run(|d, ctx| d.route(ctx, pkt))
+    }
+    fn recv(&mut self, msg: DsrMessage, src: u32, dst: NodeId, from: u32) -> Vec<RoutingAction> {
+        let pkt = Packet {
+            uid: 1,
+            ip: IpHeader { src: NodeId(src), dst, ttl: 255, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+        };
+        self.run(|d, ctx| d.recv_control(ctx, pkt, NodeId(from)))
+    }
+    fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
+        let RoutingAction::SetTimer { at, key, token } = *set else { panic!("not a timer: {set:?}") };
+        self.now = at;
+        self.run(|d, ctx| d.timer(ctx, key, token))
+    }
+    /// Give the node `route` as if a reply had arrived.
+    fn learn(&mut self, route: &[u32]) {
+        let r = ids(route);
+        self.run(|d, ctx| d.accept_reply(ctx, &r));
+    }
+}
+
+fn data(uid: u64, src: u32, dst: u32) -> Packet {
+    Packet {
+        uid,
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp },
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        payload_bytes: 512,
+        tag: None,
+        source_route: None,
+    }
+}
+
+fn routed(uid: u64, path: &[u32], next: u8) -> Packet {
+    let mut p = data(uid, path[0], *path.last().unwrap());
+    p.source_route = Some(Box::new(SourceRoute { path: ids(path), next, salvaged: 0 }));
+    p
+}
+
+fn msg(a: &RoutingAction) -> Option<&DsrMessage> {
+    let pkt = match a {
+        RoutingAction::Forward { pkt, .. } | RoutingAction::Broadcast { pkt, .. } => pkt,
+        _ => return None,
+    };
+    match &pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Dsr(m)) => Some(m),
+        _ => None,
+    }
+}
+
+fn rreqs(a: &[RoutingAction]) -> Vec<Rreq> {
+    a.iter().filter_map(|a| match msg(a) { Some(DsrMessage::Rreq(r)) => Some(r.clone()), _ => None }).collect()
+}
+
+fn rreps(a: &[RoutingAction]) -> Vec<(Rrep, NodeId)> {
+    a.iter()
+        .filter_map(|a| match (a, msg(a)) {
+            (RoutingAction::Forward { next_hop, .. }, Some(DsrMessage::Rrep(r))) => Some((r.clone(), *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rerrs(a: &[RoutingAction]) -> Vec<(Rerr, NodeId)> {
+    a.iter()
+        .filter_map(|a| match (a, msg(a)) {
+            (RoutingAction::Forward { next_hop, .. }, Some(DsrMessage::Rerr(r))) => Some((r.clone(), *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Data forwarded: (uid, next hop, route, salvaged).
+fn forwards(a: &[RoutingAction]) -> Vec<(u64, NodeId, Vec<NodeId>, u8)> {
+    a.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => {
+                let sr = pkt.source_route.as_ref().expect("DSR data carries a source route");
+                assert_eq!(sr.path[sr.next as usize], *next_hop, "sent to the node the route names next");
+                Some((pkt.uid, *next_hop, sr.path.clone(), sr.salvaged))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn timers(a: &[RoutingAction]) -> Vec<&RoutingAction> {
+    a.iter().filter(|a| matches!(a, RoutingAction::SetTimer { .. })).collect()
+}
+
+fn drops(a: &[RoutingAction]) -> Vec<DropReason> {
+    a.iter().filter_map(|a| match a { RoutingAction::Drop { reason, .. } => Some(*reason), _ => None }).collect()
+}
+
+#[test]
+fn first_packet_is_buffered_and_starts_a_non_propagating_then_a_propagating_request() {
+    let mut n = Node::new(0);
+    let a = n.route(data(1, 0, 4));
+    assert!(forwards(&a).is_empty());
+    assert_eq!(n.dsr.buffered(), 1);
+    let rq = rreqs(&a);
+    assert_eq!(rq.len(), 1);
+    assert_eq!((rq[0].max_propagation, rq[0].target, rq[0].path.clone()), (0, NodeId(4), ids(&[0])));
+    // A second packet waits without a new request.
+    let b = n.route(data(2, 0, 4));
+    assert!(rreqs(&b).is_empty());
+    // After NonpropRequestTimeout (30 ms), a propagating request.
+    let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+    let c = n.fire(t);
+    assert_eq!(n.now, SimTime::from_secs_f64(1.030));
+    let rq = rreqs(&c);
+    assert_eq!(rq.len(), 1);
+    assert_eq!(rq[0].max_propagation, 16);
+    assert!(rq[0].id > 1);
+    // Next cycle after request_period·4^0 = 0.5 s from the first request.
+    let d = n.fire(timers(&c)[0]);
+    assert_eq!(n.now, SimTime::from_secs_f64(1.5));
+    assert_eq!(rreqs(&d)[0].max_propagation, 0, "each cycle starts non-propagating");
+    let r = n.dsr.counters().unwrap();
+    assert_eq!((r.discoveries, r.request_retries), (1, 2));
+    // The reply releases both packets on the route it carries.
+    n.learn(&[0, 1, 2, 4]);
+    // (accept_reply ran through learn(); check what the buffer did.)
+    assert_eq!(n.dsr.buffered(), 0);
+    assert_eq!(n.dsr.counters().unwrap().routes_found, 1);
+    assert_eq!(n.dsr.counters().unwrap().route_hops_sum, 3);
+}
+
+#[test]
+fn backoff_grows_by_the_factor_up_to_the_cap() {
+    let p = Params::default();
+    let secs: Vec<f64> = (1..=5).map(|k| p.cycle_backoff(k).as_secs_f64()).collect();
+    assert_eq!(secs, vec![0.5, 2.0, 8.0, 10.0, 10.0], "ns-2 BackOffTest");
+    let q = Params { request_backoff_factor: 2, ..p };
+    let secs: Vec<f64> = (1..=6).map(|k| q.cycle_backoff(k).as_secs_f64()).collect();
+    assert_eq!(secs, vec![0.5, 1.0, 2.0, 4.0, 8.0, 10.0], "RFC binary exponential backoff");
+}
+
+#[test]
+fn target_replies_with_the_reversed_route_and_relays_append_themselves() {
+    // Relay 2 gets 0's request via 1.
+    let rq = Rreq { id: 5, target: NodeId(4), path: ids(&[0, 1]), max_propagation: 16, error: None };
+    let mut relay = Node::new(2);
+    let a = relay.recv(DsrMessage::Rreq(rq.clone()), 0, IP_BROADCAST, 1);
+    let fw = rreqs(&a);
+    assert_eq!(fw.len(), 1);
+    assert_eq!(fw[0].path, ids(&[0, 1, 2]));
+    // The same request again (via another neighbour) is a duplicate.
+    let b = relay.recv(DsrMessage::Rreq(Rreq { path: ids(&[0, 3]), ..rq.clone() }), 0, IP_BROADCAST, 3);
+    assert!(rreqs(&b).is_empty());
+    assert_eq!(relay.dsr.counters().unwrap().duplicate_requests, 1);
+
+    // The target answers every copy, after a jitter, on the reversed route.
+    let mut target = Node::new(4);
+    let a = target.recv(DsrMessage::Rreq(Rreq { path: ids(&[0, 1, 2]), ..rq.clone() }), 0, IP_BROADCAST, 2);
+    assert!(rreps(&a).is_empty(), "jittered");
+    let b = target.fire(timers(&a)[0]);
+    let rp = rreps(&b);
+    assert_eq!(rp.len(), 1);
+    assert_eq!(rp[0].0.route, ids(&[0, 1, 2, 4]));
+    assert_eq!(rp[0].0.sr.path, ids(&[4, 2, 1, 0]));
+    assert_eq!(rp[0].1, NodeId(2));
+    // It cached the way back (for TCP ACKs).
+    assert_eq!(target.dsr.cache.find(NodeId(0), false), Some(ids(&[4, 2, 1, 0])));
+    let c = target.recv(DsrMessage::Rreq(Rreq { path: ids(&[0, 3]), ..rq }), 0, IP_BROADCAST, 3);
+    assert_eq!(timers(&c).len(), 1, "the second copy is answered too (ns-2)");
+}
+
+#[test]
+fn a_non_propagating_request_stops_at_the_neighbours_unless_they_can_answer_from_cache() {
+    let rq = Rreq { id: 1, target: NodeId(9), path: ids(&[0]), max_propagation: 0, error: None };
+    let mut nb = Node::new(1);
+    let a = nb.recv(DsrMessage::Rreq(rq.clone()), 0, IP_BROADCAST, 0);
+    assert!(rreqs(&a).is_empty() && rreps(&a).is_empty());
+    // A neighbour with a cached route answers with the joined route.
+    let mut nb = Node::new(2);
+    nb.learn(&[2, 5, 9]);
+    let a = nb.recv(DsrMessage::Rreq(rq.clone()), 0, IP_BROADCAST, 0);
+    let rp = rreps(&a);
+    assert_eq!(rp.len(), 1);
+    assert_eq!(rp[0].0.route, ids(&[0, 2, 5, 9]));
+    assert_eq!(rp[0].1, NodeId(0));
+    assert_eq!(nb.dsr.counters().unwrap().replies_from_cache, 1);
+    // A cached route that runs back through the requester is cut to a loop-free
+    // route that skips us: we cannot answer with it.
+    let mut nb = Node::new(3);
+    nb.learn(&[3, 0, 9]);
+    let a = nb.recv(DsrMessage::Rreq(Rreq { id: 2, ..rq }), 0, IP_BROADCAST, 0);
+    assert!(rreps(&a).is_empty());
+    assert_eq!(compress_path(&ids(&[0, 3, 0, 9])), ids(&[0, 9]));
+}
+
+#[test]
+fn relays_forward_by_the_source_route_and_snoop_it() {
+    let mut n = Node::new(2);
+    let a = n.route(routed(7, &[0, 1, 2, 3, 4], 2));
+    assert_eq!(forwards(&a), vec![(7, NodeId(3), ids(&[0, 1, 2, 3, 4]), 0)]);
+    assert_eq!(n.dsr.cache.find(NodeId(4), false), Some(ids(&[2, 3, 4])), "the rest of the route is cached");
+    // A packet whose route does not name us here is dropped, never misrouted.
+    let b = n.route(routed(8, &[0, 1, 5, 3, 4], 2));
+    assert_eq!(drops(&b), vec![DropReason::RouteLoop]);
+}
+
+#[test]
+fn a_broken_link_sends_a_route_error_back_and_salvages_on_a_cached_route() {
+    let mut n = Node::new(2);
+    n.learn(&[2, 5, 4]);
+    // The packet from 0 failed on 2 → 3.
+    let pkt = routed(7, &[0, 1, 2, 3, 4], 3);
+    let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(3)));
+    let f = forwards(&a);
+    assert_eq!(f, vec![(7, NodeId(5), ids(&[2, 5, 4]), 1)], "salvaged on the cached route");
+    assert_eq!(n.dsr.counters().unwrap().salvaged, 1);
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.from, e[0].0.to, e[0].0.tell), (NodeId(2), NodeId(3), NodeId(0)));
+    assert_eq!(e[0].0.sr.path, ids(&[2, 1, 0]));
+    assert_eq!(e[0].1, NodeId(1));
+    assert!(a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(3))));
+    // Without another route, the packet is dropped (the error still goes).
+    let mut m = Node::new(2);
+    let a = m.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
+    assert_eq!(drops(&a), vec![DropReason::NoRoute]);
+    assert_eq!(rerrs(&a).len(), 1);
+    // A packet salvaged MAX_SALVAGE_COUNT times is not salvaged again.
+    let mut pkt = routed(9, &[0, 1, 2, 3, 4], 3);
+    pkt.source_route.as_mut().unwrap().salvaged = 15;
+    let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(3)));
+    assert_eq!(drops(&a), vec![DropReason::NoRoute]);
+}
+
+#[test]
+fn route_errors_cut_the_link_on_the_way_and_ride_on_the_next_request() {
+    let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), sr: SourceRoute { path: ids(&[2, 1, 0]), next: 1, salvaged: 0 } };
+    let mut relay = Node::new(1);
+    relay.learn(&[1, 2, 3, 4]);
+    let a = relay.recv(DsrMessage::Rerr(re.clone()), 2, NodeId(0), 2);
+    assert_eq!(rerrs(&a).len(), 1, "relayed towards 0");
+    assert_eq!(relay.dsr.cache.find(NodeId(4), false), None);
+    let mut src = Node::new(0);
+    src.learn(&[0, 1, 2, 3, 4]);
+    let a = src.recv(DsrMessage::Rerr(Rerr { sr: SourceRoute { next: 2, ..re.sr.clone() }, ..re }), 2, NodeId(0), 1);
+    assert!(rerrs(&a).is_empty());
+    assert_eq!(src.dsr.cache.find(NodeId(4), false), None);
+    assert_eq!(src.dsr.cache.find(NodeId(2), false), Some(ids(&[0, 1, 2])));
+    // The next discovery carries the error.
+    let a = src.route(data(1, 0, 4));
+    assert_eq!(rreqs(&a)[0].error, Some((NodeId(2), NodeId(3))));
+}
+
+#[test]
+fn overhearing_a_packet_that_will_reach_us_later_shortens_the_route() {
+    // Node 3 overhears 1 → 2 of a packet routed 0 1 2 3 4: 1 can reach 3 directly.
+    let mut n = Node::new(3);
+    let pkt = routed(7, &[0, 1, 2, 3, 4], 2);
+    let a = n.run(|d, ctx| d.overheard(ctx, &pkt, NodeId(1), NodeId(2)));
+    let rp = rreps(&a);
+    assert_eq!(rp.len(), 1);
+    assert_eq!(rp[0].0.route, ids(&[0, 1, 3, 4]), "node 2 elided");
+    assert_eq!(rp[0].0.sr.path, ids(&[3, 1, 0]));
+    assert_eq!(rp[0].1, NodeId(1));
+    assert_eq!(n.dsr.counters().unwrap().gratuitous_replies, 1);
+    // Held down for the same route (and each packet is processed once).
+    let again = routed(8, &[0, 1, 2, 3, 4], 2);
+    let b = n.run(|d, ctx| d.overheard(ctx, &again, NodeId(1), NodeId(2)));
+    assert!(rreps(&b).is_empty());
+    // A node not on the route learns "me, transmitter, …" from what it hears.
+    let mut m = Node::new(9);
+    let pkt = routed(10, &[0, 1, 2, 3, 4], 2);
+    let c = m.run(|d, ctx| d.overheard(ctx, &pkt, NodeId(1), NodeId(2)));
+    assert!(rreps(&c).is_empty());
+    assert_eq!(m.dsr.cache.find(NodeId(4), false), Some(ids(&[9, 1, 2, 3, 4])));
+}
