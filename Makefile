@@ -41,6 +41,8 @@ validate:
 	mkdir -p docs/validation
 	cargo run --release --quiet -p manetlab-core --example validate_wireless > docs/validation/wireless.md.tmp
 	mv docs/validation/wireless.md.tmp docs/validation/wireless.md
+	cargo run --release --quiet -p manetlab-core --example validate_routing > docs/validation/routing.md.tmp
+	mv docs/validation/routing.md.tmp docs/validation/routing.md
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "manetlab needs Python >= 3.11 (set PYTHON=...)")'

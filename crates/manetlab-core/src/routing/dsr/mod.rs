@@ -52,6 +52,7 @@ use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
 use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use crate::transport::TransportNotice;
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -204,6 +205,9 @@ pub struct Dsr {
     next_pending: u32,
     counters: RoutingCounters,
     scratch: Vec<Packet>,
+    /// Destinations this node originates data for: the ones whose route loss or
+    /// return is told to the transport layer (ELFN notices).
+    talked_to: std::collections::BTreeSet<NodeId>,
 }
 
 impl Dsr {
@@ -231,6 +235,7 @@ impl Dsr {
             next_pending: 0,
             counters,
             scratch: Vec::new(),
+            talked_to: std::collections::BTreeSet::new(),
         }
     }
 
@@ -349,7 +354,20 @@ impl Dsr {
         self.arm_buffer_timer(ctx);
     }
 
+    /// A link was cut from the cache: tell the transport about every destination
+    /// we send to that no cached route reaches any more (ERDN, for ELFN).
+    fn notify_lost_routes(&mut self, ctx: &mut RoutingCtx) {
+        let lost: Vec<NodeId> = self.talked_to.iter().copied().filter(|&d| self.cache.find(d, false).is_none()).collect();
+        for dst in lost {
+            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+        }
+    }
+
     fn discovery_done(&mut self, ctx: &mut RoutingCtx, target: NodeId, hops: usize) {
+        if self.talked_to.contains(&target) {
+            // ERSN: a route to a destination we send to was found again.
+            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst: target }));
+        }
         if let Some(started) = self.requests.route_found(target) {
             self.counters.routes_found += 1;
             self.counters.route_hops_sum += hops as u64;
@@ -575,6 +593,7 @@ impl Dsr {
         }
         if k + 1 == re.sr.path.len() {
             self.held_error = Some((re.from, re.to, ctx.now));
+            self.notify_lost_routes(ctx);
             return;
         }
         self.cache.notice_route_used(&re.sr.path, None);
@@ -626,6 +645,7 @@ impl Dsr {
     /// route is discovered.
     fn originate(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         let dst = pkt.ip.dst;
+        self.talked_to.insert(dst);
         match self.cache.find(dst, true) {
             Some(route) => self.send_on_route(ctx, pkt, route, 0),
             None => {
@@ -709,6 +729,7 @@ impl Routing for Dsr {
         // and the route's first node hears of it.
         self.cache.dead_link(self.me, next_hop);
         self.counters.route_breaks += 1;
+        self.notify_lost_routes(ctx);
         if pkt.is_routing() {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
             ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });

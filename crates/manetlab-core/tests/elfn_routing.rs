@@ -1,11 +1,15 @@
-//! ELFN over AODV: the routing protocol's route-failure and route-re-established
+//! ELFN over AODV, DSR and DSDV: the routing protocol's route-failure and route-re-established
 //! notices reach the TCP sender (issue 6, "Cross-layer notices").
 
 use manetlab_core::{run, RunResult, Scenario};
 
 /// A 3-node chain whose relay walks out of range at 20 s and is back at ~31 s,
-/// carrying one flow (`flow` is the flow's TOML body).
+/// carrying one flow (`flow` is the flow's TOML body), routed by AODV.
 fn relay_outage_with(flow: &str) -> RunResult {
+    relay_outage_over("aodv", flow)
+}
+
+fn relay_outage_over(protocol: &str, flow: &str) -> RunResult {
     let text = format!(
         r#"
         duration_s = 60
@@ -14,7 +18,7 @@ fn relay_outage_with(flow: &str) -> RunResult {
         placement = {{ kind = "chain", spacing_m = 200 }}
         [radio]
         [routing]
-        protocol = "aodv"
+        protocol = "{protocol}"
         [mobility]
         model = "scripted"
         [[mobility.nodes]]
@@ -64,4 +68,16 @@ fn aodv_route_notices_freeze_and_resume_elfn() {
     // The route-re-established notice resumes delivery: ~840 kB were delivered
     // before the outage at 20 s, much more by the end.
     assert!(elfn.flows[0].rx_bytes > 1_200_000, "{}", elfn.flows[0].rx_bytes);
+}
+
+#[test]
+fn dsr_and_dsdv_route_notices_reach_elfn_too() {
+    for protocol in ["dsr", "dsdv"] {
+        let dsdv_mac = if protocol == "dsdv" { "\n        [routing.dsdv]\n        link_layer_detection = true" } else { "" };
+        let r = relay_outage_over(protocol, &format!("kind = \"ftp\"\n        transport = \"elfn\"{dsdv_mac}"));
+        let t = r.flows[0].tcp.as_ref().unwrap();
+        println!("{protocol}: freezes {} probes {} timeouts {} rx {} B", t.route_freezes, t.route_probes, t.timeouts, r.flows[0].rx_bytes);
+        assert!(t.route_freezes >= 1, "{protocol}: the route failure must freeze ELFN");
+        assert!(r.flows[0].rx_bytes > 900_000, "{protocol}: delivery resumes after the outage: {}", r.flows[0].rx_bytes);
+    }
 }
