@@ -42,7 +42,7 @@ def tcp_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tcp")
     r = manetlab.run(
         ROOT / "examples" / "tcp_chain_80211.toml",
-        overrides={"duration_s": 20, "flows[0].tcp.trace": True},
+        overrides={"duration_s": 20, "flows[0].tcp.trace": True, "outputs.series": True},
     )
     r.write(out)
     return out
@@ -81,7 +81,7 @@ def test_plot_without_trace_is_a_clear_error(tmp_path: Path):
 
 def test_report_is_self_contained(tcp_result: Path):
     page = report(tcp_result).read_text(encoding="utf-8")
-    assert page.count("<svg") == len(KINDS)
+    assert page.count("<svg") == len(KINDS), "every kind applies: traced TCP and series"
     assert "throughput_kbps" in page and "tcp-chain-80211" in page
     assert 'src="' not in page, "no external files"
 
@@ -120,3 +120,18 @@ def test_mixed_tcp_and_cbr_flows_table_has_tcp_columns():
     f = r.flows
     assert "tcp_highest_ack_segs" in f.columns and "tcp_trace" not in f.columns
     assert f.loc[0, "kind"] == "ftp" and f["tcp_highest_ack_segs"].isna().sum() == len(f) - 1
+
+
+def test_packet_and_queue_series_tables(tmp_path: Path):
+    import pandas as pd
+
+    r = manetlab.run(ROOT / "examples" / "default_study.toml", overrides={"duration_s": 20, "outputs.series": True})
+    r.write(tmp_path)
+    ps = pd.read_parquet(tmp_path / "packet_series.parquet")
+    assert set(ps["flow"]) <= set(range(1, 11)), "CBR flows (TCP data carries no creation time)"
+    assert list(ps.columns) == ["flow", "name", "t_s", "delay_s", "jitter_s"]
+    assert ps["jitter_s"].isna().sum() == ps["flow"].nunique(), "a flow's first packet has no jitter"
+    assert ps.groupby("flow")["t_s"].apply(lambda t: t.is_monotonic_increasing).all()
+    assert len(ps) == r.flows.loc[r.flows["kind"] == "cbr", "rx_packets"].sum()
+    qs = pd.read_csv(tmp_path / "queue_series.csv")
+    assert set(qs.columns) == {"node", "t_s", "len_pkts"} and qs["len_pkts"].max() > 0

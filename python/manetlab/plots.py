@@ -6,9 +6,12 @@ Kinds, in the style of the papers' figures:
   each traced TCP flow (paper 001 Fig. 3);
 * ``seq`` — sequence number sent and cumulative ACK received (segments) against time
   (paper 000 Fig. 2);
-* ``throughput``, ``delay``, ``jitter`` — per-flow bars (kbit/s; mean with min–max
-  whiskers in ms; mean |Δdelay| in ms);
-* ``drops`` — drops per node stacked by ``layer.CODE``.
+* ``throughput`` — per-flow bars (kbit/s);
+* ``delay``, ``jitter`` — with ``[outputs] series = true``, each received packet's
+  delay and jitter(i) = delay(i+1) − delay(i) against time (paper 004's figures);
+  otherwise per-flow bars (mean with min–max whiskers; mean |Δdelay|), in ms;
+* ``drops`` — drops per node stacked by ``layer.CODE``;
+* ``queue`` — interface-queue length against time per node (needs series).
 
 Time series come from TCP flows run with ``tcp = { trace = true }``. Every figure is
 written as PNG and SVG with matplotlib's headless Agg backend.
@@ -21,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-KINDS = ("cwnd", "seq", "throughput", "delay", "jitter", "drops")
+KINDS = ("cwnd", "seq", "throughput", "delay", "jitter", "drops", "queue")
 
 __all__ = ["KINDS", "plot", "load_summary"]
 
@@ -108,7 +111,20 @@ def _throughput(ax: Any, s: dict[str, Any]) -> None:
     ax.set_ylabel("throughput (kbit/s)")
 
 
+def _series(s: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(flow, its packet series) for flows that received something, if recorded."""
+    series = (s.get("series") or {}).get("flows", [])
+    return [(f, ps) for f, ps in zip(s["flows"], series) if ps["t_s"]]
+
+
 def _delay(ax: Any, s: dict[str, Any]) -> None:
+    if _series(s):
+        for f, ps in _series(s):
+            ax.plot(ps["t_s"], [1e3 * d for d in ps["delay_s"]], ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("end-to-end delay (ms)")
+        ax.legend(fontsize=8, markerscale=4)
+        return
     flows = s["flows"]
     mean = [1e3 * (f["delay_mean_s"] or 0.0) for f in flows]
     lo = [m - 1e3 * (f["delay_min_s"] or 0.0) for m, f in zip(mean, flows)]
@@ -118,6 +134,14 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
 
 
 def _jitter(ax: Any, s: dict[str, Any]) -> None:
+    if _series(s):
+        for f, ps in _series(s):
+            d = ps["delay_s"]
+            ax.plot(ps["t_s"][1:], [1e3 * (b - a) for a, b in zip(d, d[1:])], ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("jitter: delay(i+1) − delay(i) (ms)")
+        ax.legend(fontsize=8, markerscale=4)
+        return
     ax.bar(_labels(s), [1e3 * (f["jitter_mean_s"] or 0.0) for f in s["flows"]], color="tab:green")
     ax.set_ylabel("jitter: mean |Δ delay| (ms)")
 
@@ -136,4 +160,15 @@ def _drops(ax: Any, s: dict[str, Any]) -> None:
         ax.legend(fontsize=8, title="layer.reason")
 
 
-_DRAW = {"cwnd": _cwnd, "seq": _seq, "throughput": _throughput, "delay": _delay, "jitter": _jitter, "drops": _drops}
+def _queue(ax: Any, s: dict[str, Any]) -> None:
+    queues = [q for q in (s.get("series") or {}).get("queues", []) if any(q["len_pkts"])]
+    if not queues:
+        raise PlotError("no queue series in this result (run with [outputs] series = true)")
+    for q in queues:
+        ax.step(q["t_s"], q["len_pkts"], where="post", label=f"node {q['node']}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("interface queue (packets)")
+    ax.legend(fontsize=8)
+
+
+_DRAW = {"cwnd": _cwnd, "seq": _seq, "throughput": _throughput, "delay": _delay, "jitter": _jitter, "drops": _drops, "queue": _queue}

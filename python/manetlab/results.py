@@ -105,6 +105,33 @@ class Result:
                 parts.append(df)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["flow", "name", "t_s"])
 
+    @property
+    def packet_series(self) -> pd.DataFrame:
+        """Per-flow received packets (``[outputs] series = true``): ``flow``, ``name``,
+        ``t_s`` (arrival), ``delay_s`` and ``jitter_s`` = delay(i) − delay(i−1)
+        (paper 004; NaN for a flow's first packet). Empty without series."""
+        import pandas as pd
+
+        series = (self.summary.get("series") or {}).get("flows", [])
+        names = {f["flow"]: f["name"] for f in self.summary["flows"]}
+        parts = []
+        for s in series:
+            if s["t_s"]:
+                df = pd.DataFrame({"flow": s["flow"], "name": names[s["flow"]], "t_s": s["t_s"], "delay_s": s["delay_s"]})
+                df["jitter_s"] = df["delay_s"].diff()
+                parts.append(df)
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["flow", "name", "t_s", "delay_s", "jitter_s"])
+
+    @property
+    def queue_series(self) -> pd.DataFrame:
+        """Per-node interface-queue length (packets) over time: on every change, or
+        every ``series_interval_s``. Empty without series."""
+        import pandas as pd
+
+        series = (self.summary.get("series") or {}).get("queues", [])
+        parts = [pd.DataFrame({"node": q["node"], "t_s": q["t_s"], "len_pkts": q["len_pkts"]}) for q in series if q["t_s"]]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["node", "t_s", "len_pkts"])
+
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write summary.json and flows/nodes/links as .csv and .parquet into
         `out_dir` (created if needed); returns the paths written."""
@@ -120,6 +147,8 @@ class Result:
         tables = list(TABLES)
         if any((f.get("tcp") or {}).get("trace") for f in self.summary["flows"]):
             tables.append("timeseries")
+        if self.summary.get("series"):
+            tables += ["packet_series", "queue_series"]
         for name in tables:
             df = getattr(self, name)
             # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.

@@ -476,6 +476,30 @@ pub struct ConnectivityReport {
     pub flows: Vec<FlowConnectivity>,
 }
 
+/// One flow's received packets, in arrival order.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PacketSeries {
+    pub flow: u32,
+    /// Arrival time at the destination application (s).
+    pub t_s: Vec<f64>,
+    /// End-to-end delay of that packet (s); jitter(i) = delay(i+1) − delay(i).
+    pub delay_s: Vec<f64>,
+}
+
+/// One node's interface-queue length over time (packets), on change or sampled.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueSeries {
+    pub node: u32,
+    pub t_s: Vec<f64>,
+    pub len_pkts: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Series {
+    pub flows: Vec<PacketSeries>,
+    pub queues: Vec<QueueSeries>,
+}
+
 /// A file a run wrote next to its results (traces), with its size in bytes.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct OutputFile {
@@ -500,6 +524,9 @@ pub struct RunResult {
     /// Connectivity report (with a radio and mobility or faults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connectivity: Option<ConnectivityReport>,
+    /// Time series (`[outputs] series = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Series>,
     /// Trace files written (`[outputs]`), sorted by name; empty without outputs.
     pub outputs: Vec<OutputFile>,
 }

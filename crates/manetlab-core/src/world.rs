@@ -54,6 +54,8 @@ enum Event {
     SignalStart(NodeId, TxId, f64),
     /// A transmission stops arriving at a node.
     SignalEnd(NodeId, TxId),
+    /// Sample every interface queue's length (`[outputs] series_interval_s`).
+    SampleQueues,
     /// An FTP flow's TCP sender opens its connection.
     TcpOpen(FlowId),
     /// An FTP flow's application stops handing data down (stop_s).
@@ -142,6 +144,9 @@ pub struct Simulator {
     outputs: Option<crate::scenario::OutputsSpec>,
     output_dir: Option<std::path::PathBuf>,
     tracer: Option<Box<crate::trace::Tracer>>,
+    /// Time series being recorded (`[outputs] series = true`).
+    series: Option<Box<crate::metrics::Series>>,
+    series_interval: Option<SimDuration>,
     /// Node switches and link failures (`None` without `[faults]`).
     faults: Option<Faults>,
     /// Whether the scenario has mobility (for the connectivity report).
@@ -332,9 +337,19 @@ impl Simulator {
             outputs: s.outputs.clone(),
             output_dir: None,
             tracer: None,
+            series: s.outputs.as_ref().filter(|o| o.series).map(|_| {
+                Box::new(crate::metrics::Series {
+                    flows: (0..s.flows.len() as u32).map(|f| crate::metrics::PacketSeries { flow: f, ..Default::default() }).collect(),
+                    queues: (0..n as u32).map(|node| crate::metrics::QueueSeries { node, ..Default::default() }).collect(),
+                })
+            }),
+            series_interval: s.outputs.as_ref().and_then(|o| o.series_interval_s).map(SimDuration::from_secs_f64),
             faults,
             mobile: s.has_mobility(),
         };
+        if sim.series.is_some() && sim.series_interval.is_some() {
+            sim.sched.schedule_at(SimTime::ZERO, Event::SampleQueues);
+        }
         for i in 0..n {
             sim.with_routing(SimTime::ZERO, NodeId(i as u32), |r, ctx| r.start(ctx));
         }
@@ -395,6 +410,7 @@ impl Simulator {
                 }
                 Event::SignalStart(n, tx, power_w) => self.signal_start(now, n, tx, power_w),
                 Event::SignalEnd(n, tx) => self.signal_end(now, n, tx),
+                Event::SampleQueues => self.sample_queues(now),
                 Event::TcpOpen(f) => self.tcp_open(now, f),
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
@@ -521,6 +537,11 @@ impl Simulator {
         if let Some(tag) = pkt.tag {
             let delay = now.since(tag.created).as_secs_f64();
             self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, delay);
+            if let Some(s) = self.series.as_mut() {
+                let fs = &mut s.flows[tag.flow.index()];
+                fs.t_s.push(now.as_secs_f64());
+                fs.delay_s.push(delay);
+            }
         }
     }
 
@@ -589,6 +610,7 @@ impl Simulator {
         let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
         let mut taken = Vec::new();
         w.ifq.drain_for(next_hop, &mut taken);
+        self.note_queue(now, node);
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
                 for q in taken {
@@ -652,6 +674,7 @@ impl Simulator {
         let len = w.ifq.len() as u32;
         let c = &mut self.nodes[n.index()].counters;
         c.ifq_max_pkts = c.ifq_max_pkts.max(len);
+        self.note_queue(now, n);
         if self.wifi(n).mac.is_free() {
             self.run_mac(now, n, |_, out| out.push(MacAction::Ready));
         }
@@ -693,6 +716,7 @@ impl Simulator {
                             w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf);
                             queue.extend(buf.drain(..));
                         }
+                        self.note_queue(now, n);
                     }
                     for q in dropped {
                         self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
@@ -885,6 +909,7 @@ impl Simulator {
                 .collect(),
             faults: self.fault_log().to_vec(),
             connectivity: self.connectivity_report(),
+            series: self.series.as_deref().cloned(),
             outputs: Vec::new(),
         }
     }
@@ -939,6 +964,7 @@ impl Simulator {
             flushed.push(q);
         }
         let held = w.mac.switch_off();
+        self.note_queue(now, n);
         for q in flushed {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
         }

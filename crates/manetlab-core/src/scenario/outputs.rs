@@ -39,6 +39,12 @@ pub struct OutputsSpec {
     /// Every node's trajectory as an ns-2 movement file (`movement.tcl`).
     #[serde(default)]
     pub movement: bool,
+    /// Time series in the results: per flow, each received packet's arrival time
+    /// and delay (jitter is their difference); per node, the interface-queue length.
+    #[serde(default)]
+    pub series: bool,
+    /// Sample queue lengths every this many seconds instead of on every change.
+    pub series_interval_s: Option<f64>,
 }
 
 impl OutputsSpec {
@@ -50,6 +56,12 @@ impl OutputsSpec {
             if l.is_empty() {
                 return Err(ScenarioError::new("outputs.trace_levels", "empty (allowed: any of \"agt\", \"rtr\", \"ifq\", \"mac\"; or leave it out)"));
             }
+        }
+        if self.series_interval_s.is_some() && !self.series {
+            return Err(ScenarioError::new("outputs.series_interval_s", "only applies with series = true"));
+        }
+        if let Some(iv) = self.series_interval_s {
+            super::within("outputs.series_interval_s", iv, 1e-6, 1e7)?;
         }
         if self.pcap && self.pcap_nodes.is_some() {
             return Err(ScenarioError::new("outputs.pcap_nodes", "give either pcap = true (every node) or pcap_nodes, not both"));

@@ -177,3 +177,32 @@ impl Simulator {
         }
     }
 }
+
+impl Simulator {
+    /// Queue-length series, event-driven mode: record node `n`'s interface-queue
+    /// length if it changed since the last point.
+    pub(super) fn note_queue(&mut self, now: crate::sim::SimTime, n: NodeId) {
+        if self.series_interval.is_some() {
+            return;
+        }
+        let Some(s) = self.series.as_mut() else { return };
+        let len = self.nodes[n.index()].wifi.as_ref().map_or(0, |w| w.ifq.len() as u32);
+        let q = &mut s.queues[n.index()];
+        if q.len_pkts.last() != Some(&len) {
+            q.t_s.push(now.as_secs_f64());
+            q.len_pkts.push(len);
+        }
+    }
+
+    /// Queue-length series, sampled mode: every node's length now, then again
+    /// one interval later.
+    pub(super) fn sample_queues(&mut self, now: crate::sim::SimTime) {
+        let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else { return };
+        for (i, node) in self.nodes.iter().enumerate() {
+            let q = &mut s.queues[i];
+            q.t_s.push(now.as_secs_f64());
+            q.len_pkts.push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
+        }
+        self.sched.schedule_at(now + iv, super::Event::SampleQueues);
+    }
+}

@@ -1,4 +1,5 @@
 //! Helpers shared by integration tests (and examples via #[path]).
+#[allow(dead_code)]
 pub mod bianchi;
 #[allow(dead_code)]
 pub mod broch;
