@@ -201,6 +201,17 @@ pub struct RoutingCounters {
 }
 
 impl RoutingCounters {
+    /// Counters with a zero entry for each message kind of a protocol, so every
+    /// kind appears in the results even when none was sent.
+    pub fn with_kinds(kinds: &[&'static str]) -> Self {
+        let mut c = RoutingCounters::default();
+        for &k in kinds {
+            c.sent_by_type.insert(k, 0);
+            c.received_by_type.insert(k, 0);
+        }
+        c
+    }
+
     /// Count a control packet of `kind` and `bytes` (IP included) handed down.
     pub fn on_send(&mut self, kind: &'static str, bytes: u32, forwarded: bool) {
         if forwarded {

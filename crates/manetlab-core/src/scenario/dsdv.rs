@@ -1,9 +1,8 @@
 //! `[routing.dsdv]`: DSDV parameters with units and ns-2 defaults, and their
 //! conversion into [`dsdv::Params`] (docs/routing.md).
 
-use super::{num, ScenarioError};
+use super::{dur, num, ScenarioError};
 use crate::routing::dsdv;
-use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
 
 /// `[routing.dsdv]`: every key optional; unset keys take ns-2's value.
@@ -20,10 +19,6 @@ pub struct DsdvSpec {
     pub link_layer_detection: Option<bool>,
     pub trigger_on_new_seq: Option<bool>,
     pub queue_pkts: Option<u32>,
-}
-
-fn dur(v: Option<f64>, scale: f64, d: SimDuration) -> SimDuration {
-    v.map_or(d, |x| SimDuration::from_secs_f64(x * scale))
 }
 
 impl DsdvSpec {

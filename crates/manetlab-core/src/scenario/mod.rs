@@ -590,6 +590,12 @@ impl Scenario {
     }
 }
 
+/// A duration parameter given in a scenario unit (`scale` seconds per unit), or
+/// the model's default `d` when the key is left out.
+pub(crate) fn dur(v: Option<f64>, scale: f64, d: crate::sim::SimDuration) -> crate::sim::SimDuration {
+    v.map_or(d, |x| crate::sim::SimDuration::from_secs_f64(x * scale))
+}
+
 /// A number as a user would write it: plain for everyday magnitudes, scientific
 /// otherwise (so 1e300 does not print 301 digits).
 pub(crate) fn num(v: f64) -> String {

@@ -3,10 +3,9 @@
 //! `[routing.dsr]`: the same for DSR ([`dsr::Params`], ns-2 defaults)
 //! (docs/routing.md).
 
-use super::{num, ScenarioError};
+use super::{dur, num, ScenarioError};
 use crate::routing::aodv::{self, LinkDetection};
 use crate::routing::dsr;
-use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -55,10 +54,6 @@ pub struct AodvSpec {
     pub broadcast_jitter_ms: Option<f64>,
     pub send_buffer_pkts: Option<u32>,
     pub send_buffer_timeout_s: Option<f64>,
-}
-
-fn dur(v: Option<f64>, scale: f64, d: SimDuration) -> SimDuration {
-    v.map_or(d, |x| SimDuration::from_secs_f64(x * scale))
 }
 
 impl AodvSpec {

@@ -139,11 +139,7 @@ pub struct Dsdv {
 impl Dsdv {
     /// DSDV for node `me`, drawing jitter from `rng` (stream `Component::Routing`).
     pub fn new(me: NodeId, p: Params, rng: SimRng) -> Self {
-        let mut counters = RoutingCounters::default();
-        for k in packets::KINDS {
-            counters.sent_by_type.insert(k, 0);
-            counters.received_by_type.insert(k, 0);
-        }
+        let counters = RoutingCounters::with_kinds(&packets::KINDS);
         Dsdv {
             me,
             p,
