@@ -326,6 +326,8 @@ pub struct FlowSummary {
     pub pdr: f64,
     /// Received payload bits over the flow's active time [start_s, stop_s] (kbit/s).
     pub throughput_kbps: f64,
+    /// Received payload bits over the whole run (kbit/s).
+    pub throughput_run_kbps: f64,
     pub delay_mean_s: Option<f64>,
     pub delay_min_s: Option<f64>,
     pub delay_max_s: Option<f64>,
@@ -399,6 +401,8 @@ impl FlowSummary {
             lost_packets: c.tx_packets.saturating_sub(c.rx_packets),
             pdr: if c.tx_packets > 0 { c.rx_packets as f64 / c.tx_packets as f64 } else { 0.0 },
             throughput_kbps: if active_s > 0.0 { c.rx_bytes as f64 * 8.0 / active_s / 1000.0 } else { 0.0 },
+            // Set by the simulator, which knows the run's length.
+            throughput_run_kbps: 0.0,
             delay_mean_s: some_rx.then(|| c.delay_sum_s / c.rx_packets as f64),
             delay_min_s: some_rx.then_some(c.delay_min_s),
             delay_max_s: some_rx.then_some(c.delay_max_s),

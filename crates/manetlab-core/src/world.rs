@@ -879,6 +879,7 @@ impl Simulator {
                         FlowKind::Ftp => "ftp",
                     };
                     let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters);
+                    summary.throughput_run_kbps = if run_s > 0.0 { f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0 } else { 0.0 };
                     summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
                     summary
                 })

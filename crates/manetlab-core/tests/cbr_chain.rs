@@ -24,6 +24,8 @@ fn below_capacity_throughput_equals_offered_load() {
     assert_eq!(f.rx_packets, 900, "nothing lost below capacity");
     let offered_kbps = 512.0 * 8.0 / 0.01 / 1000.0;
     assert!((f.throughput_kbps - offered_kbps).abs() < 1e-9, "{} vs {offered_kbps}", f.throughput_kbps);
+    // Over the whole 10 s run the same bytes count for 9/10 of the offered load.
+    assert!((f.throughput_run_kbps - offered_kbps * 0.9).abs() < 1e-9, "{}", f.throughput_run_kbps);
     assert!(f.drops.is_empty());
 }
 
