@@ -133,6 +133,7 @@ def export_ns2(
     overrides: Overrides | None = None,
     trace_format: str | None = None,
     movement_file: str | os.PathLike[str] | None = None,
+    mac_trace: bool | None = None,
 ) -> Ns2Export:
     """Write run.tcl, movement.tcl and flows.json for `scenario` into `out_dir`.
 
@@ -140,7 +141,8 @@ def export_ns2(
     scenario's ``outputs.trace`` if it has one, else "old". `movement_file`
     reuses a movement file manetlab already wrote for this scenario and seed
     (crosscheck passes the one from its own run); otherwise a manetlab run of the
-    scenario without flows writes it.
+    scenario without flows writes it. `mac_trace` switches ns-2's MAC trace on
+    (default: on when the scenario's ``outputs.trace_levels`` has "mac").
     """
     s = to_scenario(scenario, seed, overrides)
     n = s.normalized
@@ -149,6 +151,8 @@ def export_ns2(
     if fmt not in ("old", "new"):
         raise Ns2Unsupported(f"--trace: {fmt!r} is not an ns-2 wireless trace format (allowed: old, new)")
     plan = _plan(s)  # refuses before anything is written
+    if mac_trace is not None:
+        plan.mac_trace = mac_trace
     out.mkdir(parents=True, exist_ok=True)
     movement = out / "movement.tcl"
     if movement_file is not None:
