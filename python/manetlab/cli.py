@@ -45,10 +45,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ns2_errors() -> tuple[type[Exception], ...]:
-    from manetlab.ns2.crosscheck import Ns2NotFound, SeedsError
+    from manetlab.ns2.crosscheck import Ns2NotFound, Ns2RunFailed, SeedsError
     from manetlab.ns2.export import Ns2Unsupported
 
-    return (Ns2Unsupported, Ns2NotFound, SeedsError)
+    return (Ns2Unsupported, Ns2NotFound, Ns2RunFailed, SeedsError)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -206,6 +206,8 @@ def _crosscheck(args: argparse.Namespace) -> int:
     df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)
     print(f"{s.label}: {_describe(s)}; manetlab {__version__} vs ns-{ns_version()}, seeds {args.seeds} ({len(seeds)})")
     print(format_summary(summarize(df, per_flow=args.per_flow)))
+    for msg in df.attrs.get("failed", {}).values():
+        print(f"left out: {msg}")
     if args.csv is not None:
         try:
             df.to_csv(args.csv, index=False)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Ns2NotFound",
+    "Ns2RunFailed",
     "SeedsError",
     "crosscheck",
     "summarize",
@@ -50,6 +51,10 @@ INSTALL_HINT = "ns-2 (the `ns` binary) is not on PATH; install it with: sudo apt
 
 class SeedsError(ValueError):
     """A --seeds text that names no valid seed list."""
+
+
+class Ns2RunFailed(RuntimeError):
+    """ns-2 failed or hung on one seed."""
 
 
 class Ns2NotFound(RuntimeError):
@@ -209,10 +214,14 @@ def _one_seed(
         result = run(with_movement, out=ours_dir)
         ns_dir = Path(keep_dir) / f"seed{seed}" if keep_dir else tmp / "ns2"
         export_ns2(s, ns_dir, movement_file=ours_dir / "movement.tcl", mac_trace=mac_trace)
-        proc = subprocess.run([ns, "run.tcl"], cwd=ns_dir, capture_output=True, text=True, timeout=timeout_s)
+        limit = timeout_s if timeout_s is not None else 300.0 + 5.0 * s.duration_s
+        try:
+            proc = subprocess.run([ns, "run.tcl"], cwd=ns_dir, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl did not finish within {limit:g} s (ns-2 hung; see docs/ns2.md)") from None
         if proc.returncode != 0 or not (ns_dir / "ports.txt").exists():
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise RuntimeError(f"ns run.tcl failed for seed {seed} in {ns_dir} (status {proc.returncode}): {' | '.join(tail)}")
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {ns_dir} (status {proc.returncode}): {' | '.join(tail)}")
         theirs = metrics_from_dir(ns_dir).to_dict()
         ours = our_metrics(result.summary)
         a, b = _scalars(ours), _scalars(theirs)
@@ -236,7 +245,7 @@ def crosscheck(
     overrides: Overrides | None = None,
     ns: str | None = None,
     keep_dir: str | os.PathLike[str] | None = None,
-    timeout_s: float | None = 3600,
+    timeout_s: float | None = None,
     mac_trace: bool = False,
 ) -> pd.DataFrame:
     """Per-seed metrics of manetlab and ns-2 for `scenario`: a long DataFrame with
@@ -245,7 +254,11 @@ def crosscheck(
     seed's ns-2 directory (script, trace, ports) under ``keep_dir/seed<N>``;
     `mac_trace` turns on ns-2's MAC trace so MAC drops (``mac.RET``, ``mac.COL``)
     are compared too (traces grow several-fold). A drop code seen in some seeds
-    only counts 0 in the others.
+    only counts 0 in the others. `timeout_s` bounds each ns-2 run (default
+    300 s + 5 x the simulated duration): ns-2.35 can hang (DSDV, docs/ns2.md). A seed
+    whose ns-2 run fails or hangs is left out of the table for both simulators and
+    listed in ``df.attrs["failed"]`` ({seed: message}); if every seed fails,
+    Ns2RunFailed is raised.
     Raises Ns2NotFound without ns, Ns2Unsupported for what ns-2 cannot build.
     """
     import pandas as pd
@@ -259,16 +272,25 @@ def crosscheck(
         for seed in seed_list
     ]
     rows: list[tuple[int, str, float, float]] = []
+    failed: dict[int, str] = {}
     if jobs <= 1 or len(seed_list) == 1:
-        for a in args:
-            rows += _one_seed(*a)
+        parts = map(_one_seed_safe, args)
     else:
         import multiprocessing
 
         # spawn: no fork of a process that may hold threads (pandas, the core's runs).
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for part in pool.map(_one_seed_star, args):
-                rows += part
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        parts = pool.map(_one_seed_safe, args)
+    for seed, part in zip(seed_list, parts):
+        if isinstance(part, str):
+            failed[seed] = part
+        else:
+            rows += part
+    if jobs > 1 and len(seed_list) > 1:
+        pool.shutdown()
+    if not rows:
+        raise Ns2RunFailed("every seed failed: " + "; ".join(failed.values()))
+    seed_list = [sd for sd in seed_list if sd not in failed]
     # A drop code that some seeds never saw is a count of 0 there.
     drop_keys = sorted({m for _, m, _, _ in rows if m.startswith("drops.")})
     seen = {(sd, m) for sd, m, _, _ in rows}
@@ -277,11 +299,17 @@ def crosscheck(
     order = {m: i for i, m in enumerate(dict.fromkeys(m for _, m, _, _ in rows if not m.startswith("drops.")))}
     order.update({k: len(order) + i for i, k in enumerate(drop_keys)})
     df["_o"] = df["metric"].map(order)
-    return df.sort_values(["_o", "seed"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    df = df.sort_values(["_o", "seed"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    df.attrs["failed"] = failed
+    return df
 
 
-def _one_seed_star(a: tuple[Any, ...]) -> list[tuple[int, str, float, float]]:
-    return _one_seed(*a)
+def _one_seed_safe(a: tuple[Any, ...]) -> list[tuple[int, str, float, float]] | str:
+    """One seed; an ns-2 failure becomes its message (the other seeds still count)."""
+    try:
+        return _one_seed(*a)
+    except Ns2RunFailed as e:
+        return str(e)
 
 
 def export_check(s: Scenario) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
-from manetlab.ns2.crosscheck import Ns2NotFound, _one_seed, find_ns, ns_version, paired_ci
+from manetlab.ns2.crosscheck import Ns2NotFound, Ns2RunFailed, _one_seed, find_ns, ns_version, paired_ci
 from manetlab.scenario import apply_overrides
 
 REPO = Path(__file__).resolve().parents[3]
@@ -174,18 +174,21 @@ def build_rows(broch_duration_s: float) -> list[Row]:
 def _task(args: tuple[int, int, dict[str, Any], str | None, str, str | None]) -> tuple[int, int, list[tuple[int, str, float, float]] | str]:
     i, seed, data, source, ns, keep = args
     try:
-        return i, seed, _one_seed(data, source, seed, ns, keep, 3600)
-    except Exception as e:  # noqa: BLE001 - a failed row is reported in the table, the rest still runs
-        return i, seed, f"{type(e).__name__}: {' '.join(str(e).split())}"
+        return i, seed, _one_seed(data, source, seed, ns, keep, None)
+    except Ns2RunFailed as e:
+        return i, seed, " ".join(str(e).split())
 
 
-def run_rows(rows: list[Row], seeds: Iterable[int], jobs: int, ns: str, keep: str | None) -> dict[int, list[tuple[int, str, float, float]] | str]:
+def run_rows(rows: list[Row], seeds: Iterable[int], jobs: int, ns: str, keep: str | None) -> tuple[dict[int, list[tuple[int, str, float, float]]], dict[int, list[str]]]:
+    """Every (row, seed) pair in one pool; a seed that fails is left out of its row
+    (paired: in both simulators) and reported under the table."""
     tasks = []
     for i, r in enumerate(rows):
         for seed in seeds:
             k = str(Path(keep) / r.row_id) if keep else None
             tasks.append((i, seed, r.scenario_for_seed(seed), r.source, ns, k))
-    results: dict[int, list[tuple[int, str, float, float]] | str] = {i: [] for i in range(len(rows))}
+    results: dict[int, list[tuple[int, str, float, float]]] = {i: [] for i in range(len(rows))}
+    failures: dict[int, list[str]] = {}
     if jobs <= 1:
         done = map(_task, tasks)
     else:
@@ -195,21 +198,20 @@ def run_rows(rows: list[Row], seeds: Iterable[int], jobs: int, ns: str, keep: st
         done = pool.map(_task, tasks)
     for n, (i, seed, res) in enumerate(done, 1):
         print(f"[{n}/{len(tasks)}] {rows[i].row_id} seed {seed}{'' if not isinstance(res, str) else ': ' + res}", file=sys.stderr)
-        cur = results[i]
         if isinstance(res, str):
-            results[i] = res
-        elif not isinstance(cur, str):
-            cur.extend(res)
+            failures.setdefault(i, []).append(f"seed {seed}: {res}" if not res.startswith("seed") else res)
+        else:
+            results[i].extend(res)
     if jobs > 1:
         pool.shutdown()
-    return results
+    return results, failures
 
 
 def _g(v: float) -> str:
     return f"{v:.4g}"
 
 
-def render(rows: list[Row], results: dict[int, Any], seeds: list[int], nsv: str, argv: list[str]) -> str:
+def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[str]], seeds: list[int], nsv: str, argv: list[str]) -> str:
     out = [
         "# manetlab vs ns-2.35",
         "",
@@ -233,8 +235,8 @@ def render(rows: list[Row], results: dict[int, Any], seeds: list[int], nsv: str,
         out += [titles[table], "", "| row | metric | ours | ns-2 | ratio | diff [95 % CI] | command |", "|---|---|---|---|---|---|---|"]
         for i, r in sel:
             res = results[i]
-            if isinstance(res, str):
-                out.append(f"| {r.label} | — | failed: {res} | | | | `{r.command}` |")
+            if not res:
+                out.append(f"| {r.label} | — | every seed failed | | | | `{r.command}` |")
                 continue
             for m in r.metrics:
                 pairs = [(a, b) for _, mm, a, b in res if mm == m]
@@ -245,8 +247,15 @@ def render(rows: list[Row], results: dict[int, Any], seeds: list[int], nsv: str,
                 mo, mt = sum(ours) / len(ours), sum(theirs) / len(theirs)
                 diff, lo, hi = paired_ci(ours, theirs)
                 ratio = _g(mo / mt) if mt else "—"
-                out.append(f"| {r.label} | {m} | {_g(mo)} | {_g(mt)} | {ratio} | {_g(diff)} [{_g(lo)}, {_g(hi)}] | `{r.command}` |")
+                n = f" (n={len(pairs)})" if len(pairs) != len(seeds) else ""
+                out.append(f"| {r.label}{n} | {m} | {_g(mo)} | {_g(mt)} | {ratio} | {_g(diff)} [{_g(lo)}, {_g(hi)}] | `{r.command}` |")
         out.append("")
+        notes = [(rows[i].label, msg) for i, _ in sel for msg in failures.get(i, [])]
+        if notes:
+            out.append("Seeds left out (ns-2 failed or hung; both simulators' values dropped):")
+            out.append("")
+            out += [f"* {label}: {msg}" for label, msg in notes]
+            out.append("")
     return "\n".join(out)
 
 
@@ -275,8 +284,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --only {' '.join(args.only)}: no row matches", file=sys.stderr)
             return 2
     seeds = list(range(1, args.seeds + 1))
-    results = run_rows(rows, seeds, args.jobs, ns, str(args.keep) if args.keep else None)
-    text = render(rows, results, seeds, ns_version(ns), argv)
+    results, failures = run_rows(rows, seeds, args.jobs, ns, str(args.keep) if args.keep else None)
+    text = render(rows, results, failures, seeds, ns_version(ns), argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
