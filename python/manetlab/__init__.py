@@ -13,12 +13,15 @@ from manetlab._core import __version__ as __version__
 from manetlab.results import Result, run
 from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
 from manetlab.stats import improvement_pct, jain_index, paired_improvements
+from manetlab.ns2 import crosscheck, export_ns2
 
 __all__ = [
     "Result",
     "Scenario",
     "ScenarioError",
     "apply_overrides",
+    "crosscheck",
+    "export_ns2",
     "improvement_pct",
     "jain_index",
     "load_scenario",

@@ -5,6 +5,8 @@
     manetlab plot RESULT_DIR --kind cwnd|seq|throughput|delay|jitter|drops [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
     manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
+    manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
+    manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -36,6 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, PlotError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
+    except _ns2_errors() as e:
+        # A feature ns-2.35 lacks, `ns` missing, or a bad --seeds: one line, no traceback.
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_SCENARIO_ERROR
+
+
+def _ns2_errors() -> tuple[type[Exception], ...]:
+    from manetlab.ns2.crosscheck import Ns2NotFound, Ns2RunFailed, SeedsError
+    from manetlab.ns2.export import Ns2Unsupported
+
+    return (Ns2Unsupported, Ns2NotFound, Ns2RunFailed, SeedsError)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,6 +91,23 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--seed", help="run seed (replaces the scenario's seed)")
     cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare)")
     cp.set_defaults(func=_compare)
+
+    ex = sub.add_parser("export-ns2", help="write an ns-2.35 Tcl script (and movement file) of a scenario")
+    scenario_args(ex)
+    ex.add_argument("--seed", help="run seed (replaces the scenario's seed): the movement and ns-2's RNG seed")
+    ex.add_argument("--out", type=Path, required=True, help="directory for run.tcl, movement.tcl, flows.json")
+    ex.add_argument("--trace", choices=("old", "new"), help="ns-2 trace format (default: the scenario's outputs.trace, else old)")
+    ex.set_defaults(func=_export_ns2)
+
+    xc = sub.add_parser("crosscheck", help="run a scenario in manetlab and in ns-2.35 over many seeds and compare")
+    scenario_args(xc)
+    xc.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-20 or 1,4,9 (default 1-20)")
+    xc.add_argument("--jobs", type=int, default=1, help="seeds run in parallel (processes, default 1)")
+    xc.add_argument("--per-flow", action="store_true", help="also print every flow's metrics")
+    xc.add_argument("--keep", type=Path, help="keep each seed's ns-2 directory (script, trace) under DIR/seed<N>")
+    xc.add_argument("--mac-trace", action="store_true", help="trace ns-2's MAC too, to compare MAC drops (mac.RET, mac.COL); larger traces")
+    xc.add_argument("--csv", type=Path, help="write the per-seed values (seed, metric, ours, ns2) to this CSV file")
+    xc.set_defaults(func=_crosscheck)
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a result directory")
     rp.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
@@ -152,4 +182,37 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     print(f"wrote {report(args.result_dir, args.out)}")
+    return 0
+
+
+def _export_ns2(args: argparse.Namespace) -> int:
+    from manetlab.ns2.export import export_ns2
+
+    s = load_scenario(args.scenario, _overrides(args))
+    e = export_ns2(s, args.out, trace_format=args.trace)
+    print(f"{s.label}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
+    print(f"wrote {e.script}, {e.movement.name}, {e.flows_json.name}; run: cd {e.out_dir} && ns run.tcl")
+    return 0
+
+
+def _crosscheck(args: argparse.Namespace) -> int:
+    from manetlab.ns2.crosscheck import crosscheck, find_ns, format_summary, ns_version, parse_seeds, summarize
+
+    find_ns()  # say how to install ns-2 before anything runs
+    seeds = parse_seeds(args.seeds)
+    s = load_scenario(args.scenario, _overrides(args))
+    if args.jobs < 1:
+        raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
+    df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)
+    print(f"{s.label}: {_describe(s)}; manetlab {__version__} vs ns-{ns_version()}, seeds {args.seeds} ({len(seeds)})")
+    print(format_summary(summarize(df, per_flow=args.per_flow)))
+    for msg in df.attrs.get("failed", {}).values():
+        print(f"left out: {msg}")
+    if args.csv is not None:
+        try:
+            df.to_csv(args.csv, index=False)
+        except OSError as e:
+            print(f"error: cannot write {args.csv}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_IO_ERROR
+        print(f"wrote {args.csv}")
     return 0

@@ -1,0 +1,450 @@
+"""Run a scenario in manetlab and in ns-2.35 over many seeds and compare.
+
+Per seed: manetlab runs the scenario (also writing its movement file), the
+scenario is exported with that very movement file, ``ns run.tcl`` runs in a
+temporary directory and its trace is reduced to the same metrics
+(`manetlab.ns2.trace`). Seeds run in parallel in a process pool.
+
+`crosscheck(...)` returns the per-seed values (long form); `summarize(...)` turns
+them into one row per metric: ours (mean), ns-2's (mean), the ratio of the means,
+and the 95 % confidence interval of the paired difference ours − ns-2
+(Student t with n − 1 degrees of freedom).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetlab.ns2.export import Ns2Unsupported, export_ns2, to_scenario
+from manetlab.ns2.trace import metrics_from_dir
+from manetlab.results import run
+from manetlab.scenario import Overrides, Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "Ns2NotFound",
+    "Ns2RunFailed",
+    "SeedsError",
+    "crosscheck",
+    "summarize",
+    "parse_seeds",
+    "find_ns",
+    "ns_version",
+    "our_metrics",
+    "paired_ci",
+    "t_quantile",
+    "INSTALL_HINT",
+]
+
+INSTALL_HINT = "ns-2 (the `ns` binary) is not on PATH; install it with: sudo apt-get install ns2"
+
+
+class SeedsError(ValueError):
+    """A --seeds text that names no valid seed list."""
+
+
+class Ns2RunFailed(RuntimeError):
+    """ns-2 failed or hung on one seed."""
+
+
+class Ns2NotFound(RuntimeError):
+    """`ns` is not installed (message: how to install it)."""
+
+
+def find_ns(ns: str | None = None) -> str:
+    """The path of the ns-2 binary (`ns` on PATH unless given); Ns2NotFound otherwise."""
+    path = shutil.which(ns or "ns")
+    if path is None:
+        raise Ns2NotFound(INSTALL_HINT)
+    return path
+
+
+def ns_version(ns: str | None = None) -> str:
+    """ns-2's version, e.g. "2.35" (Tcl's ``ns-version``; ``ns -version`` prints nothing
+    in the Debian build)."""
+    with tempfile.TemporaryDirectory(prefix="manetlab-nsver-") as tmp:
+        script = Path(tmp) / "v.tcl"
+        script.write_text("puts [ns-version]\n", encoding="utf-8")
+        out = subprocess.run([find_ns(ns), str(script)], capture_output=True, text=True, timeout=60)
+    text = out.stdout.strip()
+    return text.splitlines()[-1] if text else "unknown"
+
+
+def parse_seeds(text: str | Iterable[int]) -> list[int]:
+    """"1-20", "1,3,5", "1-3,7" or a list -> the seeds, in order, without repeats."""
+    if not isinstance(text, str):
+        seeds = [int(s) for s in text]
+    else:
+        seeds = []
+        for part in text.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            try:
+                if "-" in part:
+                    a, b = part.split("-", 1)
+                    lo, hi = int(a), int(b)
+                else:
+                    lo = hi = int(part)
+            except ValueError:
+                raise SeedsError(f"--seeds: {part!r} is not a seed or a range (write e.g. 1-20 or 1,4,9)") from None
+            if hi < lo:
+                raise SeedsError(f"--seeds: {part!r} counts down (write {hi}-{lo})")
+            seeds.extend(range(lo, hi + 1))
+    out: list[int] = []
+    for s in seeds:
+        if s < 0:
+            raise SeedsError(f"--seeds: {s} is negative (seeds are 0 ... 2^64-1)")
+        if s not in out:
+            out.append(s)
+    if not out:
+        raise SeedsError("--seeds: no seed given")
+    return out
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def our_metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """manetlab's summary.json reduced to the shape `Ns2Metrics.to_dict()` has."""
+    flows = []
+    for f in summary["flows"]:
+        row: dict[str, Any] = {
+            "flow": f["flow"],
+            "name": f["name"],
+            "kind": f["kind"],
+            "transport": f["transport"],
+            "src": f["src"],
+            "dst": f["dst"],
+            "rx_packets": f["rx_packets"],
+            "rx_bytes": f["rx_bytes"],
+            "drops": f.get("drops") or {},
+        }
+        if f["kind"] == "cbr":
+            row.update(
+                tx_packets=f["tx_packets"],
+                pdr=f["pdr"],
+                throughput_kbps=f["throughput_kbps"],
+                delay_mean_s=f["delay_mean_s"],
+                jitter_mean_s=f["jitter_mean_s"],
+            )
+        else:
+            tcp = f.get("tcp") or {}
+            row.update(
+                tx_packets=tcp.get("data_segments_sent", f["tx_packets"]),
+                goodput_kbps=tcp.get("goodput_kbps", f["throughput_kbps"]),
+                throughput_kbps=f["throughput_kbps"],
+                highest_ack_segs=tcp.get("highest_ack_segs"),
+                retransmissions=tcp.get("retransmissions"),
+            )
+        flows.append(row)
+    drops: dict[str, int] = {}
+    ctrl = 0
+    for n in summary["nodes"]:
+        ctrl += int(n.get("routing_ctrl_originated_pkts", 0)) + int(n.get("routing_ctrl_forwarded_pkts", 0))
+        for k, v in (n.get("drops") or {}).items():
+            drops[k] = drops.get(k, 0) + int(v)
+    return {"flows": flows, "routing_ctrl_pkts": ctrl, "drops": drops}
+
+
+def _scalars(m: Mapping[str, Any], per_flow: bool = True) -> dict[str, float]:
+    """One run's metrics as name -> number: aggregates first, then per flow."""
+    out: dict[str, float] = {}
+    tcp = [f for f in m["flows"] if f["kind"] == "ftp"]
+    cbr = [f for f in m["flows"] if f["kind"] == "cbr"]
+    if tcp:
+        out["tcp_goodput_kbps"] = sum(f["goodput_kbps"] for f in tcp) / len(tcp)
+        out["tcp_highest_ack_segs"] = sum(f["highest_ack_segs"] or 0 for f in tcp) / len(tcp)
+        out["tcp_data_segments_sent"] = sum(f["tx_packets"] for f in tcp) / len(tcp)
+    if cbr:
+        tx = sum(f["tx_packets"] for f in cbr)
+        rx = sum(f["rx_packets"] for f in cbr)
+        out["cbr_pdr"] = rx / tx if tx else 0.0
+        out["cbr_rx_packets"] = float(rx)
+        d = [(f["delay_mean_s"], f["rx_packets"]) for f in cbr if f["delay_mean_s"] is not None and f["rx_packets"]]
+        if d:
+            out["cbr_delay_mean_s"] = sum(x * w for x, w in d) / sum(w for _, w in d)
+    out["routing_ctrl_pkts"] = float(m["routing_ctrl_pkts"])
+    if per_flow:
+        for f in m["flows"]:
+            p = f"flow{f['flow']}"
+            if f["kind"] == "ftp":
+                out[f"{p}.goodput_kbps"] = f["goodput_kbps"]
+                out[f"{p}.highest_ack_segs"] = float(f["highest_ack_segs"] or 0)
+            else:
+                out[f"{p}.pdr"] = f["pdr"]
+                if f["delay_mean_s"] is not None:
+                    out[f"{p}.delay_mean_s"] = f["delay_mean_s"]
+    return out
+
+
+def _drop_scalars(ours: Mapping[str, int], theirs: Mapping[str, int]) -> list[tuple[str, float, float]]:
+    keys = sorted(set(ours) | set(theirs))
+    return [(f"drops.{k}", float(ours.get(k, 0)), float(theirs.get(k, 0))) for k in keys]
+
+
+# --------------------------------------------------------------------------- one seed
+
+
+def _one_seed(
+    data: dict[str, Any],
+    source: str | None,
+    seed: int,
+    ns: str,
+    keep_dir: str | None,
+    timeout_s: float | None,
+    mac_trace: bool = False,
+) -> list[tuple[int, str, float, float]]:
+    """Run one seed in both simulators (in a worker process); long-form rows."""
+    s = Scenario(data, source).with_overrides({"seed": seed})
+    tmp = Path(tempfile.mkdtemp(prefix=f"manetlab-xcheck-{seed}-"))
+    try:
+        ours_dir = tmp / "manetlab"
+        with_movement = s.with_overrides({"outputs.movement": True})
+        result = run(with_movement, out=ours_dir)
+        ns_dir = Path(keep_dir) / f"seed{seed}" if keep_dir else tmp / "ns2"
+        export_ns2(s, ns_dir, movement_file=ours_dir / "movement.tcl", mac_trace=mac_trace)
+        limit = timeout_s if timeout_s is not None else 300.0 + 5.0 * s.duration_s
+        try:
+            proc = subprocess.run([ns, "run.tcl"], cwd=ns_dir, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl did not finish within {limit:g} s (ns-2 hung; see docs/ns2.md)") from None
+        if proc.returncode != 0 or not (ns_dir / "ports.txt").exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {ns_dir} (status {proc.returncode}): {' | '.join(tail)}")
+        theirs = metrics_from_dir(ns_dir).to_dict()
+        ours = our_metrics(result.summary)
+        a, b = _scalars(ours), _scalars(theirs)
+        rows = [(seed, k, a[k], b[k]) for k in a if k in b]
+        ours_drops = dict(ours["drops"])
+        if not mac_trace:
+            # ns-2 traces MAC drops only with -macTrace ON: compare them only then.
+            ours_drops = {k: v for k, v in ours_drops.items() if not k.startswith("mac.")}
+        rows += [(seed, k, x, y) for k, x, y in _drop_scalars(ours_drops, theirs["drops"])]
+        if keep_dir is None:
+            (ns_dir / "trace.tr").unlink(missing_ok=True)
+        return rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def crosscheck(
+    scenario: Scenario | str | os.PathLike[str] | Mapping[str, Any],
+    seeds: str | Iterable[int] = "1-20",
+    jobs: int = 1,
+    overrides: Overrides | None = None,
+    ns: str | None = None,
+    keep_dir: str | os.PathLike[str] | None = None,
+    timeout_s: float | None = None,
+    mac_trace: bool = False,
+) -> pd.DataFrame:
+    """Per-seed metrics of manetlab and ns-2 for `scenario`: a long DataFrame with
+    columns ``seed``, ``metric``, ``ours``, ``ns2``. `seeds` is "1-20"-style text or
+    a list; `jobs` worker processes run seeds in parallel; `keep_dir` keeps every
+    seed's ns-2 directory (script, trace, ports) under ``keep_dir/seed<N>``;
+    `mac_trace` turns on ns-2's MAC trace so MAC drops (``mac.RET``, ``mac.COL``)
+    are compared too (traces grow several-fold). A drop code seen in some seeds
+    only counts 0 in the others. `timeout_s` bounds each ns-2 run (default
+    300 s + 5 x the simulated duration): ns-2.35 can hang (DSDV, docs/ns2.md). A seed
+    whose ns-2 run fails or hangs is left out of the table for both simulators and
+    listed in ``df.attrs["failed"]`` ({seed: message}); if every seed fails,
+    Ns2RunFailed is raised.
+    Raises Ns2NotFound without ns, Ns2Unsupported for what ns-2 cannot build.
+    """
+    import pandas as pd
+
+    ns_path = find_ns(ns)
+    s = to_scenario(scenario, None, overrides)
+    seed_list = parse_seeds(seeds)
+    export_check(s)
+    args = [
+        (s.data, str(s.source) if s.source else None, seed, ns_path, str(keep_dir) if keep_dir else None, timeout_s, mac_trace)
+        for seed in seed_list
+    ]
+    rows: list[tuple[int, str, float, float]] = []
+    failed: dict[int, str] = {}
+    if jobs <= 1 or len(seed_list) == 1:
+        parts = map(_one_seed_safe, args)
+    else:
+        import multiprocessing
+
+        # spawn: no fork of a process that may hold threads (pandas, the core's runs).
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        parts = pool.map(_one_seed_safe, args)
+    for seed, part in zip(seed_list, parts):
+        if isinstance(part, str):
+            failed[seed] = part
+        else:
+            rows += part
+    if jobs > 1 and len(seed_list) > 1:
+        pool.shutdown()
+    if not rows:
+        raise Ns2RunFailed("every seed failed: " + "; ".join(failed.values()))
+    seed_list = [sd for sd in seed_list if sd not in failed]
+    # A drop code that some seeds never saw is a count of 0 there.
+    drop_keys = sorted({m for _, m, _, _ in rows if m.startswith("drops.")})
+    seen = {(sd, m) for sd, m, _, _ in rows}
+    rows += [(sd, k, 0.0, 0.0) for sd in seed_list for k in drop_keys if (sd, k) not in seen]
+    df = pd.DataFrame(rows, columns=["seed", "metric", "ours", "ns2"])
+    order = {m: i for i, m in enumerate(dict.fromkeys(m for _, m, _, _ in rows if not m.startswith("drops.")))}
+    order.update({k: len(order) + i for i, k in enumerate(drop_keys)})
+    df["_o"] = df["metric"].map(order)
+    df = df.sort_values(["_o", "seed"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    df.attrs["failed"] = failed
+    return df
+
+
+def _one_seed_safe(a: tuple[Any, ...]) -> list[tuple[int, str, float, float]] | str:
+    """One seed; an ns-2 failure becomes its message (the other seeds still count)."""
+    try:
+        return _one_seed(*a)
+    except Ns2RunFailed as e:
+        return str(e)
+
+
+def export_check(s: Scenario) -> None:
+    """Refuse early (Ns2Unsupported) what export would refuse, before any run."""
+    from manetlab.ns2.export import _plan
+
+    _plan(s)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularised incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betai(a: float, b: float, x: float) -> float:
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1.0 - x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+def _t_cdf(t: float, df: float) -> float:
+    p = 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - p if t > 0 else p
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Student-t quantile (e.g. p = 0.975, df = 19 -> 2.093), by bisection on the CDF."""
+    if not 0.0 < p < 1.0 or df <= 0:
+        raise ValueError("t_quantile needs 0 < p < 1 and df > 0")
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    lo, hi = 0.0, 1.0
+    while _t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if _t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12:
+            break
+    return (lo + hi) / 2.0
+
+
+def paired_ci(ours: Iterable[float], theirs: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of the paired differences ours − theirs and its `level` t confidence
+    interval: (mean, low, high); low = high = mean for a single pair."""
+    d = [float(a) - float(b) for a, b in zip(ours, theirs, strict=True)]
+    if not d:
+        raise ValueError("paired_ci needs at least one pair")
+    n = len(d)
+    mean = sum(d) / n
+    if n == 1:
+        return mean, mean, mean
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    half = t_quantile(0.5 + level / 2.0, n - 1) * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def summarize(df: pd.DataFrame, per_flow: bool = True) -> pd.DataFrame:
+    """One row per metric: n, ours (mean), ns2 (mean), ratio ours/ns2, and the 95 %
+    CI of the paired difference ours − ns2 (diff, ci_low, ci_high)."""
+    import pandas as pd
+
+    rows = []
+    order = list(dict.fromkeys(df["metric"]))
+    for metric in order:
+        if not per_flow and metric.startswith("flow"):
+            continue
+        g = df[df["metric"] == metric]
+        ours, theirs = g["ours"].astype(float).tolist(), g["ns2"].astype(float).tolist()
+        mo, mt = sum(ours) / len(ours), sum(theirs) / len(theirs)
+        diff, lo, hi = paired_ci(ours, theirs)
+        rows.append(
+            {
+                "metric": metric,
+                "n": len(g),
+                "ours": mo,
+                "ns2": mt,
+                "ratio": mo / mt if mt != 0 else (1.0 if mo == 0 else math.inf),
+                "diff": diff,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    return pd.DataFrame(rows, columns=["metric", "n", "ours", "ns2", "ratio", "diff", "ci_low", "ci_high"])
+
+
+def format_summary(table: pd.DataFrame) -> str:
+    """The summary as an aligned text table (what `manetlab crosscheck` prints)."""
+
+    def g(v: float) -> str:
+        if isinstance(v, float) and (math.isinf(v) or math.isnan(v)):
+            return str(v)
+        return f"{v:.4g}"
+
+    head = ["metric", "n", "ours", "ns-2", "ratio", "ours-ns2 [95% CI]"]
+    body = [
+        [r.metric, str(r.n), g(r.ours), g(r.ns2), g(r.ratio), f"{g(r.diff)} [{g(r.ci_low)}, {g(r.ci_high)}]"]
+        for r in table.itertuples()
+    ]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    lines = ["  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths))) for row in [head, *body]]
+    return "\n".join(lines)
+
+
+__all__ += ["format_summary", "Ns2Unsupported", "export_check"]
