@@ -33,6 +33,10 @@ pub struct TcpConfig {
     pub clock_tick_s: f64,
     /// Record the cwnd/ssthresh/RTO/SRTT/seq/ACK time series in the results.
     pub trace: bool,
+    /// Full TCP connection management: SYN → SYN-ACK → ACK with MSS/SACK-permitted
+    /// options, FIN → FIN+ACK → ACK. Default false: ns-2's one-way `Agent/TCP` — a
+    /// 40-byte SYN-like first packet acknowledged by a plain ACK, no FIN.
+    pub handshake: bool,
     /// Vegas α, segments (Brakmo & Peterson: 1). Only with transport = "vegas".
     pub vegas_alpha_pkts: Option<f64>,
     /// Vegas β, segments (3). Only with "vegas".
@@ -73,6 +77,7 @@ impl Default for TcpConfig {
             initial_rto_s: 3.0,
             clock_tick_s: 0.01,
             trace: false,
+            handshake: false,
             vegas_alpha_pkts: None,
             vegas_beta_pkts: None,
             vegas_gamma_pkts: None,
