@@ -325,7 +325,7 @@ mod tests {
     }
 
     fn established(delayed: bool) -> TcpReceiver {
-        let cfg = TcpConfig { delayed_ack: delayed, ..TcpConfig::default() };
+        let cfg = TcpConfig { delayed_ack: delayed, handshake: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(&cfg, 1, 1);
         let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
         syn.seq = 0;
@@ -365,6 +365,31 @@ mod tests {
         assert_eq!(d.iter().map(|x| x.offset).collect::<Vec<_>>(), vec![1000, 2000, 3000]);
         assert_eq!(o[0].hdr.ack, 4001);
         assert_eq!(o[0].hdr.sack_blocks(), &[(5001, 6001)]);
+    }
+
+    #[test]
+    fn one_way_sink_acks_the_syn_with_a_plain_40_byte_ack() {
+        let mut r = TcpReceiver::new(&TcpConfig::default(), 1, 1);
+        r.set_sack(true);
+        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        syn.seq = 0;
+        syn.sack_permitted = false;
+        r.on_segment(t(0.0), &syn, 0, t(0.0), &mut Vec::new());
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        assert_eq!(out.len(), 1);
+        let h = out[0].hdr;
+        assert!(h.flags.ack && !h.flags.syn && !h.flags.fin);
+        assert_eq!((h.ack, h.size_bytes()), (1, 20));
+        assert_eq!(r.state(), ReceiverState::Established);
+        assert!(r.sack_negotiated());
+        // A repeated SYN is acknowledged again.
+        r.on_segment(t(0.5), &syn, 0, t(0.5), &mut Vec::new());
+        r.take_output(&mut out);
+        assert_eq!(out.len(), 2);
+        // Data flows as usual; no FIN is ever sent.
+        let (d, o) = data(&mut r, 1.0, 0);
+        assert_eq!((d.len(), o[0].hdr.ack), (1, 1001));
     }
 
     #[test]

@@ -1001,7 +1001,7 @@ impl TcpSender {
         // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
         let send = match self.kind {
             Recovery::Tahoe => true,
-            Recovery::Reno | Recovery::NewReno => self.dupacks >= self.st.dupthresh,
+            Recovery::Reno | Recovery::NewReno => self.in_recovery || self.dupacks >= self.st.dupthresh,
             _ => self.in_recovery,
         };
         if send {
