@@ -50,7 +50,7 @@ pub struct TcpConfig {
     /// TCP-AP: EWMA weight of the old four-hop-delay estimate, in [0, 1) (0.7, the
     /// published ns-2 module's `alpha_`). Only with "tcp-ap".
     pub tcpap_alpha: Option<f64>,
-    /// TCP-AP: RTT samples over which covRTT is computed, >= 2 (50, ns-2 `history_`). Only with "tcp-ap".
+    /// TCP-AP: four-hop-delay samples over which the deviation is computed, >= 2 (50, ns-2 `history_`). Only with "tcp-ap".
     pub tcpap_history_samples: Option<u32>,
     /// TCP-AP: hops of channel reuse, FHD = delay over min(h, this) hops (4, ElRakabawy et al.). Only with "tcp-ap".
     pub tcpap_span_hops: Option<u32>,
