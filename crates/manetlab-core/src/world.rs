@@ -291,7 +291,7 @@ impl Simulator {
                         cbr = Some(c);
                     }
                     FlowKind::Ftp => {
-                        tcp = Some(Box::new(tcp::TcpFlow::new(id, f)));
+                        tcp = Some(Box::new(tcp::TcpFlow::new(id, f, s.seed)));
                         sched.schedule_at(start, Event::TcpOpen(id));
                         if stop < end {
                             sched.schedule_at(stop, Event::TcpAppStop(id));

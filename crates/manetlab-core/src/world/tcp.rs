@@ -10,7 +10,8 @@ use crate::ids::{FlowId, NodeId};
 use crate::metrics::{FlowSummary, TcpFlowSummary};
 use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use crate::scenario::FlowSpec;
-use crate::sim::{SimTime, Timer, TimerToken};
+use crate::sim::{stream, Component, SimTime, Timer, TimerToken};
+use rand::Rng;
 use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender, TCP_BASE_PORT};
 use crate::transport::TransportNotice;
 
@@ -25,13 +26,20 @@ pub(super) struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub(super) fn new(id: FlowId, f: &FlowSpec) -> Self {
+    /// `seed`: the run seed; the sender's RTT-clock phase (ns-2 `boot_time_`, uniform in
+    /// one `tcpTick_`) is drawn from the flow's transport stream.
+    pub(super) fn new(id: FlowId, f: &FlowSpec, seed: u64) -> Self {
         let cfg = f.tcp_config();
         let cc = tcp::by_name(f.transport_name(), &cfg.variant_params()).expect("validated TCP variant");
         let port = TCP_BASE_PORT.wrapping_add(id.0 as u16);
+        let mut sender = TcpSender::new(&cfg, cc, port, port);
+        let mut rng = stream(seed, u64::from(id.0), Component::Transport);
+        sender.set_clock_phase_s(rng.gen::<f64>() * cfg.clock_tick_s);
+        let mut receiver = TcpReceiver::new(&cfg, port, port);
+        receiver.set_sack(sender.sack_offered());
         TcpFlow {
-            sender: TcpSender::new(&cfg, cc, port, port),
-            receiver: TcpReceiver::new(&cfg, port, port),
+            sender,
+            receiver,
             app: Ftp::new(f.file_bytes),
             timers: [Timer::new(), Timer::new()],
             segs: Vec::new(),

@@ -9,6 +9,13 @@
 //! Units: `cwnd` and `ssthresh` are in segments (f64, as ns-2's `cwnd_`), times in
 //! seconds unless typed `SimTime`.
 //!
+//! The Reno defaults are ns-2.35's `TcpAgent` (`tcp.cc`): `opencwnd` grows cwnd once
+//! per new ACK (+1 in slow start, +1/cwnd in congestion avoidance: `wnd_option_` 1,
+//! `increase_num_` 1, no `maxcwnd_` clamp — the usable window is clamped to `window_`
+//! instead); `slowdown` sets ssthresh = ⌊min(cwnd, window_)/2⌋ ≥ 2 (`precision_reduce_`,
+//! `decrease_num_` 0.5) on every loss, timeouts included, so repeated timeouts drive
+//! it to 2.
+//!
 //! Hook order on one ACK (see `sender.rs`):
 //! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
 //!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
@@ -59,6 +66,8 @@ pub struct CcState {
     pub flight: u64,
     /// Read-only: duplicate-ACK threshold (segments).
     pub dupthresh: u32,
+    /// Read-only: the window limit `window_pkts` (ns-2 `wnd_`), segments.
+    pub max_window: f64,
     /// Read-only: duplicate ACKs since the last new ACK.
     pub dupacks: u32,
     /// Read-only: timeouts since the last new ACK (1 in the first `on_timeout`).
@@ -72,25 +81,31 @@ pub struct CcState {
     pub una_sent_at: Option<SimTime>,
     /// Read-only: maximum segment payload (bytes).
     pub mss: u32,
-    /// Read-only: oldest unacknowledged segment and one past the highest sent.
+    /// Read-only: oldest unacknowledged segment, next segment to send, one past the
+    /// highest sent.
     pub snd_una: u64,
+    pub snd_nxt: u64,
     pub snd_max: u64,
+    /// Read-only: the oldest unacknowledged segment has been retransmitted.
+    pub una_retransmitted: bool,
     /// Read-only: hops of the path, measured from the IP TTL of the last segment
     /// received from the peer (None until the simulator reports one; TCP-AP).
     pub path_hops: Option<u32>,
 }
 
 impl CcState {
-    pub fn new(initial_cwnd: f64, mss: u32, dupthresh: u32) -> Self {
+    /// `max_window`: `window_pkts` (ns-2 `window_`), which is also the initial
+    /// ssthresh (ns-2 `reset()`: `ssthresh_ = int(wnd_)`; the Tcl `ssthresh_ 0` is
+    /// overwritten there).
+    pub fn new(initial_cwnd: f64, mss: u32, dupthresh: u32, max_window: f64) -> Self {
         CcState {
             now: SimTime::ZERO,
             cwnd: initial_cwnd,
-            // "Arbitrarily high" initial ssthresh (RFC 5681 §3.1); ns-2 uses 20 with
-            // window_ 20, which the window clamps anyway.
-            ssthresh: f64::from(u32::MAX),
+            ssthresh: max_window.floor(),
             backoff: 1.0,
             flight: 0,
             dupthresh,
+            max_window,
             dupacks: 0,
             consecutive_timeouts: 0,
             srtt_s: None,
@@ -99,7 +114,9 @@ impl CcState {
             una_sent_at: None,
             mss,
             snd_una: 0,
+            snd_nxt: 0,
             snd_max: 0,
+            una_retransmitted: false,
             path_hops: None,
         }
     }
@@ -119,7 +136,8 @@ pub trait CongestionControl {
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         reno_ssthresh(s)
     }
-    /// New cumulative ACK of `acked` segments outside recovery: grow cwnd.
+    /// New cumulative ACK of `acked` segments outside recovery (and the ACK that ends
+    /// Reno/NewReno recovery): grow cwnd.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         reno_cong_avoid(s, acked);
     }
@@ -131,32 +149,40 @@ pub trait CongestionControl {
     fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
         dupacks == s.dupthresh
     }
+    /// Limited transmit on the first duplicate ACKs (ns-2 `singledup_` 1). Default true.
+    fn limited_transmit(&self) -> bool {
+        true
+    }
+    /// The `recover` guard applies after fast retransmits too (ns-2 `bugFix_`); false:
+    /// only after a timeout (ns-2 Vegas).
+    fn recover_guard_after_fast_retransmit(&self) -> bool {
+        true
+    }
     /// Fast retransmit: set ssthresh and cwnd (the engine then retransmits).
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE)` for Tahoe, `…|CLOSE_CWND_HALF`
+    /// (cwnd = min(cwnd, window_)/2, not rounded) for the others; Reno/NewReno's
+    /// inflation by the duplicate ACKs is the engine's separate `dupwnd`.
     fn enter_recovery(&mut self, s: &mut CcState, kind: Recovery) {
+        let half = s.cwnd.min(s.max_window) / 2.0;
         s.ssthresh = self.ssthresh(s);
         s.cwnd = match kind {
             Recovery::Tahoe => 1.0,
-            // RFC 5681 §3.2 step 4: ssthresh + 3 segments for the dup ACKs that left.
-            Recovery::Reno | Recovery::NewReno => s.ssthresh + f64::from(s.dupthresh),
-            // RFC 6675 §5 step 4.2: cwnd = ssthresh; the pipe does the rest.
-            Recovery::Sack | Recovery::Fack | Recovery::Timestamp => s.ssthresh,
+            _ => half.max(1.0),
         };
     }
-    /// Recovery ends (full ACK): deflate (RFC 6582 §3.2 step 6 option 2, as ns-2).
-    fn exit_recovery(&mut self, s: &mut CcState) {
-        s.cwnd = s.ssthresh;
-    }
-    /// Retransmission timeout (RFC 5681 §3.1 (4) and the loss window of 1 segment).
-    /// ssthresh is reduced on the first of consecutive timeouts only (RFC 5681 §3.1 note).
+    /// Recovery ends (full ACK). Default: nothing — ns-2 (`exit_recovery_fix_` 0) only
+    /// drops the inflation, and the ACK then opens cwnd as any new ACK.
+    fn exit_recovery(&mut self, _s: &mut CcState) {}
+    /// Retransmission timeout: ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` —
+    /// ssthresh = ⌊min(cwnd, window_)/2⌋ ≥ 2 on every timeout, cwnd = 1.
     fn on_timeout(&mut self, s: &mut CcState) {
-        if s.consecutive_timeouts <= 1 {
-            s.ssthresh = self.ssthresh(s);
-        }
+        s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
     }
-    /// Back the RTO off after a timeout (RFC 6298 §5.5: double).
-    fn backoff_rto(&mut self, s: &mut CcState) {
-        s.backoff = (s.backoff * 2.0).min(super::rto::MAX_BACKOFF);
+    /// Back the RTO off after a timeout. None (default): the engine doubles as ns-2
+    /// `rtt_backoff`; a variant that backs off differently sets `s.backoff` and returns true.
+    fn backoff_rto(&mut self, _s: &mut CcState) -> bool {
+        false
     }
     /// The first ACK covering the segment retransmitted by a timeout. Default:
     /// nothing; the backoff is cleared by the next valid RTT sample (Karn, ns-2).
@@ -204,37 +230,25 @@ pub struct LostSegment {
     pub to_be_ack: Vec<u64>,
 }
 
-/// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
+/// ns-2 `slowdown(CLOSE_SSTHRESH_HALF)`: ssthresh = ⌊min(cwnd, window_)/2⌋, at least 2.
+/// (RFC 5681 (4) uses FlightSize; ns-2 uses the window.)
 pub fn reno_ssthresh(s: &CcState) -> f64 {
-    (s.flight as f64 / 2.0).floor().max(2.0)
+    (s.cwnd.min(s.max_window) / 2.0).floor().max(2.0)
 }
 
-/// Slow start: cwnd += 1 per acked segment, not beyond ssthresh. Returns the
-/// acked segments left over for congestion avoidance (Linux `tcp_slow_start`).
-pub fn reno_slow_start(s: &mut CcState, acked: u64) -> u64 {
-    let room = (s.ssthresh - s.cwnd).max(0.0);
-    let used = (acked as f64).min(room.ceil());
-    s.cwnd = (s.cwnd + used).min(s.ssthresh.max(s.cwnd));
-    acked - used as u64
-}
-
-/// Congestion avoidance: cwnd += 1/cwnd per acked segment (ns-2 `opencwnd`,
-/// RFC 5681 (3)).
-pub fn reno_cong_avoid_ai(s: &mut CcState, acked: u64) {
-    for _ in 0..acked {
+/// ns-2 `opencwnd` (`wnd_option_` 1, `increase_num_` 1): once per new ACK, whatever
+/// it acknowledges — cwnd + 1 below ssthresh, else cwnd + 1/cwnd.
+pub fn reno_open_cwnd(s: &mut CcState) {
+    if s.cwnd < s.ssthresh {
+        s.cwnd += 1.0;
+    } else {
         s.cwnd += 1.0 / s.cwnd;
     }
 }
 
-/// Reno window growth: slow start below ssthresh, then additive increase.
-pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {
-    let mut acked = acked;
-    if s.in_slow_start() {
-        acked = reno_slow_start(s, acked);
-    }
-    if acked > 0 {
-        reno_cong_avoid_ai(s, acked);
-    }
+/// Reno window growth on a new ACK (the `acked` count is ignored, as in ns-2).
+pub fn reno_cong_avoid(s: &mut CcState, _acked: u64) {
+    reno_open_cwnd(s);
 }
 
 /// Parameters that some variants read (validated in the scenario).
@@ -311,17 +325,24 @@ mod tests {
     }
 
     #[test]
-    fn reno_helpers() {
-        let mut s = CcState::new(2.0, 1000, 3);
+    fn reno_helpers_follow_ns2_opencwnd_and_slowdown() {
+        let mut s = CcState::new(2.0, 1000, 3, 20.0);
+        assert_eq!(s.ssthresh, 20.0, "ns-2 reset(): ssthresh_ = window_");
         s.ssthresh = 4.0;
-        // Slow start: 2 -> 3 -> 4, then CA: 4 + 1/4.
+        // One increment per ACK, however many segments it covers: 2 -> 3 -> 4, then 4 + 1/4.
         reno_cong_avoid(&mut s, 1);
         assert_eq!(s.cwnd, 3.0);
+        reno_cong_avoid(&mut s, 5);
+        assert_eq!(s.cwnd, 4.0);
         reno_cong_avoid(&mut s, 2);
-        assert_eq!(s.cwnd, 4.0 + 0.25);
-        s.flight = 9;
-        assert_eq!(reno_ssthresh(&s), 4.0);
+        assert_eq!(s.cwnd, 4.25);
+        // ssthresh = ⌊min(cwnd, window_)/2⌋ ≥ 2, independent of the flight size.
+        s.cwnd = 9.0;
         s.flight = 1;
+        assert_eq!(reno_ssthresh(&s), 4.0);
+        s.cwnd = 35.0;
+        assert_eq!(reno_ssthresh(&s), 10.0, "window_ 20 caps the window used");
+        s.cwnd = 1.0;
         assert_eq!(reno_ssthresh(&s), 2.0);
     }
 }

@@ -33,6 +33,10 @@ pub struct TcpConfig {
     pub clock_tick_s: f64,
     /// Record the cwnd/ssthresh/RTO/SRTT/seq/ACK time series in the results.
     pub trace: bool,
+    /// Full TCP connection management: SYN → SYN-ACK → ACK with MSS/SACK-permitted
+    /// options, FIN → FIN+ACK → ACK. Default false: ns-2's one-way `Agent/TCP` — a
+    /// 40-byte SYN-like first packet acknowledged by a plain ACK, no FIN.
+    pub handshake: bool,
     /// Vegas α, segments (Brakmo & Peterson: 1). Only with transport = "vegas".
     pub vegas_alpha_pkts: Option<f64>,
     /// Vegas β, segments (3). Only with "vegas".
@@ -46,7 +50,7 @@ pub struct TcpConfig {
     /// TCP-AP: EWMA weight of the old four-hop-delay estimate, in [0, 1) (0.7, the
     /// published ns-2 module's `alpha_`). Only with "tcp-ap".
     pub tcpap_alpha: Option<f64>,
-    /// TCP-AP: RTT samples over which covRTT is computed, >= 2 (50, ns-2 `history_`). Only with "tcp-ap".
+    /// TCP-AP: four-hop-delay samples over which the deviation is computed, >= 2 (50, ns-2 `history_`). Only with "tcp-ap".
     pub tcpap_history_samples: Option<u32>,
     /// TCP-AP: hops of channel reuse, FHD = delay over min(h, this) hops (4, ElRakabawy et al.). Only with "tcp-ap".
     pub tcpap_span_hops: Option<u32>,
@@ -73,6 +77,7 @@ impl Default for TcpConfig {
             initial_rto_s: 3.0,
             clock_tick_s: 0.01,
             trace: false,
+            handshake: false,
             vegas_alpha_pkts: None,
             vegas_beta_pkts: None,
             vegas_gamma_pkts: None,

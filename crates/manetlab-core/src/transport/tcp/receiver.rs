@@ -1,7 +1,12 @@
 //! The TCP receiver (ns-2 `TCPSink` / `DelAckSink` / `Sack1` sink).
 //!
-//! * Handshake: answers a SYN with SYN-ACK (repeating it for a retransmitted SYN);
-//!   the connection is established by the handshake ACK or by the first data.
+//! * One-way (default, ns-2 `TCPSink`): the sender's 40-byte first packet (a SYN
+//!   without options) is answered by a plain 40-byte ACK, repeated for a repeated
+//!   SYN; SACK is used when the sender uses it (ns-2 pairs `Sack1` with the SACK
+//!   sink by configuration). No FIN.
+//! * Handshake (`handshake = true`): answers a SYN with SYN-ACK (repeating it for a
+//!   retransmitted SYN); the connection is established by the handshake ACK or by
+//!   the first data.
 //! * ACKs are cumulative (RFC 9293). With `delayed_ack`, an in-order segment is
 //!   acknowledged with every second full segment or after the delayed-ACK timeout
 //!   (RFC 5681 §4.2, RFC 1122 4.2.3.2; ns-2 `interval_` = 100 ms); out-of-order
@@ -57,6 +62,10 @@ pub struct TcpReceiver {
     mss: u32,
     state: ReceiverState,
     sack_ok: bool,
+    /// ns-2 one-way sink: no SYN-ACK, no FIN.
+    one_way: bool,
+    /// One-way: SACK blocks in ACKs (set by the simulator from the sender's choice).
+    sack_configured: bool,
     /// Next expected data byte offset.
     rcv_nxt: u64,
     /// Out-of-order data: start offset → (end offset, sent_at).
@@ -81,6 +90,8 @@ impl TcpReceiver {
             mss: cfg.mss_bytes,
             state: ReceiverState::Listen,
             sack_ok: false,
+            one_way: !cfg.handshake,
+            sack_configured: false,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             recent: Vec::new(),
@@ -92,6 +103,11 @@ impl TcpReceiver {
         }
     }
 
+    /// One-way mode: whether ACKs carry SACK blocks (the sender's choice; ns-2 pairs
+    /// `Agent/TCP/Sack1` with `Agent/TCPSink/Sack1` in the script).
+    pub fn set_sack(&mut self, on: bool) {
+        self.sack_configured = on;
+    }
     pub fn state(&self) -> ReceiverState {
         self.state
     }
@@ -194,6 +210,14 @@ impl TcpReceiver {
     /// A segment from the sender; returns the bytes newly delivered in order.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, payload_bytes: u32, sent_at: SimTime, delivered: &mut Vec<Delivery>) {
         match self.state {
+            ReceiverState::Listen if self.one_way => {
+                if h.flags.syn {
+                    self.sack_ok = self.sack_configured;
+                    self.state = ReceiverState::Established;
+                    self.send_ack(None);
+                }
+                return;
+            }
             ReceiverState::Listen => {
                 if h.flags.syn && !h.flags.ack {
                     self.sack_ok = h.sack_permitted;
@@ -301,7 +325,7 @@ mod tests {
     }
 
     fn established(delayed: bool) -> TcpReceiver {
-        let cfg = TcpConfig { delayed_ack: delayed, ..TcpConfig::default() };
+        let cfg = TcpConfig { delayed_ack: delayed, handshake: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(&cfg, 1, 1);
         let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
         syn.seq = 0;
@@ -341,6 +365,31 @@ mod tests {
         assert_eq!(d.iter().map(|x| x.offset).collect::<Vec<_>>(), vec![1000, 2000, 3000]);
         assert_eq!(o[0].hdr.ack, 4001);
         assert_eq!(o[0].hdr.sack_blocks(), &[(5001, 6001)]);
+    }
+
+    #[test]
+    fn one_way_sink_acks_the_syn_with_a_plain_40_byte_ack() {
+        let mut r = TcpReceiver::new(&TcpConfig::default(), 1, 1);
+        r.set_sack(true);
+        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        syn.seq = 0;
+        syn.sack_permitted = false;
+        r.on_segment(t(0.0), &syn, 0, t(0.0), &mut Vec::new());
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        assert_eq!(out.len(), 1);
+        let h = out[0].hdr;
+        assert!(h.flags.ack && !h.flags.syn && !h.flags.fin);
+        assert_eq!((h.ack, h.size_bytes()), (1, 20));
+        assert_eq!(r.state(), ReceiverState::Established);
+        assert!(r.sack_negotiated());
+        // A repeated SYN is acknowledged again.
+        r.on_segment(t(0.5), &syn, 0, t(0.5), &mut Vec::new());
+        r.take_output(&mut out);
+        assert_eq!(out.len(), 2);
+        // Data flows as usual; no FIN is ever sent.
+        let (d, o) = data(&mut r, 1.0, 0);
+        assert_eq!((d.len(), o[0].hdr.ack), (1, 1001));
     }
 
     #[test]

@@ -17,15 +17,35 @@
 //! 0, data byte i is 1 + i, the FIN 1 + file size). Internally data is counted
 //! in segments of `mss_bytes` (the last one may be short); headers carry bytes.
 //!
-//! Our choices where the RFCs leave room (docs/tcp.md):
-//! * Go-back-N after a timeout, as ns-2 (`t_seqno_ = highest_ack_ + 1`); the SACK
-//!   scoreboard is cleared on timeout (RFC 2018 §8).
-//! * The `recover` guard (RFC 6582 §3.2 step 1 / §4) after timeouts for every
-//!   variant and after fast retransmit for all but Reno (classic Reno may take a
-//!   second fast retransmit in one window, as in Floyd & Fall 1996).
-//! * RTO estimator fed once per RTT (one timed segment, as ns-2); every valid
-//!   sample (Karn) also goes to the variant's `on_rtt_sample`.
-//! * The FIN is sent once all data has been sent; the receiver answers FIN+ACK.
+//! The default is ns-2.35's one-way `Agent/TCP` family (`tcp.cc`, `tcp-reno.cc`,
+//! `tcp-newreno.cc`, `tcp-sack1.cc`; docs/tcp.md has the parameter table):
+//! * Connection: a 40-byte SYN-like first packet (ns-2 `syn_`), acknowledged by a
+//!   plain ACK; cwnd = 1 until then and `windowInit_` after (`delay_growth_`); a
+//!   lost SYN makes the initial window 1 and ssthresh 2 (ns-2 `bugfix_ss_` and
+//!   `slowdown`). No FIN. `handshake = true` gives the RFC 9293 three-way
+//!   handshake (with MSS/SACK-permitted options) and FIN exchange instead.
+//! * Window = min(⌊cwnd⌋ + dupwnd, `window_pkts`, advertised window); dupwnd is
+//!   Reno/NewReno's fast-recovery inflation (ns-2 `dupwnd_`), kept apart from cwnd.
+//! * cwnd grows once per new ACK (`opencwnd`, see cc.rs); ssthresh = ⌊min(cwnd,
+//!   window)/2⌋ ≥ 2 on every fast retransmit and every timeout.
+//! * The `recover` guard (ns-2 `bugFix_`, RFC 6582 §3.2 step 1) for every variant:
+//!   a fast retransmit needs the cumulative ACK strictly above `recover` (the highest
+//!   segment sent at the last fast retransmit or timeout), or no data acknowledged yet.
+//! * Limited transmit (ns-2 `singledup_` = 1): the first and second duplicate ACKs
+//!   each send one new segment if it fits in cwnd + dupacks (`send_one`).
+//! * RTT timing as ns-2 (`rtt_active_`, `rtt_seq_`, `rtt_ts_`): one new segment is
+//!   timed at a time; a fast retransmit or timeout cancels the timing (Karn), and a
+//!   valid sample clears the backoff. Variants get every Karn-valid sample too.
+//! * NewReno partial ACK (`partialnewack`, `partial_window_deflation_` 1): retransmit
+//!   the next hole; deflate dupwnd/cwnd by the segments acked minus one; restart the
+//!   timer on the first partial ACK only (`newreno_changes1_` 1); during recovery at
+//!   most two segments per ACK (`maxburst` 2). Recovery ends at an ACK ≥ `recover`.
+//! * Sack1: pipe = segments out − dupthresh on entry, −1 per ACK (−2 per partial
+//!   ACK), +1 per transmission; send while pipe < ⌊cwnd⌋ the first unSACKed,
+//!   unretransmitted segment below the highest SACK, else new data; duplicate ACKs
+//!   count only when they SACK something new. FACK keeps its own rules (fack.rs).
+//! * Go-back-N after a timeout (`t_seqno_ = highest_ack_ + 1`); the SACK
+//!   scoreboard is cleared on timeout (RFC 2018 §8, ns-2 Sack1).
 //! * [`Recovery::Timestamp`] (TCP-PR / MPR): every segment keeps the time it was
 //!   last sent; one that stays unacknowledged longer than the variant's
 //!   `loss_timeout_s` (mxrtt) is declared dropped, moved from the to-be-ack list to
@@ -40,9 +60,10 @@
 //!   Some): `RouteFailed` freezes the sender — no RTO, no pacing, no new data,
 //!   cwnd/ssthresh/backoff kept — and sends a probe (the oldest unacknowledged
 //!   segment, or the next new one) every probe interval. `RouteReestablished` or
-//!   any ACK ends the freeze: the frozen window resumes go-back-N from the oldest
-//!   unacknowledged segment (what was in flight died with the route) with the RTO
-//!   restarted at its frozen value.
+//!   the ACK of a probe ends the freeze (Holland & Vaidya; other ACKs are
+//!   processed but leave the sender frozen): the frozen window resumes go-back-N
+//!   from the oldest unacknowledged segment (what was in flight died with the
+//!   route) with the RTO restarted at its frozen value.
 
 use super::cc::{CcState, CongestionControl, LostSegment, Recovery};
 use super::config::TcpConfig;
@@ -123,14 +144,33 @@ pub struct TcpSender {
     board: VecDeque<SegInfo>,
     dupacks: u32,
     in_recovery: bool,
-    /// RFC 6582 `recover`, in segments (exclusive: the `max` at the time).
+    /// Reno/NewReno fast-recovery inflation, segments (ns-2 `dupwnd_`).
+    dupwnd: u32,
+    /// NewReno: a partial ACK of this recovery already restarted the timer.
+    first_partial: bool,
+    /// Sack1's pipe counter during recovery (ns-2 `pipe_`).
+    sack1_pipe: i64,
+    /// ns-2 `recover_` in our numbering: `max` at the last fast retransmit/timeout.
     recover: Option<u64>,
     /// Set by a timeout: the segment it retransmitted (hook on the ACK covering it).
     timeout_una: Option<u64>,
-    /// The estimator takes samples only from segments >= rtt_seq (one per RTT).
+    /// ns-2 RTT timing: a segment is being timed (`rtt_active_`), which (`rtt_seq_`) and
+    /// since when (`rtt_ts_`).
+    rtt_active: bool,
     rtt_seq: u64,
-    /// Segments below this were in flight across a timeout: no samples (Karn).
+    rtt_ts: SimTime,
+    /// Segments below this were in flight across a loss: no samples for the variant (Karn).
     karn_floor: u64,
+    /// ns-2 one-way agent (default) rather than the full handshake/FIN.
+    one_way: bool,
+    /// Initial window after the SYN is acknowledged (ns-2 `wnd_init_`; 1 after a lost SYN).
+    init_window: f64,
+    /// ELFN: the segment sent as the last probe while frozen.
+    probe_seg: Option<u64>,
+    /// The last loss response was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    last_loss_timeout: bool,
+    /// The in-recovery flag was just cleared by this ACK (Sack1 does not open cwnd then).
+    last_exit_was_now: bool,
     rto_at: Option<SimTime>,
     pace_at: Option<SimTime>,
     next_pace: SimTime,
@@ -155,7 +195,10 @@ impl TcpSender {
         let kind = cc.recovery();
         let sack_offer = cfg.sack.unwrap_or(kind.needs_sack());
         let params = RtoParams { tick_s: cfg.clock_tick_s, min_s: cfg.min_rto_s, max_s: cfg.max_rto_s, initial_s: cfg.initial_rto_s };
-        let mut st = CcState::new(f64::from(cfg.initial_window_pkts), cfg.mss_bytes, cfg.dupack_threshold);
+        let one_way = !cfg.handshake;
+        // ns-2 `delay_growth_`: cwnd is 1 until the SYN is acknowledged.
+        let cwnd0 = if one_way { 1.0 } else { f64::from(cfg.initial_window_pkts) };
+        let mut st = CcState::new(cwnd0, cfg.mss_bytes, cfg.dupack_threshold, f64::from(cfg.window_pkts));
         st.base_rto_s = params.initial_s;
         TcpSender {
             mss: cfg.mss_bytes,
@@ -176,10 +219,20 @@ impl TcpSender {
             board: VecDeque::new(),
             dupacks: 0,
             in_recovery: false,
+            dupwnd: 0,
+            first_partial: false,
+            sack1_pipe: 0,
             recover: None,
             timeout_una: None,
+            rtt_active: false,
             rtt_seq: 0,
+            rtt_ts: SimTime::ZERO,
             karn_floor: 0,
+            one_way,
+            init_window: f64::from(cfg.initial_window_pkts),
+            probe_seg: None,
+            last_exit_was_now: false,
+            last_loss_timeout: false,
             rto_at: None,
             pace_at: None,
             next_pace: SimTime::ZERO,
@@ -273,6 +326,23 @@ impl TcpSender {
     pub fn note_path_hops(&mut self, hops: u32) {
         self.st.path_hops = Some(hops.max(1));
     }
+    /// Phase of the sender's RTT clock in seconds (ns-2 `boot_time_`, uniform in one
+    /// tick per agent); the simulator draws it from the flow's transport stream.
+    pub fn set_clock_phase_s(&mut self, phase_s: f64) {
+        self.rto.set_phase_s(phase_s);
+    }
+    /// Whether this sender uses SACK if the receiver does (offered / configured).
+    pub fn sack_offered(&self) -> bool {
+        self.sack_offer
+    }
+    /// ns-2 one-way agent (no handshake options, no FIN).
+    pub fn one_way(&self) -> bool {
+        self.one_way
+    }
+    /// Fast-recovery inflation (segments).
+    pub fn dupwnd(&self) -> u32 {
+        self.dupwnd
+    }
     /// Move the queued output segments into `v`.
     pub fn take_output(&mut self, v: &mut Vec<Segment>) {
         v.append(&mut self.out);
@@ -352,8 +422,10 @@ impl TcpSender {
 
     fn send_syn(&mut self, _now: SimTime) {
         let mut h = self.header(0, TcpFlags { syn: true, ..TcpFlags::default() });
-        h.mss = Some(self.mss.min(u32::from(u16::MAX)) as u16);
-        h.sack_permitted = self.sack_offer;
+        if !self.one_way {
+            h.mss = Some(self.mss.min(u32::from(u16::MAX)) as u16);
+            h.sack_permitted = self.sack_offer;
+        }
         self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
     }
 
@@ -377,6 +449,12 @@ impl TcpSender {
             self.stats.retransmissions += 1;
         } else {
             self.board.push_back(SegInfo { sent_at: now, retx: false, rec_retx: false, sacked: false, lost: false, drops: 0, cwnd_at_send: cwnd });
+            if !self.rtt_active {
+                // ns-2 `output`: time this new segment if none is being timed.
+                self.rtt_active = true;
+                self.rtt_seq = k;
+                self.rtt_ts = now;
+            }
             self.max += 1;
             self.stats.new_segments_sent += 1;
             self.stats.new_bytes_sent += u64::from(len);
@@ -419,6 +497,8 @@ impl TcpSender {
         self.st.snd_una = self.una;
         self.st.dupacks = self.dupacks;
         self.st.snd_max = self.max;
+        self.st.snd_nxt = self.nxt;
+        self.st.una_retransmitted = self.una < self.max && self.info(self.una).retx;
         self.st.srtt_s = self.rto.srtt_s();
         self.st.rttvar_s = self.rto.rttvar_s();
         self.st.base_rto_s = self.rto.base_s();
@@ -427,9 +507,10 @@ impl TcpSender {
 
     // ----- the send loop ------------------------------------------------------------------
 
-    /// Usable window in segments: min(cwnd, advertised window, window_pkts), at least 1.
+    /// Usable window in segments: min(⌊cwnd⌋ + dupwnd, advertised window, window_pkts),
+    /// at least 1 (ns-2 `RenoTcpAgent::window`; dupwnd is 0 outside Reno/NewReno recovery).
     fn window(&self) -> u64 {
-        (self.st.cwnd.floor().max(1.0) as u64).min(self.rwnd_segs).min(self.max_window).max(1)
+        (self.st.cwnd.floor().max(1.0) as u64 + u64::from(self.dupwnd)).min(self.rwnd_segs).min(self.max_window).max(1)
     }
 
     fn may_send_new(&mut self, now: SimTime) -> bool {
@@ -459,21 +540,72 @@ impl TcpSender {
         let limit = self.total_segs();
         if self.kind == Recovery::Timestamp {
             self.send_by_timestamp(now, limit);
-        } else if self.in_recovery && self.kind.needs_sack() {
+        } else if self.in_recovery && self.kind == Recovery::Sack {
+            self.send_by_sack1_pipe(now, limit);
+        } else if self.in_recovery && self.kind == Recovery::Fack {
             self.send_by_pipe(now, limit);
         } else {
+            // ns-2 NewReno sends at most 2 segments per ACK once dupacks reach the
+            // threshold (`send_much(0, 0, 2)`), i.e. throughout fast recovery.
+            let mut burst = if self.kind == Recovery::NewReno && self.dupacks >= self.st.dupthresh { 2 } else { u32::MAX };
             let win = self.window();
-            while self.nxt < limit && self.nxt < self.una + win {
+            while burst > 0 && self.nxt < limit && self.nxt < self.una + win {
                 let k = self.nxt;
                 if k == self.max && !self.may_send_new(now) {
                     break;
                 }
                 self.transmit(now, k);
                 self.nxt += 1;
+                burst -= 1;
             }
         }
-        if self.total_bytes.is_some() && self.nxt >= limit && !self.fin_sent {
+        if !self.one_way && self.total_bytes.is_some() && self.nxt >= limit && !self.fin_sent {
             self.send_fin(now);
+        }
+    }
+
+    /// Limited transmit (ns-2 `send_one`, `singledup_` = 1): on the first and second
+    /// duplicate ACK, one segment if it fits in the window and in cwnd + dupacks.
+    fn send_one(&mut self, now: SimTime) {
+        let limit = self.total_segs();
+        let k = self.nxt;
+        let wnd = self.rwnd_segs.min(self.max_window);
+        if k < limit && k < self.una + wnd && (k + 1) as f64 <= self.una as f64 + self.st.cwnd + f64::from(self.dupacks) {
+            if k == self.max && !self.may_send_new(now) {
+                return;
+            }
+            self.transmit(now, k);
+            self.nxt += 1;
+        }
+    }
+
+    /// ns-2 Sack1 in fast recovery: while pipe < ⌊cwnd⌋, send the first unSACKed,
+    /// not yet retransmitted segment below the highest SACK (`GetNextRetran`), else new
+    /// data within the window (`Sack1TcpAgent::send_much`); each transmission adds one.
+    fn send_by_sack1_pipe(&mut self, now: SimTime, limit: u64) {
+        let wnd = self.rwnd_segs.min(self.max_window);
+        while self.sack1_pipe < self.st.cwnd.floor() as i64 {
+            let top = self.board.iter().rposition(|i| i.sacked);
+            let hole = top.and_then(|t| self.board.iter().take(t).position(|i| !i.sacked && !i.rec_retx)).map(|i| self.una + i as u64);
+            let k = match hole {
+                Some(k) if k < self.una + wnd => k,
+                Some(_) => break,
+                None => {
+                    if !(self.nxt < limit && self.nxt < self.una + wnd) {
+                        break;
+                    }
+                    if self.nxt == self.max && !self.may_send_new(now) {
+                        break;
+                    }
+                    self.nxt
+                }
+            };
+            if k < self.max {
+                self.info_mut(k).rec_retx = true;
+            }
+            self.transmit(now, k);
+            self.nxt = self.nxt.max(k + 1);
+            self.sack1_pipe += 1;
         }
     }
 
@@ -546,7 +678,7 @@ impl TcpSender {
             // Karn across a drop, as across a timeout: segments sent so far may be
             // acknowledged only once the hole fills, so their ACKs time the hole.
             self.karn_floor = self.max;
-            self.rtt_seq = self.max;
+            self.rtt_active = false;
             self.stats.drops_detected += 1;
             if i.drops > 0 {
                 self.stats.timeouts += 1; // a retransmission was lost too
@@ -614,22 +746,33 @@ impl TcpSender {
         match self.state {
             SenderState::Closed | SenderState::Done => {}
             SenderState::SynSent => {
-                if h.flags.syn && h.flags.ack && h.ack == 1 {
+                let syn_acked = if self.one_way { h.flags.ack && !h.flags.syn && h.ack == 1 } else { h.flags.syn && h.flags.ack && h.ack == 1 };
+                if syn_acked {
                     self.state = SenderState::Established;
                     self.stats.established_at = Some(now);
-                    self.sack_ok = self.sack_offer && h.sack_permitted;
+                    self.sack_ok = self.sack_offer && (self.one_way || h.sack_permitted);
                     self.rwnd_segs = (u64::from(h.window) / u64::from(self.mss)).max(1);
                     if !self.syn_retx {
-                        // Karn: only an unretransmitted SYN gives a sample.
+                        // Karn: only an unretransmitted SYN gives a sample; a valid sample
+                        // ends the backoff (ns-2 `newack`).
                         let r = now.since(self.syn_sent_at).as_secs_f64();
-                        self.rto.sample(r);
+                        self.rto.sample(self.syn_sent_at.as_nanos(), now.as_nanos());
+                        self.st.backoff = 1.0;
                         self.refresh(now);
                         self.cc.on_rtt_sample(&self.st, r);
+                    } else if !self.one_way {
+                        self.st.backoff = 1.0;
                     }
-                    self.st.backoff = 1.0;
+                    if self.one_way {
+                        // ns-2 `delay_growth_`: the ACK of the SYN sets cwnd to the initial
+                        // window (1 after a lost SYN, `bugfix_ss_`).
+                        self.st.cwnd = self.init_window;
+                    }
                     self.st.consecutive_timeouts = 0;
                     self.rto_at = None;
-                    self.send_ack_only();
+                    if !self.one_way {
+                        self.send_ack_only();
+                    }
                     self.check_complete(now);
                     self.send_data(now);
                 }
@@ -641,9 +784,6 @@ impl TcpSender {
                     return;
                 }
                 if h.flags.ack {
-                    if self.frozen {
-                        self.thaw(); // ELFN: an ACK means the path works again
-                    }
                     self.on_ack(now, h);
                 }
                 if h.flags.fin {
@@ -664,6 +804,7 @@ impl TcpSender {
         let ack_abs = unwrap_seq(h.ack, reference);
         let ack_bytes = ack_abs.saturating_sub(1);
         self.rwnd_segs = (u64::from(h.window) / u64::from(self.mss)).max(1);
+        let mut sack_news = false;
         if self.sack_ok {
             for &(l, r) in h.sack_blocks() {
                 let lo = unwrap_seq(l, reference).saturating_sub(1);
@@ -671,7 +812,9 @@ impl TcpSender {
                 let first = lo.div_ceil(u64::from(self.mss)).max(self.una);
                 let last = self.segs_covered(hi).min(self.max);
                 for k in first..last {
-                    self.info_mut(k).sacked = true;
+                    let i = self.info_mut(k);
+                    sack_news |= !i.sacked;
+                    i.sacked = true;
                 }
             }
         }
@@ -682,10 +825,14 @@ impl TcpSender {
         }
         let ack_seg = self.segs_covered(ack_bytes.min(self.seg_start(self.max))).min(self.max);
         self.highest_ack_bytes = self.highest_ack_bytes.max(ack_bytes.min(self.seg_start(self.max)));
+        if self.frozen && self.probe_seg.is_some_and(|p| ack_seg > p) {
+            // ELFN: the probe got through — the path works again.
+            self.thaw();
+        }
         if ack_seg > self.una {
             self.on_new_ack(now, ack_seg);
         } else if ack_seg == self.una && self.una < self.max {
-            self.on_dup_ack(now);
+            self.on_dup_ack(now, sack_news);
         } else if self.fin_acked {
             self.restart_rto(now);
         }
@@ -699,50 +846,80 @@ impl TcpSender {
         let newly = ack_seg - self.una;
         let last = ack_seg - 1;
         let last_info = *self.info(last);
-        // RTT sample from the newest segment this ACK covers, if it was sent once and
-        // after the last timeout (Karn).
+        // For the variant: a sample from the newest segment this ACK covers, if it was
+        // sent once and after the last loss event (Karn).
         let sample = (!last_info.retx && last >= self.karn_floor).then(|| now.since(last_info.sent_at).as_secs_f64());
-        if let Some(r) = sample {
-            if last >= self.rtt_seq {
-                self.rto.sample(r);
-                self.rtt_seq = self.max;
-                self.st.backoff = 1.0; // ns-2: a valid sample ends the backoff
-            }
-        }
+        // ns-2: the timed segment is acknowledged (`seqno >= rtt_seq_`).
+        let timed = self.rtt_active && ack_seg > self.rtt_seq;
+        let full = self.recover.map_or(true, |r| ack_seg >= r);
+        let partial = self.in_recovery && !full && matches!(self.kind, Recovery::NewReno | Recovery::Sack | Recovery::Fack);
         for _ in 0..newly {
             self.board.pop_front();
         }
         self.una = ack_seg;
         self.nxt = self.nxt.max(self.una);
-        self.dupacks = 0;
         self.st.consecutive_timeouts = 0;
+        if timed {
+            self.rtt_active = false;
+            self.st.backoff = 1.0;
+            // A partial ACK ends the timing without a sample (ns-2 `partialnewack`).
+            if !partial {
+                self.rto.sample(self.rtt_ts.as_nanos(), now.as_nanos());
+            }
+        }
+        if !partial {
+            // ns-2 `newack`; a partial ACK keeps the duplicate-ACK count.
+            self.dupacks = 0;
+        }
         self.refresh(now);
         if let Some(r) = sample {
             self.cc.on_rtt_sample(&self.st, r);
         }
         self.cc.pkts_acked(&self.st, newly);
 
-        if self.in_recovery {
-            let full = self.recover.map_or(true, |r| ack_seg >= r);
+        if partial {
             match self.kind {
-                Recovery::Reno => self.exit_recovery(),
-                _ if full => self.exit_recovery(),
                 Recovery::NewReno => {
-                    // RFC 6582 §3.2 step 5: retransmit the first unacked segment, deflate
-                    // by the amount acked, add back one segment; Slow-but-Steady resets
-                    // the timer on every partial ACK (§4).
+                    // ns-2 `partialnewack_helper`: restart the timer on the first partial
+                    // ACK only (`newreno_changes1_`); deflate (`partial_window_deflation_`);
+                    // retransmit the next hole.
+                    if !self.first_partial {
+                        self.first_partial = true;
+                        self.rto_at = Some(now + secs(self.rto_s()));
+                    }
+                    let d = newly as u32;
+                    if self.dupwnd > d {
+                        self.dupwnd -= d - 1;
+                    } else {
+                        self.st.cwnd = (self.st.cwnd - f64::from(d - self.dupwnd)).max(1.0);
+                        self.dupwnd = 1;
+                    }
                     self.transmit(now, self.una);
                     self.nxt = self.nxt.max(self.una + 1);
-                    self.st.cwnd = (self.st.cwnd - newly as f64 + 1.0).max(1.0);
+                }
+                Recovery::Sack => {
+                    // ns-2 Sack1 (`partial_ack_` false): the pipe loses two, the timer
+                    // restarts and the backoff clears.
+                    self.sack1_pipe -= 2;
+                    self.st.backoff = 1.0;
                     self.rto_at = Some(now + secs(self.rto_s()));
                 }
-                Recovery::Sack | Recovery::Fack => {
-                    // RFC 6675 §5 step (C): partial ACKs keep recovery; the pipe decides.
+                _ => {
+                    // FACK: partial ACKs keep recovery; the pipe decides (RFC 6675 §5 (C)).
+                    self.restart_rto(now);
                 }
-                Recovery::Tahoe | Recovery::Timestamp => unreachable!("no recovery phase"),
             }
         } else {
-            self.cc.cong_avoid(&mut self.st, newly);
+            if self.in_recovery {
+                self.exit_recovery();
+            }
+            // ns-2 opens cwnd on every new ACK outside Sack1 recovery, including the
+            // one that ends Reno/NewReno recovery (Sack1's exit calls `newack` only).
+            if !(self.kind.needs_sack() && self.last_exit_was_now) {
+                self.cc.cong_avoid(&mut self.st, newly);
+            }
+            self.last_exit_was_now = false;
+            self.restart_rto(now);
         }
         if let Some(tu) = self.timeout_una {
             if ack_seg > tu {
@@ -754,40 +931,62 @@ impl TcpSender {
             self.transmit(now, self.una);
             self.nxt = self.nxt.max(self.una + 1);
         }
-        if !self.in_recovery || self.kind != Recovery::NewReno {
-            self.restart_rto(now);
-        }
         self.check_complete(now);
         self.send_data(now);
     }
 
     fn exit_recovery(&mut self) {
         self.in_recovery = false;
+        self.dupwnd = 0;
+        self.first_partial = false;
+        self.last_exit_was_now = true;
         self.cc.exit_recovery(&mut self.st);
         for i in self.board.iter_mut() {
             i.rec_retx = false;
         }
     }
 
-    fn on_dup_ack(&mut self, now: SimTime) {
-        self.dupacks += 1;
-        self.refresh(now);
-        self.cc.pkts_acked(&self.st, 0);
+    fn on_dup_ack(&mut self, now: SimTime, sack_news: bool) {
         if self.kind == Recovery::Timestamp {
             // MPR / TCP-PR: duplicate ACKs are no loss signal; drops are detected by timers.
+            self.dupacks += 1;
+            self.refresh(now);
+            self.cc.pkts_acked(&self.st, 0);
             self.send_data(now);
             return;
         }
         if self.in_recovery {
             match self.kind {
-                // RFC 5681 §3.2 step 5: inflate by one segment per further dup ACK.
-                Recovery::Reno | Recovery::NewReno => self.st.cwnd += 1.0,
-                _ => {}
+                // ns-2 `++dupwnd_` per further duplicate ACK.
+                Recovery::Reno | Recovery::NewReno => {
+                    self.dupacks += 1;
+                    self.dupwnd += 1;
+                }
+                // Sack1: every ACK in recovery takes one from the pipe.
+                Recovery::Sack => {
+                    self.sack1_pipe -= 1;
+                    if sack_news {
+                        self.dupacks += 1;
+                    }
+                }
+                _ => self.dupacks += 1,
             }
+            self.refresh(now);
+            self.cc.pkts_acked(&self.st, 0);
             self.send_data(now);
             return;
         }
-        let guard_ok = self.recover.map_or(true, |r| self.una >= r);
+        // ns-2 Sack1 counts a duplicate ACK only when its SACK blocks say something new.
+        if self.kind == Recovery::Sack && self.sack_ok && !sack_news {
+            return;
+        }
+        self.dupacks += 1;
+        self.refresh(now);
+        self.cc.pkts_acked(&self.st, 0);
+        // ns-2 `bugFix_` / RFC 6582: a new fast retransmit only once the ACK is strictly
+        // above `recover`, or while no data has been acknowledged (`bugfix_ss_`).
+        let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
+        let guard_ok = self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r);
         let fack_trigger = self.kind == Recovery::Fack && {
             let top = self.board.iter().rposition(|i| i.sacked).map_or(0, |t| t as u64 + 1);
             top > u64::from(self.st.dupthresh)
@@ -795,40 +994,58 @@ impl TcpSender {
         let trigger = self.cc.on_dup_ack(&self.st, self.dupacks) || fack_trigger;
         if trigger && guard_ok {
             self.fast_retransmit(now);
-        } else {
+        } else if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
+            self.send_one(now);
+        }
+        // ns-2: Tahoe tries to send on every ACK; Reno/NewReno (and Vegas) not on the
+        // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
+        let send = match self.kind {
+            Recovery::Tahoe => true,
+            Recovery::Reno | Recovery::NewReno => self.in_recovery || self.dupacks >= self.st.dupthresh,
+            _ => self.in_recovery,
+        };
+        if send {
             self.send_data(now);
         }
     }
 
     fn fast_retransmit(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
+        self.last_loss_timeout = false;
+        self.refresh(now);
         self.cc.enter_recovery(&mut self.st, self.kind);
-        if self.kind != Recovery::Reno {
-            self.recover = Some(self.max);
-        }
+        self.recover = Some(self.max);
+        // ns-2 `reset_rtx_timer`: restart the timer, stop the RTT timing (Karn).
+        self.rtt_active = false;
         self.karn_floor = self.karn_floor.max(self.una);
+        self.rto_at = Some(now + secs(self.rto_s()));
         match self.kind {
             Recovery::Tahoe => {
-                // Slow start from one segment, go-back-N.
+                // Slow start from one segment, go-back-N (the send loop resends una).
                 self.nxt = self.una;
             }
             Recovery::Reno | Recovery::NewReno => {
                 self.in_recovery = true;
+                self.first_partial = false;
+                // ns-2 `dupwnd_ = numdupacks_` (fewer for a Vegas fine-grained retransmit).
+                self.dupwnd = self.dupacks.min(self.st.dupthresh);
                 self.transmit(now, self.una);
+                self.nxt = self.nxt.max(self.una + 1);
             }
             Recovery::Timestamp => unreachable!("timestamp recovery ignores duplicate ACKs"),
             Recovery::Sack | Recovery::Fack => {
                 self.in_recovery = true;
+                // ns-2 Sack1: pipe = maxseq − highest_ack − numdupacks; the retransmission
+                // below goes out directly (`output`), outside the pipe.
+                self.sack1_pipe = (self.max - self.una) as i64 - i64::from(self.st.dupthresh);
                 for i in self.board.iter_mut() {
                     i.rec_retx = false;
                 }
                 self.info_mut(self.una).rec_retx = true;
                 self.transmit(now, self.una);
+                self.nxt = self.nxt.max(self.una + 1);
             }
         }
-        self.nxt = self.nxt.max(if self.kind == Recovery::Tahoe { self.una } else { self.una + 1 });
-        self.rto_at = Some(now + secs(self.rto_s()));
-        self.send_data(now);
     }
 
     // ----- timers ---------------------------------------------------------------------------
@@ -868,7 +1085,13 @@ impl TcpSender {
         self.refresh(now);
         match self.state {
             SenderState::SynSent => {
-                self.cc.backoff_rto(&mut self.st);
+                if self.one_way {
+                    // ns-2: a lost first packet means ssthresh 2, cwnd 1 (`slowdown`) and an
+                    // initial window of 1 (`bugfix_ss_`).
+                    self.cc.on_timeout(&mut self.st);
+                    self.init_window = 1.0;
+                }
+                self.backoff_rto();
                 self.syn_retx = true;
                 self.send_syn(now);
                 self.rto_at = Some(now + secs(self.rto_s()));
@@ -878,14 +1101,20 @@ impl TcpSender {
             _ => return,
         }
         self.cc.on_timeout(&mut self.st);
-        self.cc.backoff_rto(&mut self.st);
+        self.backoff_rto();
+        self.last_loss_timeout = true;
         self.in_recovery = false;
-        self.dupacks = 0;
+        self.dupwnd = 0;
+        self.first_partial = false;
+        // ns-2 Reno/NewReno/Sack1/Vegas clear dupacks on a timeout; Tahoe keeps counting.
+        if self.kind != Recovery::Tahoe {
+            self.dupacks = 0;
+        }
+        self.rtt_active = false;
         if data_out {
             self.recover = Some(self.max);
             self.timeout_una = Some(self.una);
             self.karn_floor = self.max;
-            self.rtt_seq = self.max;
             for i in self.board.iter_mut() {
                 i.sacked = false; // RFC 2018 §8: forget SACK state after a timeout
                 i.rec_retx = false;
@@ -896,6 +1125,16 @@ impl TcpSender {
             self.send_fin(now);
         }
         self.rto_at = Some(now + secs(self.rto_s()));
+    }
+
+    /// Back the RTO off: the variant's rule if it has one, else ns-2 `rtt_backoff`
+    /// (which also clears SRTT past a backoff of 8).
+    fn backoff_rto(&mut self) {
+        if self.cc.backoff_rto(&mut self.st) {
+            self.rto.after_backoff(self.st.backoff);
+        } else {
+            self.st.backoff = self.rto.backoff(self.st.backoff);
+        }
     }
 
     // ----- route-failure notices (ELFN) ------------------------------------------------------
@@ -928,15 +1167,16 @@ impl TcpSender {
     /// ELFN stand-by: send the probe and re-arm the probe timer.
     fn send_probe(&mut self, now: SimTime) {
         self.probe_at = Some(now + secs(self.probe_interval_s()));
-        if self.una < self.max {
-            self.transmit(now, self.una);
+        let k = if self.una < self.max {
+            self.una
         } else if self.max < self.total_segs() {
-            let k = self.max;
-            self.transmit(now, k);
-            self.nxt = self.nxt.max(k + 1);
+            self.max
         } else {
             return;
-        }
+        };
+        self.transmit(now, k);
+        self.nxt = self.nxt.max(k + 1);
+        self.probe_seg = Some(k);
         self.stats.probes += 1;
     }
 
@@ -947,14 +1187,16 @@ impl TcpSender {
     fn thaw(&mut self) {
         self.frozen = false;
         self.probe_at = None;
+        self.probe_seg = None;
         self.nxt = self.una;
         // As after a timeout (RFC 6582 §4): duplicate ACKs caused by resending
         // segments the receiver already holds must not start a fast retransmit.
         self.in_recovery = false;
         self.recover = Some(self.max);
         self.karn_floor = self.max;
-        self.rtt_seq = self.max;
+        self.rtt_active = false;
         self.dupacks = 0;
+        self.dupwnd = 0;
         for i in self.board.iter_mut() {
             i.lost = self.kind == Recovery::Timestamp;
         }

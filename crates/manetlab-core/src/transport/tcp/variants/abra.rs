@@ -60,17 +60,17 @@ impl CongestionControl for Abra {
         if self.saved.is_none() {
             self.saved = Some((s.cwnd, s.ssthresh, s.srtt_s));
         }
-        if s.consecutive_timeouts <= 1 {
-            s.ssthresh = self.ssthresh(s);
-        }
+        // NewReno's (ns-2) response to every timeout.
+        s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
     }
-    fn backoff_rto(&mut self, s: &mut CcState) {
+    fn backoff_rto(&mut self, s: &mut CcState) -> bool {
         let factor = match self.saved {
             Some((_, _, Some(srtt))) => self.backoff_factor(srtt),
             _ => 2.0,
         };
         s.backoff = (s.backoff * factor).min(MAX_BACKOFF);
+        true
     }
     fn on_ack_after_timeout(&mut self, s: &mut CcState) {
         if let Some((cwnd, ssthresh, _)) = self.saved.take() {

@@ -20,9 +20,10 @@ impl CongestionControl for FixedRto {
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
-    fn backoff_rto(&mut self, s: &mut CcState) {
+    fn backoff_rto(&mut self, s: &mut CcState) -> bool {
         if s.consecutive_timeouts < 2 {
             s.backoff = (s.backoff * 2.0).min(MAX_BACKOFF);
         }
+        true
     }
 }

@@ -1,83 +1,96 @@
 //! TCP-AP — TCP with Adaptive Pacing (ElRakabawy, Klemm, Lindemann, "TCP with
 //! adaptive pacing for multihop wireless networks", MobiHoc 2005; as paper 001
-//! uses it). Built on NewReno.
+//! uses it). Built on NewReno. We follow the authors' published ns-2 module
+//! (`Agent/TCP/Newreno/AP`, read for understanding only).
 //!
 //! Rate-based scheduling inside the congestion window: a new segment leaves no
 //! sooner than
 //!
 //! ```text
-//! gap = (1 + 2·covRTT) · FHD
+//! gap = (1 + 2·adev) · FHD
 //! ```
 //!
-//! after the previous one, where FHD is the estimated four-hop propagation delay
-//! (an 802.11 chain reuses the channel only every four hops, so one packet per
-//! four-hop delay is the rate a chain can carry) and covRTT the coefficient of
-//! variation of recent RTT samples (contention shows up as RTT variance first).
+//! after the previous one, where FHD is the smoothed four-hop delay (802.11
+//! reuses the channel only every four hops) and adev the relative mean absolute
+//! deviation of recent four-hop-delay samples (the module's stand-in for the paper's
+//! coefficient of variation of the RTT; contention shows up as variance first).
 //!
-//! Our reading, per RTT sample R on a path of h hops:
-//! * one-hop delay d = R / (2h) (R spans h data hops and h ACK hops, weighted
-//!   equally);
-//! * FHD sample = min(h, 4) · d (a path shorter than four hops shares one
-//!   contention region, so its whole length is the spacing);
-//! * FHD ← α·FHD + (1 − α)·sample with α = 0.7 (the first sample initialises);
-//! * covRTT = σ/μ (population standard deviation over the mean) of the last 50
-//!   RTT samples.
+//! Per RTT sample R on a path of h hops (the module's arithmetic):
+//! * per-hop queueing delay q = ½·(R/h − (D + A)/B), with D = MSS + 112 and A = 112
+//!   bytes of packet with all headers and B = 2 Mb/s the assumed link rate; a q above
+//!   the 0.5 s delay bound is replaced by the running mean of q (EWMA ½);
+//! * one-hop delay d = q + D/B; n-hop delay = 4·d when h ≥ 4, else d (a short path
+//!   is paced by one hop's delay);
+//! * a sample outside (0, 0.5 s) is discarded; otherwise FHD ← α·FHD + (1 − α)·sample
+//!   (α = 0.7, the first sample initialises) and it enters the 50-sample history;
+//! * adev = mean |sample − mean| / mean over the history.
 //!
 //! The engine's pacing timer enforces the gap for new data only; retransmissions
-//! (fast retransmit on duplicate ACKs, NewReno partial ACKs, go-back-N after a
-//! timeout) are not paced, as the published ns-2 module bypasses pacing for them.
+//! are not paced. As the module, TCP-AP does not back the RTO off after a timeout.
 //!
-//! Hop count: the simulator measures h from the IP TTL of each segment arriving at
-//! the sender (`DEFAULT_TTL − ttl + 1`: the ACK's own path), like the ns-2 module's
-//! `num_forwards()` of the ACK; with symmetric routes this is the data path. An
-//! unknown hop count counts as one hop.
-//!
-//! Deviations from the published ns-2 module (`tcp-ap.cc`, read for understanding
-//! only): it splits the RTT by packet sizes at an assumed 2 Mb/s link rate and
-//! discards samples above 0.5 s; it paces paths shorter than four hops by one hop
-//! delay; it uses the mean absolute deviation of the n-hop-delay samples instead of
-//! covRTT; and it does not back the RTO off. We follow the paper's formula with
-//! NewReno's RTO unchanged. α, the history length and the four-hop span are
-//! scenario parameters (`tcpap_alpha`, `tcpap_history_samples`, `tcpap_span_hops`).
+//! Deviations from the module: samples are the engine's Karn-valid ones (the module
+//! uses every ACK's echoed timestamp); the hop count comes from the IP TTL of the
+//! arriving segment (the module's `num_forwards()` of the ACK).
 
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use std::collections::VecDeque;
 
+/// Per-packet header overhead the module assumes (TCP, IP, MAC), bytes.
+pub const TCPAP_OVERHEAD_BYTES: f64 = 112.0;
+/// Link rate the module assumes to split the RTT, bit/s.
+pub const TCPAP_LINK_BPS: f64 = 2e6;
+/// Samples at or above this delay are discarded (module `delaybound_`), s.
+pub const TCPAP_DELAY_BOUND_S: f64 = 0.5;
+
 pub struct TcpAp {
     /// EWMA weight of the old FHD estimate (0.7).
     pub alpha: f64,
-    /// RTT samples kept for covRTT (50).
+    /// Four-hop-delay samples kept for adev (50).
     pub history: usize,
     /// Hops over which the channel is reused (4).
     pub span_hops: u32,
-    /// Smoothed four-hop delay (s), None before the first sample.
+    /// Smoothed four-hop delay (s), None before the first accepted sample.
     pub fhd_s: Option<f64>,
-    rtts: VecDeque<f64>,
+    /// Running mean of the per-hop queueing delay (s).
+    avg_queue_s: f64,
+    samples: VecDeque<f64>,
+    mss_bytes: f64,
 }
 
 impl TcpAp {
     pub fn new(alpha: f64, history: usize, span_hops: u32) -> Self {
-        TcpAp { alpha, history: history.max(1), span_hops: span_hops.max(1), fhd_s: None, rtts: VecDeque::new() }
+        TcpAp { alpha, history: history.max(1), span_hops: span_hops.max(1), fhd_s: None, avg_queue_s: 0.0, samples: VecDeque::new(), mss_bytes: 1000.0 }
     }
-
-    /// The FHD sample of one RTT sample on a path of `hops` hops.
-    pub fn fhd_sample(&self, rtt_s: f64, hops: u32) -> f64 {
-        let h = hops.max(1);
-        f64::from(h.min(self.span_hops)) * rtt_s / (2.0 * f64::from(h))
+    /// The n-hop-delay sample of one RTT sample on a path of `hops` hops (also updates
+    /// the running queueing-delay mean, as the module does for every sample).
+    pub fn fhd_sample(&mut self, rtt_s: f64, hops: u32) -> f64 {
+        let h = f64::from(hops.max(1));
+        let bw = TCPAP_LINK_BPS / 8.0;
+        let data = self.mss_bytes + TCPAP_OVERHEAD_BYTES;
+        let ack = TCPAP_OVERHEAD_BYTES;
+        let mut q = 0.5 * (rtt_s / h - (data + ack) / bw);
+        if q > TCPAP_DELAY_BOUND_S {
+            q = self.avg_queue_s;
+        }
+        self.avg_queue_s = 0.5 * self.avg_queue_s + 0.5 * q;
+        let one_hop = q + data / bw;
+        if hops >= self.span_hops {
+            one_hop * f64::from(self.span_hops)
+        } else {
+            one_hop
+        }
     }
-
-    /// Coefficient of variation σ/μ of the RTT history (0 with fewer than two samples).
-    pub fn cov_rtt(&self) -> f64 {
-        let n = self.rtts.len() as f64;
-        if self.rtts.len() < 2 {
+    /// Relative mean absolute deviation of the sample history (0 with fewer than two).
+    pub fn adev(&self) -> f64 {
+        let n = self.samples.len() as f64;
+        if self.samples.len() < 2 {
             return 0.0;
         }
-        let mean = self.rtts.iter().sum::<f64>() / n;
+        let mean = self.samples.iter().sum::<f64>() / n;
         if mean <= 0.0 {
             return 0.0;
         }
-        let var = self.rtts.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n;
-        var.sqrt() / mean
+        self.samples.iter().map(|x| (x - mean).abs()).sum::<f64>() / n / mean
     }
 }
 
@@ -89,17 +102,24 @@ impl CongestionControl for TcpAp {
         Recovery::NewReno
     }
     fn on_rtt_sample(&mut self, s: &CcState, rtt_s: f64) {
+        self.mss_bytes = f64::from(s.mss);
         let sample = self.fhd_sample(rtt_s, s.path_hops.unwrap_or(1));
+        if !(sample > 0.0 && sample < TCPAP_DELAY_BOUND_S) {
+            return;
+        }
         self.fhd_s = Some(match self.fhd_s {
             None => sample,
             Some(f) => self.alpha * f + (1.0 - self.alpha) * sample,
         });
-        if self.rtts.len() == self.history {
-            self.rtts.pop_front();
+        if self.samples.len() == self.history {
+            self.samples.pop_front();
         }
-        self.rtts.push_back(rtt_s);
+        self.samples.push_back(sample);
     }
     fn pacing_gap_s(&self, _s: &CcState) -> Option<f64> {
-        self.fhd_s.map(|fhd| (1.0 + 2.0 * self.cov_rtt()) * fhd)
+        self.fhd_s.map(|fhd| (1.0 + 2.0 * self.adev()) * fhd)
+    }
+    fn backoff_rto(&mut self, _s: &mut CcState) -> bool {
+        true // the module's timeout calls reset_rtx_timer(0, 0): no backoff
     }
 }

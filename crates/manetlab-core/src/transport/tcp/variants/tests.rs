@@ -1,10 +1,11 @@
 //! Variants driven directly with scripted ACK/loss sequences. Every expected
-//! value is worked out by hand in the comments.
+//! value is worked out by hand in the comments from ns-2.35's code (`tcp.cc`,
+//! `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-sack1.cc`, `tcp-vegas.cc`).
 //!
-//! Common fixture: SYN at t = 0, SYN-ACK at t = 0.1 → first RTT sample 0.1 s:
-//! SRTT 0.1, RTTVAR 0.05, RTO = 0.1 + 4·0.05 = 0.3 s. Segments 0 and 1 (initial
-//! window 2) leave at t = 0.1.
-
+//! Common fixture (ns-2 one-way agent): the 40-byte SYN at t = 0, its ACK at t = 0.1
+//! → first RTT sample 10 ticks: SRTT 0.1, RTTVAR 0.05, RTO = ⌊(8·SRTT + 32·RTTVAR)/8⌋
+//! ticks = 0.3 s. cwnd = windowInit_ = 2, ssthresh = window_ = 20; segments 0 and 1
+//! leave at t = 0.1 and segment 0 is timed. Clock phase 0.
 use super::abra::Abra;
 use super::mpr::Mpr;
 use super::tcp_ap::TcpAp;
@@ -12,7 +13,7 @@ use super::vegas::Vegas;
 use super::westwood::Westwood;
 use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{CcState, CongestionControl, VariantParams};
+use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery, VariantParams};
 use crate::transport::tcp::{by_name, Segment, TcpConfig, TcpSender};
 
 const MSS: u64 = 1000;
@@ -41,6 +42,14 @@ fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
     h
 }
 
+/// The ACK of the SYN: a plain ACK (one-way) or a SYN-ACK (`handshake`).
+fn syn_ack(handshake: bool) -> TcpHeader {
+    let mut h = hdr(1, TcpFlags { syn: handshake, ack: true, fin: false }, &[]);
+    h.seq = 0;
+    h.sack_permitted = handshake;
+    h
+}
+
 struct H {
     s: TcpSender,
 }
@@ -50,10 +59,7 @@ impl H {
         let cc = by_name(variant, &VariantParams::default()).unwrap();
         let mut s = TcpSender::new(&cfg, cc, 1, 1);
         s.open(t(0.0), None);
-        let mut syn_ack = hdr(1, TcpFlags { syn: true, ack: true, fin: false }, &[]);
-        syn_ack.seq = 0;
-        syn_ack.sack_permitted = true;
-        s.on_segment(t(synack_at), &syn_ack, 0);
+        s.on_segment(t(synack_at), &syn_ack(cfg.handshake), 0);
         let mut h = H { s };
         h.sent();
         h
@@ -76,9 +82,11 @@ impl H {
     fn nine_in_flight(&mut self) {
         self.s.st.cwnd = 8.0;
         self.s.st.ssthresh = 100.0;
-        // ACK of segment 0: slow start 8 → 9; window 9 from una 1 → segments 2..=9.
+        // ACK of segment 0 (timed, 10 ticks): SRTT stays 0.1, RTTVAR 15/4 ticks → RTO 25
+        // ticks = 0.25 s; slow start +1 per ACK: 8 → 9; window 9 from una 1 → 2..=9.
         assert_eq!(self.ack(0.2, 1, &[]), (2..10).collect::<Vec<_>>());
         assert_eq!(self.s.cwnd(), 9.0);
+        assert!(close(self.s.rto_s(), 0.25));
         assert_eq!((self.s.snd_una(), self.s.snd_max()), (1, 10));
     }
 }
@@ -88,108 +96,245 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 #[test]
-fn handshake_rto_and_initial_window() {
+fn one_way_start_rto_and_initial_window() {
+    let cc = by_name("newreno", &VariantParams::default()).unwrap();
+    let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
+    s.open(t(0.0), None);
+    let mut out = Vec::new();
+    s.take_output(&mut out);
+    // ns-2 `syn_`: a 40-byte first packet (20 B TCP, no options, + 20 B IP).
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].hdr.size_bytes(), 20);
+    assert!(out[0].hdr.flags.syn && out[0].data_seg.is_none());
+    assert_eq!(s.cwnd(), 1.0, "delay_growth_: cwnd 1 until the SYN is acknowledged");
     let mut h = H::std("newreno");
     assert!(close(h.s.srtt_s().unwrap(), 0.1));
     assert!(close(h.s.rto_s(), 0.3));
-    assert_eq!(h.s.cwnd(), 2.0);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 20.0));
     assert_eq!((h.s.snd_una(), h.s.snd_max()), (0, 2));
     assert!(h.sent().is_empty());
 }
 
 #[test]
-fn tahoe_goes_to_one_segment_on_three_dup_acks_and_goes_back_n() {
-    let mut h = H::std("tahoe");
-    h.nine_in_flight();
-    assert!(h.ack(0.3, 1, &[]).is_empty());
-    assert!(h.ack(0.31, 1, &[]).is_empty());
-    // Third dup ACK: ssthresh = max(floor(9/2), 2) = 4, cwnd = 1, retransmit segment 1.
-    assert_eq!(h.ack(0.32, 1, &[]), vec![1]);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 4.0));
-    assert_eq!(h.s.stats.fast_retransmits, 1);
-    // Further dup ACKs do nothing (no fast recovery).
-    assert!(h.ack(0.33, 1, &[]).is_empty());
-    assert_eq!(h.s.cwnd(), 1.0);
-    // ACK of segment 1: slow start cwnd 2, go-back-N resends 2 and 3.
-    assert_eq!(h.ack(0.45, 2, &[]), vec![2, 3]);
-    assert_eq!(h.s.cwnd(), 2.0);
+fn one_way_lost_syn_gives_initial_window_one_and_ssthresh_two() {
+    let cc = by_name("newreno", &VariantParams::default()).unwrap();
+    let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
+    s.open(t(0.0), None);
+    // rtxcur_init_ 3 s: the SYN times out at 3.0; ns-2 `slowdown` → ssthresh = max(⌊1/2⌋, 2) = 2,
+    // cwnd 1, backoff 2 → next RTO 6 s; `bugfix_ss_` → wnd_init_ = 1.
+    assert_eq!(s.poll_at(), Some(t(3.0)));
+    s.on_timer(t(3.0));
+    assert_eq!(s.ssthresh(), 2.0);
+    assert!(close(s.rto_s(), 6.0));
+    // ACK of the retransmitted SYN: no RTT sample (Karn), the backoff stays; cwnd = 1.
+    s.on_segment(t(3.1), &syn_ack(false), 0);
+    assert!(s.srtt_s().is_none());
+    assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 2.0));
+    let mut out = Vec::new();
+    s.take_output(&mut out);
+    assert_eq!(out.iter().filter_map(|x| x.data_seg).collect::<Vec<_>>(), vec![0]);
 }
 
 #[test]
-fn reno_inflates_and_leaves_recovery_on_a_partial_ack() {
-    let mut h = H::std("reno");
+fn handshake_switch_keeps_the_three_way_handshake() {
+    let cfg = TcpConfig { handshake: true, ..TcpConfig::default() };
+    let mut h = H::new("newreno", cfg, 0.1);
+    assert!(close(h.s.rto_s(), 0.3));
+    assert_eq!(h.s.cwnd(), 2.0);
+    assert!(h.sent().is_empty());
+    assert!(!h.s.one_way());
+}
+
+#[test]
+fn cwnd_grows_once_per_ack_not_per_segment() {
+    let mut h = H::std("newreno");
+    // One ACK covering both initial segments: +1 (slow start), not +2.
+    assert_eq!(h.ack(0.2, 2, &[]), vec![2, 3, 4]);
+    assert_eq!(h.s.cwnd(), 3.0);
+    // Congestion avoidance: +1/cwnd per ACK.
+    h.s.st.ssthresh = 3.0;
+    h.ack(0.3, 5, &[]);
+    assert!(close(h.s.cwnd(), 3.0 + 1.0 / 3.0));
+}
+
+#[test]
+fn tahoe_three_drops_in_a_window_one_fast_retransmit() {
+    let mut h = H::std("tahoe");
     h.nine_in_flight();
-    h.ack(0.3, 1, &[]);
-    h.ack(0.31, 1, &[]);
-    // ssthresh 4, cwnd 4 + 3 = 7, retransmit 1.
+    // Segments 1, 4, 6 are lost. 2 and 3 arrive: duplicate ACKs 1 and 2, each sending one
+    // new segment by limited transmit (ns-2 `singledup_`): 10 (10 + 1 ≤ 1 + 9 + 1), 11.
+    assert_eq!(h.ack(0.3, 1, &[]), vec![10]);
+    assert_eq!(h.ack(0.31, 1, &[]), vec![11]);
+    // 5 arrives: third duplicate → fast retransmit: ssthresh = ⌊9/2⌋ = 4, cwnd 1,
+    // go-back-N from 1; recover = 12.
     assert_eq!(h.ack(0.32, 1, &[]), vec![1]);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (7.0, 4.0));
-    // Dup ACKs 4, 5: cwnd 8, 9; window una 1 + 9 = 10 = max: nothing new.
-    assert!(h.ack(0.33, 1, &[]).is_empty());
-    assert!(h.ack(0.34, 1, &[]).is_empty());
-    // Dup ACK 6: cwnd 10 → segment 10 goes out.
-    assert_eq!(h.ack(0.35, 1, &[]), vec![10]);
-    assert_eq!(h.s.cwnd(), 10.0);
-    // Partial ACK (a second hole at 5): Reno deflates to ssthresh and leaves recovery.
-    h.ack(0.42, 5, &[]);
-    assert!(!h.s.in_recovery());
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 4.0));
+    // 7..=11 arrive: duplicates 4..8 — nothing (window 1 is full).
+    for k in 0..5 {
+        assert!(h.ack(0.33 + 0.001 * f64::from(k), 1, &[]).is_empty());
+    }
+    // Retransmitted 1 arrives: ACK 4 (2, 3 held). cwnd 2; go-back-N sends 4, 5.
+    assert_eq!(h.ack(0.45, 4, &[]), vec![4, 5]);
+    assert_eq!(h.s.cwnd(), 2.0);
+    // 4 arrives: ACK 6 (5 held) → cwnd 3 → 6, 7, 8. The duplicate 5 brings a duplicate ACK 6:
+    // limited transmit sends 9 (9 + 1 ≤ 6 + 3 + 1).
+    assert_eq!(h.ack(0.55, 6, &[]), vec![6, 7, 8]);
+    assert_eq!(h.ack(0.56, 6, &[]), vec![9]);
+    // 6 arrives: ACK 12 (7..=11 held) → cwnd 4 → 12..=15. The duplicates 7, 8, 9 bring
+    // three duplicate ACKs 12: una 12 is not above recover 12 → no second fast retransmit
+    // (ns-2 `bugFix_`).
+    assert_eq!(h.ack(0.65, 12, &[]), vec![12, 13, 14, 15]);
+    h.ack(0.66, 12, &[]);
+    h.ack(0.67, 12, &[]);
+    h.ack(0.68, 12, &[]);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!(h.s.stats.timeouts, 0);
     assert_eq!(h.s.cwnd(), 4.0);
 }
 
 #[test]
-fn newreno_stays_in_recovery_across_partial_acks() {
+fn reno_halves_inflates_by_dupwnd_and_bugfix_blocks_a_second_fast_retransmit() {
+    let mut h = H::std("reno");
+    h.nine_in_flight();
+    // Segments 1 and 5 are lost. 2, 3 → duplicates 1, 2 with limited transmit of 10, 11.
+    assert_eq!(h.ack(0.3, 1, &[]), vec![10]);
+    assert_eq!(h.ack(0.31, 1, &[]), vec![11]);
+    // 4 → third duplicate: ssthresh = ⌊9/2⌋ = 4, cwnd = 9/2 = 4.5, dupwnd 3, retransmit 1;
+    // window ⌊4.5⌋ + 3 = 7 from una 1: nothing new (next is 12).
+    assert_eq!(h.ack(0.32, 1, &[]), vec![1]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh(), h.s.dupwnd()), (4.5, 4.0, 3));
+    // 6..=11 → duplicates 4..=9: dupwnd 4..=9, window 8..=13: 12 leaves at dupwnd 8, 13 at 9.
+    for k in 0..4 {
+        assert!(h.ack(0.33 + 0.001 * f64::from(k), 1, &[]).is_empty());
+    }
+    assert_eq!(h.ack(0.34, 1, &[]), vec![12]);
+    assert_eq!(h.ack(0.341, 1, &[]), vec![13]);
+    // Retransmitted 1 arrives: ACK 5 (2..=4 held) — Reno leaves recovery on any new ACK:
+    // dupwnd 0, then opencwnd: 4.5 ≥ ssthresh → 4.5 + 1/4.5. Window 4 from 5: full.
+    assert!(h.ack(0.42, 5, &[]).is_empty());
+    assert!(!h.s.in_recovery());
+    assert!(close(h.s.cwnd(), 4.5 + 1.0 / 4.5));
+    // 12 and 13 arrive: three duplicates would follow, but una 5 is not above recover 12:
+    // ns-2 `bugFix_` prevents the second fast retransmit; the RTO must repair 5.
+    for k in 0..3 {
+        assert!(h.ack(0.5 + 0.001 * f64::from(k), 5, &[]).is_empty());
+    }
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert!(!h.s.in_recovery());
+    let at = h.s.poll_at().unwrap();
+    h.s.on_timer(at);
+    assert_eq!(h.s.stats.timeouts, 1);
+    // Timeout: ssthresh = ⌊min(cwnd, 20)/2⌋ = 2, cwnd 1, go-back-N from 5.
+    assert_eq!(h.sent(), vec![5]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.0));
+}
+
+#[test]
+fn newreno_partial_acks_deflate_and_only_the_first_restarts_the_timer() {
+    let mut h = H::std("newreno");
+    h.nine_in_flight();
+    // Segments 1, 5 and 8 are lost. 2, 3 → limited transmit 10, 11; 4 → fast retransmit.
+    assert_eq!(h.ack(0.3, 1, &[]), vec![10]);
+    assert_eq!(h.ack(0.31, 1, &[]), vec![11]);
+    assert_eq!(h.ack(0.32, 1, &[]), vec![1]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh(), h.s.dupwnd()), (4.5, 4.0, 3));
+    // 6, 7, 9, 10 → duplicates 4..=7 (dupwnd 4..=7, window ≤ 11: nothing); 11 → dupwnd 8,
+    // window 12 → 12 (at most 2 per ACK in recovery).
+    for k in 0..4 {
+        assert!(h.ack(0.33 + 0.001 * f64::from(k), 1, &[]).is_empty());
+    }
+    assert_eq!(h.ack(0.34, 1, &[]), vec![12]);
+    // Retransmitted 1 arrives: partial ACK 5 (below recover 12), 4 segments acked:
+    // dupwnd 8 > 4 → dupwnd 8 − 3 = 5; retransmit 5; window 4 + 5 = 9 from 5 → 13.
+    // First partial ACK: the timer restarts (RTO 0.25 → 0.42 + 0.25).
+    assert_eq!(h.ack(0.42, 5, &[]), vec![5, 13]);
+    assert!(h.s.in_recovery());
+    assert_eq!((h.s.cwnd(), h.s.dupwnd()), (4.5, 5));
+    assert_eq!(h.s.poll_at(), Some(t(0.67)));
+    // 12 arrives: duplicate → dupwnd 6, window 10 → 14.
+    assert_eq!(h.ack(0.43, 5, &[]), vec![14]);
+    // Retransmitted 5 arrives: partial ACK 8, 3 acked: dupwnd 6 − 2 = 4; retransmit 8;
+    // window 4 + 4 = 8 from 8 → 15. Second partial ACK: the timer is not restarted
+    // (`newreno_changes1_`).
+    assert_eq!(h.ack(0.52, 8, &[]), vec![8, 15]);
+    assert_eq!((h.s.cwnd(), h.s.dupwnd()), (4.5, 4));
+    assert_eq!(h.s.poll_at(), Some(t(0.67)));
+    // Retransmitted 8 arrives: ACK 16 ≥ recover → full ACK: dupwnd 0, opencwnd 4.5 + 1/4.5;
+    // window 4 from 16 → 16..=19. One fast retransmit, no timeout.
+    assert_eq!(h.ack(0.62, 16, &[]), vec![16, 17, 18, 19]);
+    assert!(!h.s.in_recovery());
+    assert!(close(h.s.cwnd(), 4.5 + 1.0 / 4.5));
+    assert_eq!((h.s.stats.fast_retransmits, h.s.stats.timeouts), (1, 0));
+}
+
+#[test]
+fn newreno_recover_guard_is_strict() {
+    // After a fast retransmit with recover = 12, an ACK exactly at 12 followed by three
+    // duplicates must not fast-retransmit (RFC 6582 §3.2 step 1; ns-2 highest_ack_ > recover_).
     let mut h = H::std("newreno");
     h.nine_in_flight();
     h.ack(0.3, 1, &[]);
     h.ack(0.31, 1, &[]);
-    assert_eq!(h.ack(0.32, 1, &[]), vec![1]);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (7.0, 4.0));
-    // Partial ACK up to 5 (newly 4): retransmit 5, cwnd = 7 − 4 + 1 = 4, still in recovery.
-    // It also gives an RTT sample (segment 4, sent at 0.2, never retransmitted): 0.22 s;
-    // after the 0.1 s sample at t = 0.2 (RTTVAR 0.0375): RTTVAR = 0.0375·0.75 + 0.12/4 = 0.058125,
-    // SRTT = 0.0875 + 0.0275 = 0.115, RTO = 0.115 + 0.2325 = 0.3475; the timer restarts
-    // (Slow-but-Steady) at 0.42 + 0.3475.
-    assert_eq!(h.ack(0.42, 5, &[]), vec![5]);
-    assert!(h.s.in_recovery());
-    assert_eq!(h.s.cwnd(), 4.0);
-    assert!(close(h.s.rto_s(), 0.3475));
-    assert_eq!(h.s.poll_at(), Some(t(0.7675)));
-    // Second partial ACK up to 8: retransmit 8, cwnd = 4 − 3 + 1 = 2.
-    assert_eq!(h.ack(0.52, 8, &[]), vec![8]);
-    assert_eq!(h.s.cwnd(), 2.0);
-    assert!(h.s.in_recovery());
-    // Full ACK (recover = 10): leave recovery with cwnd = ssthresh = 4; window from 10 → 10..=13.
-    assert_eq!(h.ack(0.62, 10, &[]), vec![10, 11, 12, 13]);
+    h.ack(0.32, 1, &[]);
+    assert_eq!(h.s.snd_max(), 12);
+    h.ack(0.42, 12, &[]);
     assert!(!h.s.in_recovery());
-    assert_eq!(h.s.cwnd(), 4.0);
+    for k in 0..3 {
+        h.ack(0.5 + 0.001 * f64::from(k), 12, &[]);
+    }
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    // One segment beyond recover: allowed again.
+    h.ack(0.6, 13, &[]);
+    for k in 0..3 {
+        h.ack(0.7 + 0.001 * f64::from(k), 13, &[]);
+    }
+    assert_eq!(h.s.stats.fast_retransmits, 2);
 }
 
 #[test]
-fn sack_retransmits_a_second_hole_before_the_partial_ack() {
+fn rtt_timing_is_cancelled_by_a_fast_retransmit() {
+    let mut h = H::std("newreno");
+    h.nine_in_flight(); // segment 2 is timed from 0.2
+    h.ack(0.3, 1, &[]);
+    h.ack(0.31, 1, &[]);
+    h.ack(0.32, 1, &[]);
+    let srtt = h.s.srtt_s();
+    // The full ACK at 1.5 covers segment 2 (sent at 0.2): a 1.3 s sample would be taken
+    // without Karn; ns-2's reset_rtx_timer stopped the timing, so SRTT is unchanged.
+    h.ack(1.5, 12, &[]);
+    assert_eq!(h.s.srtt_s(), srtt);
+}
+
+#[test]
+fn sack1_pipe_recovery() {
     let mut h = H::std("sack");
     assert!(h.s.sack_negotiated());
     h.nine_in_flight();
     // Segments 1 and 3 are lost; the receiver SACKs 2, 4, 5, ...
-    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
-    assert!(h.ack(0.31, 1, &[(4, 5), (2, 3)]).is_empty());
-    // Third dup ACK: ssthresh = cwnd = 4, retransmit 1. SACKed {2,4,5}: 3 has only 2 SACKed
-    // above → not lost. pipe = 1 (seg 1, retransmitted) + 1 (seg 3) + 4 (6..9) = 6 > cwnd.
+    // Duplicates 1 and 2 (each SACKs something new): limited transmit 10, 11.
+    assert_eq!(h.ack(0.3, 1, &[(2, 3)]), vec![10]);
+    assert_eq!(h.ack(0.31, 1, &[(4, 5), (2, 3)]), vec![11]);
+    // A duplicate that SACKs nothing new is not counted (ns-2 `CheckUpdate`).
+    assert!(h.ack(0.311, 1, &[(4, 5), (2, 3)]).is_empty());
+    // Third counted duplicate: ssthresh 4, cwnd 4.5, pipe = (12 − 1) − 3 = 8; retransmit 1.
     assert_eq!(h.ack(0.32, 1, &[(4, 6), (2, 3)]), vec![1]);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.0, 4.0));
-    // SACKed {2,4,5,6}: 3 is lost now; pipe = 1 + 0 + 3 = 4: nothing.
-    assert!(h.ack(0.33, 1, &[(4, 7), (2, 3)]).is_empty());
-    // SACKed up to 7: pipe = 1 + 0 + 2 = 3 → NextSeg rule 1 sends the lost 3.
-    assert_eq!(h.ack(0.34, 1, &[(4, 8), (2, 3)]), vec![3]);
-    // Up to 8: pipe = 1 + 1 + 1 (seg 9) = 3 → new data 10.
-    assert_eq!(h.ack(0.35, 1, &[(4, 9), (2, 3)]), vec![10]);
-    // Partial ACK to 3 (retransmitted 1 arrived), SACK 4..=9: still in recovery;
-    // pipe = 1 (3, lost and retransmitted) + 1 (10) = 2 → new data 11 and 12.
-    assert_eq!(h.ack(0.42, 3, &[(4, 10)]), vec![11, 12]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.0));
+    // Every further ACK takes one from the pipe: 7, 6, 5, 4 — nothing while pipe ≥ ⌊cwnd⌋ = 4.
+    for (k, top) in [7u64, 8, 9, 10].iter().enumerate() {
+        assert!(h.ack(0.33 + 0.001 * k as f64, 1, &[(4, *top), (2, 3)]).is_empty());
+    }
+    // pipe 3 < 4: the first unSACKed, unretransmitted segment below the highest SACK: 3.
+    assert_eq!(h.ack(0.34, 1, &[(4, 11), (2, 3)]), vec![3]);
+    // pipe 4 − 1 = 3: no hole left → new data 12.
+    assert_eq!(h.ack(0.35, 1, &[(4, 12), (2, 3)]), vec![12]);
+    // Partial ACK 3 (1 arrived): pipe − 2 = 2 → new data 13, 14.
+    assert_eq!(h.ack(0.42, 3, &[(4, 12)]), vec![13, 14]);
     assert!(h.s.in_recovery());
-    // Full ACK: out with cwnd = ssthresh.
-    h.ack(0.44, 10, &[(11, 12)]);
+    // Full ACK 12 ≥ recover: out of recovery, cwnd unchanged (Sack1 does not open cwnd
+    // on its exit); window 4 from 12 → 15.
+    assert_eq!(h.ack(0.44, 12, &[]), vec![15]);
     assert!(!h.s.in_recovery());
-    assert_eq!(h.s.cwnd(), 4.0);
+    assert_eq!(h.s.cwnd(), 4.5);
     assert_eq!(h.s.stats.retransmissions, 2);
 }
 
@@ -197,25 +342,26 @@ fn sack_retransmits_a_second_hole_before_the_partial_ack() {
 fn fack_enters_recovery_when_fack_is_more_than_three_ahead() {
     let mut h = H::std("fack");
     h.nine_in_flight();
-    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    assert_eq!(h.ack(0.3, 1, &[(2, 3)]), vec![10]);
     // Second dup ACK, but SACK of 4 puts snd.fack − snd.una = 5 − 1 = 4 > 3: recovery.
     assert_eq!(h.ack(0.31, 1, &[(4, 5), (2, 3)]), vec![1]);
     assert_eq!(h.s.stats.fast_retransmits, 1);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.0, 4.0));
-    // awnd = snd.nxt − fack + retran = (10 − 6) + 1 = 5, then 4: nothing until it drops to 3.
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.0));
+    // awnd = snd.nxt − fack + retran = (11 − 5) + 1 = 7, then 6, 5, 4: nothing until cwnd − awnd ≥ 1.
     assert!(h.ack(0.32, 1, &[(4, 6), (2, 3)]).is_empty());
     assert!(h.ack(0.33, 1, &[(4, 7), (2, 3)]).is_empty());
-    // awnd = (10 − 8) + 1 = 3 → retransmit 3 (unSACKed below fack = lost).
-    assert_eq!(h.ack(0.34, 1, &[(4, 8), (2, 3)]), vec![3]);
+    assert!(h.ack(0.34, 1, &[(4, 8), (2, 3)]).is_empty());
+    // awnd = (11 − 9) + 1 = 3 → retransmit 3 (unSACKed below fack = lost).
+    assert_eq!(h.ack(0.35, 1, &[(4, 9), (2, 3)]), vec![3]);
 }
 
 #[test]
-fn rto_doubles_for_newreno_and_resets_on_a_valid_sample() {
+fn rto_backs_off_and_resets_on_a_valid_sample() {
     let mut h = H::std("newreno");
     // Segments 0, 1 sent at 0.1; RTO 0.3 → fires at 0.4.
     assert_eq!(h.s.poll_at(), Some(t(0.4)));
     h.s.on_timer(t(0.4));
-    // ssthresh = max(2/2, 2) = 2, cwnd 1, backoff 2 → RTO 0.6; go-back-N resends 0.
+    // ssthresh = max(⌊2/2⌋, 2) = 2, cwnd 1, backoff 2 → RTO 0.6; go-back-N resends 0.
     assert_eq!(h.sent(), vec![0]);
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.0));
     assert!(close(h.s.rto_s(), 0.6));
@@ -226,13 +372,36 @@ fn rto_doubles_for_newreno_and_resets_on_a_valid_sample() {
     assert!(close(h.s.rto_s(), 2.4));
     assert_eq!(h.s.stats.timeouts, 3);
     assert_eq!(h.sent(), vec![0, 0], "each timeout resends segment 0");
-    // ACK of the retransmitted segment 0: no RTT sample (Karn), backoff stays.
+    // ACK of the retransmitted segment 0: no RTT sample (timing stopped), backoff stays.
     assert_eq!(h.ack(2.3, 1, &[]), vec![1, 2]);
     assert!(close(h.s.rto_s(), 2.4));
-    // ACK of segment 2, first sent at 2.3 (never retransmitted): sample 0.1 → backoff cleared.
-    // SRTT = 0.1, RTTVAR = 0.75·0.05 = 0.0375 → RTO = 0.1 + 0.15 = 0.25.
+    // ACK of segment 2, first sent at 2.3 and timed: 10 ticks → backoff cleared;
+    // SRTT 10 ticks, RTTVAR 20 − 5 = 15 (/4) → RTO 25 ticks = 0.25.
     h.ack(2.4, 3, &[]);
     assert!(close(h.s.rto_s(), 0.25));
+}
+
+#[test]
+fn repeated_timeouts_drive_ssthresh_to_two_and_clear_srtt_past_backoff_eight() {
+    let mut h = H::std("newreno");
+    h.nine_in_flight(); // cwnd 9, RTO 0.25 armed at 0.2
+    h.s.on_timer(t(0.45));
+    // First timeout: ssthresh = ⌊9/2⌋ = 4, cwnd 1.
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 4.0));
+    // Second: ssthresh = max(⌊1/2⌋, 2) = 2 (ns-2 cuts on every timeout).
+    let at = h.s.poll_at().unwrap();
+    h.s.on_timer(at);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.0));
+    // Backoff 2, 4, then 8: SRTT kept; 16 (> 8): SRTT cleared (ns-2 `rtt_backoff`).
+    let at = h.s.poll_at().unwrap();
+    h.s.on_timer(at);
+    assert!(h.s.srtt_s().is_some());
+    assert!(close(h.s.rto_s(), 0.25 * 8.0));
+    let at = h.s.poll_at().unwrap();
+    h.s.on_timer(at);
+    assert!(h.s.srtt_s().is_none());
+    assert!(close(h.s.rto_s(), 0.25 * 16.0));
+    assert_eq!(h.s.stats.timeouts, 4);
 }
 
 #[test]
@@ -285,79 +454,125 @@ fn newreno_rto_for_comparison_with_abra() {
 }
 
 #[test]
-fn vegas_diff_decisions() {
-    assert!(close(Vegas::diff(10.0, 0.1, 0.1), 0.0));
-    assert!(close(Vegas::diff(10.0, 0.1, 0.125), 2.0));
-    assert!(close(Vegas::diff(10.0, 0.1, 0.2), 5.0));
+fn vegas_delta_uses_the_round_mean_rtt() {
+    // ns-2: Δ = ⌊(expected − actual)·BaseRTT + ½⌋, expected = (t_seqno_ − last_ack_)/BaseRTT.
+    assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.1), 1);
+    assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.2), 6);
     let mut v = Vegas::new(1.0, 3.0, 1.0);
-    let mut s = CcState::new(10.0, 1000, 3);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
     s.ssthresh = 5.0; // congestion avoidance
-    let round = |v: &mut Vegas, s: &mut CcState, rtt: f64, una: u64| {
-        for _ in 0..3 {
-            v.on_rtt_sample(s, rtt);
-        }
-        s.snd_una = una;
-        s.snd_max = una + 10;
-        v.cong_avoid(s, 1);
-    };
-    // BaseRTT 0.1, RTT 0.1: Diff 0 < α → cwnd 11.
-    round(&mut v, &mut s, 0.1, 10);
-    assert_eq!(s.cwnd, 11.0);
-    // RTT 0.125: Diff = 11·0.2 = 2.2 in [α, β] → unchanged.
-    round(&mut v, &mut s, 0.125, 20);
-    assert_eq!(s.cwnd, 11.0);
-    // RTT 0.2: Diff = 11·0.5 = 5.5 > β → cwnd 10.
-    round(&mut v, &mut s, 0.2, 30);
-    assert_eq!(s.cwnd, 10.0);
-    // An ACK inside the round (una 35 < round end 40) changes nothing in CA.
+    v.on_rtt_sample(&s, 0.1); // the first ACK initialises BaseRTT = 0.1
+    // Round 1 ends at the first ACK (una 10 ≥ begseq 0) with no samples: rtt = the round's
+    // duration 0.1; 21 sent (t_seqno_ 21 − 0), outstanding + 1 = 11:
+    // Δ = int((11/0.1 − 21/0.1)·0.1 + ½) = int(−9.5) = −9 < α → +1/cwnd per ACK: 10.1.
+    s.now = t(0.1);
+    s.snd_una = 10;
+    s.snd_nxt = 20;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 10.1));
+    // Round 2 (begseq 21): samples 0.1 and 0.3 → mean 0.2 (the minimum would say 0.1);
+    // 11 sent, outstanding + 1 = 11: Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
+    v.on_rtt_sample(&s, 0.1);
+    v.on_rtt_sample(&s, 0.3);
+    s.now = t(0.3);
+    s.snd_una = 21;
+    s.snd_nxt = 31;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 9.1));
+    // Round 3 (begseq 32): mean 0.1 = BaseRTT, una 32: sent = outstanding + 1 = 9 → Δ = 0 < α:
+    // +1/cwnd on this and the round's later ACKs while cwnd − outstanding ≤ 2 (9.1 − 8).
+    v.on_rtt_sample(&s, 0.1);
+    s.now = t(0.4);
+    s.snd_una = 32;
+    s.snd_nxt = 40;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 9.1 + 1.0 / 9.1));
+    // ACKs inside the round (una < begseq 41) repeat the increment, but only while the
+    // sender keeps up: cwnd − outstanding = 9.2 − 5 > 2 → none; 9.2 − 8 ≤ 2 → +1/9.1.
+    let c = s.cwnd;
     s.snd_una = 35;
     v.cong_avoid(&mut s, 1);
-    assert_eq!(s.cwnd, 10.0);
+    assert!(close(s.cwnd, c));
+    s.snd_nxt = 43;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, c + 1.0 / 9.1));
 }
 
 #[test]
-fn vegas_slow_start_exits_when_diff_exceeds_gamma() {
+fn vegas_leaves_slow_start_with_ssthresh_two_and_an_eighth_off() {
     let mut v = Vegas::new(1.0, 3.0, 1.0);
-    let mut s = CcState::new(8.0, 1000, 3);
-    for r in [0.1, 0.2, 0.2] {
-        v.on_rtt_sample(&s, r);
-    }
-    s.snd_una = 8;
-    s.snd_max = 16;
-    // Growth round: 8 → 9 first, then round end: RTT 0.1 (round min) → Diff 0: stay in slow start.
+    let mut s = CcState::new(8.0, 1000, 3, 20.0);
+    v.on_rtt_sample(&s, 0.1);
+    // Round 1 (no samples; inc flag toggles to "no growth").
+    s.now = t(0.1);
+    s.snd_una = 1;
+    s.snd_nxt = 9;
     v.cong_avoid(&mut s, 1);
-    assert_eq!(s.cwnd, 9.0);
-    assert!(s.in_slow_start());
-    // Next round (no growth in alternate rounds): RTT 0.15 → Diff = 9·(1 − 2/3) = 3 > γ →
-    // cwnd = min(9, floor(9·0.1/0.15) + 1) = min(9, 7) = 7 and ssthresh = 7 (leave slow start).
-    for _ in 0..3 {
-        v.on_rtt_sample(&s, 0.15);
-    }
-    s.snd_una = 16;
+    assert_eq!(s.cwnd, 8.0);
+    // Round 2 (growth round): mean RTT 0.2 vs BaseRTT 0.1: 8 sent, outstanding + 1 = 9 →
+    // Δ = ⌊(9/0.1 − 8/0.2)·0.1 + ½⌋ = 5 > γ → ssthresh 2, cwnd = 8 − 8/8 = 7.
+    v.on_rtt_sample(&s, 0.2);
+    s.now = t(0.3);
+    s.snd_una = 10;
+    s.snd_nxt = 17;
     v.cong_avoid(&mut s, 1);
-    assert_eq!(s.cwnd, 7.0);
-    assert!(!s.in_slow_start());
+    assert_eq!((s.cwnd, s.ssthresh), (7.0, 2.0));
 }
 
 #[test]
-fn vegas_fine_grained_retransmit_on_first_dup_ack() {
-    // min RTO 1 s so the coarse timer stays out of the way; fine timeout = 0.1 + 4·0.05 = 0.3 s.
+fn vegas_cuts_by_a_quarter_and_by_half_for_a_retransmitted_segment() {
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(12.0, 1000, 3, 20.0);
+    v.on_rtt_sample(&s, 0.1);
+    s.now = t(1.0);
+    s.una_sent_at = Some(t(0.9));
+    s.snd_una = 5;
+    s.snd_nxt = 17;
+    v.enter_recovery(&mut s, Recovery::Reno);
+    // win 12 − ⌊12/4⌋ = 9; ssthresh untouched (still window_ = 20).
+    assert_eq!((s.cwnd, s.ssthresh), (9.0, 20.0));
+    // A loss of a segment sent before that cut: no second cut.
+    s.una_sent_at = Some(t(0.95));
+    s.now = t(1.1);
+    v.enter_recovery(&mut s, Recovery::Reno);
+    assert_eq!(s.cwnd, 9.0);
+    // A retransmitted segment sent after the cut: halve.
+    s.una_sent_at = Some(t(1.05));
+    s.una_retransmitted = true;
+    v.enter_recovery(&mut s, Recovery::Reno);
+    assert_eq!(s.cwnd, 4.0);
+    // A window of 3 or less goes to 2.
+    s.cwnd = 3.0;
+    s.now = t(1.3);
+    s.una_sent_at = Some(t(1.2));
+    v.enter_recovery(&mut s, Recovery::Reno);
+    assert_eq!(s.cwnd, 2.0);
+    // Timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2, cwnd = v_slowstart_ = 2.
+    s.cwnd = 10.0;
+    v.on_timeout(&mut s);
+    assert_eq!((s.cwnd, s.ssthresh), (2.0, 5.0));
+}
+
+#[test]
+fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
+    // min RTO 1 s keeps the coarse timer away; fine-grained timeout after the first sample
+    // (0.1 s): SA = 0.8, SD = 0.1 → (0.8/4 + 0.1)/2 = 0.15 s.
     let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
     let mut h = H::new("vegas", cfg, 0.1);
-    // Segment 0 sent at 0.1. Dup ACK at 0.3: 0.2 s elapsed < 0.3: wait.
-    assert!(h.ack(0.3, 0, &[]).is_empty());
+    // Segment 0 sent at 0.1. Dup ACK at 0.2: 0.1 s elapsed < 0.15: wait (no limited transmit).
+    assert!(h.ack(0.2, 0, &[]).is_empty());
     assert_eq!(h.s.stats.fast_retransmits, 0);
-    // Dup ACK at 0.45: 0.35 s > 0.3 → retransmit on the 2nd dup ACK, not the 3rd.
-    // ssthresh = max(2/2, 2) = 2, cwnd = 2 + 2 dup ACKs = 4 → 2 and 3 follow.
-    assert_eq!(h.ack(0.45, 0, &[]), vec![0, 2, 3]);
+    // Dup ACK at 0.26: 0.16 s ≥ 0.15 → retransmit on the 2nd duplicate. Window 2 ≤ 3 → cwnd 2,
+    // plus the 2 duplicates' inflation: window 4 → 2 and 3 follow.
+    assert_eq!(h.ack(0.26, 0, &[]), vec![0, 2, 3]);
     assert_eq!(h.s.stats.fast_retransmits, 1);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.0, 2.0));
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 20.0));
 }
 
 #[test]
 fn westwood_plus_estimate_and_ssthresh() {
     let mut w = Westwood::new(true);
-    let mut s = CcState::new(10.0, 1000, 3);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
     s.srtt_s = Some(0.1);
     w.on_rtt_sample(&s, 0.1);
     for (now, acked) in [(0.0, 1), (0.06, 1), (0.12, 2)] {
@@ -379,7 +594,7 @@ fn westwood_plus_estimate_and_ssthresh() {
 #[test]
 fn westwood_tustin_filter_and_dup_ack_accounting() {
     let mut w = Westwood::new(false);
-    let mut s = CcState::new(10.0, 1000, 3);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
     s.now = t(0.0);
     w.pkts_acked(&s, 1);
     s.now = t(0.1);
@@ -398,6 +613,36 @@ fn westwood_tustin_filter_and_dup_ack_accounting() {
     assert!(close(w.bwe, bwe2));
 }
 
+#[test]
+fn westwood_filter_stays_non_negative_across_a_long_gap() {
+    let mut w = Westwood::new(false);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
+    for k in 0..10 {
+        s.now = t(0.1 * f64::from(k));
+        w.pkts_acked(&s, 1);
+    }
+    let before = w.bwe;
+    assert!(before > 0.0);
+    // 3 s of silence (> 2τ = 1 s): α = (2τ − Δ)/(2τ + Δ) would be −0.5; with virtual null
+    // samples every τ/2 the estimate decays toward zero and stays positive.
+    s.now = t(0.9 + 3.0);
+    w.pkts_acked(&s, 1);
+    assert!(w.bwe > 0.0 && w.bwe < before, "{} vs {before}", w.bwe);
+}
+
+#[test]
+fn westwood_recovery_never_raises_cwnd() {
+    let mut w = Westwood::new(false);
+    let mut s = CcState::new(4.0, 1000, 3, 20.0);
+    w.bwe = 100.0; // segments/s
+    w.on_rtt_sample(&s, 0.1); // RTTmin 0.1 → BWE·RTTmin = 10 segments
+    w.enter_recovery(&mut s, Recovery::NewReno);
+    assert_eq!((s.cwnd, s.ssthresh), (4.0, 10.0));
+    s.cwnd = 16.0;
+    w.enter_recovery(&mut s, Recovery::NewReno);
+    assert_eq!((s.cwnd, s.ssthresh), (10.0, 10.0));
+}
+
 // ----- tcp-ap, mpr, elfn ---------------------------------------------------------------
 
 /// A sender of `variant` told the path has `hops` hops before the SYN-ACK (t = 0.1).
@@ -406,73 +651,71 @@ fn with_hops(variant: &str, hops: u32) -> H {
     let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
     s.open(t(0.0), None);
     s.note_path_hops(hops);
-    let mut syn_ack = hdr(1, TcpFlags { syn: true, ack: true, fin: false }, &[]);
-    syn_ack.seq = 0;
-    s.on_segment(t(0.1), &syn_ack, 0);
+    s.on_segment(t(0.1), &syn_ack(false), 0);
     H { s }
 }
 
+/// The authors' module's n-hop delay for RTT `r` on `h` hops (MSS 1000, 2 Mb/s assumed).
+fn ap_sample(r: f64, h: u32) -> f64 {
+    let bw = 2e6 / 8.0;
+    let q = 0.5 * (r / f64::from(h) - (1112.0 + 112.0) / bw);
+    let one = q + 1112.0 / bw;
+    if h >= 4 { 4.0 * one } else { one }
+}
+
 #[test]
-fn tcp_ap_fhd_and_cov() {
+fn tcp_ap_four_hop_delay_adev_and_delay_bound() {
     let mut a = TcpAp::new(0.7, 50, 4);
-    // 8 hops: d = R/16, FHD = 4·d = R/4; 2 hops: FHD = 2·R/4 = R/2; 1 hop: R/2.
-    assert!(close(a.fhd_sample(0.2, 8), 0.05));
-    assert!(close(a.fhd_sample(0.2, 2), 0.1));
-    assert!(close(a.fhd_sample(0.2, 1), 0.1));
-    let mut s = CcState::new(2.0, 1000, 3);
+    let mut s = CcState::new(2.0, 1000, 3, 20.0);
     s.path_hops = Some(8);
-    assert_eq!(a.pacing_gap_s(&s), None, "no pacing before the first RTT sample");
+    assert_eq!(a.pacing_gap_s(&s), None, "no pacing before the first sample");
     a.on_rtt_sample(&s, 0.2);
-    a.on_rtt_sample(&s, 0.4);
-    // FHD = 0.7·0.05 + 0.3·0.1 = 0.065; RTTs {0.2, 0.4}: μ = 0.3, σ = 0.1, cov = 1/3.
-    assert!(close(a.fhd_s.unwrap(), 0.065));
-    assert!(close(a.cov_rtt(), 1.0 / 3.0));
-    assert!(close(a.pacing_gap_s(&s).unwrap(), (1.0 + 2.0 / 3.0) * 0.065));
-    // The history keeps the last 50 samples: 50 equal ones make cov 0 again.
-    for _ in 0..50 {
-        a.on_rtt_sample(&s, 0.3);
-    }
-    assert!(close(a.cov_rtt(), 0.0));
+    assert!(close(a.fhd_s.unwrap(), ap_sample(0.2, 8)));
+    // Short paths are paced by one hop's delay, not the whole path's.
+    s.path_hops = Some(2);
+    a.on_rtt_sample(&s, 0.2);
+    let (x1, x2) = (ap_sample(0.2, 8), ap_sample(0.2, 2));
+    assert!(x2 < 0.2 / 2.0, "one hop of two: {x2}");
+    let fhd = 0.7 * x1 + 0.3 * x2;
+    assert!(close(a.fhd_s.unwrap(), fhd));
+    // adev = mean |x − μ| / μ over the samples {x1, x2}.
+    let mu = (x1 + x2) / 2.0;
+    let adev = ((x1 - mu).abs() + (x2 - mu).abs()) / 2.0 / mu;
+    assert!(close(a.adev(), adev));
+    assert!(close(a.pacing_gap_s(&s).unwrap(), (1.0 + 2.0 * adev) * fhd));
+    // A sample at or above the 0.5 s delay bound is discarded.
+    s.path_hops = Some(4);
+    a.on_rtt_sample(&s, 4.0);
+    assert!(close(a.fhd_s.unwrap(), fhd));
 }
 
 #[test]
 fn tcp_ap_spaces_new_segments_by_the_gap_but_not_retransmissions() {
     let mut h = with_hops("tcp-ap", 4);
-    // Handshake sample R = 0.1 on 4 hops: FHD = 4·0.1/8 = 0.05, cov 0 → gap 0.05.
-    assert!(close(h.s.pacing_gap_s().unwrap(), 0.05));
+    // The SYN's sample R = 0.1 on 4 hops: one sample, adev 0 → gap = FHD.
+    let gap = ap_sample(0.1, 4);
+    assert!(close(h.s.pacing_gap_s().unwrap(), gap));
     // Window 2, but only segment 0 leaves at 0.1; segment 1 waits for the pacing timer.
     assert_eq!(h.sent(), vec![0]);
-    assert_eq!(h.s.poll_at(), Some(t(0.15)));
-    h.s.on_timer(t(0.15));
+    let next = h.s.poll_at().unwrap();
+    assert!((next.as_secs_f64() - (0.1 + gap)).abs() < 2e-9);
+    h.s.on_timer(next);
     assert_eq!(h.sent(), vec![1]);
-    // ACK of 0 at 0.2 (R = 0.1, FHD stays 0.05): cwnd 3 allows 2 and 3; 2 goes now, 3 is held.
-    assert_eq!(h.ack(0.2, 1, &[]), vec![2]);
-    assert_eq!(h.s.poll_at(), Some(t(0.25)));
-    assert_eq!(h.s.stats.paced_holds, 2);
-    // ACK of 1 at 0.27 (sent 0.15: R = 0.12): FHD = 0.7·0.05 + 0.3·0.06 = 0.053;
-    // RTTs {0.1, 0.1, 0.12}: μ = 0.32/3, σ² = (2·(0.02/3)² + (0.04/3)²)/3, gap = (1 + 2σ/μ)·0.053.
-    let mu = 0.32 / 3.0;
-    let sigma = ((2.0 * (0.02f64 / 3.0).powi(2) + (0.04f64 / 3.0).powi(2)) / 3.0).sqrt();
-    let gap = (1.0 + 2.0 * sigma / mu) * 0.053;
-    // The held segment 3 is overdue (0.25), so it leaves with this ACK; 4 waits one gap.
-    assert_eq!(h.ack(0.27, 2, &[]), vec![3]);
-    assert!(close(h.s.pacing_gap_s().unwrap(), gap));
-    let next = h.s.poll_at().unwrap().as_secs_f64();
-    assert!((next - (0.27 + gap)).abs() < 2e-9, "{next} vs {}", 0.27 + gap);
-    h.s.on_timer(SimTime::from_secs_f64(next));
-    assert_eq!(h.sent(), vec![4]);
-    // Three duplicate ACKs: the fast retransmission of 2 is not paced, even though the
-    // next paced send is a whole gap away.
-    h.ack(next + 0.001, 2, &[]);
-    h.ack(next + 0.002, 2, &[]);
-    assert_eq!(h.ack(next + 0.003, 2, &[]), vec![2]);
-    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!(h.s.stats.paced_holds, 1);
+    // A timeout is not backed off (the module's reset_rtx_timer(0, 0)).
+    let rto = h.s.rto_s();
+    let at = h.s.poll_at().unwrap();
+    h.s.on_timer(at);
+    assert_eq!(h.s.stats.timeouts, 1);
+    assert!(close(h.s.rto_s(), rto));
+    // The go-back-N retransmission of 0 is not paced.
+    assert_eq!(h.sent(), vec![0]);
 }
 
 #[test]
 fn mpr_ewrtt_is_a_decaying_maximum() {
     let mut m = Mpr::new(0.99, 3.0);
-    let mut s = CcState::new(4.0, 1000, 3);
+    let mut s = CcState::new(4.0, 1000, 3, 20.0);
     m.on_rtt_sample(&s, 0.1);
     assert!(close(m.mxrtt_s().unwrap(), 0.3));
     // A smaller sample: ewrtt = 0.99^(1/4)·0.1.
@@ -497,9 +740,9 @@ fn mpr_ignores_dup_acks_detects_drops_after_mxrtt_and_halves_once_per_window() {
     assert_eq!((h.s.stats.retransmissions, h.s.stats.fast_retransmits), (0, 0));
     assert_eq!(h.s.cwnd(), 9.0);
     // Segment 1 arrives late: ACK up to 5. Sample from 4 (sent 0.2): 0.13 > 0.99^(1/9)·0.1 →
-    // ewrtt 0.13, mxrtt 0.39. Slow start 9 → 13; to-be-ack {5..9} → 10..=17 go out.
-    assert_eq!(h.ack(0.33, 5, &[]), (10..18).collect::<Vec<_>>());
-    assert_eq!(h.s.cwnd(), 13.0);
+    // ewrtt 0.13, mxrtt 0.39. Slow start +1 per ACK: 9 → 10; to-be-ack {5..9} → 10..=14 go out.
+    assert_eq!(h.ack(0.33, 5, &[]), (10..15).collect::<Vec<_>>());
+    assert_eq!(h.s.cwnd(), 10.0);
     assert!(close(h.s.loss_timeout_s().unwrap(), 0.39));
     // Segment 5 is lost: duplicate ACKs still do nothing.
     assert!(h.ack(0.4, 5, &[]).is_empty());
@@ -507,11 +750,11 @@ fn mpr_ignores_dup_acks_detects_drops_after_mxrtt_and_halves_once_per_window() {
     assert_eq!(h.s.poll_at(), Some(t(0.59)));
     h.s.on_timer(t(0.59));
     // First drop (5, sent with cwnd 9): cwnd = 9/2 = 4.5 = ssthresh; 6..=9 are in the
-    // memorize list: no further halving. to-be-ack {10..=17} = 8 ≥ 4: nothing resent yet.
+    // memorize list: no further halving. to-be-ack {10..=14} = 5 ≥ 4: nothing resent yet.
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.5));
     assert_eq!(h.s.stats.drops_detected, 5);
     assert!(h.sent().is_empty());
-    // 10..=17 (sent 0.33) expire at 0.72: in memorize, no cut; the window refills with
+    // 10..=14 (sent 0.33) expire at 0.72: in memorize, no cut; the window refills with
     // the oldest dropped segments.
     assert_eq!(h.s.poll_at(), Some(t(0.72)));
     h.s.on_timer(t(0.72));
@@ -552,13 +795,20 @@ fn elfn_freezes_probes_and_resumes_with_the_frozen_state() {
     assert!(!h.s.frozen());
     assert_eq!(h.sent(), (1..10).collect::<Vec<_>>());
     assert_eq!(h.s.poll_at(), Some(t(5.25)));
-    // A second failure ends by an ACK instead: the sender thaws and takes the ACK.
+    // A second failure: an ACK of segments sent before it is processed but does not thaw
+    // (Holland & Vaidya: only the route notice or a probe's ACK ends stand-by).
     h.s.on_route_notice(t(5.1), false);
     assert!(h.s.frozen() && h.sent().is_empty());
-    // ACK of 1..=9 (newly 9, no RTT sample: sent before the freeze): slow start 9 → 18.
-    assert_eq!(h.ack(5.2, 10, &[]), (10..28).collect::<Vec<_>>());
+    // ACK 5 (no RTT sample: sent across the freeze): +1 per ACK → cwnd 10; still frozen.
+    assert!(h.ack(5.15, 5, &[]).is_empty());
+    assert!(h.s.frozen());
+    assert_eq!(h.s.cwnd(), 10.0);
+    // The probe (segment 5) at 7.1; its ACK (10) thaws: cwnd 11, go-back-N from 10 → 10..=20.
+    h.s.on_timer(t(7.1));
+    assert_eq!(h.sent(), vec![5]);
+    assert_eq!(h.ack(7.2, 10, &[]), (10..21).collect::<Vec<_>>());
     assert!(!h.s.frozen());
-    assert_eq!(h.s.cwnd(), 18.0);
+    assert_eq!(h.s.cwnd(), 11.0);
     assert_eq!(h.s.stats.route_freezes, 2);
 }
 

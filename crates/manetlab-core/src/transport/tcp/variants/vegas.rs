@@ -1,39 +1,69 @@
 //! TCP Vegas (Brakmo & Peterson, "TCP Vegas: End to End Congestion Avoidance on
-//! a Global Internet", IEEE JSAC 13(8), 1995; ns-2 `Agent/TCP/Vegas`). Reno recovery.
+//! a Global Internet", IEEE JSAC 13(8), 1995) as ns-2.35 `Agent/TCP/Vegas`
+//! (`tcp-vegas.cc`, the USC/Arizona port). Reno-style recovery in the engine.
 //!
-//! * Congestion avoidance once per RTT: with BaseRTT the smallest RTT seen and
-//!   RTT the smallest sample of the last round, Diff = cwnd · (1 − BaseRTT/RTT)
-//!   segments (= (Expected − Actual) · BaseRTT); Diff < α → cwnd + 1,
-//!   Diff > β → cwnd − 1, otherwise unchanged. α = 1, β = 3.
-//! * Modified slow start: grow exponentially only every other RTT, and leave slow
-//!   start when Diff > γ = 1 (cwnd is then capped at the target + 1, as Linux).
-//! * Fine-grained retransmission: on a duplicate ACK, or on the first or second
-//!   new ACK after a retransmission, retransmit at once if the oldest segment
-//!   was sent more than the fine-grained timeout (SRTT + 4·RTTVAR, unrounded,
-//!   no minimum) ago.
-//! * The window is cut only for losses of segments sent after the last cut.
+//! Once per round (when the ACK passes the segment that was next to send at the
+//! start of the last round):
+//! * rtt = the **mean** of the round's fine-grained RTT samples (ns-2 `v_sumRTT_ /
+//!   v_cntRTT_`; with none, the round's duration); BaseRTT = min(BaseRTT, rtt), or
+//!   rtt itself when at most one segment was sent in the round;
+//! * expected = (segments outstanding + 1)/BaseRTT (ns-2 `t_seqno_ − last_ack_`),
+//!   actual = segments sent in the round / rtt, Δ = ⌊(expected − actual)·BaseRTT + ½⌋;
+//! * slow start (cwnd < ssthresh): grow only every other round (+1 per ACK); in a
+//!   growing round, Δ > γ leaves slow start: ssthresh = 2, cwnd −= cwnd/8 (≥ 2);
+//! * congestion avoidance: Δ > β → cwnd − 1 (≥ 2) and no growth; Δ < α → +1/cwnd
+//!   per ACK during the next round; else unchanged.
+//!   Growth is applied only while cwnd − outstanding ≤ 2 (ns-2's "keep up" rule).
+//!   Every segment's RTT sample also updates BaseRTT.
 //!
-//! Deviations: the cut itself is Reno's (ssthresh = FlightSize/2, as Linux
-//! tcp_vegas) rather than the paper's smaller reduction; a round needs at least
-//! 3 RTT samples, otherwise Reno's growth applies (Linux's rule).
+//! Loss:
+//! * a duplicate ACK retransmits at once when the oldest segment has been out for
+//!   the fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation
+//!   estimator, (SA/4 + SD)/2 · 17/16), else at the third duplicate;
+//! * the window is cut only if it has not changed since that segment was sent:
+//!   win ≤ 3 → 2, a retransmitted segment → win/2, otherwise win − ⌊win/4⌋ (¾);
+//!   ssthresh is left alone; cwnd = that + the duplicate ACKs (the engine's dupwnd);
+//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8;
+//! * the first one or two new ACKs after a retransmission check the fine-grained
+//!   timeout again (`v_worried_`) and retransmit an expired oldest segment;
+//! * leaving recovery after further duplicate ACKs: cwnd = the cut window, ssthresh 2;
+//! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`).
+//!
+//! Deviations (docs/tcp.md): RTT samples come from the engine (the newest segment an
+//! ACK covers, not retransmitted, sent after the last loss) rather than ns-2's
+//! per-segment send-time array; a worried-ACK retransmission does not reset the
+//! duplicate-ACK count to 3.
 
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{reno_cong_avoid, reno_slow_start, reno_ssthresh, CcState, CongestionControl, Recovery};
+use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
 
 pub struct Vegas {
     pub alpha: f64,
     pub beta: f64,
     pub gamma: f64,
-    base_rtt_s: f64,
-    round_min_rtt_s: f64,
-    round_samples: u32,
-    /// The round ends when the ACK passes this segment.
-    round_end: u64,
-    /// Slow start grows in alternate rounds.
-    grow_round: bool,
-    last_cut: Option<SimTime>,
-    /// New ACKs after a retransmission still to be checked (B&P: the first two).
-    check_acks: u32,
+    /// Smallest round RTT / sample seen (s), ns-2 `v_baseRTT_`.
+    pub base_rtt_s: f64,
+    sum_rtt_s: f64,
+    cnt_rtt: u32,
+    /// The round ends when the ACK passes this segment (ns-2 `v_begseq_`).
+    beg_seq: u64,
+    beg_time: SimTime,
+    /// Slow start grows in alternate rounds (ns-2 `v_inc_flag_`).
+    inc_flag: bool,
+    /// Per-ACK increment decided at the last round end (ns-2 `v_incr_`).
+    incr: f64,
+    /// Fine-grained timeout estimator (ns-2 `v_sa_`, `v_sd_`, `v_timeout_`), seconds.
+    sa: f64,
+    sd: f64,
+    pub v_timeout_s: f64,
+    /// When cwnd was last cut (ns-2 `t_cwnd_changed_`).
+    cwnd_changed: Option<SimTime>,
+    /// The window after the last cut (ns-2 `v_newcwnd_`).
+    new_cwnd: Option<f64>,
+    /// Duplicate ACKs since the last new ACK.
+    dups: u32,
+    /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
+    worried: u32,
 }
 
 impl Vegas {
@@ -43,25 +73,31 @@ impl Vegas {
             beta,
             gamma,
             base_rtt_s: f64::INFINITY,
-            round_min_rtt_s: f64::INFINITY,
-            round_samples: 0,
-            round_end: 0,
-            grow_round: true,
-            last_cut: None,
-            check_acks: 0,
+            sum_rtt_s: 0.0,
+            cnt_rtt: 0,
+            beg_seq: 0,
+            beg_time: SimTime::ZERO,
+            inc_flag: true,
+            incr: 0.0,
+            sa: 0.0,
+            sd: 0.0,
+            v_timeout_s: f64::INFINITY,
+            cwnd_changed: None,
+            new_cwnd: None,
+            dups: 0,
+            worried: 0,
         }
     }
 
-    /// Diff = cwnd · (1 − BaseRTT / RTT), in segments.
-    pub fn diff(cwnd: f64, base_rtt_s: f64, rtt_s: f64) -> f64 {
-        cwnd * (1.0 - base_rtt_s / rtt_s)
+    /// ns-2's Δ = ⌊(expected − actual)·BaseRTT + ½⌋ in segments.
+    pub fn delta(outstanding_plus_one: f64, sent_in_round: f64, base_rtt_s: f64, rtt_s: f64) -> i64 {
+        let expect = outstanding_plus_one / base_rtt_s;
+        let actual = sent_in_round / rtt_s;
+        ((expect - actual) * base_rtt_s + 0.5) as i64
     }
 
-    fn fine_timeout_expired(&self, s: &CcState) -> bool {
-        match (s.srtt_s, s.una_sent_at) {
-            (Some(srtt), Some(sent)) => s.now.since(sent).as_secs_f64() > srtt + 4.0 * s.rttvar_s,
-            _ => false,
-        }
+    fn expired(&self, s: &CcState) -> bool {
+        s.una_sent_at.is_some_and(|sent| s.now.since(sent).as_secs_f64() >= self.v_timeout_s)
     }
 }
 
@@ -72,74 +108,140 @@ impl CongestionControl for Vegas {
     fn recovery(&self) -> Recovery {
         Recovery::Reno
     }
-    fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
-        self.base_rtt_s = self.base_rtt_s.min(rtt_s);
-        self.round_min_rtt_s = self.round_min_rtt_s.min(rtt_s);
-        self.round_samples += 1;
+    fn limited_transmit(&self) -> bool {
+        false // ns-2 Vegas has its own `recv` without `send_one`
     }
-    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        if s.in_slow_start() && self.grow_round {
-            reno_slow_start(s, acked);
-        }
-        if s.snd_una < self.round_end {
+    fn recover_guard_after_fast_retransmit(&self) -> bool {
+        false
+    }
+    fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
+        if !self.v_timeout_s.is_finite() {
+            // ns-2 initialises from the first ACK: SA = 8·rtt, SD = rtt.
+            self.sa = 8.0 * rtt_s;
+            self.sd = rtt_s;
+            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
+            self.base_rtt_s = rtt_s;
             return;
         }
-        // One round (RTT) is over.
-        self.round_end = s.snd_max;
-        if self.round_samples < 3 {
-            if !s.in_slow_start() {
-                reno_cong_avoid(s, acked);
-            }
-        } else {
-            let rtt = self.round_min_rtt_s;
-            let diff = Self::diff(s.cwnd, self.base_rtt_s, rtt);
-            if s.in_slow_start() {
-                if diff > self.gamma {
-                    let target = s.cwnd * self.base_rtt_s / rtt;
-                    s.cwnd = s.cwnd.min(target.floor() + 1.0).max(2.0);
-                    s.ssthresh = s.cwnd;
-                }
-                self.grow_round = !self.grow_round;
-            } else if diff < self.alpha {
-                s.cwnd += 1.0;
-            } else if diff > self.beta {
-                s.cwnd = (s.cwnd - 1.0).max(2.0);
-            }
+        self.sum_rtt_s += rtt_s;
+        self.cnt_rtt += 1;
+        if rtt_s > 0.0 {
+            self.base_rtt_s = self.base_rtt_s.min(rtt_s);
+            let mut n = rtt_s - self.sa / 8.0;
+            self.sa += n;
+            n = n.abs() - self.sd / 4.0;
+            self.sd += n;
+            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
+            self.v_timeout_s += self.v_timeout_s / 16.0;
         }
-        self.round_min_rtt_s = f64::INFINITY;
-        self.round_samples = 0;
+    }
+    fn pkts_acked(&mut self, _s: &CcState, acked: u64) {
+        if acked == 0 {
+            self.dups += 1;
+        }
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
+        self.dups = 0;
+        // ns-2 numbers are one ahead of ours: t_seqno_ = nxt + 1, last_ack_ = una.
+        let in_flight_plus_one = (s.snd_nxt + 1 - s.snd_una) as f64;
+        if s.snd_una >= self.beg_seq {
+            let rtt = if self.cnt_rtt > 0 { self.sum_rtt_s / f64::from(self.cnt_rtt) } else { s.now.since(self.beg_time).as_secs_f64() };
+            self.sum_rtt_s = 0.0;
+            self.cnt_rtt = 0;
+            let sent_in_round = (s.snd_nxt + 1).saturating_sub(self.beg_seq) as f64;
+            if rtt > 0.0 {
+                if rtt < self.base_rtt_s || sent_in_round <= 1.0 {
+                    self.base_rtt_s = rtt;
+                }
+                let delta = Self::delta(in_flight_plus_one, sent_in_round, self.base_rtt_s, rtt) as f64;
+                if s.cwnd < s.ssthresh {
+                    self.inc_flag = !self.inc_flag;
+                    if !self.inc_flag {
+                        self.incr = 0.0;
+                    } else if delta > self.gamma {
+                        s.ssthresh = 2.0;
+                        s.cwnd = (s.cwnd - s.cwnd / 8.0).max(2.0);
+                        self.incr = 0.0;
+                    } else {
+                        self.incr = 1.0;
+                    }
+                } else if delta > self.beta {
+                    s.cwnd = (s.cwnd - 1.0).max(2.0);
+                    self.incr = 0.0;
+                } else if delta < self.alpha {
+                    self.incr = 1.0 / s.cwnd;
+                } else {
+                    self.incr = 0.0;
+                }
+            }
+            // The next round starts with the next segment to send (ns-2 `v_begseq_ = t_seqno_`).
+            self.beg_seq = s.snd_nxt + 1;
+            self.beg_time = s.now;
+        }
+        if self.incr == 1.0 && s.cwnd >= s.ssthresh {
+            self.incr = 0.0;
+        }
+        if self.incr > 0.0 && s.cwnd - (in_flight_plus_one - 1.0) <= 2.0 {
+            s.cwnd += self.incr;
+        }
     }
     fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
-        dupacks == s.dupthresh || (dupacks < s.dupthresh && self.fine_timeout_expired(s))
+        dupacks == s.dupthresh || self.expired(s)
     }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
-        let cut = match (self.last_cut, s.una_sent_at) {
-            (Some(cut), Some(sent)) => sent > cut,
+        let retx = s.una_retransmitted;
+        self.worried = (s.snd_nxt.saturating_sub(s.snd_una) as u32).min(2);
+        if retx {
+            self.v_timeout_s *= 2.0;
+        } else {
+            self.v_timeout_s += self.v_timeout_s / 8.0;
+        }
+        // Cut only if cwnd has not changed since the oldest segment was sent.
+        let cut = match (self.cwnd_changed, s.una_sent_at) {
+            (Some(c), Some(sent)) => c < sent,
             _ => true,
         };
         if cut {
-            s.ssthresh = reno_ssthresh(s);
-            self.last_cut = Some(s.now);
-        } else {
-            s.ssthresh = s.cwnd.floor().max(2.0);
+            let win = (s.cwnd.floor().min(s.max_window)) as i64;
+            let w = if win <= 3 {
+                2
+            } else if retx {
+                win >> 1
+            } else {
+                win - (win >> 2)
+            };
+            s.cwnd = w as f64;
+            self.new_cwnd = Some(w as f64);
+            self.cwnd_changed = Some(s.now);
         }
-        // Inflate by the duplicate ACKs actually seen (fewer than 3 on a fine-grained retransmit).
-        s.cwnd = s.ssthresh + f64::from(s.dupacks);
-        self.check_acks = 2;
+    }
+    fn exit_recovery(&mut self, s: &mut CcState) {
+        // ns-2: after more than dupthresh duplicates the inflation is undone and slow
+        // start is off (the engine has already dropped dupwnd).
+        if self.dups > s.dupthresh {
+            if let Some(nc) = self.new_cwnd {
+                s.cwnd = s.cwnd.min(nc);
+            }
+            s.ssthresh = 2.0;
+        }
     }
     fn on_timeout(&mut self, s: &mut CcState) {
-        if s.consecutive_timeouts <= 1 {
-            s.ssthresh = reno_ssthresh(s);
-        }
-        s.cwnd = 1.0;
-        self.last_cut = Some(s.now);
-        self.check_acks = 2;
+        s.ssthresh = reno_ssthresh(s);
+        s.cwnd = 2.0; // ns-2 `v_slowstart_`
+        self.new_cwnd = None;
+        self.cwnd_changed = Some(s.now);
+        self.dups = 0;
     }
     fn retransmit_on_new_ack(&mut self, s: &CcState) -> bool {
-        if self.check_acks == 0 {
+        if self.worried == 0 {
             return false;
         }
-        self.check_acks -= 1;
-        self.fine_timeout_expired(s)
+        self.worried -= 1;
+        if self.expired(s) {
+            true
+        } else {
+            self.worried = 0;
+            false
+        }
     }
 }

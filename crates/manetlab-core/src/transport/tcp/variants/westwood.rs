@@ -8,13 +8,19 @@
 //!   one sample per RTT, b = data acked in the RTT / its duration, smoothed by two
 //!   cascaded EWMAs of gain 1/8 (as Linux `tcp_westwood.c`).
 //! * After three duplicate ACKs ssthresh = max(BWE · RTTmin / MSS, 2) and cwnd =
-//!   ssthresh (+3 during recovery, deflated to ssthresh at its end); after a
-//!   timeout the same ssthresh and cwnd = 1.
+//!   min(cwnd, ssthresh) — never raised (the UCLA ns-2 module and Linux
+//!   `tcp_westwood`); the engine adds NewReno's dupwnd inflation. After a timeout
+//!   the same ssthresh and cwnd = 1.
 //!
-//! Our choices: τ = 0.5 s for Westwood's filter (the paper treats it as a design
-//! constant); a Westwood+ round lasts max(SRTT, 50 ms) (Linux); Linux's
-//! delayed/cumulative ACK accounting keeps dup ACKs from being counted twice.
-//! Before the first estimate ssthresh falls back to Reno's.
+//! Westwood is not in ns-2.35 mainline; we follow the papers and the contributed
+//! module's conventions. Our choices: τ = 0.5 s for Westwood's filter (the paper
+//! treats it as a design constant); when ACKs are more than τ/2 apart the filter
+//! first takes virtual zero samples every τ/2 (Casetti, Gerla, Mascolo et al.,
+//! Wireless Networks 8, 2002: "virtual null samples"), so the weight
+//! α = (2τ − Δ)/(2τ + Δ) never goes negative and the estimate decays toward 0 over
+//! a silence instead of flipping sign; a Westwood+ round lasts max(SRTT, 50 ms)
+//! (Linux); Linux's delayed/cumulative ACK accounting keeps dup ACKs from being
+//! counted twice. Before the first estimate ssthresh falls back to Reno's.
 
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
@@ -70,6 +76,15 @@ impl Westwood {
     }
 }
 
+impl Westwood {
+    /// One step of the Tustin filter with sample `b` after `dt` seconds (dt ≤ 2τ).
+    fn filter(&mut self, b: f64, dt: f64) {
+        let a = (2.0 * WESTWOOD_TAU_S - dt) / (2.0 * WESTWOOD_TAU_S + dt);
+        self.bwe = a * self.bwe + (1.0 - a) * (b + self.last_sample) / 2.0;
+        self.last_sample = b;
+    }
+}
+
 impl CongestionControl for Westwood {
     fn name(&self) -> &'static str {
         if self.plus { "westwood+" } else { "westwood" }
@@ -100,16 +115,25 @@ impl CongestionControl for Westwood {
             }
         } else {
             if let Some(prev) = self.last_ack_at {
-                let dt = s.now.since(prev).as_secs_f64();
+                let mut dt = s.now.since(prev).as_secs_f64();
                 if dt > 0.0 {
+                    // The real sample is the segments over the whole gap; virtual null
+                    // samples every τ/2 fill the silence before it.
                     let b = d as f64 / dt;
-                    let a = (2.0 * WESTWOOD_TAU_S - dt) / (2.0 * WESTWOOD_TAU_S + dt);
-                    self.bwe = a * self.bwe + (1.0 - a) * (b + self.last_sample) / 2.0;
-                    self.last_sample = b;
+                    let step = WESTWOOD_TAU_S / 2.0;
+                    while dt > step {
+                        self.filter(0.0, step);
+                        dt -= step;
+                    }
+                    self.filter(b, dt);
                 }
             }
             self.last_ack_at = Some(s.now);
         }
+    }
+    fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+        s.ssthresh = self.ssthresh(s);
+        s.cwnd = s.cwnd.min(s.ssthresh).max(1.0);
     }
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         if self.bwe > 0.0 && self.rtt_min_s.is_finite() {
