@@ -29,7 +29,8 @@ def test_below_capacity_throughput_equals_offered_load(payload: int, rate_kbps: 
     assert f["tx_packets"] == math.ceil(9.0 / interval_s - 1e-9)
     assert f["rx_packets"] == f["tx_packets"] and f["pdr"] == 1.0
     drops = [c for c in f.index if c.startswith("drops_")]
-    assert len(drops) == 12 and all(f[c] == 0 for c in drops), "every drop key present; nothing dropped below capacity"
+    assert {"drops_ifq.IFQ", "drops_mac.RET", "drops_rtr.NRTE"} <= set(drops), "every drop key is present"
+    assert all(f[c] == 0 for c in drops), "nothing dropped below capacity"
     assert f["in_flight_packets"] == 0 and f["delivered_packets"] == f["tx_packets"]
     # Whole packets in a 9 s window: within one packet's worth of the offered rate.
     one_packet_kbps = payload * 8 / 9.0 / 1e3

@@ -5,6 +5,9 @@ use crate::faults::FaultEvent;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// How many reasons end a packet copy ([`DropReason::PACKET_DROPS`]).
+pub const N_PACKET_DROPS: usize = 12;
+
 /// Why a packet was dropped, with ns-2's trace code (docs/metrics.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DropReason {
@@ -50,7 +53,7 @@ impl DropReason {
     /// result tables. `Collision` is not among them: a collision loses one
     /// frame, and the sender still holds the packet (it is a MAC counter,
     /// `mac_collisions`). A new variant must be added here (see `index`).
-    pub const PACKET_DROPS: [DropReason; 12] = [
+    pub const PACKET_DROPS: [DropReason; N_PACKET_DROPS] = [
         DropReason::QueueOverflow,
         DropReason::EarlyDrop,
         DropReason::NoRoute,
@@ -126,7 +129,7 @@ impl DropReason {
 
 /// Packet-copy drops by reason, one slot per [`DropReason::PACKET_DROPS`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DropCounts(pub [u64; 12]);
+pub struct DropCounts(pub [u64; N_PACKET_DROPS]);
 
 impl DropCounts {
     pub fn add(&mut self, reason: DropReason) {
@@ -860,7 +863,7 @@ mod tests {
     #[test]
     fn empty_flow_has_no_delay() {
         let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &FlowCounters::default(), &FlowFates::default());
-        assert_eq!(s.drops.len(), 12, "every drop key, 0 when none");
+        assert_eq!(s.drops.len(), N_PACKET_DROPS, "every drop key, 0 when none");
         assert_eq!(s.drops["mac.RET"], 0);
         assert_eq!(s.delay_mean_s, None);
         assert_eq!(s.pdr, 0.0);

@@ -13,6 +13,7 @@
 //! The scenarios come from a seeded loop (not proptest's shrinker: a failing
 //! case prints its TOML, which reproduces it exactly).
 
+use manetlab_core::metrics::DropReason;
 use manetlab_core::sim::{stream, Component, SimRng};
 use manetlab_core::{run, RunResult, Scenario};
 use rand::Rng;
@@ -20,9 +21,6 @@ use std::fmt::Write;
 
 const CASES: u64 = 1000;
 
-const DROP_KEYS: [&str; 12] = [
-    "ifq.IFQ", "ifq.RED", "rtr.NRTE", "rtr.TTL", "rtr.TOUT", "rtr.IFQ", "rtr.LOOP", "rtr.CBK", "link.ERR", "link.LNK", "node.OFF", "mac.RET",
-];
 const HOLDERS: [&str; 6] = ["ll", "ifq", "mac", "rtr", "arp", "link"];
 
 fn pick<'a>(rng: &mut SimRng, xs: &[&'a str]) -> &'a str {
@@ -112,8 +110,8 @@ fn check(r: &RunResult) -> Result<(), String> {
     let mut sent_by_flows = 0;
     for f in &r.flows {
         let who = format!("flow {} ({} {}→{})", f.flow, f.kind, f.src, f.dst);
-        let keys: Vec<&str> = f.drops.keys().map(String::as_str).collect();
-        let mut want = DROP_KEYS.to_vec();
+        let keys: Vec<String> = f.drops.keys().cloned().collect();
+        let mut want: Vec<String> = DropReason::PACKET_DROPS.iter().map(|r| r.key()).collect();
         want.sort();
         if keys != want {
             return Err(format!("{who}: drop keys {keys:?}"));
@@ -155,7 +153,7 @@ fn check(r: &RunResult) -> Result<(), String> {
     }
     let mut originated = 0;
     for n in &r.nodes {
-        if n.drops.len() != DROP_KEYS.len() || n.ctrl_drops.len() != DROP_KEYS.len() || n.in_flight.len() != HOLDERS.len() {
+        if n.drops.len() != DropReason::PACKET_DROPS.len() || n.ctrl_drops.len() != DropReason::PACKET_DROPS.len() || n.in_flight.len() != HOLDERS.len() {
             return Err(format!("node {}: missing keys", n.node));
         }
         if n.dropped_packets != n.drops.values().sum::<u64>() || n.in_flight_packets != n.in_flight.values().sum::<u64>() {
