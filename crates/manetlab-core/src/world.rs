@@ -396,8 +396,8 @@ impl Simulator {
                     self.link_step(l, d, step, None);
                 }
                 Event::LinkArrive(l, d, pkt) => {
-                    let link = &mut self.links[l.index()];
-                    let (from, to) = (link.dirs[d as usize].from, link.dirs[d as usize].to);
+                    let dir = &self.links[l.index()].dirs[d as usize];
+                    let (from, to) = (dir.from, dir.to);
                     if pkt.tag.is_some() {
                         // Handed over: the copy is now `to`'s, whatever happens to it there.
                         self.nodes[from.index()].counters.sent_packets += 1;
