@@ -134,10 +134,12 @@ def test_dataframes(result: manetlab.Result) -> None:
     assert list(flows["name"]) == ["steady", "burst"]
     assert (len(nodes), len(links)) == (4, 6)
     for df, rows in ((flows, result.summary["flows"]), (nodes, result.summary["nodes"])):
-        base = [k for k in rows[0] if k != "drops"]
-        drops = sorted({k for r in rows for k in r["drops"]})
+        # Nested maps (in_flight, ctrl_drops) become prefixed columns in place.
+        base = [c for k, v in rows[0].items() if k != "drops" for c in ([f"{k}_{kk}" for kk in v] if isinstance(v, dict) else [k])]
+        drops = sorted(rows[0]["drops"])
+        assert all(sorted(r["drops"]) == drops for r in rows), "every drop key in every row"
         assert list(df.columns) == base + [f"drops_{k}" for k in drops]
-        assert drops, "the example overflows a queue and loses packets on a link"
+        assert "drops_mac.RET" in df.columns and "drops_mac.COL" not in df.columns, "collisions are MAC counters"
         for i, row in enumerate(rows):
             for k in drops:
                 assert df.loc[i, f"drops_{k}"] == row["drops"].get(k, 0)

@@ -28,7 +28,10 @@ def test_below_capacity_throughput_equals_offered_load(payload: int, rate_kbps: 
     interval_s = payload * 8 / (rate_kbps * 1e3)
     assert f["tx_packets"] == math.ceil(9.0 / interval_s - 1e-9)
     assert f["rx_packets"] == f["tx_packets"] and f["pdr"] == 1.0
-    assert not [c for c in f.index if c.startswith("drops_")], "nothing dropped below capacity"
+    drops = [c for c in f.index if c.startswith("drops_")]
+    assert {"drops_ifq.IFQ", "drops_mac.RET", "drops_rtr.NRTE"} <= set(drops), "every drop key is present"
+    assert all(f[c] == 0 for c in drops), "nothing dropped below capacity"
+    assert f["in_flight_packets"] == 0 and f["delivered_packets"] == f["tx_packets"]
     # Whole packets in a 9 s window: within one packet's worth of the offered rate.
     one_packet_kbps = payload * 8 / 9.0 / 1e3
     assert abs(f["throughput_kbps"] - rate_kbps) <= one_packet_kbps

@@ -148,7 +148,8 @@ def _jitter(ax: Any, s: dict[str, Any]) -> None:
 
 def _drops(ax: Any, s: dict[str, Any]) -> None:
     nodes = s["nodes"]
-    keys = sorted({k for n in nodes for k in n["drops"]})
+    # Every key is in every row; plot the reasons that occurred.
+    keys = sorted({k for n in nodes for k, v in n["drops"].items() if v})
     bottom = [0] * len(nodes)
     for k in keys:
         vals = [n["drops"].get(k, 0) for n in nodes]

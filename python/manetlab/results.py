@@ -66,7 +66,10 @@ class Result:
     ``summary_json`` is the core's text (the bytes of summary.json), ``summary``
     the same parsed; ``flows``, ``nodes`` and ``links`` are DataFrames with one row
     per flow, node and link direction, the ``drops`` maps spread into
-    ``drops_<layer.CODE>`` columns (0 where a row had none).
+    ``drops_<layer.CODE>`` columns and the other maps (``in_flight``,
+    ``ctrl_drops``, ``tcp``) into prefixed columns. The core writes every drop
+    and holder key in every row (0 when none), so the columns are the same in
+    every run and concatenated runs have 0, never NaN, where nothing happened.
     """
 
     def __init__(self, summary_json: str, scenario: Scenario | None = None, output_dir: Path | None = None) -> None:
@@ -217,7 +220,8 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
     flat = [_flatten(r) for r in rows]
     # Columns: the core's field order (first seen across rows, since e.g. only TCP
-    # flows have tcp_* fields), then one drops_<key> column per drop key seen, sorted.
+    # flows have tcp_* fields), then one drops_<key> column per drop key, sorted
+    # (the core lists every key in every row; a 0 fills in for older summaries).
     base: list[str] = []
     for r in flat:
         base += [k for k in r if k != "drops" and k not in base]

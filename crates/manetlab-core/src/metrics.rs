@@ -5,6 +5,9 @@ use crate::faults::FaultEvent;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// How many reasons end a packet copy ([`DropReason::PACKET_DROPS`]).
+pub const N_PACKET_DROPS: usize = 12;
+
 /// Why a packet was dropped, with ns-2's trace code (docs/metrics.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DropReason {
@@ -46,6 +49,45 @@ pub enum DropReason {
 }
 
 impl DropReason {
+    /// Every reason that ends a packet copy, in the fixed column order of the
+    /// result tables. `Collision` is not among them: a collision loses one
+    /// frame, and the sender still holds the packet (it is a MAC counter,
+    /// `mac_collisions`). A new variant must be added here (see `index`).
+    pub const PACKET_DROPS: [DropReason; N_PACKET_DROPS] = [
+        DropReason::QueueOverflow,
+        DropReason::EarlyDrop,
+        DropReason::NoRoute,
+        DropReason::TtlExpired,
+        DropReason::SendBufferTimeout,
+        DropReason::SendBufferFull,
+        DropReason::RouteLoop,
+        DropReason::MacCallback,
+        DropReason::LinkError,
+        DropReason::LinkDown,
+        DropReason::NodeOff,
+        DropReason::RetryLimit,
+    ];
+
+    /// Position in [`DropReason::PACKET_DROPS`]; `None` for frame-level events.
+    /// Exhaustive on purpose: a new reason does not compile until it is placed.
+    pub fn index(self) -> Option<usize> {
+        Some(match self {
+            DropReason::QueueOverflow => 0,
+            DropReason::EarlyDrop => 1,
+            DropReason::NoRoute => 2,
+            DropReason::TtlExpired => 3,
+            DropReason::SendBufferTimeout => 4,
+            DropReason::SendBufferFull => 5,
+            DropReason::RouteLoop => 6,
+            DropReason::MacCallback => 7,
+            DropReason::LinkError => 8,
+            DropReason::LinkDown => 9,
+            DropReason::NodeOff => 10,
+            DropReason::RetryLimit => 11,
+            DropReason::Collision => return None,
+        })
+    }
+
     /// ns-2's three-letter trace code.
     pub fn code(self) -> &'static str {
         match self {
@@ -85,6 +127,168 @@ impl DropReason {
     }
 }
 
+/// Packet-copy drops by reason, one slot per [`DropReason::PACKET_DROPS`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts(pub [u64; N_PACKET_DROPS]);
+
+impl DropCounts {
+    pub fn add(&mut self, reason: DropReason) {
+        let i = reason.index().expect("a frame-level event is not a packet drop");
+        self.0[i] += 1;
+    }
+    pub fn get(&self, reason: DropReason) -> u64 {
+        reason.index().map_or(0, |i| self.0[i])
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    /// `layer.CODE` → count, every key present (0 when none).
+    pub fn to_map(&self) -> BTreeMap<String, u64> {
+        DropReason::PACKET_DROPS.iter().map(|r| (r.key(), self.get(*r))).collect()
+    }
+}
+
+/// Where a packet copy can be when the run ends (docs/metrics.md, "in flight").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Holder {
+    /// Between the routing layer and the interface queue (the LL delay).
+    Ll,
+    /// In the wireless interface queue.
+    Ifq,
+    /// Held by the 802.11 MAC (contending, on the air, awaiting the ACK).
+    Mac,
+    /// In a routing protocol's buffer (AODV/DSR send buffer, DSDV queue).
+    Rtr,
+    /// Held by ARP while the next hop's address is resolved.
+    Arp,
+    /// In a point-to-point link's queue, being serialised or propagating.
+    Link,
+}
+
+impl Holder {
+    pub const ALL: [Holder; 6] = [Holder::Ll, Holder::Ifq, Holder::Mac, Holder::Rtr, Holder::Arp, Holder::Link];
+    pub fn key(self) -> &'static str {
+        match self {
+            Holder::Ll => "ll",
+            Holder::Ifq => "ifq",
+            Holder::Mac => "mac",
+            Holder::Rtr => "rtr",
+            Holder::Arp => "arp",
+            Holder::Link => "link",
+        }
+    }
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Packets (or copies) in flight by [`Holder`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InFlightCounts(pub [u64; 6]);
+
+impl InFlightCounts {
+    pub fn add(&mut self, h: Holder) {
+        self.0[h.index()] += 1;
+    }
+    pub fn get(&self, h: Holder) -> u64 {
+        self.0[h.index()]
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    /// `<holder>` → count, every key present, in [`Holder::ALL`] order.
+    pub fn to_map(&self) -> BTreeMap<String, u64> {
+        Holder::ALL.iter().map(|h| (h.key().to_string(), self.get(*h))).collect()
+    }
+}
+
+/// What happened to one application packet (one uid) so far.
+#[derive(Clone, Copy, Debug)]
+struct PacketRecord {
+    flow: u32,
+    /// A data packet (CBR datagram, TCP data segment) rather than TCP control
+    /// (SYN, FIN, pure ACK).
+    data: bool,
+    delivered: bool,
+    /// Why its latest copy was dropped, if one was.
+    last_drop: Option<DropReason>,
+}
+
+/// How a first delivery differs from a duplicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    First,
+    Duplicate,
+}
+
+/// The fates of one flow's packets at the end of a run (docs/metrics.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowFates {
+    pub delivered: u64,
+    pub dropped: DropCounts,
+    pub in_flight: InFlightCounts,
+    pub ctrl_delivered: u64,
+    pub ctrl_dropped: u64,
+    pub ctrl_in_flight: u64,
+}
+
+/// Every application packet of a run, by uid: created once, then delivered,
+/// dropped (copy by copy) or still somewhere when the run ends. Control packets
+/// of the routing protocols are not in it.
+#[derive(Clone, Debug, Default)]
+pub struct PacketLedger {
+    recs: BTreeMap<u64, PacketRecord>,
+}
+
+impl PacketLedger {
+    pub fn created(&mut self, uid: u64, flow: u32, data: bool) {
+        let old = self.recs.insert(uid, PacketRecord { flow, data, delivered: false, last_drop: None });
+        debug_assert!(old.is_none(), "packet uid {uid} created twice");
+    }
+
+    /// A copy of `uid` reached its destination node.
+    pub fn delivered(&mut self, uid: u64) -> Delivery {
+        let r = self.recs.get_mut(&uid).expect("delivered packet was created");
+        if std::mem::replace(&mut r.delivered, true) {
+            Delivery::Duplicate
+        } else {
+            Delivery::First
+        }
+    }
+
+    /// Whether `uid` is a data packet (not TCP control).
+    pub fn is_data(&self, uid: u64) -> bool {
+        self.recs.get(&uid).is_some_and(|r| r.data)
+    }
+
+    /// A copy of `uid` was dropped.
+    pub fn dropped(&mut self, uid: u64, reason: DropReason) {
+        let r = self.recs.get_mut(&uid).expect("dropped packet was created");
+        r.last_drop = Some(reason);
+    }
+
+    /// Classify every packet: delivered if a copy was; else in flight if
+    /// `holder(uid)` finds a copy somewhere; else dropped, its reason the last
+    /// copy's (the packet died when its last copy did). The other copy drops
+    /// are not its fate. A packet that is none of these (a copy lost without
+    /// a drop record: a bug) is in no class, so the identity
+    /// tx = delivered + dropped + in_flight exposes it.
+    pub fn fates(&self, flows: usize, holder: impl Fn(u64) -> Option<Holder>) -> Vec<FlowFates> {
+        let mut out = vec![FlowFates::default(); flows];
+        for (&uid, r) in &self.recs {
+            let f = &mut out[r.flow as usize];
+            if r.delivered {
+                if r.data { f.delivered += 1 } else { f.ctrl_delivered += 1 }
+            } else if let Some(h) = holder(uid) {
+                if r.data { f.in_flight.add(h) } else { f.ctrl_in_flight += 1 }
+            } else if let Some(reason) = r.last_drop {
+                if r.data { f.dropped.add(reason) } else { f.ctrl_dropped += 1 }
+            }
+        }
+        out
+    }
+}
+
 /// Running statistics of one flow's received packets.
 #[derive(Clone, Debug, Default)]
 pub struct FlowCounters {
@@ -99,7 +303,14 @@ pub struct FlowCounters {
     last_delay_s: Option<f64>,
     pub jitter_abs_sum_s: f64,
     pub jitter_samples: u64,
-    pub drops: BTreeMap<DropReason, u64>,
+    /// Data packets whose first copy reached the destination node, and further
+    /// copies that did (docs/metrics.md).
+    pub delivered_packets: u64,
+    pub dup_rx_packets: u64,
+    /// Every copy of a data packet dropped, by reason (terminal or not).
+    pub copy_drops: DropCounts,
+    /// TCP control segments (SYN, FIN, pure ACK) handed to IP, both directions.
+    pub ctrl_tx_packets: u64,
     pub first_rx_s: Option<f64>,
     pub last_rx_s: Option<f64>,
 }
@@ -131,29 +342,47 @@ impl FlowCounters {
         self.last_rx_s = Some(now_s);
     }
 
+    /// A copy of one of this flow's data packets was dropped.
     pub fn on_drop(&mut self, reason: DropReason) {
-        *self.drops.entry(reason).or_default() += 1;
+        self.copy_drops.add(reason);
     }
 }
 
 /// Per-node counters.
 #[derive(Clone, Debug, Default)]
 pub struct NodeCounters {
+    /// Application packet copies (CBR, TCP data and control) created here,
+    /// received from a neighbour, delivered here (duplicates too), handed to
+    /// the network layer for forwarding, and handed over to a neighbour.
     pub originated_packets: u64,
+    pub received_packets: u64,
     pub delivered_packets: u64,
     pub forwarded_packets: u64,
-    pub drops: BTreeMap<DropReason, u64>,
+    pub sent_packets: u64,
+    /// Application packet copies dropped here, by reason.
+    pub drops: DropCounts,
+    /// Routing control packets dropped here, by reason.
+    pub ctrl_drops: DropCounts,
     /// Unicast frames the MAC finished (acknowledged or dropped).
     pub mac_frames: u64,
+    /// Those dropped at the retry limit.
+    pub mac_frames_failed: u64,
     /// Retransmissions (RTS and DATA) over those frames.
     pub mac_retries: u64,
+    /// Frames addressed to this node (or broadcast) lost to a collision.
+    pub mac_collisions: u64,
     /// Largest interface-queue occupancy seen (packets).
     pub ifq_max_pkts: u32,
 }
 
 impl NodeCounters {
-    pub fn on_drop(&mut self, reason: DropReason) {
-        *self.drops.entry(reason).or_default() += 1;
+    /// A copy of an application packet (`app`) or a routing control packet was dropped here.
+    pub fn on_drop(&mut self, reason: DropReason, app: bool) {
+        if app {
+            self.drops.add(reason)
+        } else {
+            self.ctrl_drops.add(reason)
+        }
     }
 }
 
@@ -302,10 +531,6 @@ impl RoutingSummary {
     }
 }
 
-fn drop_map(d: &BTreeMap<DropReason, u64>) -> BTreeMap<String, u64> {
-    d.iter().map(|(r, n)| (r.key(), *n)).collect()
-}
-
 /// One row of the per-flow table.
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowSummary {
@@ -321,8 +546,18 @@ pub struct FlowSummary {
     pub tx_bytes: u64,
     pub rx_packets: u64,
     pub rx_bytes: u64,
+    /// The fate of each of the tx_packets: delivered (first copy at the
+    /// destination), dropped, or in flight at the end; exactly one each.
+    pub delivered_packets: u64,
+    pub dropped_packets: u64,
+    pub in_flight_packets: u64,
+    /// Copies beyond the first that reached the destination.
+    pub dup_rx_packets: u64,
+    /// Copies dropped that were not their packet's fate.
+    pub copy_drop_packets: u64,
+    /// tx_packets − delivered_packets = dropped_packets + in_flight_packets.
     pub lost_packets: u64,
-    /// rx_packets / tx_packets (0 when nothing was sent).
+    /// delivered_packets / tx_packets (0 when nothing was sent).
     pub pdr: f64,
     /// Received payload bits over the flow's active time [start_s, stop_s] (kbit/s).
     pub throughput_kbps: f64,
@@ -333,6 +568,15 @@ pub struct FlowSummary {
     pub delay_max_s: Option<f64>,
     /// Mean |delay(i+1) − delay(i)| over consecutive received packets.
     pub jitter_mean_s: Option<f64>,
+    /// TCP control segments (SYN, FIN, pure ACK) of the flow and their fates
+    /// (0 for CBR): ctrl_tx = ctrl_delivered + ctrl_dropped + ctrl_in_flight.
+    pub ctrl_tx_packets: u64,
+    pub ctrl_delivered_packets: u64,
+    pub ctrl_dropped_packets: u64,
+    pub ctrl_in_flight_packets: u64,
+    /// In-flight data packets by where they were (`ll`, `ifq`, `mac`, `rtr`, `arp`, `link`).
+    pub in_flight: BTreeMap<String, u64>,
+    /// Data packets whose fate was a drop, by `layer.CODE` (every key, 0 when none).
     pub drops: BTreeMap<String, u64>,
     /// TCP flows only: the transport's own counters (docs/tcp.md).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -382,8 +626,9 @@ pub struct TcpFlowSummary {
 
 impl FlowSummary {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(flow: u32, name: String, kind: &str, transport: &str, src: u32, dst: u32, start_s: f64, stop_s: f64, c: &FlowCounters) -> Self {
+    pub fn new(flow: u32, name: String, kind: &str, transport: &str, src: u32, dst: u32, start_s: f64, stop_s: f64, c: &FlowCounters, fates: &FlowFates) -> Self {
         let active_s = stop_s - start_s;
+        let dropped = fates.dropped.total();
         let some_rx = c.rx_packets > 0;
         FlowSummary {
             flow,
@@ -398,8 +643,13 @@ impl FlowSummary {
             tx_bytes: c.tx_bytes,
             rx_packets: c.rx_packets,
             rx_bytes: c.rx_bytes,
-            lost_packets: c.tx_packets.saturating_sub(c.rx_packets),
-            pdr: if c.tx_packets > 0 { c.rx_packets as f64 / c.tx_packets as f64 } else { 0.0 },
+            delivered_packets: fates.delivered,
+            dropped_packets: dropped,
+            in_flight_packets: fates.in_flight.total(),
+            dup_rx_packets: c.dup_rx_packets,
+            copy_drop_packets: c.copy_drops.total() - dropped,
+            lost_packets: dropped + fates.in_flight.total(),
+            pdr: if c.tx_packets > 0 { fates.delivered as f64 / c.tx_packets as f64 } else { 0.0 },
             throughput_kbps: if active_s > 0.0 { c.rx_bytes as f64 * 8.0 / active_s / 1000.0 } else { 0.0 },
             // Set by the simulator, which knows the run's length.
             throughput_run_kbps: 0.0,
@@ -407,7 +657,12 @@ impl FlowSummary {
             delay_min_s: some_rx.then_some(c.delay_min_s),
             delay_max_s: some_rx.then_some(c.delay_max_s),
             jitter_mean_s: (c.jitter_samples > 0).then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
-            drops: drop_map(&c.drops),
+            ctrl_tx_packets: c.ctrl_tx_packets,
+            ctrl_delivered_packets: fates.ctrl_delivered,
+            ctrl_dropped_packets: fates.ctrl_dropped,
+            ctrl_in_flight_packets: fates.ctrl_in_flight,
+            in_flight: fates.in_flight.to_map(),
+            drops: fates.dropped.to_map(),
             tcp: None,
         }
     }
@@ -419,12 +674,27 @@ pub struct NodeSummary {
     pub node: u32,
     pub x_m: f64,
     pub y_m: f64,
+    /// Application packet copies: originated + received = delivered + sent +
+    /// dropped + in flight (docs/metrics.md).
     pub originated_packets: u64,
+    pub received_packets: u64,
     pub delivered_packets: u64,
     pub forwarded_packets: u64,
+    pub sent_packets: u64,
+    pub dropped_packets: u64,
+    pub in_flight_packets: u64,
     pub mac_frames: u64,
+    pub mac_frames_failed: u64,
     pub mac_retries: u64,
+    pub mac_collisions: u64,
+    /// Retransmitted data frames received again and discarded (802.11 duplicate detection).
+    pub mac_duplicates: u64,
     pub ifq_max_pkts: u32,
+    /// Copies in flight here by holder.
+    pub in_flight: BTreeMap<String, u64>,
+    /// Routing control packets dropped here, by `layer.CODE`.
+    pub ctrl_drops: BTreeMap<String, u64>,
+    /// Application packet copies dropped here, by `layer.CODE` (every key, 0 when none).
     pub drops: BTreeMap<String, u64>,
     /// Routing-protocol counters (AODV, DSR, DSDV; absent with static routing).
     #[serde(flatten)]
@@ -432,18 +702,27 @@ pub struct NodeSummary {
 }
 
 impl NodeSummary {
-    pub fn new(node: u32, position_m: [f64; 2], c: &NodeCounters) -> Self {
+    pub fn new(node: u32, position_m: [f64; 2], c: &NodeCounters, in_flight: &InFlightCounts, mac_duplicates: u64) -> Self {
         NodeSummary {
             node,
             x_m: position_m[0],
             y_m: position_m[1],
             originated_packets: c.originated_packets,
+            received_packets: c.received_packets,
             delivered_packets: c.delivered_packets,
             forwarded_packets: c.forwarded_packets,
+            sent_packets: c.sent_packets,
+            dropped_packets: c.drops.total(),
+            in_flight_packets: in_flight.total(),
             mac_frames: c.mac_frames,
+            mac_frames_failed: c.mac_frames_failed,
             mac_retries: c.mac_retries,
+            mac_collisions: c.mac_collisions,
+            mac_duplicates,
             ifq_max_pkts: c.ifq_max_pkts,
-            drops: drop_map(&c.drops),
+            in_flight: in_flight.to_map(),
+            ctrl_drops: c.ctrl_drops.to_map(),
+            drops: c.drops.to_map(),
             routing: None,
         }
     }
@@ -564,7 +843,11 @@ mod tests {
             c.on_receive(t, 100, d);
         }
         c.on_send(100);
-        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 4.0, &c);
+        let fates = FlowFates { delivered: 3, ..FlowFates::default() };
+        let mut fates = fates;
+        fates.in_flight.add(Holder::Ifq);
+        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 4.0, &c, &fates);
+        assert_eq!((s.delivered_packets, s.in_flight_packets, s.in_flight["ifq"]), (3, 1, 1));
         assert_eq!(s.rx_packets, 3);
         assert_eq!(s.lost_packets, 1);
         assert!((s.pdr - 0.75).abs() < 1e-12);
@@ -579,8 +862,48 @@ mod tests {
 
     #[test]
     fn empty_flow_has_no_delay() {
-        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &FlowCounters::default());
+        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &FlowCounters::default(), &FlowFates::default());
+        assert_eq!(s.drops.len(), N_PACKET_DROPS, "every drop key, 0 when none");
+        assert_eq!(s.drops["mac.RET"], 0);
         assert_eq!(s.delay_mean_s, None);
         assert_eq!(s.pdr, 0.0);
+    }
+
+    #[test]
+    fn one_fate_per_packet_from_its_copies() {
+        let mut l = PacketLedger::default();
+        // 1: delivered, then a duplicate; a copy dropped at the sender's MAC
+        // (its ACK was lost) is not the packet's fate.
+        l.created(1, 0, true);
+        assert_eq!(l.delivered(1), Delivery::First);
+        l.dropped(1, DropReason::RetryLimit);
+        assert_eq!(l.delivered(1), Delivery::Duplicate);
+        // 2: a copy dropped, another still queued at the end: in flight.
+        l.created(2, 0, true);
+        l.dropped(2, DropReason::RetryLimit);
+        // 3: two copies dropped: its fate is the last one's reason.
+        l.created(3, 0, true);
+        l.dropped(3, DropReason::RetryLimit);
+        l.dropped(3, DropReason::NoRoute);
+        // 4: a TCP ACK of flow 1, dropped.
+        l.created(4, 1, false);
+        l.dropped(4, DropReason::QueueOverflow);
+        // 5: never seen again and not held anywhere: in no class (a bug the identity shows).
+        l.created(5, 1, true);
+        let f = l.fates(2, |uid| (uid == 2).then_some(Holder::Ifq));
+        assert_eq!(f[0].delivered, 1);
+        assert_eq!(f[0].in_flight.get(Holder::Ifq), 1);
+        assert_eq!((f[0].dropped.get(DropReason::NoRoute), f[0].dropped.total()), (1, 1));
+        assert_eq!((f[1].ctrl_dropped, f[1].dropped.total(), f[1].delivered, f[1].in_flight.total()), (1, 0, 0, 0));
+    }
+
+    #[test]
+    fn drop_keys_are_distinct_and_collisions_are_not_packet_drops() {
+        let keys: std::collections::BTreeSet<String> = DropReason::PACKET_DROPS.iter().map(|r| r.key()).collect();
+        assert_eq!(keys.len(), DropReason::PACKET_DROPS.len());
+        for (i, r) in DropReason::PACKET_DROPS.iter().enumerate() {
+            assert_eq!(r.index(), Some(i));
+        }
+        assert_eq!(DropReason::Collision.index(), None);
     }
 }

@@ -20,7 +20,7 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
-use crate::metrics::{ConnectivityReport, DropReason, FlowConnectivity, FlowCounters, FlowSummary, LinkSummary, NodeCounters, NodeSummary, RoutingSummary, RunResult};
+use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
@@ -30,7 +30,7 @@ use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, Routing
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 mod tcp;
 mod trace;
@@ -131,6 +131,8 @@ pub struct Simulator {
     links: Vec<P2pLink>,
     flows: Vec<Flow>,
     next_uid: u64,
+    /// Every application packet's fate so far (docs/metrics.md).
+    ledger: PacketLedger,
     /// Reused outbox for routing handlers (no allocation per packet).
     actions: Vec<RoutingAction>,
     channel: Option<Channel>,
@@ -328,6 +330,7 @@ impl Simulator {
             links,
             flows,
             next_uid: 0,
+            ledger: PacketLedger::default(),
             actions: Vec::with_capacity(8),
             phy_rngs: (0..n as u64).map(|i| stream(s.seed, i, Component::Phy)).collect(),
             channel,
@@ -393,8 +396,14 @@ impl Simulator {
                     self.link_step(l, d, step, None);
                 }
                 Event::LinkArrive(l, d, pkt) => {
+                    let dir = &self.links[l.index()].dirs[d as usize];
+                    let (from, to) = (dir.from, dir.to);
+                    if pkt.tag.is_some() {
+                        // Handed over: the copy is now `to`'s, whatever happens to it there.
+                        self.nodes[from.index()].counters.sent_packets += 1;
+                        self.nodes[to.index()].counters.received_packets += 1;
+                    }
                     let link = &mut self.links[l.index()];
-                    let (from, to) = (link.dirs[d as usize].from, link.dirs[d as usize].to);
                     // Draw the error first so faults do not shift the link's error stream.
                     if !link.survives(d as usize) || link.scripted_drop(d as usize, &pkt) {
                         self.drop_packet(to, &pkt, DropReason::LinkError);
@@ -479,6 +488,7 @@ impl Simulator {
         let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, cbr.packet_bytes, seq, now);
         self.next_uid += 1;
         flow.counters.on_send(pkt.payload_bytes);
+        self.ledger.created(pkt.uid, f.0, true);
         let src = flow.src;
         if let Some(t) = next {
             self.sched.schedule_at(t, Event::AppSend(f));
@@ -532,8 +542,28 @@ impl Simulator {
     fn deliver(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, &pkt, None, None);
         self.nodes[node.index()].counters.delivered_packets += 1;
+        // One packet, one fate: only its first copy counts as delivered; later
+        // copies (DSR salvage after a lost MAC ACK) are duplicates.
+        let first = match pkt.tag {
+            Some(tag) => {
+                let d = self.ledger.delivered(pkt.uid);
+                let data = self.ledger.is_data(pkt.uid);
+                let c = &mut self.flows[tag.flow.index()].counters;
+                match (d, data) {
+                    (Delivery::First, true) => c.delivered_packets += 1,
+                    (Delivery::Duplicate, true) => c.dup_rx_packets += 1,
+                    _ => {}
+                }
+                d == Delivery::First
+            }
+            None => true,
+        };
         if let TransportHeader::Tcp(h) = pkt.transport {
+            // TCP sees every copy, as a real receiver would (it discards duplicates itself).
             self.tcp_deliver(now, node, &pkt, &h);
+            return;
+        }
+        if !first {
             return;
         }
         if let Some(tag) = pkt.tag {
@@ -688,21 +718,34 @@ impl Simulator {
     fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut Dcf, &mut Vec<MacAction>)) {
         let mut buf = std::mem::take(&mut self.mac_buf);
         let mut queue = std::mem::take(&mut self.mac_queue);
+        // The packet the MAC holds now is the one a `FrameDone` below is about:
+        // a packet taken on `Ready` cannot finish within the same handler.
+        let held_app = self.wifi(n).mac.current_packet().is_some_and(|p| p.tag.is_some());
         f(&mut self.wifi(n).mac, &mut buf);
         queue.extend(buf.drain(..));
         while let Some(a) = queue.pop_front() {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
-                MacAction::Deliver(pkt, from) => self.receive_from(now, n, pkt, from),
+                MacAction::Deliver(pkt, from) => {
+                    if pkt.tag.is_some() {
+                        self.nodes[n.index()].counters.received_packets += 1;
+                    }
+                    self.receive_from(now, n, pkt, from)
+                }
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
                 MacAction::Overheard(..) if self.is_off(n) => {}
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
-                MacAction::FrameDone { retries, .. } => {
+                MacAction::FrameDone { retries, ok } => {
                     let c = &mut self.nodes[n.index()].counters;
+                    if ok && held_app {
+                        // Acknowledged: the copy is the next hop's now.
+                        c.sent_packets += 1;
+                    }
+                    c.mac_frames_failed += u64::from(!ok);
                     c.mac_frames += 1;
                     c.mac_retries += retries as u64;
                     // LRED learns the retry count and decides on adaptive pacing.
@@ -813,11 +856,7 @@ impl Simulator {
                 let f = &rec.frame;
                 let for_us = f.dst.map_or(true, |d| d == n);
                 if why == RxFailure::Collision && for_us {
-                    if let Some(pkt) = &f.pkt {
-                        self.drop_packet(n, pkt, DropReason::Collision);
-                    } else {
-                        self.nodes[n.index()].counters.on_drop(DropReason::Collision);
-                    }
+                    self.frame_collision(n, f.pkt.as_ref());
                 }
                 self.report_carrier(now, n, Some(Err(())));
             }
@@ -852,17 +891,73 @@ impl Simulator {
         });
     }
 
+    /// A copy of `pkt` ends at `node` (docs/metrics.md): counted per node,
+    /// and in the packet's record, whose last drop is its fate unless another
+    /// copy was delivered or is still in flight at the end.
     fn drop_packet(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.trace_drop(node, pkt, reason);
-        self.nodes[node.index()].counters.on_drop(reason);
+        self.nodes[node.index()].counters.on_drop(reason, pkt.tag.is_some());
         if let Some(tag) = pkt.tag {
-            self.flows[tag.flow.index()].counters.on_drop(reason);
+            self.ledger.dropped(pkt.uid, reason);
+            if self.ledger.is_data(pkt.uid) {
+                self.flows[tag.flow.index()].counters.on_drop(reason);
+            }
         }
+    }
+
+    /// A frame for `n` was lost to a collision: a MAC event, not a packet drop
+    /// (its sender still holds the packet and retries). Traced `COL` like ns-2.
+    fn frame_collision(&mut self, n: NodeId, pkt: Option<&Packet>) {
+        if let Some(pkt) = pkt {
+            self.trace_drop(n, pkt, DropReason::Collision);
+        }
+        self.nodes[n.index()].counters.mac_collisions += 1;
+    }
+
+    /// Where every application packet copy is now: the packet's holder (the
+    /// first in [`Holder`] order when it has several copies) and each node's
+    /// copies by holder. Walks every place a packet can wait.
+    fn held_packets(&self) -> (BTreeMap<u64, Holder>, Vec<InFlightCounts>) {
+        let mut by_uid: BTreeMap<u64, Holder> = BTreeMap::new();
+        let mut per_node = vec![InFlightCounts::default(); self.nodes.len()];
+        let mut note = |node: NodeId, h: Holder, p: &Packet| {
+            if p.tag.is_some() {
+                per_node[node.index()].add(h);
+                by_uid.entry(p.uid).and_modify(|e| *e = (*e).min(h)).or_insert(h);
+            }
+        };
+        for n in &self.nodes {
+            n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
+            if let Some(w) = &n.wifi {
+                w.ifq.for_each_packet(&mut |p| note(n.id, Holder::Ifq, p));
+                if let Some(p) = w.mac.current_packet() {
+                    note(n.id, Holder::Mac, p);
+                }
+                // An ARP hold (a packet waiting for its next hop's address)
+                // is noted here as `Holder::Arp`.
+            }
+        }
+        for l in &self.links {
+            for (d, dir) in l.dirs.iter().enumerate() {
+                l.for_each_queued(d, &mut |p| note(dir.from, Holder::Link, p));
+            }
+        }
+        for ev in self.sched.iter_pending() {
+            match ev {
+                Event::IfqArrive(n, p, _) => note(*n, Holder::Ll, p),
+                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, p),
+                Event::RoutingBroadcast(n, p) => note(*n, Holder::Rtr, p),
+                _ => {}
+            }
+        }
+        (by_uid, per_node)
     }
 
     /// The results of the run so far.
     pub fn results(&self) -> RunResult {
         let run_s = self.end.as_secs_f64();
+        let (held, node_held) = self.held_packets();
+        let fates = self.ledger.fates(self.flows.len(), |uid| held.get(&uid).copied());
         RunResult {
             manetlab_version: crate::VERSION.to_string(),
             scenario_name: self.scenario_name.clone(),
@@ -878,7 +973,7 @@ impl Simulator {
                         FlowKind::Cbr => "cbr",
                         FlowKind::Ftp => "ftp",
                     };
-                    let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters);
+                    let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters, &fates[i]);
                     summary.throughput_run_kbps = if run_s > 0.0 { f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0 } else { 0.0 };
                     summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
                     summary
@@ -888,7 +983,8 @@ impl Simulator {
                 .nodes
                 .iter()
                 .map(|n| {
-                    let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters);
+                    let dups = n.wifi.as_ref().map_or(0, |w| w.mac.duplicates);
+                    let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters, &node_held[n.id.index()], dups);
                     s.routing = n.routing.counters().map(RoutingSummary::new);
                     s
                 })

@@ -69,6 +69,12 @@ impl P2pLink {
         P2pLink { id, bandwidth_bps, delay, error_rate, dirs: [dir(0, a, b), dir(1, b, a)], drop_tcp_segments: Vec::new() }
     }
 
+    /// Packets waiting in direction `d`'s queue (not the one being serialised,
+    /// which travels in its arrival event), for the end-of-run accounting.
+    pub fn for_each_queued(&self, d: usize, f: &mut dyn FnMut(&Packet)) {
+        self.dirs[d].queue.for_each_packet(f);
+    }
+
     /// Direction index for a packet leaving `from`.
     pub fn dir_from(&self, from: NodeId) -> usize {
         if self.dirs[0].from == from { 0 } else { 1 }

@@ -159,6 +159,11 @@ impl Dcf {
         }
     }
 
+    /// The packet the MAC holds (being sent or retried), if any.
+    pub fn current_packet(&self) -> Option<&Packet> {
+        self.cur.as_ref().map(|c| &c.pkt)
+    }
+
     /// True when the MAC can take a new packet.
     pub fn is_free(&self) -> bool {
         self.cur.is_none()

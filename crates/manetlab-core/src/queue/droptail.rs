@@ -30,6 +30,9 @@ impl Queue for DropTail {
     fn len(&self) -> usize {
         self.q.len()
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+        self.q.iter().for_each(|q| f(&q.pkt));
+    }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
         if !self.q.iter().any(|q| q.next_hop == Some(next_hop)) {
             return;

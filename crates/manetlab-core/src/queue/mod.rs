@@ -46,4 +46,7 @@ pub trait Queue {
     /// (ns-2 `PriQueue::filter`, used by routing after a link break). The
     /// default keeps them: a discipline that can remove packets overrides it.
     fn drain_for(&mut self, _next_hop: NodeId, _out: &mut Vec<Queued>) {}
+    /// Every waiting packet, head first (end-of-run packet accounting,
+    /// docs/metrics.md). A discipline that holds packets must list them.
+    fn for_each_packet(&self, _f: &mut dyn FnMut(&Packet)) {}
 }

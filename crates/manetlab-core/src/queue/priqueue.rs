@@ -35,6 +35,9 @@ impl Queue for PriQueue {
     fn len(&self) -> usize {
         self.inner.len()
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+        self.inner.for_each_packet(f)
+    }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
         self.inner.drain_for(next_hop, out)
     }

@@ -147,4 +147,8 @@ pub trait Routing {
     fn route_entry(&self, _dst: NodeId) -> Option<RouteView> {
         None
     }
+    /// Every data packet the protocol holds (send buffer, per-destination
+    /// queue), for the end-of-run packet accounting (docs/metrics.md). A
+    /// protocol that keeps packets between handlers must list them here.
+    fn buffered(&self, _f: &mut dyn FnMut(&Packet)) {}
 }

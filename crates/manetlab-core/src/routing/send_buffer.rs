@@ -95,6 +95,11 @@ impl SendBuffer {
         self.q.len()
     }
 
+    /// The buffered packets, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.q.iter().map(|(_, p)| p)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.q.is_empty()
     }

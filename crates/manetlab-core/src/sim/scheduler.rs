@@ -92,6 +92,11 @@ impl<E> Scheduler<E> {
         Some((e.time, e.event))
     }
 
+    /// Every pending event, in no particular order (end-of-run inspection).
+    pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
+        self.heap.iter().map(|e| &e.event)
+    }
+
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.time)

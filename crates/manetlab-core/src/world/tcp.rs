@@ -188,9 +188,17 @@ impl Simulator {
         }
         for (i, seg) in segs.drain(..).enumerate() {
             let (from, to) = if i < from_sender { (src, dst) } else { (dst, src) };
-            if i < from_sender && seg.data_seg.is_some() && !seg.retransmission {
-                self.flows[f.index()].counters.on_send(seg.payload_bytes);
+            // Data segments count as sent each time they are transmitted
+            // (retransmissions included: each copy is a packet with its own
+            // fate); SYN, FIN and pure ACKs are the flow's control packets.
+            let data = i < from_sender && seg.data_seg.is_some();
+            let c = &mut self.flows[f.index()].counters;
+            if data {
+                c.on_send(seg.payload_bytes);
+            } else {
+                c.ctrl_tx_packets += 1;
             }
+            self.ledger.created(self.next_uid, f.0, data);
             let pkt = Packet {
                 uid: self.next_uid,
                 ip: IpHeader { src: from, dst: to, ttl: DEFAULT_TTL, proto: IpProto::Tcp },

@@ -888,6 +888,10 @@ impl Routing for Aodv {
     fn counters(&self) -> Option<&RoutingCounters> {
         Some(&self.counters)
     }
+
+    fn buffered(&self, f: &mut dyn FnMut(&Packet)) {
+        self.buffer.iter().for_each(f);
+    }
 }
 
 /// Bytes of a control packet carrying `msg` (IP header included), as counted in

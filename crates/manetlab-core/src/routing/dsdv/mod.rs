@@ -440,6 +440,10 @@ impl Routing for Dsdv {
         Some(&self.counters)
     }
 
+    fn buffered(&self, f: &mut dyn FnMut(&Packet)) {
+        self.queue.iter().for_each(f);
+    }
+
     fn route_entry(&self, dst: NodeId) -> Option<RouteView> {
         self.table.get(dst).map(|r| RouteView { next_hop: r.next_hop, hops: r.usable().then_some(r.metric as u32), seq: Some(r.seq) })
     }

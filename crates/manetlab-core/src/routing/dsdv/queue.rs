@@ -43,6 +43,11 @@ impl PacketQueue {
         self.q.contains_key(&dst)
     }
 
+    /// Every waiting packet, by destination then age.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.q.values().flatten()
+    }
+
     /// Packets waiting, all destinations together.
     pub fn len(&self) -> usize {
         self.q.values().map(VecDeque::len).sum()

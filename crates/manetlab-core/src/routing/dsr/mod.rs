@@ -832,6 +832,10 @@ impl Routing for Dsr {
     fn counters(&self) -> Option<&RoutingCounters> {
         Some(&self.counters)
     }
+
+    fn buffered(&self, f: &mut dyn FnMut(&Packet)) {
+        self.buffer.iter().for_each(f);
+    }
 }
 
 #[cfg(test)]
