@@ -4,7 +4,7 @@
 //! (docs/routing.md).
 
 use super::{dur, num, ScenarioError};
-use crate::routing::aodv::{self, LinkDetection};
+use crate::routing::aodv::{self, LinkDetection, Rules};
 use crate::routing::dsr;
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +15,14 @@ pub enum AodvPreset {
     #[default]
     Ns2,
     /// RFC 3561 §10's suggested values.
+    Rfc3561,
+}
+
+/// `rules`: whose discovery and maintenance rules AODV follows.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvRules {
+    Ns2,
     Rfc3561,
 }
 
@@ -31,6 +39,12 @@ pub enum LinkDetectionKind {
 pub struct AodvSpec {
     #[serde(default)]
     pub preset: AodvPreset,
+    pub rules: Option<AodvRules>,
+    pub first_request_network_wide: Option<bool>,
+    pub local_repair_timer_bug: Option<bool>,
+    pub rerr_purges_queue: Option<bool>,
+    pub release_spacing_ms: Option<f64>,
+    pub route_purge_interval_s: Option<f64>,
     pub active_route_timeout_s: Option<f64>,
     pub my_route_timeout_s: Option<f64>,
     pub reverse_route_life_s: Option<f64>,
@@ -62,7 +76,20 @@ impl AodvSpec {
             AodvPreset::Ns2 => aodv::Params::default(),
             AodvPreset::Rfc3561 => aodv::Params::rfc3561(),
         };
+        let rules = match self.rules {
+            None => d.rules,
+            Some(AodvRules::Ns2) => Rules::Ns2,
+            Some(AodvRules::Rfc3561) => Rules::Rfc3561,
+        };
+        let ns2 = rules == Rules::Ns2;
         aodv::Params {
+            rules,
+            // The ns-2 quirks apply only under ns-2's rules.
+            first_request_network_wide: self.first_request_network_wide.unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
+            repair_timer_bug: self.local_repair_timer_bug.unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
+            rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
+            release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
+            route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
             active_route_timeout: dur(self.active_route_timeout_s, 1.0, d.active_route_timeout),
             my_route_timeout: dur(self.my_route_timeout_s, 1.0, d.my_route_timeout),
             reverse_route_life: dur(self.reverse_route_life_s, 1.0, d.reverse_route_life),
@@ -96,7 +123,9 @@ impl AodvSpec {
     pub(super) fn validate(&self) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.aodv.{k}");
         // Times: up to 10⁶ s keeps every timer inside simulated time.
-        let times: [(&str, Option<f64>, f64, bool); 9] = [
+        let times: [(&str, Option<f64>, f64, bool); 11] = [
+            ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
+            ("route_purge_interval_s", self.route_purge_interval_s, 1.0, true),
             ("active_route_timeout_s", self.active_route_timeout_s, 1.0, true),
             ("my_route_timeout_s", self.my_route_timeout_s, 1.0, true),
             ("reverse_route_life_s", self.reverse_route_life_s, 1.0, true),
@@ -144,7 +173,18 @@ impl AodvSpec {
                 }
             }
         }
-        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some())] {
+        if q.rules != Rules::Ns2 {
+            for (key, given) in [
+                ("first_request_network_wide", self.first_request_network_wide.is_some()),
+                ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()),
+                ("route_purge_interval_s", self.route_purge_interval_s.is_some()),
+            ] {
+                if given {
+                    return Err(ScenarioError::new(p(key), "only applies with rules = \"ns2\" (rules is \"rfc3561\")"));
+                }
+            }
+        }
+        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some()), ("local_repair_timer_bug", self.local_repair_timer_bug.is_some())] {
             if given && !q.local_repair {
                 return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
             }

@@ -125,11 +125,12 @@ fn rreq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> Ao
         dst_seq: dst_seq.unwrap_or(0),
         originator: NodeId(orig),
         originator_seq: 1,
+        timestamp_ns: 0,
     })
 }
 
 fn rrep(dst: u32, dst_seq: u32, hop_count: u8, orig: u32) -> AodvMessage {
-    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0 })
+    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0, timestamp_ns: 0 })
 }
 
 #[test]
