@@ -42,6 +42,7 @@ pub struct AodvSpec {
     pub rules: Option<AodvRules>,
     pub first_request_network_wide: Option<bool>,
     pub local_repair_timer_bug: Option<bool>,
+    pub local_repair_new_seq: Option<bool>,
     pub rerr_purges_queue: Option<bool>,
     pub release_spacing_ms: Option<f64>,
     pub route_purge_interval_s: Option<f64>,
@@ -87,6 +88,7 @@ impl AodvSpec {
             // The ns-2 quirks apply only under ns-2's rules.
             first_request_network_wide: self.first_request_network_wide.unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
             repair_timer_bug: self.local_repair_timer_bug.unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
+            local_repair_new_seq: self.local_repair_new_seq.unwrap_or(d.local_repair_new_seq),
             rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
             release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
             route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
@@ -184,7 +186,7 @@ impl AodvSpec {
                 }
             }
         }
-        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some()), ("local_repair_timer_bug", self.local_repair_timer_bug.is_some())] {
+        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some()), ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()), ("local_repair_new_seq", self.local_repair_new_seq.is_some())] {
             if given && !q.local_repair {
                 return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
             }

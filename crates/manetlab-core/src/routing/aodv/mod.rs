@@ -86,6 +86,12 @@ pub struct Params {
     /// so it fires at about twice the current time (an ns-2 bug; false: at the
     /// deadline). When it fires an unrepaired route is brought down silently.
     pub repair_timer_bug: bool,
+    /// ns-2 rules: a local repair asks for the broken route's number + 1
+    /// (RFC §6.12). ns-2 asks with the same number (`rt_seqno++` is commented
+    /// out), so a node upstream whose route runs through the repairing node may
+    /// answer and form a loop (data dropped as `rtr.TTL`/`rtr.LOOP`): an ns-2
+    /// bug, off by default.
+    pub local_repair_new_seq: bool,
     /// A RERR from a neighbour drops every packet queued for that neighbour
     /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.
     pub rerr_purges_queue: bool,
@@ -162,6 +168,7 @@ impl Default for Params {
             rules: Rules::Ns2,
             first_request_network_wide: true,
             repair_timer_bug: true,
+            local_repair_new_seq: false,
             rerr_purges_queue: true,
             release_spacing: SimDuration::from_millis(10),
             route_purge_interval: SimDuration::from_millis(500),
@@ -202,6 +209,7 @@ impl Params {
             rules: Rules::Rfc3561,
             first_request_network_wide: false,
             repair_timer_bug: false,
+            local_repair_new_seq: true,
             rerr_purges_queue: false,
             release_spacing: SimDuration::ZERO,
             active_route_timeout: SimDuration::from_secs_f64(3.0),
@@ -693,7 +701,11 @@ impl Aodv {
     /// (same sequence number), request it, and arm the repair timer.
     fn ns2_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
         self.buffer_packet(ctx, pkt);
+        let new_seq = self.p.local_repair_new_seq;
         if let Some(r) = self.table.get_mut(dst) {
+            if new_seq && r.state == RouteState::Valid {
+                r.seq = r.seq.wrapping_add(1);
+            }
             r.state = RouteState::Repairing;
         }
         self.counters.local_repairs += 1;

@@ -24,6 +24,7 @@ fn rfc_rules() -> Params {
         rules: Rules::Rfc3561,
         first_request_network_wide: false,
         repair_timer_bug: false,
+        local_repair_new_seq: true,
         rerr_purges_queue: false,
         release_spacing: SimDuration::ZERO,
         max_repair_ttl: 9,
