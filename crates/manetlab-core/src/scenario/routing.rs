@@ -200,6 +200,7 @@ impl AodvSpec {
 #[serde(deny_unknown_fields)]
 pub struct DsrSpec {
     pub send_buffer_pkts: Option<u32>,
+    pub release_spacing_ms: Option<f64>,
     pub send_buffer_timeout_s: Option<f64>,
     pub request_period_ms: Option<f64>,
     pub max_request_period_s: Option<f64>,
@@ -226,6 +227,7 @@ impl DsrSpec {
         let promiscuous = self.promiscuous.unwrap_or(d.promiscuous);
         dsr::Params {
             send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
+            release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
             send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
             request_period: dur(self.request_period_ms, 1e-3, d.request_period),
             max_request_period: dur(self.max_request_period_s, 1.0, d.max_request_period),
@@ -251,7 +253,8 @@ impl DsrSpec {
 
     pub(super) fn validate(&self) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.dsr.{k}");
-        let times: [(&str, Option<f64>, f64, bool); 7] = [
+        let times: [(&str, Option<f64>, f64, bool); 8] = [
+            ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
             ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
             ("request_period_ms", self.request_period_ms, 1e-3, true),
             ("max_request_period_s", self.max_request_period_s, 1.0, true),
