@@ -878,7 +878,11 @@ impl Aodv {
             if let Some(r) = r {
                 if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && (ns2 || r.next_hop != from) {
                     let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
-                    let lifetime = r.expires.since(now);
+                    let mut lifetime = if r.expires > now { r.expires.since(now) } else { SimDuration::ZERO };
+                    if ns2 {
+                        // ns-2's reply carries whole seconds (`u_int32_t rp_lifetime`).
+                        lifetime = SimDuration::from_secs_f64(lifetime.as_secs_f64().floor());
+                    }
                     r.add_precursor(rev_next);
                     if let Some(back) = self.table.get_mut(rq.originator) {
                         back.add_precursor(fwd_next);
@@ -888,7 +892,7 @@ impl Aodv {
                     self.unicast(ctx, pkt, rev_next, false);
                     // §6.6.3: tell the destination how to reach the originator.
                     if rq.gratuitous {
-                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| b.expires.since(now));
+                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| if b.expires > now { b.expires.since(now) } else { SimDuration::ZERO });
                         let g = Rrep { hop_count: hops, dst: rq.originator, dst_seq: rq.originator_seq, originator: rq.dst, lifetime_ns: back_life.0, timestamp_ns: rq.timestamp_ns };
                         let pkt = self.control(ctx, rq.dst, self.p.net_diameter, AodvMessage::Rrep(g));
                         self.unicast(ctx, pkt, fwd_next, false);
