@@ -306,3 +306,32 @@ impl DsrSpec {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::routing::aodv::Rules;
+    use crate::scenario::Scenario;
+
+    fn aodv(keys: &str) -> Result<Scenario, String> {
+        let text = format!("duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[routing]\nprotocol = \"aodv\"\n[routing.aodv]\n{keys}\n");
+        Scenario::from_toml_str(&text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn aodv_ns2_rule_keys_are_validated() {
+        let p = aodv("").unwrap().routing.unwrap().aodv.unwrap_or_default().params();
+        assert_eq!((p.rules, p.first_request_network_wide, p.repair_timer_bug, p.local_repair_new_seq), (Rules::Ns2, true, true, false));
+        let q = aodv("preset = \"rfc3561\"").unwrap().routing.unwrap().aodv.unwrap().params();
+        assert_eq!((q.rules, q.first_request_network_wide, q.repair_timer_bug, q.release_spacing.0), (Rules::Rfc3561, false, false, 0));
+        let e = aodv("rules = \"rfc3561\"\nfirst_request_network_wide = false").unwrap_err();
+        assert!(e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""), "{e}");
+        let e = aodv("local_repair = false\nlocal_repair_timer_bug = false").unwrap_err();
+        assert!(e.contains("local_repair_timer_bug") && e.contains("local_repair = true"), "{e}");
+        let e = aodv("release_spacing_ms = -1").unwrap_err();
+        assert!(e.contains("routing.aodv.release_spacing_ms") && e.contains("out of range"), "{e}");
+        let e = aodv("route_purge_interval_s = 0").unwrap_err();
+        assert!(e.contains("route_purge_interval_s"), "{e}");
+        let e = aodv("rules = \"ns3\"").unwrap_err();
+        assert!(e.contains("rules"), "{e}");
+    }
+}
