@@ -469,7 +469,11 @@ impl Aodv {
         if pkt.ip.src != self.me {
             self.table.refresh(now, pkt.ip.src, until);
         }
-        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        if delay > SimDuration::ZERO {
+            ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+        } else {
+            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        }
         None
     }
 
