@@ -68,6 +68,8 @@ enum Event {
     RoutingTimer(NodeId, u64, TimerToken),
     /// A routing broadcast whose jitter delay has passed.
     RoutingBroadcast(NodeId, Box<Packet>),
+    /// A unicast a routing protocol delayed (`RoutingAction::ForwardAfter`): node, packet, next hop.
+    RoutingForward(NodeId, Box<Packet>, NodeId),
     /// The next event of the fault schedule is due.
     Fault,
 }
@@ -428,6 +430,14 @@ impl Simulator {
                 Event::Fault => self.apply_fault(now),
                 Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
                 Event::RoutingBroadcast(n, pkt) => self.broadcast(now, n, *pkt),
+                Event::RoutingForward(n, pkt, next_hop) => {
+                    if self.is_off(n) {
+                        // Switched off while the packet waited for its delay.
+                        self.drop_packet(n, &pkt, DropReason::NodeOff);
+                    } else {
+                        self.routing_forward(now, n, *pkt, next_hop);
+                    }
+                }
             }
         }
     }
@@ -596,10 +606,9 @@ impl Simulator {
         }
         for a in actions.drain(..) {
             match a {
-                RoutingAction::Forward { pkt, next_hop } => {
-                    let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
-                    self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, Some(next_hop));
-                    self.send_to_neighbour(now, node, next_hop, pkt)
+                RoutingAction::Forward { pkt, next_hop } => self.routing_forward(now, node, pkt, next_hop),
+                RoutingAction::ForwardAfter { pkt, next_hop, delay } => {
+                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, Box::new(pkt), next_hop))
                 }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
@@ -617,6 +626,13 @@ impl Simulator {
             }
         }
         self.actions = actions;
+    }
+
+    /// A unicast the routing protocol of `node` hands down towards `next_hop`.
+    fn routing_forward(&mut self, now: SimTime, node: NodeId, pkt: Packet, next_hop: NodeId) {
+        let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
+        self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, Some(next_hop));
+        self.send_to_neighbour(now, node, next_hop, pkt)
     }
 
     /// Send a routing broadcast from `node`: to the wireless interface queue

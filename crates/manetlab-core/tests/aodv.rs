@@ -89,8 +89,9 @@ fn chain_first_packet_triggers_discovery_and_buffered_packets_are_delivered() {
 
 #[test]
 fn grid_routes_are_shortest_and_requests_are_handled_once() {
-    // 4 × 4 grid: corner to corner is 6 hops, beyond TTL_START = 5, so the
-    // expanding ring needs a second request (TTL 7).
+    // 4 × 4 grid: corner to corner is 6 hops. ns-2 asks for a destination it
+    // never had a route to with a network-wide request at once (its entries
+    // start with an infinite last hop count), so one request per source.
     // Light load (5 packets/s each), so that no contention-induced MAC failure
     // breaks a route: every route is found once.
     let flows = cbr(0, 15, 1.0, 0.2, 40) + &cbr(3, 12, 1.3, 0.2, 40);
@@ -99,14 +100,14 @@ fn grid_routes_are_shortest_and_requests_are_handled_once() {
         let s = rt(&r, src);
         assert_eq!(s.routing_routes_found, 1, "node {src}");
         assert_eq!(s.routing_route_hops_mean, Some(6.0), "node {src}: shortest path in the grid is 6 hops");
-        assert_eq!(s.routing_request_retries, 1, "node {src}: TTL 5 then TTL 7");
+        assert_eq!(s.routing_request_retries, 0, "node {src}: one network-wide request");
         assert_eq!(r.flows[f].rx_packets, 40, "flow {f}: {:?}", r.flows[f].drops);
     }
     // Duplicate suppression: each node rebroadcasts each request at most once.
-    // Four requests were originated in all (two per source); a node hears each
+    // Two requests were originated in all (one per source); a node hears each
     // from several neighbours but forwards it once.
     let originated_rreqs: u64 = (0..16).map(|i| rt(&r, i).routing_discoveries + rt(&r, i).routing_request_retries).sum();
-    assert_eq!(originated_rreqs, 4);
+    assert_eq!(originated_rreqs, 2);
     let mut duplicates = 0;
     for i in 0..16 {
         let s = rt(&r, i);
@@ -326,7 +327,11 @@ fn aodv_runs_are_deterministic() {
 fn survives_nodes_jumping_around_under_load() {
     // Robustness: 20 nodes, 5 CBR flows and a TCP flow, and every 0.5 s one node
     // jumps to a random spot (a harsher topology churn than any mobility model).
-    // Routes keep being repaired; no loops, no stuck discoveries.
+    // Routes keep being repaired, no stuck discoveries. ns-2's local repair asks
+    // with the broken route's own number, so a node upstream may answer and
+    // form a transient loop (packets dropped as rtr.TTL, as in ns-2); with
+    // `local_repair_new_seq` (RFC §6.12) there are none.
+    for (extra, loop_free) in [("", false), ("[routing.aodv]\nlocal_repair_new_seq = true", true)] {
     for seed in [1u64, 5] {
         let mut flows = String::new();
         for (i, (s, d)) in [(0, 19), (3, 11), (7, 15), (12, 2), (18, 5)].iter().enumerate() {
@@ -334,7 +339,7 @@ fn survives_nodes_jumping_around_under_load() {
         }
         flows += "[[flows]]\nkind = \"ftp\"\nsrc = 1\ndst = 17\nstart_s = 2.0\n";
         let text = format!(
-            "seed = {seed}\nduration_s = 60\n[area]\nwidth_m = 1000\nheight_m = 500\n[nodes]\ncount = 20\nplacement = {{ kind = \"uniform\" }}\n[radio]\n[routing]\nprotocol = \"aodv\"\n{flows}"
+            "seed = {seed}\nduration_s = 60\n[area]\nwidth_m = 1000\nheight_m = 500\n[nodes]\ncount = 20\nplacement = {{ kind = \"uniform\" }}\n[radio]\n[routing]\nprotocol = \"aodv\"\n{extra}\n{flows}"
         );
         let mut sim = Simulator::new(&scenario(&text));
         let mut x = seed.wrapping_mul(7919);
@@ -353,10 +358,13 @@ fn survives_nodes_jumping_around_under_load() {
         let tx: u64 = r.flows[..5].iter().map(|f| f.tx_packets).sum();
         let rx: u64 = r.flows[..5].iter().map(|f| f.rx_packets).sum();
         let breaks: u64 = (0..20).map(|i| rt(&r, i).routing_route_breaks).sum();
-        println!("churn seed {seed}: CBR delivery {rx}/{tx}, TCP {:.1} kbit/s, {breaks} breaks, {} control packets", r.flows[5].throughput_kbps, ctrl_sent_total(&r));
+        println!("churn {extra:?} seed {seed}: rtr.TTL {}, CBR delivery {rx}/{tx}, TCP {:.1} kbit/s, {breaks} breaks, {} control packets", drops(&r, "rtr.TTL"), r.flows[5].throughput_kbps, ctrl_sent_total(&r));
         assert!(breaks > 20, "the churn breaks routes");
-        assert!(rx as f64 > 0.6 * tx as f64, "seed {seed}: delivered {rx}/{tx}");
+        assert!(rx as f64 > 0.55 * tx as f64, "seed {seed}: delivered {rx}/{tx}");
         assert!(r.flows[5].throughput_kbps > 20.0);
-        assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}");
+        if loop_free {
+            assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}");
+        }
+    }
     }
 }

@@ -42,12 +42,22 @@ fn aodv_finds_the_returning_relay_at_the_next_request_retry() {
     // Regression: a RREP from a neighbour that is itself the destination used to
     // look stale at the relay (its neighbour route was refreshed first), so it was
     // not forwarded and rediscovery waited for the route entry to age out (~45 s).
-    let r = relay_outage_with("kind = \"cbr\"\n        interval_s = 0.1");
+    // RFC rules: the retries (binary backoff up to 10 s) outlast the 10 s outage.
+    let r = relay_outage_with("kind = \"cbr\"\n        interval_s = 0.1\n        [routing.aodv]\n        rules = \"rfc3561\"");
     let src = &r.nodes[0];
     assert_eq!(src.routing.as_ref().unwrap().routing_discoveries_failed, 0, "the retry after the relay's return must succeed");
     // 200 packets before the outage; after the retry at ~33.8 s, 10 per second
     // plus what the send buffer held.
     assert!(r.flows[0].rx_packets >= 450, "{}", r.flows[0].rx_packets);
+    // ns-2 rules: the waits are 2·TTL·(measured per-hop time) · (network-wide
+    // requests so far), a few seconds in all, so the discovery fails during the
+    // outage; after MAX_RREQ_TIMEOUT (10 s) a new one finds the returned relay.
+    let n = relay_outage_with("kind = \"cbr\"\n        interval_s = 0.1");
+    let c = n.nodes[0].routing.as_ref().unwrap();
+    println!("ns-2 rules: {} discoveries, {} failed, {} packets delivered", c.routing_discoveries, c.routing_discoveries_failed, n.flows[0].rx_packets);
+    assert!(c.routing_discoveries_failed >= 1);
+    assert!(c.routing_routes_found > c.routing_discoveries_failed, "found again after the relay's return");
+    assert!(n.flows[0].rx_packets >= 400, "{}", n.flows[0].rx_packets);
 }
 
 #[test]

@@ -75,6 +75,10 @@ pub struct RouteView {
 pub enum RoutingAction {
     /// Hand the packet to the interface towards `next_hop`.
     Forward { pkt: Packet, next_hop: NodeId },
+    /// Hand the packet to the interface towards `next_hop` after `delay` (ns-2
+    /// AODV's `ARP_DELAY` and DSR's `arp_timeout` spacing of packets released
+    /// from a send buffer).
+    ForwardAfter { pkt: Packet, next_hop: NodeId, delay: SimDuration },
     /// Drop the packet.
     Drop { pkt: Packet, reason: DropReason },
     /// Tell this node's transport layer about its route to a destination (route

@@ -4,7 +4,7 @@
 //! (docs/routing.md).
 
 use super::{dur, num, ScenarioError};
-use crate::routing::aodv::{self, LinkDetection};
+use crate::routing::aodv::{self, LinkDetection, Rules};
 use crate::routing::dsr;
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +15,14 @@ pub enum AodvPreset {
     #[default]
     Ns2,
     /// RFC 3561 §10's suggested values.
+    Rfc3561,
+}
+
+/// `rules`: whose discovery and maintenance rules AODV follows.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvRules {
+    Ns2,
     Rfc3561,
 }
 
@@ -31,6 +39,13 @@ pub enum LinkDetectionKind {
 pub struct AodvSpec {
     #[serde(default)]
     pub preset: AodvPreset,
+    pub rules: Option<AodvRules>,
+    pub first_request_network_wide: Option<bool>,
+    pub local_repair_timer_bug: Option<bool>,
+    pub local_repair_new_seq: Option<bool>,
+    pub rerr_purges_queue: Option<bool>,
+    pub release_spacing_ms: Option<f64>,
+    pub route_purge_interval_s: Option<f64>,
     pub active_route_timeout_s: Option<f64>,
     pub my_route_timeout_s: Option<f64>,
     pub reverse_route_life_s: Option<f64>,
@@ -62,7 +77,21 @@ impl AodvSpec {
             AodvPreset::Ns2 => aodv::Params::default(),
             AodvPreset::Rfc3561 => aodv::Params::rfc3561(),
         };
+        let rules = match self.rules {
+            None => d.rules,
+            Some(AodvRules::Ns2) => Rules::Ns2,
+            Some(AodvRules::Rfc3561) => Rules::Rfc3561,
+        };
+        let ns2 = rules == Rules::Ns2;
         aodv::Params {
+            rules,
+            // The ns-2 quirks apply only under ns-2's rules.
+            first_request_network_wide: self.first_request_network_wide.unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
+            repair_timer_bug: self.local_repair_timer_bug.unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
+            local_repair_new_seq: self.local_repair_new_seq.unwrap_or(d.local_repair_new_seq),
+            rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
+            release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
+            route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
             active_route_timeout: dur(self.active_route_timeout_s, 1.0, d.active_route_timeout),
             my_route_timeout: dur(self.my_route_timeout_s, 1.0, d.my_route_timeout),
             reverse_route_life: dur(self.reverse_route_life_s, 1.0, d.reverse_route_life),
@@ -96,7 +125,9 @@ impl AodvSpec {
     pub(super) fn validate(&self) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.aodv.{k}");
         // Times: up to 10⁶ s keeps every timer inside simulated time.
-        let times: [(&str, Option<f64>, f64, bool); 9] = [
+        let times: [(&str, Option<f64>, f64, bool); 11] = [
+            ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
+            ("route_purge_interval_s", self.route_purge_interval_s, 1.0, true),
             ("active_route_timeout_s", self.active_route_timeout_s, 1.0, true),
             ("my_route_timeout_s", self.my_route_timeout_s, 1.0, true),
             ("reverse_route_life_s", self.reverse_route_life_s, 1.0, true),
@@ -144,7 +175,18 @@ impl AodvSpec {
                 }
             }
         }
-        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some())] {
+        if q.rules != Rules::Ns2 {
+            for (key, given) in [
+                ("first_request_network_wide", self.first_request_network_wide.is_some()),
+                ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()),
+                ("route_purge_interval_s", self.route_purge_interval_s.is_some()),
+            ] {
+                if given {
+                    return Err(ScenarioError::new(p(key), "only applies with rules = \"ns2\" (rules is \"rfc3561\")"));
+                }
+            }
+        }
+        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some()), ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()), ("local_repair_new_seq", self.local_repair_new_seq.is_some())] {
             if given && !q.local_repair {
                 return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
             }
@@ -158,6 +200,7 @@ impl AodvSpec {
 #[serde(deny_unknown_fields)]
 pub struct DsrSpec {
     pub send_buffer_pkts: Option<u32>,
+    pub release_spacing_ms: Option<f64>,
     pub send_buffer_timeout_s: Option<f64>,
     pub request_period_ms: Option<f64>,
     pub max_request_period_s: Option<f64>,
@@ -184,6 +227,7 @@ impl DsrSpec {
         let promiscuous = self.promiscuous.unwrap_or(d.promiscuous);
         dsr::Params {
             send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
+            release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
             send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
             request_period: dur(self.request_period_ms, 1e-3, d.request_period),
             max_request_period: dur(self.max_request_period_s, 1.0, d.max_request_period),
@@ -209,7 +253,8 @@ impl DsrSpec {
 
     pub(super) fn validate(&self) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.dsr.{k}");
-        let times: [(&str, Option<f64>, f64, bool); 7] = [
+        let times: [(&str, Option<f64>, f64, bool); 8] = [
+            ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
             ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
             ("request_period_ms", self.request_period_ms, 1e-3, true),
             ("max_request_period_s", self.max_request_period_s, 1.0, true),
@@ -259,5 +304,34 @@ impl DsrSpec {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::routing::aodv::Rules;
+    use crate::scenario::Scenario;
+
+    fn aodv(keys: &str) -> Result<Scenario, String> {
+        let text = format!("duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[routing]\nprotocol = \"aodv\"\n[routing.aodv]\n{keys}\n");
+        Scenario::from_toml_str(&text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn aodv_ns2_rule_keys_are_validated() {
+        let p = aodv("").unwrap().routing.unwrap().aodv.unwrap_or_default().params();
+        assert_eq!((p.rules, p.first_request_network_wide, p.repair_timer_bug, p.local_repair_new_seq), (Rules::Ns2, true, true, false));
+        let q = aodv("preset = \"rfc3561\"").unwrap().routing.unwrap().aodv.unwrap().params();
+        assert_eq!((q.rules, q.first_request_network_wide, q.repair_timer_bug, q.release_spacing.0), (Rules::Rfc3561, false, false, 0));
+        let e = aodv("rules = \"rfc3561\"\nfirst_request_network_wide = false").unwrap_err();
+        assert!(e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""), "{e}");
+        let e = aodv("local_repair = false\nlocal_repair_timer_bug = false").unwrap_err();
+        assert!(e.contains("local_repair_timer_bug") && e.contains("local_repair = true"), "{e}");
+        let e = aodv("release_spacing_ms = -1").unwrap_err();
+        assert!(e.contains("routing.aodv.release_spacing_ms") && e.contains("out of range"), "{e}");
+        let e = aodv("route_purge_interval_s = 0").unwrap_err();
+        assert!(e.contains("route_purge_interval_s"), "{e}");
+        let e = aodv("rules = \"ns3\"").unwrap_err();
+        assert!(e.contains("rules"), "{e}");
     }
 }

@@ -56,10 +56,51 @@ pub enum LinkDetection {
     Hello,
 }
 
+/// Which discovery and maintenance rules AODV follows (docs/routing.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// ns-2.35's `aodv.cc`: requests (re)sent by a 0.5 s route-purge timer or
+    /// the next packet once their deadline has passed, linear backoff, per-hop
+    /// time measured from past discoveries, even sequence numbers, no routes to
+    /// neighbours, lifetimes refreshed on the destination route only, RERRs for
+    /// every broken route, ns-2's local repair.
+    Ns2,
+    /// RFC 3561 as written (timers at the exact deadlines, binary backoff,
+    /// NODE_TRAVERSAL_TIME, §6.12 local repair, ...).
+    Rfc3561,
+}
+
 /// Every AODV timer and constant. `Default` is ns-2.35's value; each field's
 /// doc gives the RFC 3561 §10 value where it differs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
+    /// Discovery and maintenance rules. ns-2's by default.
+    pub rules: Rules,
+    /// ns-2 rules: a destination never routed before is asked for with a
+    /// network-wide request at once. In ns-2 a new entry's last hop count is
+    /// `INFINITY2`, so `sendRequest` never uses TTL_START (an ns-2 bug; false
+    /// gives the intended expanding ring from TTL_START).
+    pub first_request_network_wide: bool,
+    /// ns-2 rules: the local-repair timer is scheduled with the request's
+    /// absolute deadline as its *delay* (`schedule(&lrtimer, p, rt_req_timeout)`),
+    /// so it fires at about twice the current time (an ns-2 bug; false: at the
+    /// deadline). When it fires an unrepaired route is brought down silently.
+    pub repair_timer_bug: bool,
+    /// ns-2 rules: a local repair asks for the broken route's number + 1
+    /// (RFC §6.12). ns-2 asks with the same number (`rt_seqno++` is commented
+    /// out), so a node upstream whose route runs through the repairing node may
+    /// answer and form a loop (data dropped as `rtr.TTL`/`rtr.LOOP`): an ns-2
+    /// bug, off by default.
+    pub local_repair_new_seq: bool,
+    /// A RERR from a neighbour drops every packet queued for that neighbour
+    /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.
+    pub rerr_purges_queue: bool,
+    /// Packets released from the send buffer by a reply or the purge timer
+    /// leave this far apart (ns-2 `ARP_DELAY` 10 ms, "to keep ARP happy").
+    pub release_spacing: SimDuration,
+    /// ns-2 rules: period of the route-purge timer (`rt_purge`, 0.5 s), which
+    /// expires routes, releases buffered packets and retries requests.
+    pub route_purge_interval: SimDuration,
     /// Lifetime of a route after it is used for data (ACTIVE_ROUTE_TIMEOUT).
     /// ns-2 10 s; RFC 3 s.
     pub active_route_timeout: SimDuration,
@@ -105,7 +146,7 @@ pub struct Params {
     /// expanding ring instead).
     pub local_add_ttl: u8,
     /// MAX_REPAIR_TTL: repair only destinations at most this many hops away.
-    /// RFC 0.3·NET_DIAMETER (= 9 with ns-2's diameter).
+    /// RFC 0.3·NET_DIAMETER; ns-2 no limit (30 = its diameter).
     pub max_repair_ttl: u8,
     pub link_detection: LinkDetection,
     /// HELLO_INTERVAL (both 1 s); ns-2 jitters each interval uniformly in
@@ -124,6 +165,13 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
+            rules: Rules::Ns2,
+            first_request_network_wide: true,
+            repair_timer_bug: true,
+            local_repair_new_seq: false,
+            rerr_purges_queue: true,
+            release_spacing: SimDuration::from_millis(10),
+            route_purge_interval: SimDuration::from_millis(500),
             active_route_timeout: SimDuration::from_secs_f64(10.0),
             my_route_timeout: SimDuration::from_secs_f64(10.0),
             reverse_route_life: SimDuration::from_secs_f64(6.0),
@@ -140,7 +188,8 @@ impl Default for Params {
             gratuitous_rrep: false,
             local_repair: true,
             local_add_ttl: 2,
-            max_repair_ttl: 9,
+            // ns-2 has no limit: any route of the diameter qualifies.
+            max_repair_ttl: 30,
             link_detection: LinkDetection::Mac,
             hello_interval: SimDuration::from_secs_f64(1.0),
             allowed_hello_loss: 3,
@@ -157,6 +206,12 @@ impl Params {
         let ntt = SimDuration::from_millis(40);
         let net_traversal = SimDuration(2 * ntt.0 * 35);
         Params {
+            rules: Rules::Rfc3561,
+            first_request_network_wide: false,
+            repair_timer_bug: false,
+            local_repair_new_seq: true,
+            rerr_purges_queue: false,
+            release_spacing: SimDuration::ZERO,
             active_route_timeout: SimDuration::from_secs_f64(3.0),
             my_route_timeout: SimDuration::from_secs_f64(6.0),
             reverse_route_life: SimDuration(2 * net_traversal.0),
@@ -233,10 +288,43 @@ struct Discovery {
     timer: Timer,
 }
 
+/// ns-2 rules: a destination's request soft state (ns-2 keeps it in the
+/// route entry: `rt_req_cnt`, `rt_req_timeout`, `rt_req_last_ttl`,
+/// `rt_disc_latency`).
+#[derive(Default)]
+struct ReqState {
+    /// Network-wide requests since the last success or give-up.
+    cnt: u32,
+    /// No new request before this.
+    timeout: Option<SimTime>,
+    /// TTL of the last request.
+    last_ttl: u8,
+    /// Discovery latency per hop (s) of the last three discoveries; 0 = none.
+    latency_s: [f64; 3],
+    hist: usize,
+    /// A discovery is under way since this time (for the counters); true for
+    /// a local repair.
+    since: Option<(SimTime, bool)>,
+}
+
+impl ReqState {
+    /// ns-2 `PerHopTime`: the mean measured latency per hop, else NODE_TRAVERSAL_TIME.
+    fn per_hop_time(&self, default: SimDuration) -> SimDuration {
+        let seen: Vec<f64> = self.latency_s.iter().copied().filter(|&l| l > 0.0).collect();
+        if seen.is_empty() {
+            default
+        } else {
+            SimDuration::from_secs_f64(seen.iter().sum::<f64>() / seen.len() as f64)
+        }
+    }
+}
+
 // Timer keys: kind in the high 32 bits, a node id in the low ones.
 const KEY_DISCOVERY: u64 = 0;
 const KEY_BUFFER: u64 = 1 << 32;
 const KEY_HELLO: u64 = 2 << 32;
+const KEY_PURGE: u64 = 3 << 32;
+const KEY_REPAIR: u64 = 4 << 32;
 
 /// One node's AODV instance.
 pub struct Aodv {
@@ -251,6 +339,9 @@ pub struct Aodv {
     buffer: SendBuffer,
     buffer_timer: Timer,
     discoveries: BTreeMap<NodeId, Discovery>,
+    /// ns-2 rules: request soft state per destination.
+    req: BTreeMap<NodeId, ReqState>,
+    purge_timer: Timer,
     /// HELLO mode: neighbours and when each was last heard.
     neighbours: BTreeMap<NodeId, SimTime>,
     hello_timer: Timer,
@@ -266,13 +357,16 @@ impl Aodv {
             me,
             p,
             rng,
-            seq: 0,
+            // ns-2 starts at 2 and keeps its own number even.
+            seq: if p.rules == Rules::Ns2 { 2 } else { 0 },
             rreq_id: 0,
             table: RouteTable::new(),
             cache: RreqCache::new(p.rreq_id_save),
             buffer: SendBuffer::new(p.send_buffer_pkts, p.send_buffer_timeout),
             buffer_timer: Timer::new(),
             discoveries: BTreeMap::new(),
+            req: BTreeMap::new(),
+            purge_timer: Timer::new(),
             neighbours: BTreeMap::new(),
             hello_timer: Timer::new(),
             counters,
@@ -352,9 +446,22 @@ impl Aodv {
     /// Forward a data packet on the usable route to its destination, refreshing
     /// the lifetimes of the routes it uses (§6.2). Returns the packet if there is
     /// no usable route.
-    fn forward_data(&mut self, ctx: &mut RoutingCtx, pkt: Packet) -> Option<Packet> {
+    fn forward_data(&mut self, ctx: &mut RoutingCtx, pkt: Packet, delay: SimDuration) -> Option<Packet> {
         let now = ctx.now;
         let until = now + self.p.active_route_timeout;
+        if self.p.rules == Rules::Ns2 {
+            // ns-2 `forward`: only the destination route is refreshed, to exactly
+            // now + ACTIVE_ROUTE_TIMEOUT.
+            let Some(r) = self.table.up(pkt.ip.dst) else { return Some(pkt) };
+            r.expires = until;
+            let next_hop = r.next_hop;
+            if delay > SimDuration::ZERO {
+                ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+            } else {
+                ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+            }
+            return None;
+        }
         let Some(r) = self.table.active(now, pkt.ip.dst) else { return Some(pkt) };
         r.expires = r.expires.max(until);
         let next_hop = r.next_hop;
@@ -362,7 +469,11 @@ impl Aodv {
         if pkt.ip.src != self.me {
             self.table.refresh(now, pkt.ip.src, until);
         }
-        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        if delay > SimDuration::ZERO {
+            ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+        } else {
+            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        }
         None
     }
 
@@ -393,8 +504,8 @@ impl Aodv {
     }
 
     /// A route to `dst` has just become usable: end any discovery for it and
-    /// send the packets that were waiting.
-    fn route_ready(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+    /// send the packets that were waiting, `spacing` apart (ns-2 `ARP_DELAY`).
+    fn route_ready(&mut self, ctx: &mut RoutingCtx, dst: NodeId, spacing: SimDuration) {
         // Cross-layer notice for ELFN (ERSN): a route to `dst` is usable again.
         ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst }));
         if let Some(d) = self.discoveries.remove(&dst) {
@@ -410,8 +521,11 @@ impl Aodv {
         }
         let mut out = std::mem::take(&mut self.scratch);
         self.buffer.take_for(dst, &mut out);
+        let mut delay = SimDuration::ZERO;
         for pkt in out.drain(..) {
-            if let Some(pkt) = self.forward_data(ctx, pkt) {
+            let sent = self.forward_data(ctx, pkt, delay);
+            delay = delay + spacing;
+            if let Some(pkt) = sent {
                 // Cannot happen (the route is usable), but never lose a packet silently.
                 ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
             }
@@ -441,8 +555,21 @@ impl Aodv {
 
     /// Originate a RREQ for `dst` with IP TTL `ttl` and arm its reply timer.
     fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
-        // §6.1: increment our own number before originating a request.
-        self.seq = self.seq.wrapping_add(1);
+        self.originate_rreq(ctx, dst, ttl);
+        let d = self.discoveries.get_mut(&dst).expect("a discovery entry exists for a request");
+        d.ttl = ttl;
+        if ttl >= self.p.net_diameter {
+            d.network_wide += 1;
+        }
+        let at = ctx.now + self.p.rrep_wait(ttl, d.network_wide);
+        Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
+    }
+
+    /// Broadcast a new RREQ for `dst` with IP TTL `ttl`.
+    fn originate_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
+        // §6.1: increment our own number before originating a request (ns-2:
+        // by 2, its own numbers stay even).
+        self.seq = self.seq.wrapping_add(if self.p.rules == Rules::Ns2 { 2 } else { 1 });
         self.rreq_id = self.rreq_id.wrapping_add(1);
         let (dst_seq, unknown_seq) = match self.table.get(dst) {
             Some(r) if r.valid_seq => (r.seq, false),
@@ -458,18 +585,176 @@ impl Aodv {
             dst_seq,
             originator: self.me,
             originator_seq: self.seq,
+            timestamp_ns: ctx.now.0,
         };
         self.cache.insert(ctx.now, self.me, self.rreq_id);
         let pkt = self.control(ctx, IP_BROADCAST, ttl, AodvMessage::Rreq(rq));
-        // ns-2 sends its own requests without jitter.
+        // ns-2 sends its own requests without jitter (its MAC then defers a
+        // random backoff before any frame, docs/wireless.md).
         self.broadcast(ctx, pkt, false, false);
-        let d = self.discoveries.get_mut(&dst).expect("a discovery entry exists for a request");
-        d.ttl = ttl;
-        if ttl >= self.p.net_diameter {
-            d.network_wide += 1;
+    }
+
+    // ---- ns-2 rules: sendRequest, rt_purge, local repair ---------------------
+
+    /// ns-2 `sendRequest`: ask for `dst` unless its route is up or the last
+    /// request's wait has not passed; give up after RREQ_RETRIES network-wide
+    /// requests (buffered packets dropped, no request for MAX_RREQ_TIMEOUT).
+    fn ns2_send_request(&mut self, ctx: &mut RoutingCtx, dst: NodeId, repair: bool) {
+        let now = ctx.now;
+        let last_hops = match self.table.get(dst) {
+            Some(r) if r.state == RouteState::Valid => return,
+            Some(r) => r.last_hops,
+            None => None,
+        };
+        let p = self.p;
+        let st = self.req.entry(dst).or_default();
+        if st.timeout.is_some_and(|t| t > now) {
+            return;
         }
-        let at = ctx.now + self.p.rrep_wait(ttl, d.network_wide);
-        Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
+        if st.cnt > p.rreq_retries {
+            st.timeout = Some(now + p.max_rreq_timeout);
+            st.cnt = 0;
+            if st.since.take().is_some_and(|(_, rep)| !rep) {
+                self.counters.discoveries_failed += 1;
+            }
+            self.drop_buffered(ctx, dst, DropReason::NoRoute);
+            return;
+        }
+        // The ring starts above the hop count the route had when it went down;
+        // a destination never routed has ns-2's INFINITY2 there.
+        let last = match last_hops {
+            Some(h) => h,
+            None if p.first_request_network_wide => u8::MAX,
+            None => 0,
+        };
+        st.last_ttl = st.last_ttl.max(last);
+        let ttl = if st.last_ttl == 0 {
+            p.ttl_start
+        } else if st.last_ttl < p.ttl_threshold {
+            st.last_ttl.saturating_add(p.ttl_increment).min(p.net_diameter)
+        } else {
+            st.cnt += 1;
+            p.net_diameter
+        };
+        st.last_ttl = ttl;
+        // 2·TTL·PerHopTime, times the number of network-wide requests so far.
+        let mut wait = SimDuration(2 * ttl as u64 * st.per_hop_time(p.node_traversal_time).0);
+        if st.cnt > 0 {
+            wait = SimDuration(wait.0.saturating_mul(st.cnt as u64));
+        }
+        st.timeout = Some(now + wait.min(p.max_rreq_timeout));
+        match st.since {
+            None => {
+                st.since = Some((now, repair));
+                if !repair {
+                    self.counters.discoveries += 1;
+                }
+            }
+            Some(_) => self.counters.request_retries += 1,
+        }
+        self.originate_rreq(ctx, dst, ttl);
+    }
+
+    /// A route to `dst` came up (ns-2 resets the request soft state): the
+    /// discovery, if any, succeeded.
+    fn ns2_reset_req(&mut self, now: SimTime, dst: NodeId, hops: u8) {
+        let Some(st) = self.req.get_mut(&dst) else { return };
+        st.cnt = 0;
+        st.timeout = None;
+        st.last_ttl = hops;
+        if let Some((t, repair)) = st.since.take() {
+            if !repair {
+                self.counters.routes_found += 1;
+                self.counters.route_hops_sum += hops as u64;
+                self.counters.discovery_time_sum_s += now.since(t).as_secs_f64();
+            }
+        }
+    }
+
+    /// ns-2 `rt_purge`, every `route_purge_interval`: expired routes go down
+    /// (their buffered packets dropped), packets waiting for a route that is up
+    /// leave, and destinations still waiting get their next request.
+    fn ns2_purge(&mut self, ctx: &mut RoutingCtx) {
+        let now = ctx.now;
+        let dsts: Vec<NodeId> = self.table.iter().map(|r| r.dst).collect();
+        for dst in dsts {
+            let r = self.table.get_mut(dst).expect("listed above");
+            if r.state == RouteState::Valid && r.expires < now {
+                r.seq = r.seq.wrapping_add(1);
+                r.down();
+                self.drop_buffered(ctx, dst, DropReason::NoRoute);
+            } else if r.state == RouteState::Valid {
+                if self.buffer.has_for(dst) {
+                    self.route_ready(ctx, dst, self.p.release_spacing);
+                }
+            } else if self.buffer.has_for(dst) {
+                self.ns2_send_request(ctx, dst, false);
+            }
+        }
+        // ns-2 has an entry for every destination it buffers for; we may not.
+        for dst in self.buffer.destinations() {
+            if self.table.get(dst).is_none() {
+                self.ns2_send_request(ctx, dst, false);
+            }
+        }
+        let at = now + self.p.route_purge_interval;
+        Self::set_timer(ctx, &mut self.purge_timer, at, KEY_PURGE);
+    }
+
+    /// ns-2 `local_rt_repair`: buffer the packet, mark the route under repair
+    /// (same sequence number), request it, and arm the repair timer.
+    fn ns2_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
+        self.buffer_packet(ctx, pkt);
+        let new_seq = self.p.local_repair_new_seq;
+        if let Some(r) = self.table.get_mut(dst) {
+            if new_seq && r.state == RouteState::Valid {
+                r.seq = r.seq.wrapping_add(1);
+            }
+            r.state = RouteState::Repairing;
+        }
+        self.counters.local_repairs += 1;
+        self.ns2_send_request(ctx, dst, true);
+        let deadline = self.req.get(&dst).and_then(|st| st.timeout).unwrap_or(SimTime::ZERO);
+        // ns-2 passes the absolute deadline where a delay is expected.
+        let at = if self.p.repair_timer_bug { ctx.now + SimDuration(deadline.0) } else { deadline.max(ctx.now) };
+        // Every repair arms its own firing (ns-2 schedules one event per repair).
+        ctx.actions.push(RoutingAction::SetTimer { at, key: KEY_REPAIR | dst.0 as u64, token: TimerToken(0) });
+    }
+
+    /// ns-2 `LocalRepairTimer`: a route still not up is brought down, silently.
+    fn ns2_repair_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        let Some(r) = self.table.get_mut(dst) else { return };
+        match r.state {
+            RouteState::Valid => {}
+            RouteState::Invalid => {}
+            RouteState::Repairing => {
+                r.down();
+                self.counters.local_repairs_failed += 1;
+                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+            }
+        }
+    }
+
+    /// ns-2 `nb_delete` + `handle_link_failure`: every route up (or under
+    /// repair) through `nb` goes down with its number + 1; one RERR lists them
+    /// all, whether or not anyone used them.
+    fn ns2_link_failure(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
+        self.seq = self.seq.wrapping_add(2); // the set of neighbours changed
+        let mut unreachable = Vec::new();
+        for r in self.table.iter_mut() {
+            if r.state != RouteState::Invalid && r.next_hop == nb {
+                r.seq = r.seq.wrapping_add(1);
+                r.valid_seq = true;
+                unreachable.push((r.dst, r.seq));
+                r.down();
+                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
+            }
+            r.precursors.retain(|&p| p != nb);
+        }
+        if !unreachable.is_empty() {
+            self.counters.route_breaks += 1;
+            self.send_rerr(ctx, unreachable, false);
+        }
     }
 
     fn discovery_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId, token: TimerToken) {
@@ -478,7 +763,7 @@ impl Aodv {
             return;
         }
         if self.table.active(ctx.now, dst).is_some() {
-            self.route_ready(ctx, dst);
+            self.route_ready(ctx, dst, SimDuration::ZERO);
             return;
         }
         let d = self.discoveries.get_mut(&dst).expect("checked above");
@@ -527,9 +812,12 @@ impl Aodv {
     /// §6.5/§6.7: a route to the neighbour a control message came from, without
     /// a sequence number.
     fn neighbour_route(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
+        if self.p.rules == Rules::Ns2 {
+            return; // ns-2 learns no route from the previous hop itself
+        }
         let info = RouteInfo { dst: nb, seq: None, hops: 1, next_hop: nb, expires: ctx.now + self.p.active_route_timeout };
         if self.table.update(ctx.now, info) {
-            self.route_ready(ctx, nb);
+            self.route_ready(ctx, nb, SimDuration::ZERO);
         }
     }
 
@@ -547,19 +835,40 @@ impl Aodv {
         // §6.5: the reverse route towards the originator.
         let rev_until = now + self.p.reverse_route_life;
         let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
+        let ns2 = self.p.rules == Rules::Ns2;
         if self.table.update(now, rev) {
-            self.route_ready(ctx, rq.originator);
+            if ns2 && self.req.get(&rq.originator).is_some_and(|st| st.timeout.is_some()) {
+                // ns-2: we were asking for the originator ourselves: that
+                // discovery is over, and the route counts as used.
+                self.ns2_reset_req(ctx.now, rq.originator, hops);
+                if let Some(r) = self.table.get_mut(rq.originator) {
+                    r.expires = now + self.p.active_route_timeout;
+                }
+            }
+            self.route_ready(ctx, rq.originator, SimDuration::ZERO);
+        } else if ns2 {
+            if let Some(r) = self.table.up(rq.originator) {
+                r.expires = r.expires.max(rev_until);
+            }
         } else {
             self.table.refresh(now, rq.originator, rev_until);
         }
-        let Some(rev_next) = self.table.active(now, rq.originator).map(|r| r.next_hop) else { return };
+        let rev_next = if ns2 { self.table.up(rq.originator).map(|r| r.next_hop) } else { self.table.active(now, rq.originator).map(|r| r.next_hop) };
+        let Some(rev_next) = rev_next else { return };
 
         // §6.6.1: the destination replies.
         if rq.dst == self.me {
-            if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
+            if ns2 {
+                // ns-2: always a new number, max(own, asked) + 1, made even.
+                let base = if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) { rq.dst_seq } else { self.seq };
+                self.seq = base.wrapping_add(1);
+                if self.seq % 2 == 1 {
+                    self.seq = self.seq.wrapping_add(1);
+                }
+            } else if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
                 self.seq = rq.dst_seq;
             }
-            let rp = Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, originator: rq.originator, lifetime_ns: self.p.my_route_timeout.0 };
+            let rp = Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, originator: rq.originator, lifetime_ns: self.p.my_route_timeout.0, timestamp_ns: rq.timestamp_ns };
             let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
             self.unicast(ctx, pkt, rev_next, false);
             return;
@@ -567,21 +876,28 @@ impl Aodv {
 
         // §6.6.2: an intermediate node with a fresh-enough active route replies.
         if self.p.intermediate_replies && !rq.destination_only {
-            if let Some(r) = self.table.active(now, rq.dst) {
-                if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && r.next_hop != from {
+            // ns-2 answers from any route that is up or under repair, whatever
+            // its lifetime or next hop; the RFC from an active route only.
+            let r = if ns2 { self.table.get_mut(rq.dst).filter(|r| r.state != RouteState::Invalid) } else { self.table.active(now, rq.dst) };
+            if let Some(r) = r {
+                if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && (ns2 || r.next_hop != from) {
                     let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
-                    let lifetime = r.expires.since(now);
+                    let mut lifetime = if r.expires > now { r.expires.since(now) } else { SimDuration::ZERO };
+                    if ns2 {
+                        // ns-2's reply carries whole seconds (`u_int32_t rp_lifetime`).
+                        lifetime = SimDuration::from_secs_f64(lifetime.as_secs_f64().floor());
+                    }
                     r.add_precursor(rev_next);
                     if let Some(back) = self.table.get_mut(rq.originator) {
                         back.add_precursor(fwd_next);
                     }
-                    let rp = Rrep { hop_count: fwd_hops, dst: rq.dst, dst_seq: fwd_seq, originator: rq.originator, lifetime_ns: lifetime.0 };
+                    let rp = Rrep { hop_count: fwd_hops, dst: rq.dst, dst_seq: fwd_seq, originator: rq.originator, lifetime_ns: lifetime.0, timestamp_ns: rq.timestamp_ns };
                     let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
                     self.unicast(ctx, pkt, rev_next, false);
                     // §6.6.3: tell the destination how to reach the originator.
                     if rq.gratuitous {
-                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| b.expires.since(now));
-                        let g = Rrep { hop_count: hops, dst: rq.originator, dst_seq: rq.originator_seq, originator: rq.dst, lifetime_ns: back_life.0 };
+                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| if b.expires > now { b.expires.since(now) } else { SimDuration::ZERO });
+                        let g = Rrep { hop_count: hops, dst: rq.originator, dst_seq: rq.originator_seq, originator: rq.dst, lifetime_ns: back_life.0, timestamp_ns: rq.timestamp_ns };
                         let pkt = self.control(ctx, rq.dst, self.p.net_diameter, AodvMessage::Rrep(g));
                         self.unicast(ctx, pkt, fwd_next, false);
                     }
@@ -626,13 +942,24 @@ impl Aodv {
         // forwarded and the discovery would fail.
         let updated = self.table.update(now, fwd);
         self.neighbour_route(ctx, from);
+        let ns2 = self.p.rules == Rules::Ns2;
         if updated {
-            self.route_ready(ctx, rp.dst);
+            if ns2 {
+                self.ns2_reset_req(now, rp.dst, hops);
+                if rp.originator == self.me {
+                    // ns-2: discovery latency per hop, for PerHopTime.
+                    let st = self.req.entry(rp.dst).or_default();
+                    st.latency_s[st.hist] = now.since(SimTime(rp.timestamp_ns)).as_secs_f64() / hops.max(1) as f64;
+                    st.hist = (st.hist + 1) % st.latency_s.len();
+                }
+            }
+            self.route_ready(ctx, rp.dst, self.p.release_spacing);
         }
         if rp.originator == self.me || !updated {
             return; // ours, or stale: a reply that changed nothing is not forwarded
         }
-        let Some(back) = self.table.active(now, rp.originator) else {
+        let back = if ns2 { self.table.get_mut(rp.originator).filter(|r| r.state != RouteState::Invalid) } else { self.table.active(now, rp.originator) };
+        let Some(back) = back else {
             // No way back to the originator (the reverse route expired).
             let pkt = Packet {
                 uid,
@@ -646,7 +973,7 @@ impl Aodv {
             return;
         };
         let back_next = back.next_hop;
-        back.expires = back.expires.max(now + self.p.active_route_timeout);
+        back.expires = if ns2 { now + self.p.active_route_timeout } else { back.expires.max(now + self.p.active_route_timeout) };
         back.add_precursor(from);
         if let Some(r) = self.table.get_mut(rp.dst) {
             r.add_precursor(back_next);
@@ -665,6 +992,10 @@ impl Aodv {
     }
 
     fn recv_rerr(&mut self, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId) {
+        if self.p.rules == Rules::Ns2 {
+            self.ns2_recv_rerr(ctx, re, from);
+            return;
+        }
         let now = ctx.now;
         let mut propagate = Vec::new();
         for &(dst, seq) in &re.unreachable {
@@ -685,12 +1016,38 @@ impl Aodv {
         self.send_rerr(ctx, propagate, true);
     }
 
+    /// ns-2 `recvError`: a route up through the RERR's sender whose number is
+    /// not newer than the RERR's goes down with that number; the packets queued
+    /// for the sender are dropped; destinations with precursors are passed on.
+    fn ns2_recv_rerr(&mut self, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId) {
+        let mut propagate = Vec::new();
+        let mut purged = false;
+        for &(dst, seq) in &re.unreachable {
+            let Some(r) = self.table.get_mut(dst) else { continue };
+            if r.state == RouteState::Invalid || r.next_hop != from || seq_newer(r.seq, seq) {
+                continue;
+            }
+            r.seq = seq;
+            let had_precursors = !r.precursors.is_empty();
+            r.down();
+            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+            if self.p.rerr_purges_queue && !purged {
+                purged = true;
+                ctx.actions.push(RoutingAction::ReclaimQueued { next_hop: from });
+            }
+            if had_precursors {
+                propagate.push((dst, seq));
+            }
+        }
+        self.send_rerr(ctx, propagate, true);
+    }
+
     fn recv_hello(&mut self, ctx: &mut RoutingCtx, h: Hello, from: NodeId) {
         let now = ctx.now;
         self.neighbours.insert(from, now);
         let info = RouteInfo { dst: h.node, seq: Some(h.seq), hops: 1, next_hop: from, expires: now + SimDuration(h.lifetime_ns) };
         if self.table.update(now, info) {
-            self.route_ready(ctx, h.node);
+            self.route_ready(ctx, h.node, SimDuration::ZERO);
         } else {
             self.table.refresh(now, h.node, info.expires);
         }
@@ -769,6 +1126,11 @@ impl Routing for Aodv {
     }
 
     fn start(&mut self, ctx: &mut RoutingCtx) {
+        if self.p.rules == Rules::Ns2 {
+            // ns-2 runs rt_purge from "start" at 0 s, then every 0.5 s.
+            let at = ctx.now;
+            Self::set_timer(ctx, &mut self.purge_timer, at, KEY_PURGE);
+        }
         if self.p.link_detection == LinkDetection::Hello {
             // Desynchronise the first HELLOs (ns-2 sends one at start on every node).
             let at = ctx.now + SimDuration::from_secs_f64(self.p.hello_interval.as_secs_f64() * self.rng.gen::<f64>());
@@ -782,10 +1144,15 @@ impl Routing for Aodv {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
             return;
         }
-        let Some(pkt) = self.forward_data(ctx, pkt) else { return };
+        let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else { return };
         let dst = pkt.ip.dst;
         let repairing = self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing);
-        if repairing {
+        if self.p.rules == Rules::Ns2 && pkt.ip.src == self.me {
+            // ns-2 `rt_resolve`: the source buffers and asks (sendRequest
+            // decides whether a request is due).
+            self.buffer_packet(ctx, pkt);
+            self.ns2_send_request(ctx, dst, false);
+        } else if repairing {
             self.buffer_packet(ctx, pkt);
         } else if pkt.ip.src == self.me {
             self.buffer_packet(ctx, pkt);
@@ -808,6 +1175,26 @@ impl Routing for Aodv {
         let now = ctx.now;
         let dst = pkt.ip.dst;
         let travelled = DEFAULT_TTL.saturating_sub(pkt.ip.ttl);
+        if self.p.rules == Rules::Ns2 {
+            // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
+            // else happens.
+            let Some(r) = self.table.get(dst) else {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                return;
+            };
+            // Repair when the packet has come further than the route still has
+            // to go (a route that is down has ns-2's infinite hop count).
+            if self.p.local_repair && r.state != RouteState::Invalid && travelled > r.hops && r.hops <= self.p.max_repair_ttl {
+                // The other packets queued for the neighbour stay in the queue
+                // and the other routes through it stay up (ns-2).
+                self.ns2_local_repair(ctx, dst, pkt);
+            } else {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
+                self.ns2_link_failure(ctx, next_hop);
+            }
+            return;
+        }
         let repair = match self.table.active(now, dst) {
             // ns-2: repair when the break is closer to the destination than to the source.
             Some(r) => {
@@ -833,7 +1220,7 @@ impl Routing for Aodv {
     fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
         // Data for a destination under repair waits for the repair; the rest is
         // dropped as ns-2 does (`DROP_RTR_MAC_CALLBACK`).
-        if !pkt.is_routing() && self.table.get(pkt.ip.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+        if self.p.rules == Rules::Rfc3561 && !pkt.is_routing() && self.table.get(pkt.ip.dst).is_some_and(|r| r.state == RouteState::Repairing) {
             self.buffer_packet(ctx, pkt);
         } else {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
@@ -881,6 +1268,12 @@ impl Routing for Aodv {
                     self.hello_tick(ctx);
                 }
             }
+            KEY_PURGE => {
+                if self.purge_timer.fire(token) {
+                    self.ns2_purge(ctx);
+                }
+            }
+            KEY_REPAIR => self.ns2_repair_timeout(ctx, NodeId(key as u32)),
             _ => unreachable!("unknown AODV timer key {key:#x}"),
         }
     }

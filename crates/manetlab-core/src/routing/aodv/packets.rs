@@ -34,6 +34,10 @@ pub struct Rreq {
     pub dst_seq: u32,
     pub originator: NodeId,
     pub originator_seq: u32,
+    /// When the originator sent the request (ns-2 `rq_timestamp`, echoed in the
+    /// reply so the originator can measure discovery latency; not charged on
+    /// the wire, as in ns-2's size).
+    pub timestamp_ns: u64,
 }
 
 /// Route Reply (RFC 3561 §5.2).
@@ -48,6 +52,8 @@ pub struct Rrep {
     pub originator: NodeId,
     /// How long the route may be used from receipt (ns).
     pub lifetime_ns: u64,
+    /// The request's `timestamp_ns`, echoed (ns-2 `rp_timestamp`).
+    pub timestamp_ns: u64,
 }
 
 /// Route Error (RFC 3561 §5.3): destinations that became unreachable, each with
@@ -117,6 +123,7 @@ mod tests {
             dst: NodeId(3),
             dst_seq: 0,
             originator: NodeId(0),
+            timestamp_ns: 0,
             originator_seq: 1,
         });
         let pkt = Packet {

@@ -43,9 +43,24 @@ pub struct Route {
     pub expires: SimTime,
     /// Neighbours that use this node to reach `dst` (they get our RERRs).
     pub precursors: Vec<NodeId>,
+    /// Hop count when the route last went down (ns-2 `rt_last_hop_count`);
+    /// `None` while it never has (ns-2's `INFINITY2`). A request starts its
+    /// expanding ring from here.
+    pub last_hops: Option<u8>,
 }
 
 impl Route {
+    /// Take the route down (ns-2 `rt_down`): it keeps its number, remembers its
+    /// hop count for the next request, and loses its precursors.
+    pub fn down(&mut self) {
+        if self.state == RouteState::Invalid {
+            return;
+        }
+        self.last_hops = Some(self.hops);
+        self.state = RouteState::Invalid;
+        self.precursors.clear();
+    }
+
     pub fn add_precursor(&mut self, n: NodeId) {
         if !self.precursors.contains(&n) {
             self.precursors.push(n);
@@ -98,8 +113,7 @@ impl RouteTable {
         let r = self.routes.get_mut(&dst)?;
         if r.state == RouteState::Valid && r.expires <= now {
             r.seq = r.seq.wrapping_add(1);
-            r.state = RouteState::Invalid;
-            r.precursors.clear();
+            r.down();
         }
         if r.state == RouteState::Valid {
             Some(r)
@@ -123,6 +137,7 @@ impl RouteTable {
                     state: RouteState::Valid,
                     expires: info.expires,
                     precursors: Vec::new(),
+                    last_hops: None,
                 },
             );
             return true;
@@ -167,8 +182,15 @@ impl RouteTable {
         let r = self.routes.get_mut(&dst).expect("invalidate an existing route");
         r.seq = seq;
         r.valid_seq = true;
-        r.state = RouteState::Invalid;
-        std::mem::take(&mut r.precursors)
+        let precursors = std::mem::take(&mut r.precursors);
+        r.down();
+        precursors
+    }
+
+    /// The route to `dst` if it is up, whatever its lifetime says (ns-2: a
+    /// route stays up until the route-purge timer finds it expired).
+    pub fn up(&mut self, dst: NodeId) -> Option<&mut Route> {
+        self.routes.get_mut(&dst).filter(|r| r.state == RouteState::Valid)
     }
 
     /// Extend a usable route's lifetime to at least `until` (§6.2: each use of a

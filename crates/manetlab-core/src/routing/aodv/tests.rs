@@ -17,9 +17,24 @@ fn ms(x: u64) -> SimDuration {
     SimDuration::from_millis(x)
 }
 
+/// ns-2's constants under RFC 3561's rules (what the tests below the ns-2
+/// section check).
+fn rfc_rules() -> Params {
+    Params {
+        rules: Rules::Rfc3561,
+        first_request_network_wide: false,
+        repair_timer_bug: false,
+        local_repair_new_seq: true,
+        rerr_purges_queue: false,
+        release_spacing: SimDuration::ZERO,
+        max_repair_ttl: 9,
+        ..Params::default()
+    }
+}
+
 impl Node {
     fn new(me: u32) -> Self {
-        Self::with(me, Params::default())
+        Self::with(me, rfc_rules())
     }
     fn with(me: u32, p: Params) -> Self {
         Node { aodv: Aodv::new(NodeId(me), p, stream(1, me as u64, Component::Routing)), actions: Vec::new(), uid: 1000, now: SimTime::from_secs_f64(1.0) }
@@ -125,11 +140,12 @@ fn rreq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> Ao
         dst_seq: dst_seq.unwrap_or(0),
         originator: NodeId(orig),
         originator_seq: 1,
+        timestamp_ns: 0,
     })
 }
 
 fn rrep(dst: u32, dst_seq: u32, hop_count: u8, orig: u32) -> AodvMessage {
-    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0 })
+    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0, timestamp_ns: 0 })
 }
 
 #[test]
@@ -386,7 +402,7 @@ fn routes_expire_without_use_and_are_refreshed_by_data() {
 
 #[test]
 fn send_buffer_times_out_and_overflows() {
-    let p = Params { send_buffer_pkts: 2, send_buffer_timeout: SimDuration::from_secs_f64(0.5), ..Params::default() };
+    let p = Params { send_buffer_pkts: 2, send_buffer_timeout: SimDuration::from_secs_f64(0.5), ..rfc_rules() };
     let mut s = Node::with(0, p);
     let a = s.route(data(0, 9, DEFAULT_TTL));
     s.route(data(0, 9, DEFAULT_TTL));
@@ -401,7 +417,7 @@ fn send_buffer_times_out_and_overflows() {
 
 #[test]
 fn hello_mode_detects_silent_neighbours() {
-    let p = Params { link_detection: LinkDetection::Hello, ..Params::default() };
+    let p = Params { link_detection: LinkDetection::Hello, ..rfc_rules() };
     let mut r = Node::with(5, p);
     let start = r.run(|a, ctx| a.start(ctx));
     assert_eq!(timers(&start).len(), 1);
@@ -439,4 +455,186 @@ impl CloneTimer for RoutingAction {
             a => panic!("not a timer: {a:?}"),
         }
     }
+}
+
+// ---- ns-2.35 rules (the default), checked against aodv.cc ---------------------
+
+fn ns2(me: u32) -> Node {
+    Node::with(me, Params::default())
+}
+
+fn ns2_relay(p: Params) -> Node {
+    // Node 5 on 0-3-5-6-…-9: reverse route to 0 via 3, route to 9 via 6 (2 hops).
+    let mut r = Node::with(5, p);
+    r.recv(rreq(0, 1, 9, None, 1), 3, 10);
+    r.recv(rrep(9, 4, 1, 0), 6, 20);
+    r
+}
+
+fn ns2_purge(n: &mut Node, at_s: f64) -> Vec<RoutingAction> {
+    n.now = SimTime::from_secs_f64(at_s);
+    n.run(|a, ctx| a.ns2_purge(ctx))
+}
+
+fn forwards_after(actions: &[RoutingAction]) -> Vec<(NodeId, SimDuration)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => Some((*next_hop, SimDuration::ZERO)),
+            RoutingAction::ForwardAfter { next_hop, delay, .. } => Some((*next_hop, *delay)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_first_request_is_network_wide_and_retries_come_from_packets_or_the_purge_timer() {
+    let mut n = ns2(0);
+    // aodv_rt_entry starts with rt_last_hop_count = INFINITY2: sendRequest goes
+    // straight to NETWORK_DIAMETER (TTL_START is never used).
+    let a = n.route(data(0, 9, DEFAULT_TTL));
+    let rq = rreqs(&a);
+    assert_eq!(rq.len(), 1);
+    assert_eq!(rq[0].1, 30);
+    assert_eq!(rq[0].0.originator_seq, 4, "own number starts at 2, +2 per request");
+    assert!(timers(&a).iter().all(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER)), "no reply timer: ns-2 polls");
+    // Wait 2·30·30 ms = 1.8 s: a packet or a purge before then sends nothing.
+    n.now = SimTime::from_secs_f64(2.7);
+    assert!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).is_empty());
+    assert!(rreqs(&ns2_purge(&mut n, 2.75)).is_empty());
+    // At the deadline (1.0 + 1.8 s) the next packet sends the retry; waits grow
+    // linearly with the number of network-wide requests: 3.6, 5.4, 7.2 s.
+    n.now = SimTime::from_secs_f64(2.8);
+    assert_eq!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).iter().map(|r| r.1).collect::<Vec<_>>(), vec![30]);
+    assert!(rreqs(&ns2_purge(&mut n, 6.3)).is_empty(), "6.3 < 2.8 + 3.6");
+    assert_eq!(rreqs(&ns2_purge(&mut n, 6.5)).len(), 1);
+    assert!(rreqs(&ns2_purge(&mut n, 11.5)).is_empty(), "11.5 < 6.5 + 5.4");
+    assert_eq!(rreqs(&ns2_purge(&mut n, 12.0)).len(), 1);
+    assert!(rreqs(&ns2_purge(&mut n, 19.0)).is_empty(), "19.0 < 12.0 + 7.2");
+    // RREQ_RETRIES (3) retries used: the buffered packets go, and the
+    // destination is left alone for MAX_RREQ_TIMEOUT.
+    let g = ns2_purge(&mut n, 19.5);
+    assert!(rreqs(&g).is_empty());
+    assert_eq!(drops(&g), vec![DropReason::NoRoute; 3]);
+    let c = n.aodv.counters().unwrap();
+    assert_eq!((c.discoveries, c.discoveries_failed, c.request_retries), (1, 1, 3));
+    n.now = SimTime::from_secs_f64(20.0);
+    assert!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).is_empty());
+    assert!(rreqs(&ns2_purge(&mut n, 29.0)).is_empty());
+    assert_eq!(rreqs(&ns2_purge(&mut n, 29.5)).iter().map(|r| r.1).collect::<Vec<_>>(), vec![30], "then a new discovery");
+}
+
+#[test]
+fn ns2_with_the_first_request_fix_the_expanding_ring_starts_at_ttl_start() {
+    let mut n = Node::with(0, Params { first_request_network_wide: false, ..Params::default() });
+    assert_eq!(rreqs(&n.route(data(0, 9, DEFAULT_TTL)))[0].1, 5);
+    // 2·5·30 ms = 0.3 s, then TTL 7 (0.42 s), then the diameter.
+    assert_eq!(rreqs(&ns2_purge(&mut n, 1.3))[0].1, 7);
+    assert!(rreqs(&ns2_purge(&mut n, 1.7)).is_empty());
+    assert_eq!(rreqs(&ns2_purge(&mut n, 1.75))[0].1, 30);
+}
+
+#[test]
+fn ns2_after_a_break_the_ring_starts_above_the_last_hop_count_with_the_measured_per_hop_time() {
+    let mut n = ns2(0);
+    n.route(data(0, 9, DEFAULT_TTL));
+    // The reply to that request (sent at 1.0 s) arrives 40 ms later over 2 hops:
+    // 20 ms per hop.
+    n.now = SimTime::from_secs_f64(1.04);
+    let rp = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 4, originator: NodeId(0), lifetime_ns: 10_000_000_000, timestamp_ns: SimTime::from_secs_f64(1.0).0 };
+    let a = n.recv(AodvMessage::Rrep(rp), 1, 20);
+    assert_eq!(forwards(&a), vec![(7, NodeId(1))]);
+    let c = n.aodv.counters().unwrap();
+    assert_eq!((c.routes_found, c.route_hops_sum), (1, 2));
+    // The source's MAC gives up on node 1: route down, RERR (ns-2 sends it even
+    // though nobody uses us as a precursor), the queue for node 1 emptied.
+    n.now = SimTime::from_secs_f64(2.0);
+    let b = n.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL), NodeId(1)));
+    assert_eq!(rerrs(&b).len(), 1);
+    assert_eq!(rerrs(&b)[0].unreachable, vec![(NodeId(9), 5)]);
+    assert!(b.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(1))));
+    assert_eq!(n.aodv.seq(), 6, "nb_delete: own number + 2");
+    // Next packet: TTL = last hop count (2) + TTL_INCREMENT, wait 2·4·20 ms.
+    let d = n.route(data(0, 9, DEFAULT_TTL));
+    assert_eq!(rreqs(&d)[0].1, 4);
+    assert!(rreqs(&ns2_purge(&mut n, 2.15)).is_empty());
+    assert_eq!(rreqs(&ns2_purge(&mut n, 2.16))[0].1, 6);
+}
+
+#[test]
+fn ns2_local_repair_keeps_the_route_in_repair_and_brings_it_down_silently_at_twice_the_time() {
+    let mut r = ns2_relay(Params::default());
+    // Travelled 3 hops, 2 to go: repair. No RERR, the queue for node 6 is left
+    // alone, the route keeps its number.
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    assert!(rerrs(&a).is_empty());
+    assert!(!a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { .. })));
+    let rq = rreqs(&a);
+    assert_eq!((rq[0].0.dst_seq, rq[0].1), (4, 30), "same number; never down before, so network-wide");
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Repairing);
+    // The repair timer gets the absolute deadline (1.0 + 1.8 s) as its delay.
+    let t = a.iter().find(|x| matches!(x, RoutingAction::SetTimer { key, .. } if key & !0xffff_ffff == KEY_REPAIR)).unwrap();
+    let RoutingAction::SetTimer { at, .. } = t else { unreachable!() };
+    assert_eq!(*at, SimTime::from_secs_f64(1.0 + 2.8));
+    // Data meanwhile waits; the purge timer re-requests (wait 2 × 1.8 s).
+    r.now = SimTime::from_secs_f64(2.0);
+    assert!(drops(&r.route(data(0, 9, 29))).is_empty());
+    assert_eq!(r.aodv.buffered(), 2);
+    assert_eq!(rreqs(&ns2_purge(&mut r, 3.0)).len(), 1);
+    // The timer fires: route down without a RERR; the packets still wait.
+    let b = r.fire(&RoutingAction::SetTimer { at: *at, key: KEY_REPAIR | 9, token: TimerToken(0) });
+    assert!(rerrs(&b).is_empty() && drops(&b).is_empty());
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    assert_eq!(r.aodv.counters().unwrap().local_repairs_failed, 1);
+    // Now forwarded data for 9 gets a RERR and is dropped.
+    let c = r.route(data(0, 9, 29));
+    assert_eq!((rerrs(&c).len(), drops(&c)), (1, vec![DropReason::NoRoute]));
+
+    // Without the bug the timer is at the deadline itself.
+    let mut f = ns2_relay(Params { repair_timer_bug: false, ..Params::default() });
+    let a = f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    assert!(a.iter().any(|x| matches!(x, RoutingAction::SetTimer { at, key, .. } if key & !0xffff_ffff == KEY_REPAIR && *at == SimTime::from_secs_f64(2.8))));
+}
+
+#[test]
+fn ns2_rerr_with_an_older_number_is_ignored_and_a_valid_one_empties_the_queue_for_its_sender() {
+    let mut r = ns2_relay(Params::default());
+    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 3)] }), 6, 1);
+    assert!(a.is_empty(), "{a:?}");
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    let b = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5)] }), 6, 1);
+    assert!(b.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq, rt.last_hops), (RouteState::Invalid, 5, Some(2)));
+    // Everything taken from the queue is dropped (ns-2 DROP_RTR_MAC_CALLBACK).
+    let c = r.run(|a, ctx| a.reclaimed(ctx, data(0, 8, 29), NodeId(6)));
+    assert_eq!(drops(&c), vec![DropReason::MacCallback]);
+}
+
+#[test]
+fn ns2_buffered_packets_leave_arp_delay_apart_and_routes_expire_on_the_purge() {
+    let mut n = ns2(0);
+    for _ in 0..3 {
+        n.route(data(0, 9, DEFAULT_TTL));
+    }
+    let a = n.recv(rrep(9, 4, 1, 0), 1, 20);
+    assert_eq!(forwards_after(&a), vec![(NodeId(1), ms(0)), (NodeId(1), ms(10)), (NodeId(1), ms(20))]);
+    // Used at 1.0 s: up until 11.0 s; the purge at 11.0 keeps it (not < now),
+    // forwarding still works between purges, the purge at 11.5 takes it down.
+    ns2_purge(&mut n, 11.0);
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    n.now = SimTime::from_secs_f64(11.2);
+    assert_eq!(forwards(&n.route(data(0, 9, DEFAULT_TTL))).len(), 1, "lifetime only checked by the purge");
+    ns2_purge(&mut n, 21.5);
+    let rt = n.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
+}
+
+#[test]
+fn ns2_destination_always_takes_a_new_even_number_for_a_reply() {
+    let mut d = ns2(9);
+    let a = d.recv(rreq(0, 1, 9, Some(6), 1), 1, 10);
+    assert_eq!(rreps(&a)[0].0.dst_seq, 8, "max(2, 6) + 1, made even");
+    let b = d.recv(rreq(0, 2, 9, None, 1), 1, 10);
+    assert_eq!(rreps(&b)[0].0.dst_seq, 10);
 }

@@ -62,6 +62,9 @@ use std::collections::BTreeMap;
 pub struct Params {
     /// Send-buffer capacity (packets). ns-2 `SEND_BUF_SIZE` 64; RFC: not fixed.
     pub send_buffer_pkts: u32,
+    /// Packets a route reply releases from the send buffer leave this far
+    /// apart. ns-2 `arp_timeout` 30 ms; 0 = all at once.
+    pub release_spacing: SimDuration,
     /// How long a packet may wait for a route. SendBufferTimeout 30 s (both).
     pub send_buffer_timeout: SimDuration,
     /// Wait before the first retry cycle of a discovery. RequestPeriod 500 ms
@@ -120,6 +123,7 @@ impl Default for Params {
         Params {
             send_buffer_pkts: 64,
             send_buffer_timeout: SimDuration::from_secs_f64(30.0),
+            release_spacing: SimDuration::from_millis(30),
             request_period: SimDuration::from_millis(500),
             max_request_period: SimDuration::from_secs_f64(10.0),
             request_backoff_factor: 4,
@@ -301,11 +305,19 @@ impl Dsr {
     }
 
     /// Send a data packet on `route` (this node first).
-    fn send_on_route(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, route: Vec<NodeId>, salvaged: u8) {
+    fn send_on_route(&mut self, ctx: &mut RoutingCtx, pkt: Packet, route: Vec<NodeId>, salvaged: u8) {
+        self.send_on_route_after(ctx, pkt, route, salvaged, SimDuration::ZERO);
+    }
+
+    fn send_on_route_after(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, route: Vec<NodeId>, salvaged: u8, delay: SimDuration) {
         debug_assert_eq!(route[0], self.me);
         let next_hop = route[1];
         pkt.source_route = Some(Box::new(SourceRoute { path: route, next: 1, salvaged }));
-        ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        if delay > SimDuration::ZERO {
+            ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+        } else {
+            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        }
     }
 
     // ---- send buffer -------------------------------------------------------------
@@ -326,17 +338,25 @@ impl Dsr {
     }
 
     /// Send every buffered packet whose destination the cache now reaches
-    /// (ns-2 `acceptRouteReply`'s send-buffer scan, and `sendBufferCheck`).
+    /// (ns-2 `sendBufferCheck`), all at once.
     fn release_buffered(&mut self, ctx: &mut RoutingCtx) {
+        self.release_buffered_spaced(ctx, SimDuration::ZERO);
+    }
+
+    /// The same, `spacing` apart (ns-2 `acceptRouteReply` spaces the packets a
+    /// reply releases by `arp_timeout`, 30 ms, "to give ARP time").
+    fn release_buffered_spaced(&mut self, ctx: &mut RoutingCtx, spacing: SimDuration) {
         if self.buffer.is_empty() {
             return;
         }
+        let mut delay = SimDuration::ZERO;
         for dst in self.buffer.destinations() {
             let Some(route) = self.cache.find(dst, true) else { continue };
             let mut out = std::mem::take(&mut self.scratch);
             self.buffer.take_for(dst, &mut out);
             for pkt in out.drain(..) {
-                self.send_on_route(ctx, pkt, route.clone(), 0);
+                self.send_on_route_after(ctx, pkt, route.clone(), 0, delay);
+                delay = delay + spacing;
             }
             self.scratch = out;
             if let Some(d) = self.requests.get(dst) {
@@ -576,7 +596,7 @@ impl Dsr {
         }
         let target = *route.last().expect("a route has two nodes");
         self.discovery_done(ctx, target, route.len() - 1);
-        self.release_buffered(ctx);
+        self.release_buffered_spaced(ctx, self.p.release_spacing);
     }
 
     fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64) {

@@ -305,3 +305,33 @@ fn overhearing_a_packet_that_will_reach_us_later_shortens_the_route() {
     assert!(rreps(&c).is_empty());
     assert_eq!(m.dsr.cache.find(NodeId(4), false), Some(ids(&[9, 1, 2, 3, 4])));
 }
+
+#[test]
+fn a_reply_releases_buffered_packets_arp_timeout_apart() {
+    // ns-2 acceptRouteReply: sendOutPacketWithRoute(p, true, delay); delay += arp_timeout (30 ms).
+    let mut n = Node::new(0);
+    for uid in 1..=3 {
+        n.route(data(uid, 0, 4));
+    }
+    let a = n.run(|d, ctx| d.accept_reply(ctx, &ids(&[0, 1, 4])));
+    let sent: Vec<(u64, SimDuration)> = a
+        .iter()
+        .filter_map(|x| match x {
+            RoutingAction::Forward { pkt, .. } if !pkt.is_routing() => Some((pkt.uid, SimDuration::ZERO)),
+            RoutingAction::ForwardAfter { pkt, delay, next_hop } => {
+                assert_eq!(*next_hop, NodeId(1));
+                Some((pkt.uid, *delay))
+            }
+            _ => None,
+        })
+        .collect();
+    let ms = SimDuration::from_millis;
+    assert_eq!(sent, vec![(1, ms(0)), (2, ms(30)), (3, ms(60))]);
+    // With release_spacing 0 they all go at once.
+    let mut m = Node::with(0, Params { release_spacing: SimDuration::ZERO, ..Params::default() });
+    for uid in 1..=3 {
+        m.route(data(uid, 0, 4));
+    }
+    let b = m.run(|d, ctx| d.accept_reply(ctx, &ids(&[0, 1, 4])));
+    assert_eq!(forwards(&b).len(), 3);
+}
