@@ -962,8 +962,20 @@ impl Simulator {
             match ev {
                 Event::IfqArrive(n, p, _) => note(*n, Holder::Ll, p),
                 Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, p),
-                Event::RoutingBroadcast(n, p) => note(*n, Holder::Rtr, p),
-                _ => {}
+                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, p),
+                // Listed, not wildcarded: a new event that carries a packet must be placed here.
+                Event::AppSend(_)
+                | Event::LinkTxDone(..)
+                | Event::Mac(..)
+                | Event::TxEnd(_)
+                | Event::SignalStart(..)
+                | Event::SignalEnd(..)
+                | Event::SampleQueues
+                | Event::TcpOpen(_)
+                | Event::TcpAppStop(_)
+                | Event::TcpTimer(..)
+                | Event::RoutingTimer(..)
+                | Event::Fault => {}
             }
         }
         (by_uid, per_node)
