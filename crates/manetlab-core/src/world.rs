@@ -26,7 +26,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
@@ -165,8 +165,8 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
     s.placement_positions()
 }
 
-/// Node `id`'s routing protocol (default: static shortest paths over `adjacency`).
-fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn Routing> {
+/// Node `id`'s routing protocol (default: static shortest paths over the shared `static_table`).
+fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRouteTable>) -> Box<dyn Routing> {
     match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
         RoutingProtocol::Aodv => {
             let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
@@ -180,7 +180,7 @@ fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn 
             let p = s.routing.as_ref().expect("dsr comes from a [routing] table").dsr_params();
             Box::new(Dsr::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
         }
-        RoutingProtocol::Static => Box::new(StaticRouting::shortest_paths(id, adjacency)),
+        RoutingProtocol::Static => Box::new(StaticRouting::shared(id, static_table.clone())),
     }
 }
 
@@ -245,12 +245,14 @@ impl Simulator {
             ports[a.index()].push((b, l.id));
             ports[b.index()].push((a, l.id));
         }
+        // One table for every node; routes are computed per destination on first use.
+        let static_table = std::rc::Rc::new(StaticRouteTable::new(adjacency));
         let nodes = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
                 let mut p = std::mem::take(&mut ports[i]);
                 p.sort();
-                let routing = make_routing(s, id, &adjacency);
+                let routing = make_routing(s, id, &static_table);
                 let promiscuous = routing.promiscuous();
                 Node {
                     id,
@@ -1044,15 +1046,17 @@ impl Simulator {
             range_m,
             link_changes: geo.link_change_count() as u64,
             link_changes_with_faults: timeline.link_change_count() as u64,
-            flows: self
-                .flows
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    let p = timeline.pair_between(f.src, f.dst, f.start, f.stop);
-                    FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops }
-                })
-                .collect(),
+            flows: {
+                // Every flow in one pass over the link changes.
+                let pairs: Vec<_> = self.flows.iter().map(|f| (f.src, f.dst, f.start, f.stop)).collect();
+                let conn = timeline.pairs_between(&pairs);
+                self.flows
+                    .iter()
+                    .zip(conn)
+                    .enumerate()
+                    .map(|(i, (f, p))| FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops })
+                    .collect()
+            },
         })
     }
 }
