@@ -1023,7 +1023,7 @@ impl Simulator {
 
     /// The connectivity report: with a radio, and mobility or faults.
     fn connectivity_report(&self) -> Option<ConnectivityReport> {
-        if !self.mobile && self.faults.is_none() {
+        if !self.mobile && self.faults.is_none() || self.outputs.as_ref().and_then(|o| o.connectivity) == Some(false) {
             return None;
         }
         let ch = self.channel.as_ref()?;

@@ -204,9 +204,9 @@ impl Scenario {
                     return Err(ScenarioError::new(
                         "mobility.max_speed_mps",
                         format!(
-                            "{} is out of range: about {} waypoints for {} nodes over {} s (allowed: at most {} in total; lower max_speed_mps or duration_s, or add pause_s)",
+                            "{} is out of range: about {:.1e} waypoints for {} nodes over {} s (allowed: at most {} in total; lower max_speed_mps or duration_s, or add pause_s)",
                             super::num(vmax),
-                            super::num(waypoints.round()),
+                            waypoints,
                             self.nodes.count,
                             super::num(self.duration_s),
                             super::num(MAX_RWP_WAYPOINTS)

@@ -575,7 +575,7 @@ impl Scenario {
                         if r < min_kbps {
                             return Err(ScenarioError::new(
                                 p("rate_kbps"),
-                                format!("{} is out of range (allowed: >= {} for {}-byte packets: one packet per 10^7 s)", num(r), num(min_kbps), f.cbr_packet_bytes()),
+                                format!("{} is out of range (allowed: >= {:.4e} for {}-byte packets: one packet per 10^7 s)", num(r), min_kbps, f.cbr_packet_bytes()),
                             ));
                         }
                         let max_kbps = f.cbr_packet_bytes() as f64 * 8.0 / MIN_CBR_INTERVAL_S / 1000.0;
