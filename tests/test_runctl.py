@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -239,3 +240,132 @@ def test_sigkill_while_writing_never_leaves_a_folder_that_looks_complete(tmp_pat
     ref.write(out)
     assert [d.name for d in out.parent.iterdir()] == ["out"]
     assert os.path.exists(out / "summary.json")
+
+
+# --- rough edges ------------------------------------------------------------------
+
+
+def test_compare_needs_two_distinct_variants(tmp_path: Path) -> None:
+    for transports, words in ((["newreno"], "is one variant (allowed: two or more"), (["newreno", "sack", "newreno"], "newreno is given twice")):
+        p = run_cli("compare", LONG, "--flow", "0", "--transports", *transports, "--out", tmp_path / "c")
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert p.stderr.startswith("error: --transports: ") and words in p.stderr, p.stderr
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_a_closed_stdout_ends_quietly_after_writing(tmp_path: Path, command: str) -> None:
+    # `manetlab run ... | true`: the reader is gone before anything is printed.
+    out = tmp_path / "o"
+    extra = ["--flow", "0", "--transports", "newreno", "sack"] if command == "compare" else []
+    args = [sys.executable, "-W", "error", "-m", "manetlab", command, str(LONG), "--set", "duration_s=5", *extra, "--out", str(out)]
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run(args, stdout=w, stderr=subprocess.PIPE, text=True)
+    os.close(w)
+    assert p.returncode == 141, p.stderr
+    assert p.stderr == ""
+    assert (out / "report.html" if command == "compare" else out / "summary.json").exists()
+
+
+def test_set_can_turn_a_trace_off(tmp_path: Path) -> None:
+    s = tmp_path / "traced.toml"
+    s.write_text(EXAMPLE.read_text() + '\n[outputs]\ntrace = "old"\n')
+    p = run_cli("run", s, "--set", "outputs.trace=false", "--out", tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "o" / "trace.tr").exists()
+    p = run_cli("validate", s, "--set", "outputs.trace=true")
+    assert p.returncode == 2
+    assert p.stderr.startswith('error: outputs.trace: true is not allowed (allowed: "old", "new", or false for no trace)'), p.stderr
+
+
+def test_connectivity_report_can_be_switched_off() -> None:
+    base = ROOT / "examples" / "rwp_20_nodes.toml"
+    on = manetlab.run(base, overrides={"duration_s": 20})
+    off = manetlab.run(base, overrides={"duration_s": 20, "outputs.connectivity": False})
+    assert on.summary["connectivity"]["flows"] and "connectivity" not in off.summary
+    assert on.summary["flows"] == off.summary["flows"], "the report only reads the run"
+
+
+def test_window_lines_reach_the_end_and_variants_stay_distinguishable(tmp_path: Path) -> None:
+    from manetlab.compare import compare
+    from manetlab.plots import extend_to_end, plot
+
+    assert extend_to_end([0.0, 1.0], [1, 2], 5.0) == ([0.0, 1.0, 5.0], [1, 2, 2])
+    assert extend_to_end([0.0, 5.0], [1, 2], 5.0) == ([0.0, 5.0], [1, 2])
+    c = compare(LONG, 0, ["newreno", "sack"], overrides={"duration_s": 10})
+    c.write(tmp_path / "c")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = c.figures(tmp_path)
+    assert {p.name for p in paths} >= {"compare_cwnd.svg", "compare_seq.svg", "compare_throughput.svg"}
+    plt.close("all")
+    # Every overlaid line ends at the end of the run, in its own style.
+    fig_lines = []
+    for r in c.results:
+        tr = r.summary["flows"][0]["tcp"]["trace"]
+        xs, _ = extend_to_end(tr["t_s"], tr["cwnd_segs"], 10.0)
+        fig_lines.append(xs[-1])
+    assert fig_lines == [10.0, 10.0]
+    for kind in ("cwnd", "seq", "throughput_time"):
+        plot(tmp_path / "c" / "newreno", kind, tmp_path / "figs")
+    assert (tmp_path / "figs" / "throughput_time.svg").stat().st_size > 5000
+
+
+def test_throughput_over_time_from_packet_series(tmp_path: Path) -> None:
+    from manetlab.plots import packet_throughput, plot
+
+    r = manetlab.run(EXAMPLE, overrides={"outputs.series": True}, out=tmp_path / "r")
+    f, ps = r.summary["flows"][0], r.summary["series"]["flows"][0]
+    edges, rates = packet_throughput(f, ps, r.summary["duration_s"])
+    width = edges[1] - edges[0]
+    # The bins add up to everything received.
+    assert sum(x * width * 1e3 / 8 for x in rates[:-1]) == pytest.approx(f["rx_bytes"])
+    plot(tmp_path / "r", "throughput_time")
+
+
+def test_drops_figure_counts_packets_not_frame_collisions(tmp_path: Path) -> None:
+    from manetlab.plots import NOT_PACKET_DROPS, _drops
+
+    class Axes:
+        def __init__(self) -> None:
+            self.labels: list[str] = []
+
+        def bar(self, x: Any, vals: Any, bottom: Any, label: str) -> None:
+            self.labels.append(label)
+
+        def __getattr__(self, name: str) -> Any:
+            return lambda *a, **k: None
+
+    ax = Axes()
+    _drops(ax, {"nodes": [{"node": 0, "drops": {"mac.COL": 900, "ifq.IFQ": 3}}, {"node": 1, "drops": {"mac.RET": 2}}]})
+    assert ax.labels == ["ifq.IFQ", "mac.RET"] and "mac.COL" in NOT_PACKET_DROPS
+
+
+def test_movement_file_with_a_byte_order_mark(tmp_path: Path) -> None:
+    fixture = ROOT / "crates" / "manetlab-core" / "tests" / "fixtures" / "setdest_v1_10nodes_1500x300.tcl"
+    (tmp_path / "m.tcl").write_bytes(b"\xef\xbb\xbf" + fixture.read_bytes())
+    (tmp_path / "plain.tcl").write_bytes(fixture.read_bytes())
+    scenario = """duration_s = 5
+[area]
+width_m = 1500
+height_m = 300
+[nodes]
+count = 10
+[radio]
+[mobility]
+model = "ns2_file"
+path = "{}"
+[[flows]]
+kind = "cbr"
+src = 0
+dst = 1
+interval_s = 0.5
+"""
+    (tmp_path / "bom.toml").write_text(scenario.format("m.tcl"))
+    (tmp_path / "plain.toml").write_text(scenario.format("plain.tcl"))
+    a, b = manetlab.run(tmp_path / "bom.toml"), manetlab.run(tmp_path / "plain.toml")
+    assert a.summary["flows"] == b.summary["flows"] and a.summary["nodes"] == b.summary["nodes"]

@@ -200,9 +200,14 @@ def _compare(args: argparse.Namespace) -> int:
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     c = compare(s, args.flow, args.transports)
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
+    try:
+        report_path = c.write(out)  # before printing: a closed stdout must not lose the results
+    except OSError as e:
+        print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_IO_ERROR
     print(f"{s.label}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
     print(c.table())
-    print(f"wrote {c.write(out)}")
+    print(f"wrote {report_path}")
     return 0
 
 
