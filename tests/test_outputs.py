@@ -111,7 +111,7 @@ def test_compare_runs_variants_on_the_same_seed(tmp_path: Path):
     expected = manetlab.improvement_pct(c.value(1, "throughput_kbps"), c.value(0, "throughput_kbps"))
     assert c.improvement(1, "throughput_kbps") == pytest.approx(expected)
     page = c.write(tmp_path).read_text()
-    assert page.count("<svg") == 2
+    assert page.count("<svg") == 3  # sequence, window, throughput over time
     assert (tmp_path / "abra" / "timeseries.parquet").exists() and (tmp_path / "compare_seq.png").stat().st_size > 5000
 
 

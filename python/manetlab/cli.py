@@ -1,8 +1,8 @@
 """The `manetlab` command (also `python -m manetlab`).
 
     manetlab validate SCENARIO [--set key.path=value]...
-    manetlab run SCENARIO [--seed N] [--out DIR] [--set key.path=value]...
-    manetlab plot RESULT_DIR --kind cwnd|seq|throughput|delay|jitter|drops [--out DIR]
+    manetlab run SCENARIO [--seed N] [--out DIR] [--partial] [--set key.path=value]...
+    manetlab plot RESULT_DIR --kind KIND [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
     manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
@@ -11,11 +11,19 @@
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
 since the message already says where to look.
+
+Ctrl-C (SIGINT) or SIGTERM stops a run within a fraction of a second: one line
+on stderr, exit status 130 (SIGINT) or 143 (SIGTERM); with ``run --partial`` the
+results up to the stop are written, marked ``"partial": true``. Output cut short
+by a closed pipe (``manetlab run ... | head``) ends quietly with status 141.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,24 +32,56 @@ from manetlab import __version__
 from manetlab.compare import compare
 from manetlab.plots import KINDS, PlotError, plot
 from manetlab.report import report
-from manetlab.results import run
+from manetlab.results import ResultFolderError, run
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
 
 EXIT_SCENARIO_ERROR = 2
 EXIT_IO_ERROR = 1
+EXIT_SIGINT = 128 + signal.SIGINT
+EXIT_SIGTERM = 128 + signal.SIGTERM
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the run stops at its next check)."""
+
+
+_terminated = False
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    global _terminated
+    _terminated = True
+    raise _Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    args.command_line = shlex.join(["manetlab", *(sys.argv[1:] if argv is None else argv)])
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
         return int(args.func(args))
-    except (ScenarioError, PlotError) as e:
+    except (ScenarioError, PlotError, ResultFolderError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except _ns2_errors() as e:
         # A feature ns-2.35 lacks, `ns` missing, or a bad --seeds: one line, no traceback.
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
+    except KeyboardInterrupt as e:
+        what = "terminated (SIGTERM)" if isinstance(e, _Terminated) else "interrupted (Ctrl-C)"
+        hint = " (run --partial keeps the results up to the stop)" if args.command == "run" else ""
+        print(f"{what}: stopped; nothing written{hint}", file=sys.stderr)
+        return EXIT_SIGTERM if isinstance(e, _Terminated) else EXIT_SIGINT
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop writing, and do not let the
+        # interpreter's final flush of stdout fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _ns2_errors() -> tuple[type[Exception], ...]:
@@ -49,6 +89,12 @@ def _ns2_errors() -> tuple[type[Exception], ...]:
     from manetlab.ns2.export import Ns2Unsupported
 
     return (Ns2Unsupported, Ns2NotFound, Ns2RunFailed, SeedsError)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -75,7 +121,13 @@ def _parser() -> argparse.ArgumentParser:
     scenario_args(r)
     # Parsed by us, not argparse, so "--seed 1.5" gets the core's one-line message like any other bad seed.
     r.add_argument("--seed", help="run seed (replaces the scenario's seed)")
-    r.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>)")
+    r.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>); replaced as a whole")
+    r.add_argument(
+        "--partial",
+        action="store_true",
+        help="on Ctrl-C/SIGTERM, write the results up to the stop (marked \"partial\": true) instead of nothing",
+    )
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress line on stderr (default: when stderr is a terminal)")
     r.set_defaults(func=_run)
 
     pl = sub.add_parser("plot", help="draw a figure (PNG and SVG) from a result directory")
@@ -145,20 +197,24 @@ def _run(args: argparse.Namespace) -> int:
     s = load_scenario(args.scenario, _overrides(args))
     out = args.out if args.out is not None else Path("results") / Path(args.scenario).stem
     try:
-        result = run(s, out=out)
-    except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_IO_ERROR
-    print(f"{s.label}: seed {s.seed}, {_describe(s)}, {result.summary['events']} events")
-    print(result.table())
-    try:
-        result.write(out)
+        result = run(s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line)
     except OSError as e:
         print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
         return EXIT_IO_ERROR
-    print(f"wrote {out}/: summary.json, flows/nodes/links .csv and .parquet")
+    if result.partial:
+        sig = "SIGTERM" if _terminated else "Ctrl-C (SIGINT)"
+        print(
+            f"stopped by {sig} at {result.summary['stopped_at_s']:g} s of {s.duration_s:g} s: partial results written to {out}/",
+            file=sys.stderr,
+        )
+    print(f"{s.label}: seed {s.seed}, {_describe(s)}, {result.summary['events']} events" + (" (partial)" if result.partial else ""))
+    print(result.table())
+    print(f"wrote {out}/: summary.json, run.json, flows/nodes/links .csv and .parquet")
     for f in result.summary.get("outputs", []):
         print(f"  {f['file']}: {f['bytes']:,} bytes")
+    sys.stdout.flush()
+    if result.partial:
+        return EXIT_SIGTERM if _terminated else EXIT_SIGINT
     return 0
 
 
@@ -174,9 +230,14 @@ def _compare(args: argparse.Namespace) -> int:
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     c = compare(s, args.flow, args.transports)
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
+    try:
+        report_path = c.write(out)  # before printing: a closed stdout must not lose the results
+    except OSError as e:
+        print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_IO_ERROR
     print(f"{s.label}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
     print(c.table())
-    print(f"wrote {c.write(out)}")
+    print(f"wrote {report_path}")
     return 0
 
 

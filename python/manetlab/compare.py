@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab.results import Result, run
-from manetlab.scenario import Overrides, Scenario, load_scenario
+from manetlab.scenario import Overrides, Scenario, ScenarioError, load_scenario
 from manetlab.stats import improvement_pct
 
 __all__ = ["Comparison", "compare"]
@@ -70,20 +70,38 @@ class Comparison:
         return "\n".join([line(head), *(line(r) for r in rows)])
 
     def figures(self, out: Path) -> list[Path]:
-        """Sequence number and congestion window against time, every variant overlaid."""
+        """Sequence number, congestion window and throughput against time, every
+        variant overlaid; each variant has its own line style and width so
+        identical stretches stay visible (the widest is drawn first)."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from manetlab.plots import STYLES, ack_throughput, extend_to_end
+
         paths = []
-        for key, ylabel, name in (("seq_segs", "sequence number (segments)", "compare_seq"), ("cwnd_segs", "congestion window (segments)", "compare_cwnd")):
+        end_s = float(self.results[0].summary["duration_s"])
+        figures = (
+            ("seq_segs", "sequence number (segments)", "compare_seq"),
+            ("cwnd_segs", "congestion window (segments)", "compare_cwnd"),
+            (None, "throughput (kbit/s, ACKed data per interval)", "compare_throughput"),
+        )
+        for key, ylabel, name in figures:
             fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
-            for t, r in zip(self.transports, self.results):
-                tr = r.summary["flows"][self.flow]["tcp"]["trace"]
-                ax.step(tr["t_s"], tr[key], where="post", label=t)
+            for i, (t, r) in enumerate(zip(self.transports, self.results)):
+                f = r.summary["flows"][self.flow]
+                tr = f["tcp"]["trace"]
+                style = STYLES[i % len(STYLES)]
+                if key is None:
+                    xs, ys = ack_throughput(f, end_s)
+                    ax.step(xs, ys, where="post", label=t, **style)
+                else:
+                    xs, ys = extend_to_end(tr["t_s"], tr[key], end_s)
+                    ax.step(xs, ys, where="post", label=t, **style)
             ax.set_xlabel("time (s)")
             ax.set_ylabel(ylabel)
+            ax.set_xlim(0, end_s)
             ax.set_title(f"flow {self.flow}: {', '.join(self.transports)} (seed {self.results[0].summary['seed']})", fontsize=10)
             ax.legend(fontsize=8)
             for ext in ("png", "svg"):
@@ -94,26 +112,40 @@ class Comparison:
         return paths
 
     def write(self, out: str | os.PathLike[str]) -> Path:
-        """Write each run into ``out/<transport>/``, the figures and ``out/report.html``."""
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        for t, r in zip(self.transports, self.results):
-            r.write(out / _safe(t))
-        figs = [p for p in self.figures(out) if p.suffix == ".svg"]
-        svgs = "".join(f"<figure>{p.read_text(encoding='utf-8')[p.read_text(encoding='utf-8').index('<svg'):]}</figure>" for p in figs)
-        runs = "".join(f'<li><a href="{_safe(t)}/summary.json">{html.escape(t)}</a></li>' for t in self.transports)
-        s = self.results[0].summary
-        page = f"""<!doctype html>
+        """Write each run into ``out/<transport>/``, the figures and ``out/report.html``.
+
+        Like a single result, the folder is built under a temporary sibling name
+        and renamed into place when complete; a previous comparison there is
+        replaced whole."""
+        from manetlab.results import _replace_dir, _staging_dir
+
+        final = Path(out)
+        staging = _staging_dir(final)
+        try:
+            for t, r in zip(self.transports, self.results):
+                d = staging / _safe(t)
+                d.mkdir()
+                r._write_into(d, None)
+            figs = [p for p in self.figures(staging) if p.suffix == ".svg"]
+            svgs = "".join(f"<figure>{p.read_text(encoding='utf-8')[p.read_text(encoding='utf-8').index('<svg'):]}</figure>" for p in figs)
+            runs = "".join(f'<li><a href="{_safe(t)}/summary.json">{html.escape(t)}</a></li>' for t in self.transports)
+            s = self.results[0].summary
+            page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>manetlab comparison</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}pre{{background:#f6f6f6;padding:1em}}</style></head>
 <body><h1>{html.escape(s.get('scenario_name') or 'comparison')}: flow {self.flow}</h1>
 <p>seed {s['seed']}, {s['duration_s']:g} s simulated; same seed for every variant (common random numbers).</p>
 <pre>{html.escape(self.table())}</pre>{svgs}<h2>runs</h2><ul>{runs}</ul></body></html>
 """
-        path = out / "report.html"
-        path.write_text(page, encoding="utf-8")
-        self.out_dir = out
-        return path
+            (staging / "report.html").write_text(page, encoding="utf-8")
+            _replace_dir(staging, final)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        self.out_dir = final
+        return final / "report.html"
 
 
 def _safe(name: str) -> str:
@@ -126,10 +158,21 @@ def compare(
     transports: Sequence[str],
     seed: int | None = None,
     overrides: Overrides | None = None,
+    *,
+    progress: bool | None = None,
 ) -> Comparison:
-    """Run `scenario` once per TCP variant in `transports` for flow `flow`."""
+    """Run `scenario` once per TCP variant in `transports` for flow `flow`.
+
+    At least two distinct variants are needed (the first is the baseline); a bad
+    list raises ScenarioError naming ``--transports``."""
+    transports = list(transports)
     if len(transports) < 2:
-        raise ValueError("compare needs at least two transports")
+        raise ScenarioError(f"--transports: {' '.join(transports) or 'nothing'} is one variant (allowed: two or more; the first is the baseline)")
+    folders: dict[str, str] = {}
+    for t in transports:
+        if _safe(t) in folders:
+            raise ScenarioError(f"--transports: {t} is given twice (allowed: each variant once; equal runs on one seed are identical)")
+        folders[_safe(t)] = t
     base = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
         base = base.with_overrides(overrides)
@@ -138,5 +181,5 @@ def compare(
         ov: dict[str, Any] = {f"flows[{flow}].transport": t, f"flows[{flow}].tcp.trace": True}
         if seed is not None:
             ov["seed"] = seed
-        results.append(run(base.with_overrides(ov)))
-    return Comparison(flow, list(transports), results)
+        results.append(run(base.with_overrides(ov), progress=progress))
+    return Comparison(flow, transports, results)

@@ -7,14 +7,21 @@ Kinds, in the style of the papers' figures:
 * ``seq`` — sequence number sent and cumulative ACK received (segments) against time
   (paper 000 Fig. 2);
 * ``throughput`` — per-flow bars (kbit/s);
+* ``throughput_time`` — per-flow throughput against time (kbit/s per interval of
+  1/50 of the run): from each received packet with ``[outputs] series = true``,
+  else from a traced TCP flow's cumulative ACK;
 * ``delay``, ``jitter`` — with ``[outputs] series = true``, each received packet's
   delay and jitter(i) = delay(i+1) − delay(i) against time (paper 004's figures);
   otherwise per-flow bars (mean with min–max whiskers; mean |Δdelay|), in ms;
-* ``drops`` — drops per node stacked by ``layer.CODE``;
+* ``drops`` — packets dropped per node stacked by ``layer.CODE``; frame collisions
+  (``mac.COL``) are left out: a collided frame is retried by the MAC, it is not a
+  lost packet (the retry limit, ``mac.RET``, is);
 * ``queue`` — interface-queue length against time per node (needs series).
 
-Time series come from TCP flows run with ``tcp = { trace = true }``. Every figure is
-written as PNG and SVG with matplotlib's headless Agg backend.
+Time series come from TCP flows run with ``tcp = { trace = true }``; a window or
+sequence line is held at its last value to the end of the run. Overlaid lines get
+distinct styles and widths so equal stretches stay visible. Every figure is written
+as PNG and SVG with matplotlib's headless Agg backend.
 """
 
 from __future__ import annotations
@@ -24,9 +31,67 @@ import os
 from pathlib import Path
 from typing import Any
 
-KINDS = ("cwnd", "seq", "throughput", "delay", "jitter", "drops", "queue")
+KINDS = ("cwnd", "seq", "throughput", "throughput_time", "delay", "jitter", "drops", "queue")
 
-__all__ = ["KINDS", "plot", "load_summary"]
+#: Line styles for overlaid series: widest first, so a line drawn later on the
+#: same values still shows the earlier one around it.
+STYLES: list[dict[str, Any]] = [
+    {"linestyle": "-", "linewidth": 3.2, "alpha": 0.55},
+    {"linestyle": "--", "linewidth": 2.0},
+    {"linestyle": "-.", "linewidth": 1.6},
+    {"linestyle": ":", "linewidth": 1.6},
+    {"linestyle": (0, (5, 1, 1, 1, 1, 1)), "linewidth": 1.2},
+    {"linestyle": "-", "linewidth": 0.8},
+]
+
+#: Frame-level MAC events that are not packet drops (the frame is retried).
+NOT_PACKET_DROPS = frozenset({"mac.COL"})
+
+
+def extend_to_end(t_s: list[float], values: list[Any], end_s: float) -> tuple[list[float], list[Any]]:
+    """A step series held at its last value until `end_s` (a window that stopped
+    changing is still that window at the end of the run)."""
+    if t_s and t_s[-1] < end_s:
+        return [*t_s, end_s], [*values, values[-1]]
+    return list(t_s), list(values)
+
+
+def _bins(end_s: float) -> list[float]:
+    width = end_s / 50 if end_s > 0 else 1.0
+    return [i * width for i in range(51)]
+
+
+def ack_throughput(flow: dict[str, Any], end_s: float) -> tuple[list[float], list[float]]:
+    """Throughput against time (kbit/s) of a traced TCP flow: newly acknowledged
+    data per interval, at the flow's mean bytes per segment."""
+    tr = flow["tcp"]["trace"]
+    highest = max(tr["ack_segs"], default=0)
+    seg_bytes = flow["rx_bytes"] / highest if highest else 0.0
+    edges = _bins(end_s)
+    acked_at = []
+    j, ack = 0, 0
+    for e in edges:
+        while j < len(tr["t_s"]) and tr["t_s"][j] <= e:
+            ack = tr["ack_segs"][j]
+            j += 1
+        acked_at.append(ack)
+    width = edges[1] - edges[0]
+    rates = [(b - a) * seg_bytes * 8 / width / 1e3 for a, b in zip(acked_at, acked_at[1:])]
+    return edges, [*rates, rates[-1]] if rates else []
+
+
+def packet_throughput(flow: dict[str, Any], series: dict[str, Any], end_s: float) -> tuple[list[float], list[float]]:
+    """Throughput against time (kbit/s) from each received packet's arrival time."""
+    edges = _bins(end_s)
+    width = edges[1] - edges[0]
+    pkt_bytes = flow["rx_bytes"] / flow["rx_packets"] if flow["rx_packets"] else 0.0
+    counts = [0] * 50
+    for t in series["t_s"]:
+        counts[min(int(t / width), 49)] += 1
+    rates = [c * pkt_bytes * 8 / width / 1e3 for c in counts]
+    return edges, [*rates, rates[-1]]
+
+__all__ = ["KINDS", "ack_throughput", "extend_to_end", "load_summary", "packet_throughput", "plot"]
 
 
 class PlotError(ValueError):
@@ -82,21 +147,25 @@ UNBOUNDED_SSTHRESH_SEGS = 1e6
 
 
 def _cwnd(ax: Any, s: dict[str, Any]) -> None:
-    for f in _traced(s):
+    end = float(s["duration_s"])
+    for i, f in enumerate(_traced(s)):
         tr = f["tcp"]["trace"]
-        line = ax.step(tr["t_s"], tr["cwnd_segs"], where="post", label=f"{f['name']} ({f['transport']}) cwnd")[0]
+        width = STYLES[i % len(STYLES)]["linewidth"]
+        line = ax.step(*extend_to_end(tr["t_s"], tr["cwnd_segs"], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) cwnd")[0]
         ssthresh = [v if v < UNBOUNDED_SSTHRESH_SEGS else float("nan") for v in tr["ssthresh_segs"]]
-        ax.step(tr["t_s"], ssthresh, where="post", linestyle="--", color=line.get_color(), alpha=0.6, label=f"{f['name']} ssthresh")
+        ax.step(*extend_to_end(tr["t_s"], ssthresh, end), where="post", linestyle="--", color=line.get_color(), alpha=0.6, label=f"{f['name']} ssthresh")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("window (segments)")
     ax.legend(fontsize=8)
 
 
 def _seq(ax: Any, s: dict[str, Any]) -> None:
-    for f in _traced(s):
+    end = float(s["duration_s"])
+    for i, f in enumerate(_traced(s)):
         tr = f["tcp"]["trace"]
-        line = ax.step(tr["t_s"], tr["seq_segs"], where="post", label=f"{f['name']} ({f['transport']}) sequence sent")[0]
-        ax.step(tr["t_s"], tr["ack_segs"], where="post", linestyle=":", color=line.get_color(), label=f"{f['name']} ACK received")
+        width = STYLES[i % len(STYLES)]["linewidth"]
+        line = ax.step(*extend_to_end(tr["t_s"], tr["seq_segs"], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) sequence sent")[0]
+        ax.step(*extend_to_end(tr["t_s"], tr["ack_segs"], end), where="post", linestyle=":", color=line.get_color(), label=f"{f['name']} ACK received")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("sequence number (segments)")
     ax.legend(fontsize=8)
@@ -109,6 +178,27 @@ def _labels(s: dict[str, Any]) -> list[str]:
 def _throughput(ax: Any, s: dict[str, Any]) -> None:
     ax.bar(_labels(s), [f["throughput_kbps"] for f in s["flows"]], color="tab:blue")
     ax.set_ylabel("throughput (kbit/s)")
+
+
+def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
+    end = float(s["duration_s"])
+    drawn = 0
+    series = {ps["flow"]: ps for ps in (s.get("series") or {}).get("flows", [])}
+    for f in s["flows"]:
+        if f["flow"] in series:
+            xs, ys = packet_throughput(f, series[f["flow"]], end)
+        elif (f.get("tcp") or {}).get("trace"):
+            xs, ys = ack_throughput(f, end)
+        else:
+            continue
+        ax.step(xs, ys, where="post", label=f"{f['name']} {f['src']}→{f['dst']}", **STYLES[drawn % len(STYLES)])
+        drawn += 1
+    if not drawn:
+        raise PlotError("no flow with a time series in this result (run with [outputs] series = true, or FTP flows with tcp = { trace = true })")
+    ax.set_xlim(0, end)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"throughput (kbit/s per {end / 50:g} s)")
+    ax.legend(fontsize=8)
 
 
 def _series(s: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -148,8 +238,8 @@ def _jitter(ax: Any, s: dict[str, Any]) -> None:
 
 def _drops(ax: Any, s: dict[str, Any]) -> None:
     nodes = s["nodes"]
-    # Every key is in every row; plot the reasons that occurred.
-    keys = sorted({k for n in nodes for k, v in n["drops"].items() if v})
+    # Every key is in every row; plot the packet-drop reasons that occurred.
+    keys = sorted({k for n in nodes for k, v in n["drops"].items() if v} - NOT_PACKET_DROPS)
     bottom = [0] * len(nodes)
     for k in keys:
         vals = [n["drops"].get(k, 0) for n in nodes]
@@ -172,4 +262,4 @@ def _queue(ax: Any, s: dict[str, Any]) -> None:
     ax.legend(fontsize=8)
 
 
-_DRAW = {"cwnd": _cwnd, "seq": _seq, "throughput": _throughput, "delay": _delay, "jitter": _jitter, "drops": _drops, "queue": _queue}
+_DRAW = {"cwnd": _cwnd, "seq": _seq, "throughput": _throughput, "throughput_time": _throughput_time, "delay": _delay, "jitter": _jitter, "drops": _drops, "queue": _queue}

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,9 +27,13 @@ from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenari
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "run"]
+__all__ = ["Result", "ResultFolderError", "load_result", "run"]
 
 TABLES = ("flows", "nodes", "links")
+
+
+class ResultFolderError(ValueError):
+    """A folder that is not a complete manetlab result (missing, unfinished, partial)."""
 
 
 def run(
@@ -32,14 +41,29 @@ def run(
     seed: int | None = None,
     overrides: Overrides | None = None,
     out: str | os.PathLike[str] | None = None,
+    *,
+    keep_partial: bool = False,
+    progress: bool | None = None,
+    command: str | None = None,
 ) -> Result:
     """Run `scenario` (a Scenario, a file path, or a dict) and return its Result.
 
     `seed` replaces the scenario's seed; `overrides` (``{"flows[0].rate_kbps": 100}``)
     are applied first and validated exactly like a file. The GIL is released
-    while the core runs. Trace files the scenario's ``[outputs]`` asks for are
-    written into `out` (default: a fresh temporary directory, ``result.output_dir``;
-    `Result.write` copies them along).
+    while the core runs.
+
+    With `out`, the whole result folder (``Result.write``) is written there when
+    the run ends, trace files included: built under a temporary sibling name and
+    renamed into place, so `out` never holds a half-written or mixed result.
+    Without `out`, trace files go to a temporary directory (``result.output_dir``)
+    that is removed when the Result is garbage-collected.
+
+    Ctrl-C (SIGINT; a Jupyter interrupt) stops the run within a fraction of a
+    second and raises KeyboardInterrupt; with ``keep_partial=True`` the run's
+    results up to the stop are returned instead (``result.partial``, and
+    ``summary["stopped_at_s"]``). `progress`: show a progress line on stderr
+    (None: only when stderr is a terminal). `command`: the command line recorded
+    in the folder's ``run.json`` (the CLI passes its own).
     """
     ov = dict(overrides or {})
     if seed is not None:
@@ -53,11 +77,202 @@ def run(
     else:
         raise TypeError(f"scenario must be a Scenario, a path or a dict, not {type(scenario).__name__}")
     wants_files = any(s.normalized.get("outputs", {}).get(k) for k in ("trace", "pcap", "pcap_nodes", "movement"))
-    out_dir: Path | None = None
-    if wants_files:
-        out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="manetlab-"))
-    summary = _core.run(s.to_json(), str(out_dir) if out_dir is not None else None)
-    return Result(summary, s, out_dir)
+    final = Path(out) if out is not None else None
+    trace_dir: Path | None = None
+    owned = False
+    if final is not None:
+        trace_dir = _staging_dir(final)
+    elif wants_files:
+        trace_dir, owned = Path(tempfile.mkdtemp(prefix="manetlab-")), True
+    try:
+        with _progress_callback(progress, s.duration_s) as cb:
+            summary = _core.run(s.to_json(), str(trace_dir) if wants_files and trace_dir else None, cb, keep_partial)
+        result = Result(summary, s, trace_dir if wants_files else None, _owned=owned)
+        if final is not None:
+            assert trace_dir is not None
+            result._write_into(trace_dir, command)
+            _replace_dir(trace_dir, final)
+            if wants_files:
+                result.output_dir = final
+    except BaseException:
+        if trace_dir is not None:
+            shutil.rmtree(trace_dir, ignore_errors=True)
+        raise
+    return result
+
+
+def load_result(result_dir: str | os.PathLike[str], allow_partial: bool = False) -> Result:
+    """Load a result folder written by ``manetlab run --out DIR`` or ``Result.write``.
+
+    Refuses, with ResultFolderError, a folder that is not a finished write (no
+    ``summary.json``, an unreadable one, one without the completion marker, or a
+    temporary ``.NAME.incomplete-*`` folder left by a killed process) and, unless
+    `allow_partial`, the results of a stopped run (``--partial``)."""
+    d = Path(result_dir)
+    if _STAGING.fullmatch(d.name):
+        raise ResultFolderError(f"{d}: an unfinished write (a process was killed while writing it); delete it")
+    path = d / "summary.json"
+    if not d.is_dir():
+        raise ResultFolderError(f"{d}: no such result folder")
+    try:
+        text = path.read_text(encoding="utf-8")
+        summary = json.loads(text)
+    except FileNotFoundError:
+        raise ResultFolderError(f"{d}: no summary.json (not a result folder, or an unfinished write)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultFolderError(f"{path}: not a complete manetlab summary ({e})") from None
+    if not isinstance(summary, dict) or "partial" not in summary or not (d / "run.json").is_file():
+        raise ResultFolderError(f"{d}: no completion marker (summary.json without \"partial\", or no run.json): not written by this manetlab's run/write")
+    if summary["partial"] and not allow_partial:
+        raise ResultFolderError(
+            f"{d}: partial results of a run stopped at {summary.get('stopped_at_s')} s of {summary.get('duration_s')} s "
+            "(load_result(..., allow_partial=True) to load them anyway)"
+        )
+    scenario = None
+    if (d / "scenario.json").is_file():
+        scenario = Scenario(json.loads((d / "scenario.json").read_text(encoding="utf-8")))
+    return Result(text, scenario, d if summary.get("outputs") else None)
+
+
+# --- safe result folders ------------------------------------------------------
+
+# A folder under construction: `.NAME.incomplete-PID-RANDOM`, beside NAME; and the
+# previous result moved aside while the new one replaces it: `.NAME.old-PID-RANDOM`.
+_STAGING = re.compile(r"\..+\.(incomplete|old)-([0-9]+)-[a-z0-9_]+")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _staging_dir(final: Path) -> Path:
+    """A fresh temporary sibling of `final`; also removes the temporary siblings
+    that killed processes left behind."""
+    final = Path(os.path.abspath(final))
+    if not final.name:
+        raise OSError(f"cannot write a result folder at {final}")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    prefix = f".{final.name}."
+    for p in final.parent.glob(f".{glob_escape(final.name)}.*-*-*"):
+        m = _STAGING.fullmatch(p.name)
+        if m and p.name.startswith(prefix) and not _pid_alive(int(m.group(2))):
+            shutil.rmtree(p, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}incomplete-{os.getpid()}-", dir=final.parent))
+
+
+def glob_escape(name: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def _replace_dir(staging: Path, final: Path) -> None:
+    """Move the finished `staging` folder to `final`, replacing an earlier result
+    there (never anything else: a non-empty folder without summary.json is refused)."""
+    final = Path(os.path.abspath(final))
+    if final.is_symlink() or final.exists():
+        if not final.is_dir() or final.is_symlink():
+            raise OSError(f"{final} exists and is not a folder")
+        if any(final.iterdir()) and not (final / "summary.json").exists():
+            raise OSError(f"refusing to replace {final}: not empty and not a manetlab result folder (no summary.json)")
+        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
+        os.rename(final, old / "x")
+        os.rename(staging, final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staging, final)
+    _fsync_dir(final.parent)
+
+
+def _fsync_dir(d: Path) -> None:
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _git_commit() -> str | None:
+    """The commit of the source checkout this package is imported from (with
+    "-dirty" when tracked files differ), or None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def run_info(command: str | None = None) -> dict[str, Any]:
+    """What ``run.json`` records: how the result was made."""
+    import platform
+
+    return {
+        "command": command,
+        "argv": list(sys.argv),
+        "manetlab_version": _core.__version__,
+        "git_commit": _git_commit(),
+        "build_git_commit": getattr(_core, "__build_git_commit__", None),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+# --- progress -------------------------------------------------------------------
+
+
+@contextmanager
+def _progress_callback(progress: bool | None, duration_s: float) -> Iterator[Callable[[float, int], None] | None]:
+    """A tqdm progress line (simulated time, events/s, ETA) on stderr, shown once a
+    run has taken a second; None when not wanted (default: stderr not a terminal)."""
+    if progress is None:
+        progress = sys.stderr is not None and sys.stderr.isatty()
+    if not progress:
+        yield None
+        return
+    import time
+
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=duration_s,
+        unit="s",
+        unit_scale=False,
+        file=sys.stderr,
+        delay=1.0,
+        leave=False,
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n:.1f}/{total:g} s simulated [{elapsed}<{remaining}{postfix}]",
+    )
+    t0, last = time.monotonic(), 0.0
+
+    def update(sim_s: float, events: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last < 0.25:
+            return
+        last = now
+        bar.set_postfix_str(f"{events / max(now - t0, 1e-9):,.0f} events/s", refresh=False)
+        bar.update(sim_s - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
 
 
 class Result:
@@ -72,12 +287,20 @@ class Result:
     every run and concatenated runs have 0, never NaN, where nothing happened.
     """
 
-    def __init__(self, summary_json: str, scenario: Scenario | None = None, output_dir: Path | None = None) -> None:
+    def __init__(self, summary_json: str, scenario: Scenario | None = None, output_dir: Path | None = None, *, _owned: bool = False) -> None:
         self.summary_json = summary_json
         self.summary: dict[str, Any] = json.loads(summary_json)
         self.scenario = scenario
         #: Where the run wrote its trace files (``summary["outputs"]``), if any.
         self.output_dir = output_dir
+        if _owned and output_dir is not None:
+            # A temporary folder of ours: removed with the Result (or at exit).
+            weakref.finalize(self, shutil.rmtree, str(output_dir), True)
+
+    @property
+    def partial(self) -> bool:
+        """Whether the run was stopped before its end (``keep_partial``/``--partial``)."""
+        return bool(self.summary.get("partial", False))
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -135,18 +358,32 @@ class Result:
         parts = [pd.DataFrame({"node": q["node"], "t_s": q["t_s"], "len_pkts": q["len_pkts"]}) for q in series if q["t_s"]]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["node", "t_s", "len_pkts"])
 
-    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Write summary.json and flows/nodes/links as .csv and .parquet into
-        `out_dir` (created if needed); returns the paths written."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        summary = out / "summary.json"
-        summary.write_bytes(self.summary_json.encode("utf-8"))
-        written = [summary]
+    def write(self, out_dir: str | os.PathLike[str], command: str | None = None) -> list[Path]:
+        """Write the result folder `out_dir`: summary.json, run.json (how it was
+        made), scenario.json, flows/nodes/links (and time series) as .csv and
+        .parquet, and the run's trace files; returns the paths written.
+
+        The folder is built under a temporary sibling name and renamed into place
+        when complete (summary.json, with its completion marker, written last), so
+        a killed writer never leaves a folder that looks complete, and a previous
+        result in `out_dir` is replaced as a whole (no stale files remain)."""
+        final = Path(out_dir)
+        staging = _staging_dir(final)
+        try:
+            names = self._write_into(staging, command)
+            _replace_dir(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return [final / n for n in names]
+
+    def _write_into(self, out: Path, command: str | None) -> list[str]:
+        """Write every file into the existing folder `out`; summary.json last."""
+        names: list[str] = []
         if self.scenario is not None:
             # The scenario as run (after overrides), so a result directory is self-describing.
             (out / "scenario.json").write_text(self.scenario.to_json(), encoding="utf-8")
-            written.append(out / "scenario.json")
+            names.append("scenario.json")
         tables = list(TABLES)
         if any((f.get("tcp") or {}).get("trace") for f in self.summary["flows"]):
             tables.append("timeseries")
@@ -157,14 +394,22 @@ class Result:
             # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
             df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
             df.to_parquet(out / f"{name}.parquet", index=False)
-            written += [out / f"{name}.csv", out / f"{name}.parquet"]
+            names += [f"{name}.csv", f"{name}.parquet"]
         for f in self.summary.get("outputs", []):
             # Trace files: already there when the run wrote into `out`, else copied.
+            assert self.output_dir is not None
             src, dst = self.output_dir / f["file"], out / f["file"]
             if src.resolve() != dst.resolve():
                 shutil.copyfile(src, dst)
-            written.append(dst)
-        return written
+            names.append(f["file"])
+        (out / "run.json").write_text(json.dumps(run_info(command), indent=2) + "\n", encoding="utf-8")
+        names.append("run.json")
+        for n in names:
+            _fsync_file(out / n)
+        summary = out / "summary.json"
+        summary.write_bytes(self.summary_json.encode("utf-8"))
+        _fsync_file(summary)
+        return ["summary.json", *names]
 
     def table(self) -> str:
         """A per-flow summary table as text."""
@@ -197,6 +442,13 @@ class Result:
     def __repr__(self) -> str:
         s = self.summary
         return f"<Result {s.get('scenario_name') or 'scenario'!r} seed={s['seed']} flows={len(s['flows'])} events={s['events']}>"
+
+
+def _fsync_file(path: Path) -> None:
+    # Data on disk before the rename that publishes the folder (a crash, not just
+    # a kill, then also leaves either the old folder or the complete new one).
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
 
 
 def _ms(seconds: float | None) -> str:

@@ -40,6 +40,7 @@ class Scenario:
     __slots__ = ("data", "normalized", "source", "_json")
 
     def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None) -> None:
+        _check_nesting(data)
         plain = _plain(data, "")
         # Files a scenario names (an ns-2 movement file) are relative to its folder.
         base_dir = str(Path(source).resolve().parent) if source is not None else None
@@ -95,6 +96,7 @@ def apply_overrides(data: Any, overrides: Overrides | None) -> Any:
     index that does not exist or through a value that is not a table/list is
     a ScenarioError naming the path.
     """
+    _check_nesting(data)
     data = copy.deepcopy(data)
     for path, value in (overrides or {}).items():
         _set_path(data, path, value)
@@ -148,15 +150,43 @@ def _read(path: Path) -> Any:
         return {}
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+            data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as e:
             raise ScenarioError(f"(file): {path} is not valid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
-    # .toml, or any other extension: TOML is the documented format.
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        # The message already ends with "(at line L, column C)".
-        raise ScenarioError(f"(file): {path} is not valid TOML: {_one_line(str(e))}") from None
+        except RecursionError:
+            raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+    else:
+        # .toml, or any other extension: TOML is the documented format.
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            # The message already ends with "(at line L, column C)".
+            raise ScenarioError(f"(file): {path} is not valid TOML: {_one_line(str(e))}") from None
+        except RecursionError:
+            raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+    _check_nesting(data)
+    return data
+
+
+#: Deepest nesting of tables and lists a scenario may have (the core's bound too).
+MAX_NESTING = 64
+
+
+def _check_nesting(data: Any) -> None:
+    """ScenarioError naming the top-level key under which `data` nests deeper than
+    MAX_NESTING; iterative, so any depth is safe to check (the recursive steps
+    after it, deepcopy and the JSON hand-over, then stay far from their limits)."""
+    stack: list[tuple[Any, int, str | None]] = [(data, 0, None)]
+    while stack:
+        v, depth, top = stack.pop()
+        if depth > MAX_NESTING:
+            raise ScenarioError(
+                f"{top or '(top level)'}: nested more than {MAX_NESTING} levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)"
+            )
+        if isinstance(v, Mapping):
+            stack.extend((c, depth + 1, top if top is not None else str(k)) for k, c in v.items())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((c, depth + 1, top) for c in v)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

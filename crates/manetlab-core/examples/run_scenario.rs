@@ -1,6 +1,8 @@
 //! Run a scenario file with the core alone (no Python) and print summary.json;
 //! with `--time`, print wall time and events/s to stderr; with `--out DIR`,
-//! write the trace files the scenario's `[outputs]` asks for. Used by benchmarks.
+//! write the trace files the scenario's `[outputs]` asks for; with `--phases`
+//! (no outputs), print the wall time of building, running and assembling the
+//! results (which includes the connectivity report) to stderr. Used by benchmarks.
 //! The scenario is TOML, or JSON with a `.json` extension.
 use manetlab_core::{run_with_outputs, Scenario};
 use std::time::Instant;
@@ -20,6 +22,25 @@ fn main() {
         }
     };
     let out = args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).map(std::path::PathBuf::from);
+    if args.iter().any(|a| a == "--phases") {
+        let t0 = Instant::now();
+        let mut sim = manetlab_core::Simulator::new(&scenario);
+        let t1 = Instant::now();
+        sim.run_to_end();
+        let t2 = Instant::now();
+        let r = sim.results();
+        let t3 = Instant::now();
+        let (build, run, results) = ((t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), (t3 - t2).as_secs_f64());
+        let total = build + run + results;
+        eprintln!(
+            "build_s={build:.4} run_s={run:.4} results_s={results:.4} total_s={total:.4} results_share={:.3} events={} peak_rss_kib={}",
+            results / total,
+            r.events,
+            peak_rss_kib()
+        );
+        println!("{}", r.to_json());
+        return;
+    }
     let t0 = Instant::now();
     let r = match run_with_outputs(&scenario, out.as_deref()) {
         Ok(r) => r,

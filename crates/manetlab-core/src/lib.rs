@@ -65,6 +65,19 @@ pub enum RunError {
 /// `out_dir` (which must be given when it asks for any); the files and their
 /// sizes are listed in the result's `outputs`.
 pub fn run_with_outputs(scenario: &Scenario, out_dir: Option<&std::path::Path>) -> Result<RunResult, RunError> {
+    run_with_control(scenario, out_dir, &mut |_, _| true).map(|(r, _)| r)
+}
+
+/// [`run_with_outputs`] with a stop hook: `check(now, events)` is called every
+/// few thousand events ([`world::CHECK_EVERY_EVENTS`]) and stops the run when
+/// it returns `false`. Returns the results and `None`, or, for a stopped run,
+/// the results up to the stop time and that time (trace files are closed
+/// cleanly up to it).
+pub fn run_with_control(
+    scenario: &Scenario,
+    out_dir: Option<&std::path::Path>,
+    check: &mut dyn FnMut(sim::SimTime, u64) -> bool,
+) -> Result<(RunResult, Option<sim::SimTime>), RunError> {
     let wants = scenario.outputs.as_ref().is_some_and(|o| o.any());
     let mut sim = Simulator::new(scenario);
     fn io_err(dir: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunError {
@@ -76,12 +89,12 @@ pub fn run_with_outputs(scenario: &Scenario, out_dir: Option<&std::path::Path>) 
         (true, Some(dir)) => sim.open_outputs(dir).map_err(io_err(dir))?,
         (false, _) => {}
     }
-    sim.run_to_end();
+    let stopped = (!sim.run_to_end_checked(check)).then(|| sim.now());
     let files = match out_dir {
         Some(dir) if wants => sim.finish_outputs().map_err(io_err(dir))?,
         _ => Vec::new(),
     };
     let mut r = sim.results();
     r.outputs = files;
-    Ok(r)
+    Ok((r, stopped))
 }

@@ -26,7 +26,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouting};
+use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
@@ -159,13 +159,18 @@ pub struct Simulator {
     mobile: bool,
 }
 
+/// Events between two calls of the check in [`Simulator::run_to_end_checked`]:
+/// a few milliseconds of wall time at typical event rates, so a stop request is
+/// seen well within a second, at no measurable cost per event.
+pub const CHECK_EVERY_EVENTS: u32 = 4096;
+
 /// Static start positions (`nodes.placement`, via `mobility::placement`).
 fn positions(s: &Scenario) -> Vec<[f64; 2]> {
     s.placement_positions()
 }
 
-/// Node `id`'s routing protocol (default: static shortest paths over `adjacency`).
-fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn Routing> {
+/// Node `id`'s routing protocol (default: static shortest paths over the shared `static_table`).
+fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRouteTable>) -> Box<dyn Routing> {
     match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
         RoutingProtocol::Aodv => {
             let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
@@ -179,7 +184,7 @@ fn make_routing(s: &Scenario, id: NodeId, adjacency: &[Vec<NodeId>]) -> Box<dyn 
             let p = s.routing.as_ref().expect("dsr comes from a [routing] table").dsr_params();
             Box::new(Dsr::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
         }
-        RoutingProtocol::Static => Box::new(StaticRouting::shortest_paths(id, adjacency)),
+        RoutingProtocol::Static => Box::new(StaticRouting::shared(id, static_table.clone())),
     }
 }
 
@@ -244,12 +249,14 @@ impl Simulator {
             ports[a.index()].push((b, l.id));
             ports[b.index()].push((a, l.id));
         }
+        // One table for every node; routes are computed per destination on first use.
+        let static_table = std::rc::Rc::new(StaticRouteTable::new(adjacency));
         let nodes = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
                 let mut p = std::mem::take(&mut ports[i]);
                 p.sort();
-                let routing = make_routing(s, id, &adjacency);
+                let routing = make_routing(s, id, &static_table);
                 let promiscuous = routing.promiscuous();
                 Node {
                     id,
@@ -391,6 +398,44 @@ impl Simulator {
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.end);
         while let Some((now, ev)) = self.sched.pop_until(until) {
+            self.dispatch(now, ev);
+        }
+    }
+
+    /// Run to the end like [`Simulator::run_to_end`], but call `check(now, events)`
+    /// every [`CHECK_EVERY_EVENTS`] events (and once before the first); when it
+    /// returns `false` the run stops there (Ctrl-C, a deadline). Returns whether
+    /// the run reached its end. A stopped run is cut at the stop time: its
+    /// results ([`Simulator::results`]) cover `[0, now]` and flows' stop times
+    /// are clamped to it, so rates are over the time actually simulated.
+    pub fn run_to_end_checked(&mut self, check: &mut dyn FnMut(SimTime, u64) -> bool) -> bool {
+        let until = self.end;
+        let mut left = 0u32;
+        loop {
+            if left == 0 {
+                if !check(self.sched.now(), self.sched.events_executed()) {
+                    let now = self.sched.now();
+                    self.end = now;
+                    for f in &mut self.flows {
+                        f.stop = f.stop.min(now);
+                        f.start = f.start.min(now);
+                    }
+                    return false;
+                }
+                left = CHECK_EVERY_EVENTS;
+            }
+            left -= 1;
+            match self.sched.pop_until(until) {
+                Some((now, ev)) => self.dispatch(now, ev),
+                None => break,
+            }
+        }
+        self.sched.advance_to(self.end);
+        true
+    }
+
+    fn dispatch(&mut self, now: SimTime, ev: Event) {
+        {
             match ev {
                 Event::AppSend(f) => self.app_send(now, f),
                 Event::LinkTxDone(l, d) => {
@@ -1102,7 +1147,7 @@ impl Simulator {
 
     /// The connectivity report: with a radio, and mobility or faults.
     fn connectivity_report(&self) -> Option<ConnectivityReport> {
-        if !self.mobile && self.faults.is_none() {
+        if !self.mobile && self.faults.is_none() || self.outputs.as_ref().and_then(|o| o.connectivity) == Some(false) {
             return None;
         }
         let ch = self.channel.as_ref()?;
@@ -1125,15 +1170,17 @@ impl Simulator {
             range_m,
             link_changes: geo.link_change_count() as u64,
             link_changes_with_faults: timeline.link_change_count() as u64,
-            flows: self
-                .flows
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    let p = timeline.pair_between(f.src, f.dst, f.start, f.stop);
-                    FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops }
-                })
-                .collect(),
+            flows: {
+                // Every flow in one pass over the link changes.
+                let pairs: Vec<_> = self.flows.iter().map(|f| (f.src, f.dst, f.start, f.stop)).collect();
+                let conn = timeline.pairs_between(&pairs);
+                self.flows
+                    .iter()
+                    .zip(conn)
+                    .enumerate()
+                    .map(|(i, (f, p))| FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops })
+                    .collect()
+            },
         })
     }
 }

@@ -88,6 +88,8 @@ impl Ns2Movement {
 
 /// Parse a movement file.
 pub fn read_ns2_movement(text: &str) -> Result<Ns2Movement, Ns2ParseError> {
+    // A UTF-8 byte order mark (some Windows editors write one) is not part of line 1.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut m = Ns2Movement::default();
     for (k, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -279,5 +281,14 @@ mod tests {
             "#\n# nodes: 1\n#\n$node_(0) set X_ 0.000000000000\n$node_(0) set Y_ 0.000000000000\n\
              $node_(0) set Z_ 0.000000000000\n$ns_ at 0.250000000 \"$node_(0) setdest 3.000000000000 4.000000000000 1.000000000000\"\n"
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        let text = "$node_(0) set X_ 10.0\n$node_(0) set Y_ 20.0\n";
+        let with_bom = format!("\u{feff}{text}");
+        let (a, b) = (read_ns2_movement(text).unwrap(), read_ns2_movement(&with_bom).unwrap());
+        assert_eq!(a.initial_m, b.initial_m);
+        assert_eq!(b.initial_m[0], [10.0, 20.0]);
     }
 }

@@ -32,7 +32,7 @@ pub mod send_buffer;
 pub use aodv::Aodv;
 pub use dsdv::Dsdv;
 pub use dsr::Dsr;
-pub use static_routes::StaticRouting;
+pub use static_routes::{StaticRouteTable, StaticRouting};
 
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};

@@ -1,52 +1,106 @@
 //! Static routing: next hop per destination from shortest paths (in hops) over a
 //! fixed adjacency computed at start time. Ties between equal-length paths go to
 //! the lowest-numbered neighbour, so routes are deterministic.
+//!
+//! Routes are computed per destination when a packet first needs one (one BFS
+//! from the destination, shared by every node) and cached, so memory grows with
+//! the destinations in use (4 bytes per node each), not with n² — an all-pairs
+//! table was 8·n² bytes, 800 MB at 10 000 nodes.
 
 use super::{Routing, RoutingAction, RoutingCtx};
 use crate::ids::NodeId;
 use crate::metrics::DropReason;
 use crate::packet::Packet;
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
-pub struct StaticRouting {
-    /// `next_hop[dst]`, `None` when `dst` is unreachable.
-    next_hop: Vec<Option<NodeId>>,
+/// No route (`next_hop_to` entries).
+const NONE: u32 = u32::MAX;
+
+/// The adjacency and the per-destination next hops computed so far; shared by
+/// every node's [`StaticRouting`].
+pub struct StaticRouteTable {
+    /// Each node's neighbours, sorted.
+    adjacency: Vec<Vec<NodeId>>,
+    /// `next_hop_to[dst][node]`, `NONE` when unreachable. Looked up, never
+    /// iterated, so the map's order cannot reach results.
+    next_hop_to: RefCell<HashMap<u32, Box<[u32]>>>,
 }
 
-impl StaticRouting {
-    /// Routes for node `me` given each node's neighbour list.
-    pub fn shortest_paths(me: NodeId, adjacency: &[Vec<NodeId>]) -> Self {
-        let n = adjacency.len();
-        // BFS from `me`; the first hop of each node is inherited from its parent.
-        let mut first_hop: Vec<Option<NodeId>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut frontier = VecDeque::new();
-        seen[me.index()] = true;
-        let mut neighbours = adjacency[me.index()].clone();
-        neighbours.sort();
-        for nb in neighbours {
-            if !seen[nb.index()] {
-                seen[nb.index()] = true;
-                first_hop[nb.index()] = Some(nb);
-                frontier.push_back(nb);
-            }
+impl StaticRouteTable {
+    pub fn new(mut adjacency: Vec<Vec<NodeId>>) -> Self {
+        for nb in &mut adjacency {
+            nb.sort_unstable();
+            nb.dedup();
         }
+        StaticRouteTable { adjacency, next_hop_to: RefCell::new(HashMap::new()) }
+    }
+
+    /// Destinations whose routes have been computed (for tests and memory checks).
+    pub fn cached_destinations(&self) -> usize {
+        self.next_hop_to.borrow().len()
+    }
+
+    /// `me`'s next hop towards `dst`.
+    pub fn next_hop(&self, me: NodeId, dst: NodeId) -> Option<NodeId> {
+        let n = self.adjacency.len();
+        if dst.index() >= n || me.index() >= n || me == dst {
+            return None;
+        }
+        let mut cache = self.next_hop_to.borrow_mut();
+        let hops = cache.entry(dst.0).or_insert_with(|| self.routes_to(dst));
+        let h = hops[me.index()];
+        (h != NONE).then_some(NodeId(h))
+    }
+
+    /// Every node's next hop towards `dst`: a BFS from `dst` gives each node's
+    /// distance; a node's next hop is its lowest-numbered neighbour one hop
+    /// closer. That is the hop a BFS from the source with neighbours in
+    /// ascending order picks (the first hop of the first shortest path found).
+    fn routes_to(&self, dst: NodeId) -> Box<[u32]> {
+        let n = self.adjacency.len();
+        let mut dist = vec![NONE; n];
+        dist[dst.index()] = 0;
+        let mut frontier = VecDeque::from([dst]);
         while let Some(u) = frontier.pop_front() {
-            let mut next = adjacency[u.index()].clone();
-            next.sort();
-            for v in next {
-                if !seen[v.index()] {
-                    seen[v.index()] = true;
-                    first_hop[v.index()] = first_hop[u.index()];
+            for &v in &self.adjacency[u.index()] {
+                if dist[v.index()] == NONE {
+                    dist[v.index()] = dist[u.index()] + 1;
                     frontier.push_back(v);
                 }
             }
         }
-        StaticRouting { next_hop: first_hop }
+        (0..n)
+            .map(|u| {
+                let d = dist[u];
+                if d == NONE || d == 0 {
+                    return NONE;
+                }
+                self.adjacency[u].iter().find(|v| dist[v.index()] == d - 1).map_or(NONE, |v| v.0)
+            })
+            .collect()
+    }
+}
+
+pub struct StaticRouting {
+    me: NodeId,
+    table: Rc<StaticRouteTable>,
+}
+
+impl StaticRouting {
+    /// Routes for node `me` given each node's neighbour list (a table of its own).
+    pub fn shortest_paths(me: NodeId, adjacency: &[Vec<NodeId>]) -> Self {
+        StaticRouting { me, table: Rc::new(StaticRouteTable::new(adjacency.to_vec())) }
+    }
+
+    /// Routes for node `me` from a table shared by all nodes.
+    pub fn shared(me: NodeId, table: Rc<StaticRouteTable>) -> Self {
+        StaticRouting { me, table }
     }
 
     pub fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
-        self.next_hop.get(dst.index()).copied().flatten()
+        self.table.next_hop(self.me, dst)
     }
 }
 
@@ -91,6 +145,79 @@ mod tests {
         let a = adj(6, &[(0, 2), (0, 1), (1, 3), (2, 3), (0, 4), (4, 5), (5, 3)]);
         let r = StaticRouting::shortest_paths(NodeId(0), &a);
         assert_eq!(r.next_hop(NodeId(3)), Some(NodeId(1)));
+    }
+
+    #[test]
+    fn per_destination_routes_equal_a_bfs_from_each_source() {
+        // A grid with diagonals, many equal-length paths: the per-destination
+        // routes must pick what a BFS from the source (ascending neighbours) picks.
+        let (w, h) = (6u32, 5u32);
+        let id = |x: u32, y: u32| y * w + x;
+        let mut edges = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                if x + 1 < w {
+                    edges.push((id(x, y), id(x + 1, y)));
+                }
+                if y + 1 < h {
+                    edges.push((id(x, y), id(x, y + 1)));
+                }
+                if x + 1 < w && y + 1 < h && (x + y) % 3 == 0 {
+                    edges.push((id(x + 1, y), id(x, y + 1)));
+                }
+            }
+        }
+        let n = (w * h) as usize;
+        let a = adj(n, &edges);
+        let table = Rc::new(StaticRouteTable::new(a.clone()));
+        for me in 0..n as u32 {
+            let expect = bfs_first_hops(NodeId(me), &a);
+            let r = StaticRouting::shared(NodeId(me), table.clone());
+            for dst in 0..n as u32 {
+                assert_eq!(r.next_hop(NodeId(dst)), expect[dst as usize], "{me} -> {dst}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_destinations_in_use_are_computed() {
+        let a = adj(1000, &[(0, 1), (1, 2)]);
+        let table = Rc::new(StaticRouteTable::new(a));
+        let r = StaticRouting::shared(NodeId(0), table.clone());
+        assert_eq!(table.cached_destinations(), 0);
+        assert_eq!(r.next_hop(NodeId(2)), Some(NodeId(1)));
+        assert_eq!(r.next_hop(NodeId(2)), Some(NodeId(1)));
+        assert_eq!(table.cached_destinations(), 1);
+    }
+
+    /// The former all-pairs construction: BFS from `me`, first hop inherited.
+    fn bfs_first_hops(me: NodeId, adjacency: &[Vec<NodeId>]) -> Vec<Option<NodeId>> {
+        let n = adjacency.len();
+        let mut first_hop: Vec<Option<NodeId>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut frontier = VecDeque::new();
+        seen[me.index()] = true;
+        let mut neighbours = adjacency[me.index()].clone();
+        neighbours.sort();
+        for nb in neighbours {
+            if !seen[nb.index()] {
+                seen[nb.index()] = true;
+                first_hop[nb.index()] = Some(nb);
+                frontier.push_back(nb);
+            }
+        }
+        while let Some(u) = frontier.pop_front() {
+            let mut next = adjacency[u.index()].clone();
+            next.sort();
+            for v in next {
+                if !seen[v.index()] {
+                    seen[v.index()] = true;
+                    first_hop[v.index()] = first_hop[u.index()];
+                    frontier.push_back(v);
+                }
+            }
+        }
+        first_hop
     }
 
     #[test]

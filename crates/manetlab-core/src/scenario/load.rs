@@ -17,10 +17,12 @@ impl Scenario {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("(file)", format!("cannot read {}: {e}", path.display())))?;
+        // A UTF-8 byte order mark some editors write is not part of the document.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let mut value: Value = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text).map_err(|e| ScenarioError::new("(file)", format!("not valid JSON: {e}")))?
+            serde_json::from_str(text).map_err(json_error)?
         } else {
-            toml::from_str(&text).map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?
+            toml::from_str(text).map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?
         };
         inline_movement_file(&mut value, path.parent().unwrap_or(Path::new(".")))?;
         Scenario::from_value(value)
@@ -40,4 +42,37 @@ pub fn inline_movement_file(value: &mut Value, base_dir: &Path) -> Result<(), Sc
     let text = std::fs::read_to_string(&full).map_err(|e| ScenarioError::new("mobility.path", format!("cannot read movement file {}: {e}", full.display())))?;
     m.insert("ns2_text".into(), Value::String(text));
     Ok(())
+}
+
+/// Deepest nesting of tables and lists a scenario may have. Real scenarios
+/// need four levels; the bound keeps every recursive step (parsing,
+/// deserialising, dropping) far from the stack limit.
+pub const MAX_NESTING: usize = 64;
+
+/// A clear error for a document nested deeper than [`MAX_NESTING`], naming the
+/// top-level key it happens under. Iterative, so any depth is safe to check.
+pub fn check_nesting(value: &Value) -> Result<(), ScenarioError> {
+    let mut stack: Vec<(&Value, usize, Option<&str>)> = vec![(value, 0, None)];
+    while let Some((v, depth, top)) = stack.pop() {
+        if depth > MAX_NESTING {
+            let at = top.unwrap_or("(top level)");
+            return Err(ScenarioError::new(at, format!("nested more than {MAX_NESTING} levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)")));
+        }
+        match v {
+            Value::Object(m) => stack.extend(m.iter().map(|(k, c)| (c, depth + 1, top.or(Some(k.as_str()))))),
+            Value::Array(a) => stack.extend(a.iter().map(|c| (c, depth + 1, top))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A JSON syntax error as a scenario error; hitting the parser's nesting limit
+/// (128) is reported as what it is rather than as bad syntax.
+pub fn json_error(e: serde_json::Error) -> ScenarioError {
+    if e.to_string().starts_with("recursion limit exceeded") {
+        ScenarioError::new("(file)", format!("nested more than 128 levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)"))
+    } else {
+        ScenarioError::new("(file)", format!("not valid JSON: {e}"))
+    }
 }

@@ -14,6 +14,9 @@ use super::{non_negative, positive, Placement, Scenario, ScenarioError};
 use crate::faults::{FaultSchedule, FaultSpec};
 use crate::mobility::{placement, read_ns2_movement, scripted_trajectory, Position, RandomWaypoint, RwpInit, SetDest, Trajectory};
 use crate::sim::SimTime;
+
+/// Most random-waypoint legs a run may draw (about 50 bytes each in memory).
+pub const MAX_RWP_WAYPOINTS: f64 = 2e7;
 use serde::{Deserialize, Serialize};
 
 /// Which mobility model moves the nodes.
@@ -192,6 +195,24 @@ impl Scenario {
                     ));
                 }
                 m.random_waypoint(area).validate().map_err(|e| ScenarioError::new(format!("mobility.{}", e.key), format!("{} is out of range (allowed: {})", e.value, e.allowed)))?;
+                // Waypoints are drawn up front: bound how many (memory) before drawing them.
+                // A leg is on average ~0.52·√(W·H) long (Bettstetter et al. for a square) and
+                // takes at least that over vmax, plus the pause.
+                let leg_m = 0.52 * (area.width_m * area.height_m).sqrt();
+                let waypoints = self.nodes.count as f64 * self.duration_s / (leg_m / vmax + m.pause_s.unwrap_or(0.0));
+                if !(waypoints <= MAX_RWP_WAYPOINTS) {
+                    return Err(ScenarioError::new(
+                        "mobility.max_speed_mps",
+                        format!(
+                            "{} is out of range: about {:.1e} waypoints for {} nodes over {} s (allowed: at most {} in total; lower max_speed_mps or duration_s, or add pause_s)",
+                            super::num(vmax),
+                            waypoints,
+                            self.nodes.count,
+                            super::num(self.duration_s),
+                            super::num(MAX_RWP_WAYPOINTS)
+                        ),
+                    ));
+                }
             }
             MobilityModel::Scripted => {
                 if m.nodes.is_empty() {

@@ -394,14 +394,14 @@ impl Scenario {
         if !value.is_object() {
             return Err(ScenarioError::new("(top level)", format!("expected a table of keys, got {}", kind_of(&value))));
         }
+        load::check_nesting(&value)?;
         let scenario: Scenario = deserialize_at(value)?;
         scenario.validate()?;
         Ok(scenario)
     }
 
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ScenarioError::new("(file)", format!("not valid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(load::json_error)?;
         Scenario::from_value(value)
     }
 
@@ -490,10 +490,15 @@ impl Scenario {
                     }
                 }
             }
-            Some(Placement::Chain { spacing_m }) => positive("nodes.placement.spacing_m", *spacing_m)?,
+            Some(Placement::Chain { spacing_m }) => {
+                positive("nodes.placement.spacing_m", *spacing_m)?;
+                extent("nodes.placement.spacing_m", *spacing_m, n - 1)?;
+            }
             Some(Placement::Grid { columns, spacing_m }) => {
                 at_least_one("nodes.placement.columns", *columns)?;
                 positive("nodes.placement.spacing_m", *spacing_m)?;
+                extent("nodes.placement.spacing_m", *spacing_m, (*columns).min(n) - 1)?;
+                extent("nodes.placement.spacing_m", *spacing_m, n.div_ceil(*columns) - 1)?;
             }
             Some(Placement::Uniform {}) => {
                 if self.area.is_none() {
@@ -565,6 +570,14 @@ impl Scenario {
                     (Some(iv), None) => within(&p("interval_s"), iv, MIN_CBR_INTERVAL_S, 1e7)?,
                     (None, Some(r)) => {
                         positive(&p("rate_kbps"), r)?;
+                        // The slowest rate: one packet per 10⁷ s, the longest interval_s.
+                        let min_kbps = f.cbr_packet_bytes() as f64 * 8.0 / 1e7 / 1000.0;
+                        if r < min_kbps {
+                            return Err(ScenarioError::new(
+                                p("rate_kbps"),
+                                format!("{} is out of range (allowed: >= {:.4e} for {}-byte packets: one packet per 10^7 s)", num(r), min_kbps, f.cbr_packet_bytes()),
+                            ));
+                        }
                         let max_kbps = f.cbr_packet_bytes() as f64 * 8.0 / MIN_CBR_INTERVAL_S / 1000.0;
                         if r > max_kbps {
                             return Err(ScenarioError::new(
@@ -665,6 +678,22 @@ fn kind_of(v: &Value) -> &'static str {
 
 fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
     ScenarioError::new(path, format!("\"{value}\" is not supported yet (arrives with {arrives})"))
+}
+
+/// Farthest a placement may put a node from the origin (m): far beyond any
+/// radio range, and small enough that squared distances stay finite.
+pub const MAX_PLACEMENT_EXTENT_M: f64 = 1e9;
+
+/// `spacing_m` times `steps` must stay within [`MAX_PLACEMENT_EXTENT_M`].
+fn extent(path: &str, spacing_m: f64, steps: u32) -> Result<(), ScenarioError> {
+    let far = spacing_m * steps as f64;
+    if far > MAX_PLACEMENT_EXTENT_M {
+        return Err(ScenarioError::new(
+            path,
+            format!("{} is out of range: it puts nodes {} m from the origin (allowed: spacing_m × (nodes in a row − 1) <= {} m)", num(spacing_m), num(far), num(MAX_PLACEMENT_EXTENT_M)),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {

@@ -27,7 +27,9 @@ pub enum TraceLevelKind {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputsSpec {
-    /// ns-2 wireless trace `trace.tr` in this format; none if left out.
+    /// ns-2 wireless trace `trace.tr` in this format; none if left out or `false`
+    /// (so `--set outputs.trace=false` turns a scenario's trace off).
+    #[serde(default, deserialize_with = "trace_format")]
     pub trace: Option<TraceFormatKind>,
     /// Levels traced (default: agt and rtr, ns-2's agentTrace/routerTrace ON, macTrace OFF).
     pub trace_levels: Option<Vec<TraceLevelKind>>,
@@ -45,6 +47,20 @@ pub struct OutputsSpec {
     pub series: bool,
     /// Sample queue lengths every this many seconds instead of on every change.
     pub series_interval_s: Option<f64>,
+    /// The connectivity report (with mobility or faults); `false` skips it.
+    /// Default on: it costs ~3 % of a 1000-node run (benchmarks/RESULTS.md).
+    pub connectivity: Option<bool>,
+}
+
+/// `trace`: `"old"`, `"new"`, or `false` for none.
+fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceFormatKind>, D::Error> {
+    use serde::de::Error;
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Bool(false)) => Ok(None),
+        Some(serde_json::Value::String(s)) if s == "old" => Ok(Some(TraceFormatKind::Old)),
+        Some(serde_json::Value::String(s)) if s == "new" => Ok(Some(TraceFormatKind::New)),
+        Some(v) => Err(D::Error::custom(format!("{v} is not allowed (allowed: \"old\", \"new\", or false for no trace)"))),
+    }
 }
 
 impl OutputsSpec {

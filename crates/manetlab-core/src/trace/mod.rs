@@ -46,8 +46,8 @@ pub struct Tracer {
     dir: PathBuf,
     ns2: Option<BufWriter<File>>,
     line: String,
-    /// `pcaps[node]`, `None` for untraced nodes.
-    pcaps: Vec<Option<pcap::PcapWriter<BufWriter<File>>>>,
+    /// The traced nodes' pcap files (buffered; not one open file per node).
+    pcaps: pcap::PcapFiles,
     /// The first write error; tracing stops at it and the run reports it.
     error: Option<io::Error>,
 }
@@ -67,11 +67,7 @@ impl Tracer {
             Some(_) => Some(BufWriter::with_capacity(1 << 16, File::create(dir.join(NS2_TRACE_FILE))?)),
             None => None,
         };
-        let mut pcaps: Vec<Option<pcap::PcapWriter<BufWriter<File>>>> = (0..nodes).map(|_| None).collect();
-        for &n in &cfg.pcap_nodes {
-            let w = BufWriter::with_capacity(1 << 16, File::create(dir.join(pcap_file(n)))?);
-            pcaps[n.index()] = Some(pcap::PcapWriter::new(w)?);
-        }
+        let pcaps = pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, pcap_file)?;
         Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None })
     }
 
@@ -104,7 +100,7 @@ impl Tracer {
     }
 
     pub fn wants_pcap(&self, n: NodeId) -> bool {
-        self.pcaps.get(n.index()).is_some_and(|p| p.is_some())
+        self.pcaps.is_traced(n)
     }
 
     /// Record `pkt` in node `n`'s pcap (if traced) at time `t`.
@@ -112,10 +108,8 @@ impl Tracer {
         if self.error.is_some() {
             return;
         }
-        if let Some(Some(w)) = self.pcaps.get_mut(n.index()) {
-            if let Err(e) = w.write(t, pkt) {
-                self.error = Some(e);
-            }
+        if let Err(e) = self.pcaps.write(n, t, pkt) {
+            self.error = Some(e);
         }
     }
 
@@ -129,12 +123,7 @@ impl Tracer {
             w.flush()?;
             names.push(NS2_TRACE_FILE.to_string());
         }
-        for (i, p) in self.pcaps.into_iter().enumerate() {
-            if let Some(p) = p {
-                p.into_inner().flush()?;
-                names.push(pcap_file(NodeId(i as u32)));
-            }
-        }
+        names.extend(self.pcaps.finish()?.into_iter().map(pcap_file));
         names.into_iter().map(|n| Ok((n.clone(), std::fs::metadata(self.dir.join(&n))?.len()))).collect()
     }
 }

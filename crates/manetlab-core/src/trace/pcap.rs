@@ -11,7 +11,9 @@
 use crate::ids::NodeId;
 use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader};
 use crate::sim::SimTime;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// pcap magic for nanosecond timestamps.
 const MAGIC_NS: u32 = 0xa1b2_3c4d;
@@ -125,39 +127,118 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     ip
 }
 
+/// The 24-byte pcap file header.
+fn file_header() -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[0..4].copy_from_slice(&MAGIC_NS.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    // thiszone and sigfigs stay 0.
+    h[16..20].copy_from_slice(&65_535u32.to_le_bytes()); // snaplen
+    h[20..24].copy_from_slice(&LINKTYPE_IPV4.to_le_bytes());
+    h
+}
+
+/// Append the record of `pkt` seen at `t` to `out`.
+fn push_record(out: &mut Vec<u8>, t: SimTime, pkt: &Packet) {
+    let bytes = datagram_bytes(pkt);
+    let ns = t.as_nanos();
+    out.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&bytes);
+}
+
 /// A pcap file being written.
 pub struct PcapWriter<W: Write> {
     out: W,
+    buf: Vec<u8>,
     pub packets: u64,
 }
 
 impl<W: Write> PcapWriter<W> {
     pub fn new(mut out: W) -> io::Result<Self> {
-        out.write_all(&MAGIC_NS.to_le_bytes())?;
-        out.write_all(&2u16.to_le_bytes())?;
-        out.write_all(&4u16.to_le_bytes())?;
-        out.write_all(&0i32.to_le_bytes())?; // thiszone
-        out.write_all(&0u32.to_le_bytes())?; // sigfigs
-        out.write_all(&65_535u32.to_le_bytes())?; // snaplen
-        out.write_all(&LINKTYPE_IPV4.to_le_bytes())?;
-        Ok(PcapWriter { out, packets: 0 })
+        out.write_all(&file_header())?;
+        Ok(PcapWriter { out, buf: Vec::with_capacity(128), packets: 0 })
     }
 
     /// Append `pkt` as seen at `t`.
     pub fn write(&mut self, t: SimTime, pkt: &Packet) -> io::Result<()> {
-        let bytes = datagram_bytes(pkt);
-        let ns = t.as_nanos();
-        self.out.write_all(&((ns / 1_000_000_000) as u32).to_le_bytes())?;
-        self.out.write_all(&((ns % 1_000_000_000) as u32).to_le_bytes())?;
-        self.out.write_all(&(bytes.len() as u32).to_le_bytes())?;
-        self.out.write_all(&(bytes.len() as u32).to_le_bytes())?;
-        self.out.write_all(&bytes)?;
+        self.buf.clear();
+        push_record(&mut self.buf, t, pkt);
+        self.out.write_all(&self.buf)?;
         self.packets += 1;
         Ok(())
     }
 
     pub fn into_inner(self) -> W {
         self.out
+    }
+}
+
+/// Bytes a node's records are gathered into before they are appended to its
+/// file. A file is open only while its buffer is written out, so a run holds
+/// at most one pcap file open however many nodes are traced (one file per node
+/// at once failed with "too many open files" above ~1000 nodes), and memory is
+/// bounded by this size per node that has sent or received something.
+pub const PCAP_BUFFER_BYTES: usize = 32 * 1024;
+
+struct NodeFile {
+    path: PathBuf,
+    buf: Vec<u8>,
+}
+
+/// One pcap file per traced node (`node<N>.pcap`), without an open file per node.
+pub struct PcapFiles {
+    /// `files[node]`, `None` for untraced nodes.
+    files: Vec<Option<NodeFile>>,
+}
+
+impl PcapFiles {
+    /// Create (truncate) the file of each node in `traced`, with its header.
+    pub fn create(dir: &Path, nodes: usize, traced: &[NodeId], name: impl Fn(NodeId) -> String) -> io::Result<PcapFiles> {
+        let mut files: Vec<Option<NodeFile>> = (0..nodes).map(|_| None).collect();
+        for &n in traced {
+            let path = dir.join(name(n));
+            File::create(&path)?.write_all(&file_header())?;
+            files[n.index()] = Some(NodeFile { path, buf: Vec::new() });
+        }
+        Ok(PcapFiles { files })
+    }
+
+    pub fn is_traced(&self, n: NodeId) -> bool {
+        self.files.get(n.index()).is_some_and(|f| f.is_some())
+    }
+
+    /// Record `pkt` in node `n`'s file (if traced) at time `t`.
+    pub fn write(&mut self, n: NodeId, t: SimTime, pkt: &Packet) -> io::Result<()> {
+        let Some(Some(f)) = self.files.get_mut(n.index()) else { return Ok(()) };
+        push_record(&mut f.buf, t, pkt);
+        if f.buf.len() >= PCAP_BUFFER_BYTES {
+            Self::flush_one(f)?;
+        }
+        Ok(())
+    }
+
+    fn flush_one(f: &mut NodeFile) -> io::Result<()> {
+        if !f.buf.is_empty() {
+            OpenOptions::new().append(true).open(&f.path)?.write_all(&f.buf)?;
+            f.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Write out every buffer; returns the nodes traced, in node order.
+    pub fn finish(mut self) -> io::Result<Vec<NodeId>> {
+        let mut nodes = Vec::new();
+        for (i, f) in self.files.iter_mut().enumerate() {
+            if let Some(f) = f {
+                Self::flush_one(f)?;
+                nodes.push(NodeId(i as u32));
+            }
+        }
+        Ok(nodes)
     }
 }
 
@@ -229,5 +310,27 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[24..28].try_into().unwrap()), 1);
         assert_eq!(u32::from_le_bytes(b[28..32].try_into().unwrap()), 500_000_123);
         assert_eq!(b.len(), 24 + 16 + 39);
+    }
+
+    #[test]
+    fn pcap_files_match_the_streaming_writer_and_flush_in_chunks() {
+        let dir = std::env::temp_dir().join(format!("manetlab-pcap-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut set = PcapFiles::create(&dir, 3, &[NodeId(0), NodeId(2)], |n| format!("node{n}.pcap")).unwrap();
+        let mut reference = PcapWriter::new(Vec::new()).unwrap();
+        // Enough records to cross the buffer size several times.
+        let records = 3 * PCAP_BUFFER_BYTES / (16 + 39) + 7;
+        for i in 0..records {
+            let t = SimTime(i as u64 * 1_000);
+            set.write(NodeId(2), t, &udp()).unwrap();
+            set.write(NodeId(1), t, &udp()).unwrap(); // untraced: ignored
+            reference.write(t, &udp()).unwrap();
+        }
+        assert!(!set.is_traced(NodeId(1)));
+        assert_eq!(set.finish().unwrap(), vec![NodeId(0), NodeId(2)]);
+        assert_eq!(std::fs::read(dir.join("node2.pcap")).unwrap(), reference.into_inner());
+        assert_eq!(std::fs::read(dir.join("node0.pcap")).unwrap(), file_header(), "header only");
+        assert!(!dir.join("node1.pcap").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
