@@ -104,8 +104,10 @@ def test_pcap_of_a_tcp_flow_parses_completely_with_dpkt(traced):
     syn, synack = dpkt.tcp.TH_SYN, dpkt.tcp.TH_SYN | dpkt.tcp.TH_ACK
     sent = [ip.data for _, ip in tcp if ip.src == bytes([10, 0, 0, 3])]
     recv = [ip.data for _, ip in tcp if ip.src == bytes([10, 0, 0, 4])]
-    assert sent[0].flags & syn and not sent[0].flags & dpkt.tcp.TH_ACK, "the handshake opens with a SYN"
-    assert any(f & synack == synack for f in (s.flags for s in recv)), "the SYN-ACK arrives"
+    # ns-2's one-way Agent/TCP (the default): a SYN-like first packet answered by a plain ACK.
+    assert sent[0].flags & syn and not sent[0].flags & dpkt.tcp.TH_ACK, "the connection opens with a SYN"
+    assert recv and not any(f & synack == synack for f in (s.flags for s in recv)), "no SYN-ACK in the one-way model"
+    assert recv[0].flags & dpkt.tcp.TH_ACK and recv[0].ack == sent[0].seq + 1, "a plain ACK answers it"
     data = [s for s in sent if len(s.data) > 0]
     acks = [s for s in recv if len(s.data) == 0 and s.flags & dpkt.tcp.TH_ACK]
     assert data and acks
@@ -142,3 +144,12 @@ def test_cli_reports_trace_sizes(tmp_path: Path):
     proc = subprocess.run([sys.executable, "-m", "manetlab", "run", str(scen), "--set", "duration_s=5", "--out", str(tmp_path / "o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "trace.tr:" in proc.stdout and "bytes" in proc.stdout
+
+
+def test_pcap_shows_the_three_way_handshake_when_asked(tmp_path: Path):
+    flows = [dict(f, tcp={"handshake": True}) if f["kind"] == "ftp" else f for f in SCENARIO["flows"]]
+    manetlab.run(dict(SCENARIO, duration_s=3, flows=flows, outputs={"pcap_nodes": [2]}), out=tmp_path)
+    tcp = [ip.data for _, ip in _packets(tmp_path / "node2.pcap") if isinstance(ip.data, dpkt.tcp.TCP)]
+    synack = dpkt.tcp.TH_SYN | dpkt.tcp.TH_ACK
+    assert tcp[0].flags & dpkt.tcp.TH_SYN and not tcp[0].flags & dpkt.tcp.TH_ACK
+    assert any(s.flags & synack == synack for s in tcp), "the SYN-ACK arrives"
