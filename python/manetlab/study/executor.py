@@ -241,7 +241,7 @@ class LocalExecutor:
                             pending.appendleft(task)
                         else:
                             yield task, {"status": "failed", "error": f"{why}, {task.attempts} times", "metrics": None, "summary_z": None,
-                                         "wall_s": math.nan, "code_version": code_version(), "worker": "local"}
+                                         "wall_s": math.nan, "code_version": code_version(), "worker": "local", "attempts": task.attempts}
                     if pending:
                         feed(start())
         finally:

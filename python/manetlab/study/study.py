@@ -114,7 +114,7 @@ class Study:
                     if result.get("code_version") != self.code_version and result["status"] == "ok":
                         result = {**result, "status": "failed", "metrics": None, "summary_z": None,
                                   "error": f"worker ran code version {result.get('code_version')}, the study {self.code_version}: install the same build everywhere"}
-                    store.put(task.scenario_hash, task.seed, self.code_version, result, task.attempts + 1)
+                    store.put(task.scenario_hash, task.seed, self.code_version, result, result.get("attempts", task.attempts + 1))
                     report.ran += 1
                     report.retried += task.attempts > 0
                     if result["status"] != "ok":
