@@ -179,10 +179,14 @@ def test_local_pool_dask_and_one_job_give_identical_results(tmp_path: Path) -> N
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
         dsk = Study(study, tmp_path / "dask")
         rep = dsk.run(scheduler=cluster.scheduler_address, progress=False)
+        p = run_cli("study", "run", study, "--dir", tmp_path / "dask-cli", "--scheduler", cluster.scheduler_address)
+        assert p.returncode == 0, p.stderr
+        assert f"Dask scheduler {cluster.scheduler_address}" in p.stdout and "ran 12 (0 failed)" in p.stdout
     assert rep.ran == rep.planned == 12 and rep.failed == 0
     ref = metric_frame(one)
     assert len(ref) == 12 and (ref["status"] == "ok").all()
     assert ref.equals(metric_frame(two)) and ref.equals(metric_frame(dsk))
+    assert ref.equals(metric_frame(Study(study, tmp_path / "dask-cli")))
     # Byte-identical summaries, and equal to a plain in-process manetlab.run.
     with Store(tmp_path / "one") as a, Store(tmp_path / "two") as b, Store(tmp_path / "dask") as c:
         for cell, seed in one.plan():
@@ -238,6 +242,7 @@ def test_changed_code_version_is_reported_not_mixed(tmp_path: Path, monkeypatch:
     assert rep.other_versions == {"0.0.1+oldbuild": 4} and rep.ran == 4
     p = run_cli("study", "run", study, "--dir", tmp_path / "st", "--jobs", "1")
     assert p.returncode == 0, p.stderr
+    assert p.stderr == ""  # no progress bar when stderr is not a terminal
     assert "4 runs in the store are from code version 0.0.1+oldbuild" in p.stdout and "ran 0 (0 failed), 4 already in the store" in p.stdout
 
 
