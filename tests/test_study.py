@@ -144,6 +144,7 @@ seeds = [3]
 [set]
 duration_s = 8
 "outputs.movement" = true
+"flows[0].tcp.trace" = true
 [grid]
 "flows[0].transport" = ["newreno", "vegas", "abra"]
 """,
@@ -159,6 +160,11 @@ duration_s = 8
     nodes = s.table("nodes")
     pos = [g[["node", "x_m", "y_m"]].reset_index(drop=True) for _, g in nodes.groupby("cell")]
     assert pos[0].equals(pos[1]) and pos[0].equals(pos[2])
+    # Time series the scenario asked for are kept per run too.
+    ts = s.table("timeseries")
+    assert set(ts["flows[0].transport"]) == {"newreno", "vegas", "abra"} and len(ts) > 3 and "cwnd_segs" in ts
+    written = {p.name for p in s.write_tables(tmp_path / "tables")}
+    assert written == {"flows.parquet", "nodes.parquet", "links.parquet", "timeseries.parquet"}
     df = s.results()
     assert df["flows[0].transport"].tolist() == ["newreno", "vegas", "abra"]
     assert len(set(df["flow0.data_segments_sent"])) > 1  # the variants do behave differently

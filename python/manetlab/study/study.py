@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["RunReport", "Study"]
 
 STAT_COLUMNS = ["n", "mean", "sd", "ci_low", "ci_high"]
+TABLES = ("flows", "nodes", "links", "timeseries", "packet_series", "queue_series")
 
 
 @dataclass
@@ -291,14 +292,16 @@ class Study:
     # ------------------------------------------------------------------ tables, text, figures
 
     def table(self, name: str = "flows") -> pd.DataFrame:
-        """A per-run table (``flows``, ``nodes`` or ``links``) of every finished run,
-        with ``cell``, the axis values and ``seed`` in front."""
+        """A per-run table of every finished run, with ``cell``, the axis values and
+        ``seed`` in front: ``flows``, ``nodes``, ``links``, or a time series the
+        scenario asked for (``timeseries`` with ``tcp.trace``, ``packet_series`` and
+        ``queue_series`` with ``outputs.series``; see `manetlab.Result`)."""
         import pandas as pd
 
         from manetlab.results import Result
 
-        if name not in ("flows", "nodes", "links"):
-            raise ValueError(f"table must be flows, nodes or links, not {name!r}")
+        if name not in TABLES:
+            raise ValueError(f"table must be one of {', '.join(TABLES)}, not {name!r}")
         parts = []
         with self._store() as store:
             for c, s in self.plan():
@@ -306,19 +309,25 @@ class Study:
                 if text is None:
                     continue
                 t = getattr(Result(text), name)
+                if t.empty:
+                    continue
                 for i, (k, v) in enumerate([("cell", c.index), *((k, _cellvalue(v)) for k, v in c.values.items()), ("seed", s)]):
                     t.insert(i, k, [v] * len(t))
                 parts.append(t)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def write_tables(self, out: str | os.PathLike[str] | None = None) -> list[Path]:
-        """flows/nodes/links of every run as Parquet (default: the study directory)."""
+        """flows/nodes/links of every run, and the time series runs recorded, as
+        Parquet (default: into the study directory)."""
         out = Path(out) if out is not None else self.dir
         out.mkdir(parents=True, exist_ok=True)
         paths = []
-        for name in ("flows", "nodes", "links"):
+        for name in TABLES:
+            t = self.table(name)
+            if t.empty and name not in ("flows", "nodes", "links"):
+                continue
             p = out / f"{name}.parquet"
-            self.table(name).to_parquet(p, index=False)
+            t.to_parquet(p, index=False)
             paths.append(p)
         return paths
 
