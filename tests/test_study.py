@@ -330,7 +330,8 @@ def test_summary_paired_and_derived_agree_with_the_runs(tmp_path: Path) -> None:
     md = s.to_markdown()
     assert "## Derived" in md and "| vegas_gain | flow0.highest_ack_segs |" in md and "## flow0.throughput_kbps" in md
     figs = s.figures(tmp_path / "figs")
-    assert sorted(p.name for p in figs) == sorted(f"{m}.{e}" for m in ("flow0.highest_ack_segs", "flow0.throughput_kbps") for e in ("png", "svg"))
+    names = ("flow0.highest_ack_segs", "flow0.throughput_kbps", "vegas_gain", "vegas_diff")
+    assert sorted(p.name for p in figs) == sorted(f"{m}.{e}" for m in names for e in ("png", "svg"))
     flows = s.table("flows")
     assert len(flows) == 16 and list(flows.columns[:4]) == ["cell", "flows[0].transport", "flows[0].tcp.window_pkts", "seed"]
     p = run_cli("study", "results", study, "--dir", tmp_path / "st", "--format", "csv", "--out", tmp_path / "csv")

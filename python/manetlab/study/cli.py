@@ -56,7 +56,12 @@ def _run(args: argparse.Namespace) -> int:
 
     ex = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     print(f"{s.spec.name}: {len(s.cells)} cells x {len(s.spec.seeds)} seeds = {s.spec.n_runs} runs; {ex.describe}; store {s.dir}", flush=True)
-    rep = s.run(force=args.force, retry_failed=args.retry_failed, progress=False if args.no_progress else None, executor=ex)
+    try:
+        rep = s.run(force=args.force, retry_failed=args.retry_failed, progress=False if args.no_progress else None, executor=ex)
+    except KeyboardInterrupt:
+        # Every finished run is already committed; the workers were ended by the pool.
+        print(f"interrupted; finished runs are in the store, rerun to resume\n{s.format_status()}", file=sys.stderr)
+        return 130
     for v, n in rep.other_versions.items():
         print(f"note: {n} runs in the store are from code version {v}; not mixed with {s.code_version}, redone under it")
     print(f"ran {rep.ran} ({rep.failed} failed{f', {rep.retried} retried after a worker died' if rep.retried else ''}), {rep.skipped} already in the store")

@@ -24,6 +24,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import socket
 import time
 import traceback
@@ -156,6 +157,9 @@ def metrics_of(summary: dict[str, Any]) -> dict[str, float]:
 
 
 def _worker_main(conn: Connection, fn: Callable[[Task], dict[str, Any]]) -> None:
+    # Ctrl-C reaches the whole process group: the parent handles it (and ends its
+    # workers); a worker must not die of it with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             task = conn.recv()

@@ -313,7 +313,6 @@ def metric_names_of(spec: StudySpec) -> set[str] | None:
             names |= set(metrics_of(json.loads(_core.run(probe.to_json(), None))))
         except Exception:  # noqa: BLE001 - a probe that cannot run proves nothing
             return None
-    # Drop counts appear only when something was dropped: any drops_ name of a flow is fine.
     return names
 
 
@@ -333,6 +332,7 @@ def _check_metrics(spec: StudySpec) -> None:
     if known is None:
         return
     for where, m in wanted:
+        # Drop counts appear only when something was dropped: any drops_ name of a flow is accepted.
         if m not in known and ".drops_" not in m:
             flow = m.split(".", 1)[0]
             near = sorted(k for k in known if k.startswith(flow + "."))[:12]

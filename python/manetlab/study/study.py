@@ -354,7 +354,8 @@ class Study:
     def figures(self, out: str | os.PathLike[str] | None = None, x: str | None = None, metrics: Sequence[str] | None = None) -> list[Path]:
         """One figure per metric: mean ± 95 % CI against axis `x` (default: the first
         axis with numeric values, else the first axis), one line per combination of
-        the other axes. PNG and SVG into `out` (default: <study dir>/figures)."""
+        the other axes; and one per [[derived]] quantity. PNG and SVG into `out`
+        (default: <study dir>/figures)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -390,6 +391,39 @@ class Study:
             safe = m.replace("/", "_")
             for ext in ("png", "svg"):
                 p = out / f"{safe}.{ext}"
+                fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
+                paths.append(p)
+            plt.close(fig)
+        paths += self._derived_figures(out, x, plt)
+        return paths
+
+    def _derived_figures(self, out: Path, x: str | None, plt: Any) -> list[Path]:
+        """One figure per [[derived]] quantity: mean ± CI against `x` (or the first
+        other axis), one line per combination of the remaining axes."""
+        der = self.derived()
+        paths = []
+        for d in self.spec.derived:
+            g = der[der["name"] == d.name]
+            group = next(ax for ax in self.spec.axes if d.axis in ax)
+            keys = [k for ax in self.spec.axes if ax is not group for k in ax]
+            dx = x if x in keys else (keys[0] if keys else None)
+            others = [k for k in keys if k != dx]
+            fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+            for label, line in (g.groupby(others, sort=False, dropna=False) if others else [((), g)]):
+                xs = (line[dx].tolist() if _numeric(line[dx]) else line[dx].astype(str).tolist()) if dx else ["all"]
+                ys = line["mean"].to_numpy(dtype=float)
+                err = (ys - line["ci_low"].to_numpy(dtype=float), line["ci_high"].to_numpy(dtype=float) - ys)
+                name = ", ".join(f"{k}={v}" for k, v in zip(others, label if isinstance(label, tuple) else (label,)))
+                ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name or None)
+            ax.axhline(0, color="0.6", linewidth=0.8)
+            ax.set_xlabel(dx or "")
+            unit = " (%)" if d.kind == "improvement_pct" else ""
+            ax.set_ylabel(f"{d.name}{unit}")
+            ax.set_title(f"{d.name}: {d.metric}, {d.new} vs {d.base}, paired per seed (mean ± 95 % CI)", fontsize=9)
+            if others:
+                ax.legend(fontsize=7)
+            for ext in ("png", "svg"):
+                p = out / f"{d.name}.{ext}"
                 fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
                 paths.append(p)
             plt.close(fig)
