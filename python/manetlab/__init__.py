@@ -16,12 +16,14 @@ from manetlab.results import Result, ResultFolderError, load_result, run
 from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
 from manetlab.stats import improvement_pct, jain_index, paired_improvements
 from manetlab.ns2 import crosscheck, export_ns2
+from manetlab.study import Study
 
 __all__ = [
     "Result",
     "ResultFolderError",
     "Scenario",
     "ScenarioError",
+    "Study",
     "apply_overrides",
     "crosscheck",
     "export_ns2",

@@ -7,6 +7,7 @@
     manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
+    manetlab study run|status|results STUDY [...]   (docs/studies.md)
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -165,6 +166,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
     rp.add_argument("--out", type=Path, help="the HTML file (default: RESULT_DIR/report.html)")
     rp.set_defaults(func=_report)
+
+    from manetlab.study.cli import add_parser as add_study_parser
+
+    add_study_parser(sub)
     return p
 
 

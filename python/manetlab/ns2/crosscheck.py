@@ -27,6 +27,7 @@ from manetlab.ns2.export import Ns2Unsupported, export_ns2, to_scenario
 from manetlab.ns2.trace import metrics_from_dir
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario
+from manetlab.stats import paired_ci, t_quantile
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -322,82 +323,8 @@ def export_check(s: Scenario) -> None:
 # --------------------------------------------------------------------------- statistics
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularised incomplete beta function (Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betai(a: float, b: float, x: float) -> float:
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1.0 - x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(lbt) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
-
-
-def _t_cdf(t: float, df: float) -> float:
-    p = 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - p if t > 0 else p
-
-
-def t_quantile(p: float, df: float) -> float:
-    """Student-t quantile (e.g. p = 0.975, df = 19 -> 2.093), by bisection on the CDF."""
-    if not 0.0 < p < 1.0 or df <= 0:
-        raise ValueError("t_quantile needs 0 < p < 1 and df > 0")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    lo, hi = 0.0, 1.0
-    while _t_cdf(hi, df) < p:
-        hi *= 2.0
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if _t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12:
-            break
-    return (lo + hi) / 2.0
-
-
-def paired_ci(ours: Iterable[float], theirs: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of the paired differences ours − theirs and its `level` t confidence
-    interval: (mean, low, high); low = high = mean for a single pair."""
-    d = [float(a) - float(b) for a, b in zip(ours, theirs, strict=True)]
-    if not d:
-        raise ValueError("paired_ci needs at least one pair")
-    n = len(d)
-    mean = sum(d) / n
-    if n == 1:
-        return mean, mean, mean
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
-    half = t_quantile(0.5 + level / 2.0, n - 1) * sd / math.sqrt(n)
-    return mean, mean - half, mean + half
+# Student-t quantile and the paired CI live in manetlab.stats (shared with studies);
+# re-exported here for existing callers.
 
 
 def summarize(df: pd.DataFrame, per_flow: bool = True) -> pd.DataFrame:

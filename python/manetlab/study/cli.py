@@ -1,0 +1,107 @@
+"""`manetlab study run|status|results` (wired into manetlab.cli)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from manetlab.scenario import ScenarioError
+
+FORMATS = ("csv", "parquet", "markdown")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    st = sub.add_parser("study", help="run a study (grid of parameters x seeds) resumably and summarise it")
+    ss = st.add_subparsers(dest="study_command", required=True, metavar="ACTION")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("study", metavar="STUDY", help="study file (.toml)")
+        p.add_argument("--dir", type=Path, help="study directory holding the store (default: results/<study file stem>)")
+
+    r = ss.add_parser("run", help="run what the store lacks (a killed run resumes)")
+    common(r)
+    r.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
+    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
+    r.add_argument("--force", action="store_true", help="redo every run, even those in the store")
+    r.add_argument("--retry-failed", action="store_true", help="run failed runs again")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
+    r.set_defaults(func=_run)
+
+    s = ss.add_parser("status", help="runs done, failed (with their errors) and missing")
+    common(s)
+    s.set_defaults(func=_status)
+
+    res = ss.add_parser("results", help="per-cell statistics (mean, sd, 95%% CI) and derived quantities")
+    common(res)
+    res.add_argument("--format", choices=FORMATS, default="markdown", help="markdown (default, to stdout), csv or parquet (files)")
+    res.add_argument("--out", type=Path, help="output directory for csv/parquet/figures (default: the study directory)")
+    res.add_argument("--metrics", nargs="+", metavar="METRIC", help="metrics to summarise (default: the study's metrics, else all)")
+    res.add_argument("--figures", action="store_true", help="also draw a figure per metric (mean ± CI across an axis)")
+    res.add_argument("--x", metavar="AXIS", help="the figures' x axis (default: the first numeric axis)")
+    res.set_defaults(func=_results)
+
+
+def _study(args: argparse.Namespace):  # noqa: ANN202
+    from manetlab.study import Study
+
+    return Study(args.study, args.dir)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
+    s = _study(args)  # validates every cell before anything runs
+    from manetlab.study.executor import DaskExecutor, LocalExecutor
+
+    ex = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
+    print(f"{s.spec.name}: {len(s.cells)} cells x {len(s.spec.seeds)} seeds = {s.spec.n_runs} runs; {ex.describe}; store {s.dir}", flush=True)
+    try:
+        rep = s.run(force=args.force, retry_failed=args.retry_failed, progress=False if args.no_progress else None, executor=ex)
+    except KeyboardInterrupt:
+        # Every finished run is already committed; the workers were ended by the pool.
+        print(f"interrupted; finished runs are in the store, rerun to resume\n{s.format_status()}", file=sys.stderr)
+        return 130
+    for v, n in rep.other_versions.items():
+        print(f"note: {n} runs in the store are from code version {v}; not mixed with {s.code_version}, redone under it")
+    print(f"ran {rep.ran} ({rep.failed} failed{f', {rep.retried} retried after a worker died' if rep.retried else ''}), {rep.skipped} already in the store")
+    print(s.format_status())
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    try:
+        print(_study(args).format_status())
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    s = _study(args)
+    try:
+        summ = s.summary(args.metrics)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    out = args.out if args.out is not None else s.dir
+    if args.format == "markdown":
+        print(s.to_markdown(args.metrics))
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
+        for name, df in tables.items():
+            p = out / f"{name}.{args.format}"
+            if args.format == "csv":
+                df.to_csv(p, index=False, lineterminator="\n")
+            else:
+                df.to_parquet(p, index=False)
+            print(f"wrote {p}")
+        if args.format == "parquet":
+            for p in s.write_tables(out):
+                print(f"wrote {p}")
+    if args.figures:
+        figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
+        print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+    return 0
