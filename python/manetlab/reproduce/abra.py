@@ -32,10 +32,12 @@ from manetlab.reproduce.base import (
     fmt_ci,
     positive_test,
 )
+from manetlab.plots import extend_to_end
 from manetlab.stats import improvement_pct, mean_ci
 from manetlab.study import SeedHook
 
 N_NODES = 20
+DURATION_S = 120.0
 N_CBR = 10
 ROUTING = ["aodv", "dsr"]
 SPEEDS = [2, 10, 20]
@@ -65,7 +67,7 @@ def _base_scenario() -> dict[str, Any]:
     flows += [{**cbr, "name": f"cbr{i}", "src": i, "dst": i + N_CBR} for i in range(N_CBR)]  # replaced per seed
     return {
         "name": "abra",
-        "duration_s": 120,
+        "duration_s": DURATION_S,
         "area": {"width_m": 1000, "height_m": 750},
         "nodes": {"count": N_NODES},
         "radio": {},
@@ -279,6 +281,7 @@ class Abra(Paper):
         fig, ax = plt.subplots(figsize=(7.2, 4.0), layout="constrained")
         width = 0.2
         x = np.arange(len(groups))
+        heights: list[float] = []
         series = [("fixed-rto", "paper", "#9ecae1", None), ("fixed-rto", "ours", "#3182bd", None), ("abra", "paper", "#fdae6b", None), ("abra", "ours", "#e6550d", None)]
         for i, (v, who, color, _) in enumerate(series):
             ys, lo, hi = [], [], []
@@ -294,15 +297,20 @@ class Abra(Paper):
                     ys.append(m.mean)
                     lo.append(m.mean - m.ci_low if not math.isnan(m.ci_low) else 0.0)
                     hi.append(m.ci_high - m.mean if not math.isnan(m.ci_high) else 0.0)
+            heights += [y for y in ys if not math.isnan(y)]
             ax.bar(x + (i - 1.5) * width, ys, width, color=color, label=f"{NAMES[v]} ({who})", yerr=(lo, hi) if who == "ours" else None, capsize=3,
                    hatch="//" if who == "paper" else None, edgecolor="0.3", linewidth=0.5)
         ax.axhline(0, color="0.4", linewidth=0.8)
+        # Intervals of a per-scenario ratio can be huge (NewReno near 0): keep the bars readable, clip whiskers.
+        lo_y, hi_y = min([0.0, *heights]), max([0.0, *heights])
+        pad = max(10.0, 0.6 * (hi_y - lo_y))
+        ax.set_ylim(lo_y - pad, hi_y + pad)
         ax.set_xticks(x, [str(g) for g in groups] if routing else [NAMES[g] for g in groups])
         ax.set_xlabel("max speed (m/s)" if routing else "routing protocol")
         ax.set_ylabel("improvement over NewReno (%)")
         ax.legend(fontsize=8, ncol=2)
         ax.set_title(title, fontsize=10)
-        cap = ("Hatched: the paper's values (Table 1). Solid: ours, mean of per-scenario improvements with its 95 % CI. "
+        cap = ("Hatched: the paper's values (Table 1). Solid: ours, mean of per-scenario improvements with its 95 % CI (whiskers clipped at the plot's edge; Table 1 has the numbers). "
                + ("Averages pool all speeds' scenarios." if routing is None else ""))
         return Figure(name, title, cap, fig)
 
@@ -344,7 +352,8 @@ class Abra(Paper):
         fig, ax = plt.subplots(figsize=(7.2, 4.0), layout="constrained")
         for v, style in (("newreno", {"color": "#3182bd", "linewidth": 2.4, "alpha": 0.7}), ("abra", {"color": "#e6550d", "linewidth": 1.2})):
             ts = self._traced(ctx, s2, v, speed).timeseries
-            ax.step(ts["t_s"], ts["ack_segs"], where="post", label=f"{NAMES[v]} (highest ACK {int(ts['ack_segs'].max())})", **style)
+            t, ack = extend_to_end(ts["t_s"].tolist(), ts["ack_segs"].tolist(), DURATION_S)
+            ax.step(t, ack, where="post", label=f"{NAMES[v]} (highest ACK {int(ts['ack_segs'].max())})", **style)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cumulative ACK at the sender (segments)")
         ax.set_title(f"Figure 2: received sequence number, ABRA vs NewReno (AODV, {speed} m/s, scenario {s2})", fontsize=10)
@@ -360,7 +369,7 @@ class Abra(Paper):
             res = self._traced(ctx, s3, v, speed)
             ts = res.timeseries
             t, rto, ack = ts["t_s"].tolist(), ts["rto_s"].tolist(), ts["ack_segs"].tolist()
-            ax.step(t, rto, where="post", color=color, label=f"{NAMES[v]} RTO (s)")
+            ax.step(*extend_to_end(t, rto, DURATION_S), where="post", color=color, label=f"{NAMES[v]} RTO (s)")
             exp_t, exp_r = [], []
             for i in range(1, len(t)):
                 # The timer fired: a change after a silence of at least the RTO then in force, with no new ACK.
@@ -369,7 +378,7 @@ class Abra(Paper):
                     exp_r.append(rto[i])
             ax.plot(exp_t, exp_r, "kv", markersize=6, label=f"RTO expiry ({len(exp_t)} marked; the sender counted {int(res.flows.loc[0, 'tcp_timeouts'])})")
             ax2 = ax.twinx()
-            ax2.step(t, ack, where="post", color="0.6", linewidth=0.8)
+            ax2.step(*extend_to_end(t, ack, DURATION_S), where="post", color="0.6", linewidth=0.8)
             ax2.set_ylabel("cum. ACK (segs)", color="0.5", fontsize=8)
             ax.set_ylabel("RTO (s)")
             ax.legend(fontsize=8, loc="upper left")
