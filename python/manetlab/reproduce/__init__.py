@@ -58,9 +58,26 @@ def default_out(name: str, quick: bool) -> Path:
 
 def _load() -> str:
     try:
-        return "load average %.2f %.2f %.2f (1/5/15 min), %d cores" % (*os.getloadavg(), os.cpu_count() or 0)
+        return "%.2f %.2f %.2f (1/5/15 min, %d cores)" % (*os.getloadavg(), os.cpu_count() or 0)
     except OSError:
         return "load average unknown"
+
+
+def _history(out: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every invocation on this report directory (DIR/invocations.json), this one last."""
+    import json
+
+    p = out / "invocations.json"
+    try:
+        past = json.loads(p.read_text(encoding="utf-8")) if p.exists() else []
+    except ValueError:
+        past = []
+    past.append(entry)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".invocations.json.tmp"
+    tmp.write_text(json.dumps(past, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+    return past
 
 
 def reproduce(
@@ -102,8 +119,15 @@ def reproduce(
         notes.append(f"{st['failed']} runs failed and are left out: " + "; ".join(f"cell {f['cell']} ({f['cell_values']}) seed {f['seed']}: {f['error']}" for f in st["failures"][:5]))
     wall = [w for w in ctx.results["wall_s"].tolist() if w == w]
     t_report = time.perf_counter() - t1
-    run = {
+    history = _history(out, {
+        "finished_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "command": command or shlex.join(["manetlab", "reproduce", name, *(["--quick"] if quick else [])]),
+        "ran": rep.ran, "reused": rep.skipped, "failed": st["failed"],
+        "study_s": round(t_run, 1), "report_s": round(t_report, 1),
+        "load_before": load_before, "load_after": load_after, "code_version": study.code_version,
+    })
+    run = {
+        "command": history[-1]["command"],
         "summary": (f"{'quick variant: ' if quick else ''}{st['planned']} runs ({len(study.cells)} cells × {st['seeds']} seeds), "
                     f"{rep.ran} run now and {rep.skipped} reused from the store; study {t_run:.1f} s, report {t_report:.1f} s"),
         "runs planned": st["planned"],
@@ -113,13 +137,18 @@ def reproduce(
         "study wall time": f"{t_run:.1f} s",
         "report wall time (incl. re-runs for traced figures)": f"{t_report:.1f} s",
         "simulation time per run (in the worker)": f"mean {sum(wall) / len(wall):.2f} s, total {sum(wall):.0f} s" if wall else "n/a",
-        "load before / after the study": f"{load_before} / {load_after}",
+        "load average before / after the study": f"{load_before} / {load_after}",
         "code version": study.code_version,
         "store": str(study.dir),
         "seeds": f"{paper.quick_seeds if quick else paper.full_seeds}",
         "paper text": f"/work/shared/papers/{paper.paper_file}",
     }
-    report = Report(paper.name, paper.title + (" — quick variant (fewer seeds; not for conclusions)" if quick else ""), paper.citation,
+    for i, h in enumerate(history[-10:]):
+        run[f"invocation {len(history) - len(history[-10:]) + i + 1}"] = (
+            f"{h['finished_at']}: {h['ran']} run, {h['reused']} reused, {h['failed']} failed; study {h['study_s']} s, report {h['report_s']} s; "
+            f"load {h['load_before']} → {h['load_after']}; code {h['code_version']}")
+    quick_note = f" — quick variant (seeds {paper.quick_seeds} instead of {paper.full_seeds}; not for conclusions)" if quick else ""
+    report = Report(paper.name, paper.title + quick_note, paper.citation,
                     paper.setup(), tables, figures, claims, paper.differences(), run, notes, extra)
     paths = write_report(report, out)
     return report, paths

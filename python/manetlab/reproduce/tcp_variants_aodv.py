@@ -130,7 +130,7 @@ class TcpVariantsAodv(Paper):
             Difference("Table III throughput", "\"Σ node throughputs / number of nodes\", unit not stated; sending throughput identical (501248) for all four variants",
                        "bit/s over the 40 s, summed over the three flows (payload bytes), and that sum / 16 nodes", LOST,
                        "the unit is missing and the equal sending values suggest a configured, not measured, quantity; compare the ordering only"),
-            Difference("Figures 2–9 (delay and jitter over time)", "one run per variant; values lost (images)", "the same quantities on movement scenario 1 per variant, from our ns-2-format agent trace; mean delay and mean |jitter| over 50 scenarios in a table",
+            Difference("Figures 2–9 (delay and jitter over time)", "one run per variant; values lost (images)", "the same quantities on one movement scenario (the figure caption says which), the same for every variant, from our ns-2-format agent trace; mean delay and mean |jitter| over all scenarios in a table",
                        LOST, "the figures are images; one scenario per variant as in the paper"),
         ]
 
