@@ -315,10 +315,10 @@ class Abra(Paper):
         return Figure(name, title, cap, fig)
 
     def _pick(self, ctx: Context) -> tuple[int, int, int]:
-        """Scenarios for Figures 2 and 3 (AODV, 10 m/s, as the paper's figures do not
-        say which): Fig. 2 the seed where ABRA's highest ACK exceeds NewReno's the
-        most; Fig. 3 the seed where NewReno had the most RTO expiries in a row ...
-        approximated by the most expiries overall among seeds where ABRA gained."""
+        """Scenarios for Figures 2 and 3, with AODV at 10 m/s (the paper does not
+        say which it used): for Fig. 2 the seed where ABRA's highest ACK exceeds
+        NewReno's the most; for Fig. 3, among seeds where ABRA did at least as well
+        as NewReno, the one with the most NewReno RTO expiries (long backoffs)."""
         fixed = {RP: "aodv", SP: 10}
         seeds, a, n = ctx.paired(TP, "abra", "newreno", HACK, **fixed)
         _, _, nto = ctx.paired(TP, "abra", "newreno", "flow0.timeouts", **fixed)
