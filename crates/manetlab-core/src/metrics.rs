@@ -43,6 +43,9 @@ pub enum DropReason {
     /// back from the interface queue for a broken link (ns-2
     /// `DROP_RTR_MAC_CALLBACK`, `CBK`).
     MacCallback,
+    /// ARP held a packet for an unresolved next hop and a newer one replaced it
+    /// (ns-2 `DROP_IFQ_ARP_FULL`, traced `ARP` by the interface queue's drop target).
+    ArpHoldReplaced,
 }
 
 impl DropReason {
@@ -62,12 +65,13 @@ impl DropReason {
             DropReason::SendBufferFull => "IFQ",
             DropReason::RouteLoop => "LOOP",
             DropReason::MacCallback => "CBK",
+            DropReason::ArpHoldReplaced => "ARP",
         }
     }
     /// The layer that dropped it.
     pub fn layer(self) -> &'static str {
         match self {
-            DropReason::QueueOverflow | DropReason::EarlyDrop => "ifq",
+            DropReason::QueueOverflow | DropReason::EarlyDrop | DropReason::ArpHoldReplaced => "ifq",
             DropReason::NoRoute
             | DropReason::TtlExpired
             | DropReason::SendBufferTimeout
