@@ -241,7 +241,7 @@ impl Dcf {
         if self.bo.busy {
             return; // ns-2 asserts this never happens; keep the running countdown
         }
-        let slots = self.rng.gen_range(0..self.cw);
+        let slots = if self.p.backoff_includes_cw { self.rng.gen_range(0..=self.cw) } else { self.rng.gen_range(0..self.cw) };
         self.note(now, || format!("backoff {slots}"));
         self.bo.busy = true;
         self.bo.paused = !idle;

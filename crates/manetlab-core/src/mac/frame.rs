@@ -64,6 +64,9 @@ pub struct MacParams {
     /// ACK (and deliver) a unicast data frame that did not follow our own CTS
     /// (§9.2.8); ns-2 discards it (`recvDATA`, `DROP_MAC_BUSY`).
     pub ack_data_without_cts: bool,
+    /// Draw backoffs from 0..=CW (§9.2.4); ns-2 draws `Random::random() % cw`,
+    /// i.e. 0..=CW−1.
+    pub backoff_includes_cw: bool,
     /// ns-2's ARP (`mac/arp.cc`) resolves each next hop before its first packet.
     pub arp: bool,
 }
@@ -86,6 +89,7 @@ impl Default for MacParams {
             immediate_access: false,
             eifs_mode: EifsMode::Ns2,
             ack_data_without_cts: false,
+            backoff_includes_cw: false,
             arp: true,
         }
     }
@@ -94,7 +98,7 @@ impl Default for MacParams {
 impl MacParams {
     /// The standard's behaviour where ns-2 differs (used by the Bianchi validation).
     pub fn standard() -> Self {
-        MacParams { immediate_access: true, eifs_mode: EifsMode::Standard, ack_data_without_cts: true, ..Self::default() }
+        MacParams { immediate_access: true, eifs_mode: EifsMode::Standard, ack_data_without_cts: true, backoff_includes_cw: true, ..Self::default() }
     }
     pub fn difs(&self) -> SimDuration {
         self.sifs + self.slot + self.slot

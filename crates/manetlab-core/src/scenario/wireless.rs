@@ -86,6 +86,8 @@ pub struct MacSpec {
     pub eifs: Option<EifsKind>,
     /// ACK data frames that did not follow our CTS (§9.2.8); ns-2 discards them.
     pub ack_data_without_cts: Option<bool>,
+    /// Backoff drawn from 0..=CW (§9.2.4); ns-2 draws 0..=CW−1.
+    pub backoff_includes_cw: Option<bool>,
     /// ns-2's ARP before the first packet to each next hop.
     pub arp: Option<bool>,
 }
@@ -270,6 +272,7 @@ impl MacSpec {
                 Some(EifsKind::Standard) => EifsMode::Standard,
             },
             ack_data_without_cts: self.ack_data_without_cts.unwrap_or(d.ack_data_without_cts),
+            backoff_includes_cw: self.backoff_includes_cw.unwrap_or(d.backoff_includes_cw),
             arp: self.arp.unwrap_or(d.arp),
         }
     }
