@@ -360,3 +360,44 @@ fn unanswered_arp_fails_the_fourth_packet_to_the_routing_layer() {
     assert_eq!(r.flows[0].drops.get("mac.RET").copied(), Some(2));
     assert_eq!(r.flows[0].rx_packets, 0);
 }
+
+#[test]
+fn lred_drops_early_and_changes_tcp_goodput_on_4_and_7_hop_chains() {
+    // NewReno (window 20) over static 4- and 7-hop chains: retries per frame are
+    // counted as the MAC's RTS and DATA retransmissions, so LRED's average crosses
+    // min_th in retry bursts; its early drops (and pacing) cost TCP goodput here.
+    let run_with = |hops: u32, queue: &str| {
+        let text = format!(
+            r#"
+            duration_s = 50
+            [nodes]
+            count = {n}
+            placement = {{ kind = "chain", spacing_m = 200 }}
+            [radio]
+            [queue]
+            kind = "{queue}"
+            [[flows]]
+            kind = "ftp"
+            src = 0
+            dst = {hops}
+            transport = "newreno"
+            tcp = {{ window_pkts = 20 }}
+        "#,
+            n = hops + 1
+        );
+        manetlab_core::run(&scenario(&text))
+    };
+    for hops in [4, 7] {
+        let plain = run_with(hops, "priqueue");
+        let lred = run_with(hops, "lred");
+        let early: u64 = lred.nodes.iter().map(|n| n.drops.get("ifq.RED").copied().unwrap_or(0)).sum();
+        let (g0, g1) = (plain.flows[0].rx_packets as f64, lred.flows[0].rx_packets as f64);
+        println!("{hops} hops: priqueue {g0} packets, lred {g1} packets, {early} early drops");
+        assert!(early > 20, "{hops} hops: LRED must drop early ({early})");
+        assert!((g1 - g0).abs() / g0 > 0.05, "{hops} hops: goodput must change measurably: {g0} vs {g1}");
+        // Retries are counted per frame over RTS and DATA: on these chains about 0.5.
+        let (f, r): (u64, u64) = plain.nodes.iter().fold((0, 0), |a, n| (a.0 + n.mac_frames, a.1 + n.mac_retries));
+        let per_frame = r as f64 / f as f64;
+        assert!(per_frame > 0.3 && per_frame < 1.0, "{hops} hops: {per_frame} retries per frame");
+    }
+}
