@@ -2,7 +2,8 @@
 //! saturation throughput against Bianchi's model, and throughput of saturated
 //! UDP along static chains of 1..8 hops. `make validate` runs this; the tests
 //! (tests/bianchi.rs, tests/wireless.rs) assert the same properties on every
-//! `make test`.
+//! `make test`. The ns-2.35 column of the TCP chain table was measured with
+//! tests/fixtures/ns2/tcp_chain_aodv.tcl (command in the table's caption).
 
 #[path = "../tests/common/bianchi.rs"]
 mod bianchi;
@@ -49,6 +50,7 @@ fn main() {
             );
         }
     }
+    tcp_chain_vs_ns2();
     println!("\n## Static chain, saturated UDP\n");
     println!("Nodes 200 m apart (two-ray ground: 250 m reception, 550 m carrier sense), 1000-byte payloads offered at");
     println!("2 Mb/s from the first node to the last, RTS/CTS, 1 Mb/s, 100 s, seed 1.\n");
@@ -66,5 +68,44 @@ fn main() {
             first = t;
         }
         println!("| {hops} | {t:.1} | {:.3} |", t / first);
+    }
+}
+
+/// ns-2.35's highest cumulative ACK (`Agent/TCP ack_`, segments) and RTO count
+/// (`nrexmit_`) after 100 s, seeds 1, 2, 3, from
+/// `ns tests/fixtures/ns2/tcp_chain_aodv.tcl HOPS AODV 100 /dev/null SEED`.
+const NS2_TCP_CHAIN: [(u32, [u64; 3], [u64; 3]); 7] = [
+    (1, [8282, 8286, 8288], [0, 0, 0]),
+    (2, [4144, 4147, 4143], [0, 0, 0]),
+    (3, [2299, 2361, 2399], [3, 3, 2]),
+    (4, [1664, 1673, 1633], [24, 22, 17]),
+    (5, [1403, 1346, 1396], [18, 24, 25]),
+    (6, [1218, 1204, 1184], [18, 27, 21]),
+    (7, [853, 395, 388], [27, 24, 20]),
+];
+
+fn tcp_chain_vs_ns2() {
+    println!("\n## TCP over an AODV chain vs ns-2.35\n");
+    println!("NewReno (window 20, 1000-byte segments) from the first to the last node of a chain, 200 m");
+    println!("apart, AODV, all 802.11/ARP/queue defaults, 100 s; mean over seeds 1–3. ns-2.35: highest ACK and");
+    println!("RTOs from `ns tests/fixtures/ns2/tcp_chain_aodv.tcl HOPS AODV 100 /dev/null SEED`. Beyond 2 hops");
+    println!("the results also depend on AODV and TCP (docs/routing.md, docs/tcp.md).\n");
+    println!("| hops | ns-2.35 highest ACK | manetlab highest ACK | difference | ns-2.35 RTOs | manetlab RTOs |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (hops, ns2_ack, ns2_rto) in NS2_TCP_CHAIN {
+        let (mut ack, mut rto) = (0u64, 0u64);
+        for seed in 1..=3 {
+            let text = format!(
+                "seed = {seed}\nduration_s = 100\n[nodes]\ncount = {}\nplacement = {{ kind = \"chain\", spacing_m = 200 }}\n[radio]\n[routing]\nprotocol = \"aodv\"\n[[flows]]\nkind = \"ftp\"\nsrc = 0\ndst = {hops}\ntransport = \"newreno\"\ntcp = {{ window_pkts = 20 }}\n",
+                hops + 1
+            );
+            let r = run(&Scenario::from_toml_str(&text).unwrap());
+            let t = r.flows[0].tcp.as_ref().expect("ftp flow has TCP");
+            ack += t.highest_ack_segs;
+            rto += t.timeouts;
+        }
+        let (ns_ack, ns_rto) = (ns2_ack.iter().sum::<u64>() as f64 / 3.0, ns2_rto.iter().sum::<u64>() as f64 / 3.0);
+        let ours = ack as f64 / 3.0;
+        println!("| {hops} | {ns_ack:.0} | {ours:.0} | {:+.1}% | {ns_rto:.1} | {:.1} |", 100.0 * (ours - ns_ack) / ns_ack, rto as f64 / 3.0);
     }
 }

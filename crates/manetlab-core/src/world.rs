@@ -90,8 +90,6 @@ struct Wifi {
     ifq: Box<dyn Queue>,
     /// ns-2's ARP table (with `[mac] arp`, the default).
     arp: Option<ArpTable>,
-    /// ARP requests and replies waiting for the MAC (served before the queue).
-    arp_out: VecDeque<(ArpMsg, Option<NodeId>)>,
     mac: Dcf,
     radio: Radio,
     /// Last carrier state reported to the MAC.
@@ -262,7 +260,6 @@ impl Simulator {
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
                         arp: mac_params.arp.then(|| ArpTable::new(id)),
-                        arp_out: VecDeque::new(),
                         mac: {
                             let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
                             mac.promiscuous = promiscuous;
@@ -622,6 +619,8 @@ impl Simulator {
         let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
         let mut taken = Vec::new();
         w.ifq.drain_for(next_hop, &mut taken);
+        // An ARP reply to the broken neighbour is useless now; only packets go back.
+        taken.retain(|q| q.arp.is_none());
         self.note_queue(now, node);
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
@@ -701,16 +700,13 @@ impl Simulator {
         }
     }
 
-    /// An ARP message reaches node `n`'s interface (after the ARP table's delay).
+    /// An ARP message reaches node `n`'s interface queue (after the ARP table's
+    /// delay); ns-2 queues it like any other non-routing packet.
     fn arp_out(&mut self, now: SimTime, n: NodeId, m: ArpMsg, to: Option<NodeId>) {
         if self.is_off(n) {
             return;
         }
-        let w = self.wifi(n);
-        w.arp_out.push_back((m, to));
-        if w.mac.is_free() {
-            self.run_mac(now, n, |_, out| out.push(MacAction::Ready));
-        }
+        self.ifq_offer(now, n, Queued::arp(m, to));
     }
 
     /// An ARP message arrived at `n`: learn its sender, release the packet held
@@ -736,9 +732,17 @@ impl Simulator {
             return;
         }
         self.pcap(n, &pkt);
+        self.ifq_offer(now, n, Queued::packet(pkt, next_hop));
+    }
+
+    fn ifq_offer(&mut self, now: SimTime, n: NodeId, item: Queued) {
         let w = self.wifi(n);
-        if let Err((q, why)) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
-            self.drop_packet(n, &q.pkt, why);
+        if let Err((q, why)) = w.ifq.enqueue(now, item) {
+            if q.arp.is_some() {
+                self.nodes[n.index()].counters.on_drop(why);
+            } else {
+                self.drop_packet(n, &q.pkt, why);
+            }
             return;
         }
         let len = w.ifq.len() as u32;
@@ -783,17 +787,21 @@ impl Simulator {
                     let mut dropped = Vec::new();
                     let w = self.wifi(n);
                     if w.mac.is_free() {
-                        if let Some((m, to)) = w.arp_out.pop_front() {
-                            w.mac.enqueue_arp(now, m, to, &mut buf);
-                            queue.extend(buf.drain(..));
-                        } else if let Some(q) = w.ifq.dequeue(now, &mut dropped) {
-                            w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf);
+                        if let Some(q) = w.ifq.dequeue(now, &mut dropped) {
+                            match q.arp {
+                                Some(m) => w.mac.enqueue_arp(now, m, q.next_hop, &mut buf),
+                                None => w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
+                            }
                             queue.extend(buf.drain(..));
                         }
                         self.note_queue(now, n);
                     }
                     for q in dropped {
-                        self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                        if q.arp.is_some() {
+                            self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop);
+                        } else {
+                            self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                        }
                     }
                 }
             }
@@ -1041,10 +1049,9 @@ impl Simulator {
         while let Some(q) = w.ifq.dequeue(now, &mut flushed) {
             flushed.push(q);
         }
-        w.arp_out.clear();
         let held = w.mac.switch_off();
         self.note_queue(now, n);
-        for q in flushed {
+        for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
         }
         if let Some(pkt) = held {

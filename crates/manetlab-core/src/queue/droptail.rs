@@ -74,7 +74,7 @@ pub(crate) mod tests {
             tag: None,
             source_route: None,
         };
-        Queued { pkt, next_hop: None }
+        Queued::packet(pkt, None)
     }
 
     #[test]
