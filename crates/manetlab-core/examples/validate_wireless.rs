@@ -50,6 +50,7 @@ fn main() {
             );
         }
     }
+    saturation_vs_ns2();
     tcp_chain_vs_ns2();
     println!("\n## Static chain, saturated UDP\n");
     println!("Nodes 200 m apart (two-ray ground: 250 m reception, 550 m carrier sense), 1000-byte payloads offered at");
@@ -107,5 +108,48 @@ fn tcp_chain_vs_ns2() {
         let (ns_ack, ns_rto) = (ns2_ack.iter().sum::<u64>() as f64 / 3.0, ns2_rto.iter().sum::<u64>() as f64 / 3.0);
         let ours = ack as f64 / 3.0;
         println!("| {hops} | {ns_ack:.0} | {ours:.0} | {:+.1}% | {ns_rto:.1} | {:.1} |", 100.0 * (ours - ns_ack) / ns_ack, rto as f64 / 3.0);
+    }
+}
+
+/// ns-2.35 saturation throughput (kbit/s, 1000-byte MSDUs) for n stations, seeds
+/// 1, 2, 3: `ns tests/fixtures/ns2/saturation.tcl N RTS 30 SEED` (basic, RTS/CTS).
+const NS2_SATURATION: [(u32, [f64; 3], [f64; 3]); 3] = [
+    (5, [804.5, 813.9, 805.1], [824.8, 825.3, 825.3]),
+    (20, [601.1, 581.3, 614.1], [783.5, 782.7, 782.4]),
+    (50, [62.1, 62.7, 63.2], [429.6, 384.3, 461.6]),
+];
+
+fn saturation_vs_ns2() {
+    println!("\n## Saturation with ns-2's defaults vs ns-2.35\n");
+    println!("n stations on a 5 m circle around a sink, each sending 1000-byte MSDUs every 20 ms from t = 0,");
+    println!("all defaults (ARP on), 30 s, mean over seeds 1–3; ns-2.35 from");
+    println!("`ns tests/fixtures/ns2/saturation.tcl N RTS 30 SEED` (its CBR packets carry no IP header, so ours");
+    println!("send 972-byte payloads: the same 1000-byte MSDU). At n = 50 both collapse: every packet that meets");
+    println!("an unresolved next hop broadcasts another ARP request (ns-2 has no ARP timer), and the storm of");
+    println!("colliding broadcasts keeps most stations from ever resolving the sink.\n");
+    println!("| access | n | ns-2.35 (kbit/s) | manetlab (kbit/s) | difference |");
+    println!("|---|---:|---:|---:|---:|");
+    for rts in [false, true] {
+        for (n, basic, with_rts) in NS2_SATURATION {
+            let mut sum = 0.0;
+            for seed in 1..=3u64 {
+                let mut text = format!("seed = {seed}\nduration_s = 30\n[nodes]\ncount = {}\nplacement = {{ kind = \"explicit\", positions_m = [[0, 0]", n + 1);
+                for i in 0..n {
+                    let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+                    text += &format!(", [{:.6}, {:.6}]", 5.0 * a.cos(), 5.0 * a.sin());
+                }
+                text += &format!("] }}\n[radio]\n[mac]\nrts_threshold_bytes = {}\n", if rts { 0 } else { 65_535 });
+                for i in 1..=n {
+                    text += &format!("[[flows]]\nkind = \"cbr\"\nsrc = {i}\ndst = 0\nstart_s = 0\npacket_size_bytes = 972\ninterval_s = 0.02\n");
+                }
+                let r = run(&Scenario::from_toml_str(&text).unwrap());
+                // Count 1000 bytes per delivered packet, as ns-2's LossMonitor does.
+                sum += r.flows.iter().map(|f| f.rx_packets as f64 * 1000.0 * 8.0).sum::<f64>() / 30.0 / 1e3;
+            }
+            let ours = sum / 3.0;
+            let ns2 = if rts { with_rts } else { basic }.iter().sum::<f64>() / 3.0;
+            let name = if rts { "RTS/CTS" } else { "basic" };
+            println!("| {name} | {n} | {ns2:.1} | {ours:.1} | {:+.1}% |", 100.0 * (ours - ns2) / ns2);
+        }
     }
 }
