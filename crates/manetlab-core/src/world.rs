@@ -53,6 +53,9 @@ enum Event {
     Mac(NodeId, MacTimer, TimerToken),
     /// An ARP message (to `.2`, `None` = broadcast) reaches the node's interface queue.
     ArpOut(NodeId, ArpMsg, Option<NodeId>),
+    /// A packet the MAC received from `.2` reaches the network layer (after the
+    /// LL delay, ns-2 `LL::sendUp`).
+    LlUp(NodeId, Box<Packet>, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
     /// A transmission starts arriving at a node, with this received power (W).
@@ -412,6 +415,7 @@ impl Simulator {
                 }
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
+                Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out)),
                 Event::TxEnd(n) => {
                     self.wifi(n).radio.end_tx();
@@ -766,7 +770,8 @@ impl Simulator {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
-                MacAction::Deliver(pkt, from) => self.receive_from(now, n, pkt, from),
+                // ns-2's LL passes received packets up after its delay, as it passes them down.
+                MacAction::Deliver(pkt, from) => self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(pkt), from)),
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),

@@ -78,8 +78,9 @@ fn rts_cts_data_ack_timing_matches_ns2() {
     assert_eq!(times(&sim, 0, "rx ACK")[1], t_rts2 + rts + delta + p.sifs + cts + delta + p.sifs + data + delta + p.sifs + ack + delta);
     let r = sim.results();
     assert_eq!(r.flows[0].rx_packets, 2);
-    // End-to-end delay of the first packet: LL delay + DIFS + backoff + RTS/CTS exchange + DATA + propagation.
-    let d0 = (t_data + data + delta) - SimTime::from_secs_f64(1.0);
+    // End-to-end delay of the first packet: LL delay + DIFS + backoff + RTS/CTS
+    // exchange + DATA + propagation + the receiver's LL delay (ns-2 LL::sendUp).
+    let d0 = (t_data + data + delta + p.ll_delay) - SimTime::from_secs_f64(1.0);
     assert!((r.flows[0].delay_min_s.unwrap() - d0.as_secs_f64()).abs() < 1e-12);
 }
 

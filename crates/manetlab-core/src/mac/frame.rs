@@ -53,7 +53,8 @@ pub struct MacParams {
     pub rts_threshold_bytes: u32,
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
-    /// ns-2 `LL` delay before a packet reaches the interface queue.
+    /// ns-2 `LL` delay: before a packet reaches the interface queue, and before a
+    /// received packet reaches the network layer (`LL::sendUp`).
     pub ll_delay: SimDuration,
     /// MAC header + FCS of data frames.
     pub data_header_bytes: u32,
