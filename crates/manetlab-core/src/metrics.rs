@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// How many reasons end a packet copy ([`DropReason::PACKET_DROPS`]).
-pub const N_PACKET_DROPS: usize = 12;
+pub const N_PACKET_DROPS: usize = 13;
 
 /// Why a packet was dropped, with ns-2's trace code (docs/metrics.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,6 +46,9 @@ pub enum DropReason {
     /// back from the interface queue for a broken link (ns-2
     /// `DROP_RTR_MAC_CALLBACK`, `CBK`).
     MacCallback,
+    /// ARP held a packet for an unresolved next hop and a newer one replaced it
+    /// (ns-2 `DROP_IFQ_ARP_FULL`, traced `ARP` by the interface queue's drop target).
+    ArpHoldReplaced,
 }
 
 impl DropReason {
@@ -66,6 +69,7 @@ impl DropReason {
         DropReason::LinkDown,
         DropReason::NodeOff,
         DropReason::RetryLimit,
+        DropReason::ArpHoldReplaced,
     ];
 
     /// Position in [`DropReason::PACKET_DROPS`]; `None` for frame-level events.
@@ -84,6 +88,7 @@ impl DropReason {
             DropReason::LinkDown => 9,
             DropReason::NodeOff => 10,
             DropReason::RetryLimit => 11,
+            DropReason::ArpHoldReplaced => 12,
             DropReason::Collision => return None,
         })
     }
@@ -104,12 +109,13 @@ impl DropReason {
             DropReason::SendBufferFull => "IFQ",
             DropReason::RouteLoop => "LOOP",
             DropReason::MacCallback => "CBK",
+            DropReason::ArpHoldReplaced => "ARP",
         }
     }
     /// The layer that dropped it.
     pub fn layer(self) -> &'static str {
         match self {
-            DropReason::QueueOverflow | DropReason::EarlyDrop => "ifq",
+            DropReason::QueueOverflow | DropReason::EarlyDrop | DropReason::ArpHoldReplaced => "ifq",
             DropReason::NoRoute
             | DropReason::TtlExpired
             | DropReason::SendBufferTimeout

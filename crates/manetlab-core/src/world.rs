@@ -18,7 +18,8 @@
 use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
-use crate::mac::{Dcf, Frame, MacAction, MacParams, MacTimer};
+use crate::mac::arp::{Resolve, ARP_DELAY};
+use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, Frame, MacAction, MacParams, MacTimer};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
@@ -50,6 +51,11 @@ enum Event {
     IfqArrive(NodeId, Box<Packet>, Option<NodeId>),
     /// A DCF timer of a node.
     Mac(NodeId, MacTimer, TimerToken),
+    /// An ARP message (to `.2`, `None` = broadcast) reaches the node's interface queue.
+    ArpOut(NodeId, ArpMsg, Option<NodeId>),
+    /// A packet the MAC received from `.2` reaches the network layer (after the
+    /// LL delay, ns-2 `LL::sendUp`).
+    LlUp(NodeId, Box<Packet>, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
     /// A transmission starts arriving at a node, with this received power (W).
@@ -87,6 +93,8 @@ struct Faults {
 /// A node's wireless interface.
 struct Wifi {
     ifq: Box<dyn Queue>,
+    /// ns-2's ARP table (with `[mac] arp`, the default).
+    arp: Option<ArpTable>,
     mac: Dcf,
     radio: Radio,
     /// Last carrier state reported to the MAC.
@@ -194,7 +202,7 @@ fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
     match s.queue.as_ref() {
         None => Box::new(PriQueue::new(limit)),
         Some(q) => match q.kind {
-            QueueKind::Droptail => Box::new(DropTail::new(limit)),
+            QueueKind::Droptail => Box::new(DropTail::ns2(limit)),
             QueueKind::Priqueue => Box::new(PriQueue::new(limit)),
             QueueKind::Red => Box::new(Red::new(limit, q.red_params(), rng())),
             QueueKind::Lred => Box::new(Lred::new(limit, q.lred_params(), rng())),
@@ -265,6 +273,7 @@ impl Simulator {
                     ports: p,
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
+                        arp: mac_params.arp.then(|| ArpTable::new(id)),
                         mac: {
                             let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
                             mac.promiscuous = promiscuous;
@@ -461,6 +470,8 @@ impl Simulator {
                     }
                 }
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
+                Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
+                Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out)),
                 Event::TxEnd(n) => {
                     self.wifi(n).radio.end_tx();
@@ -703,6 +714,8 @@ impl Simulator {
         let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
         let mut taken = Vec::new();
         w.ifq.drain_for(next_hop, &mut taken);
+        // An ARP reply to the broken neighbour is useless now; only packets go back.
+        taken.retain(|q| q.arp.is_none());
         self.note_queue(now, node);
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
@@ -717,8 +730,7 @@ impl Simulator {
         let ports = &self.nodes[node.index()].ports;
         let Ok(i) = ports.binary_search_by_key(&next_hop, |p| p.0) else {
             if self.nodes[node.index()].wifi.is_some() {
-                // ns-2's LL hands the packet to the interface queue after its delay.
-                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+                self.ll_send(now, node, next_hop, pkt);
             } else {
                 // A routing protocol named a node we have no link to: no route.
                 self.drop_packet(node, &pkt, DropReason::NoRoute);
@@ -753,15 +765,79 @@ impl Simulator {
         self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface")
     }
 
+    /// ns-2 `LL::sendDown` for a unicast packet: resolve the next hop with ARP
+    /// (which may hold the packet and broadcast a request, or fail it back to the
+    /// routing protocol), then hand the packet to the interface queue after the
+    /// LL delay.
+    fn ll_send(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
+        let w = self.wifi(node);
+        let Some(arp) = w.arp.as_mut() else {
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+            return;
+        };
+        match arp.resolve(next_hop, pkt) {
+            Resolve::Ready(pkt) => {
+                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+            }
+            Resolve::Held { replaced } => {
+                let req = arp.request(next_hop);
+                self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(node, req, None));
+                if let Some(old) = replaced {
+                    self.drop_packet(node, &old, DropReason::ArpHoldReplaced);
+                }
+            }
+            Resolve::Failed { held, pkt } => {
+                // ns-2 hands both to the routing agent's link-failure callback.
+                for p in held.into_iter().chain(std::iter::once(pkt)) {
+                    self.with_routing(now, node, |r, ctx| r.tx_failed(ctx, p, next_hop));
+                }
+            }
+        }
+    }
+
+    /// An ARP message reaches node `n`'s interface queue (after the ARP table's
+    /// delay); ns-2 queues it like any other non-routing packet.
+    fn arp_out(&mut self, now: SimTime, n: NodeId, m: ArpMsg, to: Option<NodeId>) {
+        if self.is_off(n) {
+            return;
+        }
+        self.ifq_offer(now, n, Queued::arp(m, to));
+    }
+
+    /// An ARP message arrived at `n`: learn its sender, release the packet held
+    /// for it, and answer a request for us.
+    fn arp_in(&mut self, now: SimTime, n: NodeId, m: ArpMsg) {
+        if self.is_off(n) {
+            return;
+        }
+        let Some(arp) = self.wifi(n).arp.as_mut() else { return };
+        let input = arp.input(&m);
+        if let Some(pkt) = input.release {
+            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, Box::new(pkt), Some(m.sender)));
+        }
+        if let Some(reply) = input.reply {
+            debug_assert_eq!(reply.op, ArpOp::Reply);
+            self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(n, reply, Some(m.sender)));
+        }
+    }
+
     fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
         if self.is_off(n) {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;
         }
         self.pcap(n, &pkt);
+        self.ifq_offer(now, n, Queued::packet(pkt, next_hop));
+    }
+
+    fn ifq_offer(&mut self, now: SimTime, n: NodeId, item: Queued) {
         let w = self.wifi(n);
-        if let Err((q, why)) = w.ifq.enqueue(now, Queued { pkt, next_hop }) {
-            self.drop_packet(n, &q.pkt, why);
+        if let Err((q, why)) = w.ifq.enqueue(now, item) {
+            if q.arp.is_some() {
+                self.nodes[n.index()].counters.on_drop(why, false);
+            } else {
+                self.drop_packet(n, &q.pkt, why);
+            }
             return;
         }
         let len = w.ifq.len() as u32;
@@ -788,12 +864,15 @@ impl Simulator {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
+                // ns-2's LL passes received packets up after its delay, as it passes them down;
+                // the copy is this node's from here (held at `ll` until then).
                 MacAction::Deliver(pkt, from) => {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.receive_from(now, n, pkt, from)
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(pkt), from))
                 }
+                MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
                 MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
@@ -819,13 +898,20 @@ impl Simulator {
                     let w = self.wifi(n);
                     if w.mac.is_free() {
                         if let Some(q) = w.ifq.dequeue(now, &mut dropped) {
-                            w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf);
+                            match q.arp {
+                                Some(m) => w.mac.enqueue_arp(now, m, q.next_hop, &mut buf),
+                                None => w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
+                            }
                             queue.extend(buf.drain(..));
                         }
                         self.note_queue(now, n);
                     }
                     for q in dropped {
-                        self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                        if q.arp.is_some() {
+                            self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop, false);
+                        } else {
+                            self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                        }
                     }
                 }
             }
@@ -892,7 +978,10 @@ impl Simulator {
         let airtime = self.txs[tx as usize].as_ref().expect("live transmission").frame.airtime;
         let params = self.channel.as_ref().expect("channel").params;
         let w = self.wifi(n);
-        w.radio.signal_start(&params, tx, power_w, now + airtime);
+        let captured = w.radio.signal_start(&params, tx, power_w, now + airtime);
+        if captured {
+            self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
+        }
         self.report_carrier(now, n, None);
     }
 
@@ -943,7 +1032,7 @@ impl Simulator {
         self.run_mac(now, n, |mac, out| {
             match rx {
                 Some(Ok(frame)) => mac.rx_ok(now, frame, out),
-                Some(Err(())) => mac.rx_error(now),
+                Some(Err(())) => mac.rx_error(now, out),
                 None => {}
             }
             if changed {
@@ -994,8 +1083,9 @@ impl Simulator {
                 if let Some(p) = w.mac.current_packet() {
                     note(n.id, Holder::Mac, p);
                 }
-                // An ARP hold (a packet waiting for its next hop's address)
-                // is noted here as `Holder::Arp`.
+                if let Some(arp) = &w.arp {
+                    arp.for_each_held(&mut |p| note(n.id, Holder::Arp, p));
+                }
             }
         }
         for l in &self.links {
@@ -1005,7 +1095,7 @@ impl Simulator {
         }
         for ev in self.sched.iter_pending() {
             match ev {
-                Event::IfqArrive(n, p, _) => note(*n, Holder::Ll, p),
+                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, p),
                 Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, p),
                 Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, p),
                 // Listed, not wildcarded: a new event that carries a packet must be placed here.
@@ -1020,6 +1110,7 @@ impl Simulator {
                 | Event::TcpAppStop(_)
                 | Event::TcpTimer(..)
                 | Event::RoutingTimer(..)
+                | Event::ArpOut(..)
                 | Event::Fault => {}
             }
         }
@@ -1137,7 +1228,7 @@ impl Simulator {
         }
         let held = w.mac.switch_off();
         self.note_queue(now, n);
-        for q in flushed {
+        for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
         }
         if let Some(pkt) = held {

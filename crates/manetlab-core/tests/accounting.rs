@@ -274,7 +274,8 @@ fn tcp_segments_each_have_one_fate_retransmissions_included() {
 /// Frames lost to collisions are MAC events: the packet is retried, not dropped.
 #[test]
 fn collisions_are_mac_counters_not_packet_drops() {
-    // Two hidden senders 400 m apart, each 200 m from the receiver, saturating.
+    // Two hidden senders 400 m apart (carrier sense reaches only 260 m here),
+    // each 200 m from the receiver, saturating.
     let r = run_toml(
         r#"
         duration_s = 5
@@ -282,6 +283,7 @@ fn collisions_are_mac_counters_not_packet_drops() {
         count = 3
         placement = { kind = "explicit", positions_m = [[0, 0], [200, 0], [400, 0]] }
         [radio]
+        cs_range_m = 260
         [mac]
         [[flows]]
         kind = "cbr"

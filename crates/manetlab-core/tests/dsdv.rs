@@ -218,7 +218,10 @@ fn packets_for_a_destination_without_a_route_wait_five_at_a_time() {
     // 0-1-2: node 0 sends to node 2 from 0.5 s, long before it can know a
     // route (2 s start-up jitter, then 12 s of damping at node 1). ns-2 keeps
     // the last 5 packets per destination and sends them when the route comes.
-    let text = grid(1, 3, 1, "", &cbr(0, 2, 0.5, 0.1, 10), 40.0);
+    // ARP off: with ns-2's ARP (the default) the five released at once to an
+    // unresolved next hop mostly die in the ARP hold (one held packet, three
+    // requests), which tests/wireless.rs covers.
+    let text = grid(1, 3, 1, "", &format!("[mac]\narp = false\n{}", cbr(0, 2, 0.5, 0.1, 10)), 40.0);
     let r = Simulator::new(&scenario(&text)).run();
     let f = &r.flows[0];
     assert_eq!(f.tx_packets, 10);

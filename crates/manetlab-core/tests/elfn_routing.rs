@@ -72,9 +72,10 @@ fn aodv_route_notices_freeze_and_resume_elfn() {
     assert!(e.route_freezes >= 1, "AODV's RouteFailed notice must freeze the ELFN sender");
     assert!(e.route_probes >= 1, "a frozen sender probes");
     assert_eq!(n.route_freezes, 0, "other variants ignore notices");
-    // Frozen timers: no timeouts at all, where NewReno backs off repeatedly.
-    assert_eq!(e.timeouts, 0);
-    assert!(n.timeouts > 0);
+    // Frozen timers: no timeouts while frozen, where NewReno backs off repeatedly. One
+    // may precede the freeze (the MAC's retries outlast the RTO; tcp_elfn_outage.rs).
+    assert!(e.timeouts <= 1, "{}", e.timeouts);
+    assert!(n.timeouts > e.timeouts);
     // The route-re-established notice resumes delivery: ~840 kB were delivered
     // before the outage at 20 s, much more by the end.
     assert!(elfn.flows[0].rx_bytes > 1_200_000, "{}", elfn.flows[0].rx_bytes);

@@ -51,13 +51,16 @@ fn elfn_after_an_outage_delivers_at_least_newrenos_bytes() {
     );
     assert!(e.route_freezes >= 1);
     // The TCP side of the old deficit is gone: the thaw's go-back-N no longer triggers a
-    // spurious fast retransmit (strict `recover` guard) and nothing times out.
-    assert_eq!((e.fast_retransmits, e.timeouts), (0, 0));
-    // Measured: ELFN 1 838 000 B vs NewReno 1 902 000 B. The remaining ~3 % is when
-    // delivery resumes (35.9 s vs 34.5 s): a frozen ELFN sender is silent between
-    // probes, so AODV rediscovers the route only around a probe — a routing/probe
-    // timing question, not TCP's (docs/tcp.md, ELFN). Holland & Vaidya's "at least
-    // NewReno" is therefore not yet met in this scenario.
+    // spurious fast retransmit (strict `recover` guard). One timeout may come before the
+    // freeze: ns-2's MAC spends ~0.68 s of RTS retries before it reports the break
+    // (20.12 s → 20.80 s here), longer than the 0.63 s RTO; none while frozen.
+    assert_eq!(e.fast_retransmits, 0);
+    assert!(e.timeouts <= 1 && e.timeouts < n.timeouts, "ELFN {} timeouts vs NewReno {}", e.timeouts, n.timeouts);
+    // Measured with the ns-2 MAC and AODV rules: ELFN 1 640 000 B vs NewReno 1 645 000 B.
+    // The remaining gap is when delivery resumes: a frozen ELFN sender is silent between
+    // probes, so AODV rediscovers the route only around a probe — a routing/probe timing
+    // question, not TCP's (docs/tcp.md, ELFN). Holland & Vaidya's "at least NewReno" is
+    // therefore not yet met exactly in this scenario.
     assert!(
         elfn.flows[0].rx_bytes as f64 >= 0.95 * newreno.flows[0].rx_bytes as f64,
         "ELFN {} B vs NewReno {} B",

@@ -85,7 +85,7 @@ impl P2pLink {
         let dir = &mut self.dirs[d];
         if dir.busy {
             let next_hop = Some(dir.to);
-            return match dir.queue.enqueue(now, Queued { pkt, next_hop }) {
+            return match dir.queue.enqueue(now, Queued::packet(pkt, next_hop)) {
                 Ok(()) => {
                     dir.stats.max_queue_pkts = dir.stats.max_queue_pkts.max(dir.queue.len() as u32);
                     LinkStep::Queued

@@ -1,40 +1,56 @@
-//! IEEE 802.11 Distributed Coordination Function (IEEE 802.11-1999 §9.2).
+//! IEEE 802.11 Distributed Coordination Function as ns-2.35's `Mac802_11`
+//! (`mac/mac-802_11.cc`, `mac/mac-timers.cc`), re-implemented state for state so
+//! that its timing quirks are reproduced; switches in [`MacParams`] give the
+//! standard's behaviour where ns-2 departs from it (docs/wireless.md).
 //!
-//! Implements: physical and virtual carrier sense (NAV from the Duration field,
-//! §9.2.5.4), DIFS/SIFS/EIFS (§9.2.3), binary exponential backoff frozen while
-//! the medium is busy and resumed after DIFS (or EIFS after an errored frame)
-//! (§9.2.4–9.2.5.2), RTS/CTS above the RTS threshold (§9.2.5.6), ACKs and
-//! retransmission with short/long retry limits (§9.2.5.3, §9.2.9), duplicate
-//! detection by sequence number (§9.2.9), broadcast without RTS/ACK (§9.2.7), a
-//! post-transmission backoff after every frame (§9.2.5.2), link-layer failure
-//! feedback when a unicast frame exhausts its retries, and the link-layer
-//! adaptive pacing of Fu et al. (paper 001, Alg. 2) when `pacing` is on.
+//! ns-2's structure, which this follows:
+//! * the medium is idle when no frame is being received (here: no signal ≥
+//!   CSThresh on the air), our transmit state is idle, and the NAV has expired;
+//! * one backoff timer: `start` draws `rand % cw` slots (0..cw−1) and, if the
+//!   medium is idle, counts them down after `difs`; it pauses when the medium
+//!   turns busy (keeping whole elapsed slots) and resumes after DIFS when it is
+//!   idle again — always DIFS: an errored frame sets the NAV to EIFS instead, so
+//!   ns-2 waits EIFS + DIFS (`eifs_mode`);
+//! * a packet from the queue always starts a DIFS + backoff, even on an idle
+//!   medium (`bugFix_timer_`; `immediate_access` gives §9.2.5.1);
+//! * CTS and ACK wait SIFS on a defer timer; a CTS (and the DATA after a CTS) is
+//!   sent only if the medium is idle then, otherwise dropped (CTS) or replaced by a
+//!   new RTS with a doubled window (DATA); an ACK goes regardless;
+//! * a transmit state (RTS, CTS, SEND, ACK) lasts until its send timer: RTS + CTS
+//!   round trip, CTS + the DATA it announced, DATA + ACK, or the ACK's own length;
+//!   while it is set the node neither counts down nor answers an RTS;
+//! * retry counts are the station's (ssrc/slrc); a CTS resets ssrc; DATA after
+//!   RTS/CTS counts against the long limit; an exhausted frame goes back to the
+//!   routing protocol (`xmit_failure_`) and the window resets without a backoff;
+//! * a data frame that did not follow our CTS is discarded, not acknowledged
+//!   (`ack_data_without_cts` for §9.2.8);
+//! * a frame that ends while we transmit is lost silently (no EIFS); a captured
+//!   frame sets the NAV to its end + EIFS.
 //!
-//! Deviations from ns-2's `Mac802_11` (docs/wireless.md):
-//! * a frame that finds the medium idle for DIFS is sent at once (the standard);
-//!   ns-2 defers DIFS plus a random backoff on a timer that does not freeze;
-//! * EIFS replaces DIFS after an errored frame (the standard); ns-2 sets the
-//!   NAV to EIFS and then waits DIFS as well;
-//! * the response timeout is SIFS + response air time + one slot.
+//! `FrameDone` reports every retransmission of a frame (RTS and DATA), not the
+//! station counter, so LRED and the `mac_retries` metric see what Fu et al. mean
+//! by "retries per packet". Link-layer adaptive pacing (paper 001, Alg. 2) adds
+//! one data-frame time to the backoff after a successful exchange.
 //!
 //! Style: handlers take `now` and push [`MacAction`]s; the simulator carries them
 //! out (radio, channel, timers, network layer), so the DCF is testable alone.
 
-use super::frame::{Frame, FrameKind, MacParams, ACK_BYTES, CTS_BYTES};
+use super::arp::{ArpMsg, ARP_BYTES};
+use super::frame::{duration_field, EifsMode, Frame, FrameKind, MacParams, ACK_BYTES, CTS_BYTES, MAX_PROPAGATION, RTS_BYTES};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use rand::Rng;
 use std::collections::HashMap;
 
-/// The DCF's timers.
+/// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MacTimer {
     Backoff,
     /// SIFS before a CTS, ACK, or the DATA that follows a CTS.
-    Response,
-    /// CTS or ACK did not arrive.
-    Timeout,
+    Defer,
+    /// The transmit state ends (response timeout, or end of our CTS/ACK/broadcast).
+    Send,
     /// The NAV expires.
     Nav,
 }
@@ -46,44 +62,67 @@ pub enum MacAction {
     SetTimer(MacTimer, SimTime, TimerToken),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
     Deliver(Packet, NodeId),
+    /// An ARP message arrived intact from `from`.
+    ArpIn(ArpMsg, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
     TxFailed(Packet, NodeId),
     /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
     Overheard(Packet, NodeId, NodeId),
-    /// A unicast frame finished (acknowledged or dropped) after `retries` retransmissions.
+    /// A unicast frame finished (acknowledged or dropped) after `retries`
+    /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
     /// The MAC can take the next packet from the interface queue.
     Ready,
 }
 
+/// ns-2's `tx_state_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    /// Nothing to send.
+enum TxState {
     Idle,
-    /// A frame waits for the backoff (or the medium).
-    Contend,
-    /// Our RTS, DATA or broadcast is on the air.
-    Transmitting,
-    WaitCts,
-    WaitAck,
-}
-
-/// What our radio is sending now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sending {
-    Response,
     Rts,
-    UnicastData,
-    Broadcast,
+    Cts,
+    Send,
+    Ack,
 }
 
+/// What a data frame carries.
+#[derive(Clone, Debug)]
+enum Sdu {
+    Ip(Packet),
+    Arp(ArpMsg),
+}
+
+impl Sdu {
+    fn bytes(&self) -> u32 {
+        match self {
+            Sdu::Ip(p) => p.size_bytes(),
+            Sdu::Arp(_) => ARP_BYTES,
+        }
+    }
+}
+
+/// The frame the MAC holds (ns-2 `pktTx_`).
 struct Outgoing {
-    pkt: Packet,
+    sdu: Sdu,
     dst: Option<NodeId>,
     seq: u16,
-    use_rts: bool,
-    short_retries: u32,
-    long_retries: u32,
+    retry: bool,
+    /// Retransmissions so far (RTS and DATA), for `FrameDone`.
+    retries: u32,
+}
+
+/// ns-2's `BackoffTimer`.
+#[derive(Default)]
+struct Backoff {
+    busy: bool,
+    paused: bool,
+    /// When the current countdown (with its DIFS) started.
+    stime: SimTime,
+    /// Remaining backoff.
+    rtime: SimDuration,
+    /// Idle wait before the countdown.
+    difs_wait: SimDuration,
+    timer: Timer,
 }
 
 pub struct Dcf {
@@ -93,25 +132,28 @@ pub struct Dcf {
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
     pub pacing: bool,
     cw: u32,
+    ssrc: u32,
+    slrc: u32,
     next_seq: u16,
-    cur: Option<Outgoing>,
-    state: State,
-    sending: Option<Sending>,
-    // Carrier sense.
-    phy_busy: bool,
+    tx: Option<Outgoing>,
+    /// An RTS must precede the frame (ns-2 `pktRTS_`).
+    rts_pending: bool,
+    /// CTS or ACK waiting for SIFS (ns-2 `pktCTRL_`).
+    ctrl: Option<Frame>,
+    /// A `Ready` is owed once the held frame is done (ns-2 `callback_`).
+    callback: bool,
+    tx_state: TxState,
     tx_active: bool,
+    phy_busy: bool,
     nav_until: SimTime,
+    bo: Backoff,
+    defer_timer: Timer,
+    send_timer: Timer,
+    nav_timer: Timer,
+    /// Standard mode: when the medium last turned idle, and whether EIFS is due.
     was_idle: bool,
     idle_since: SimTime,
     use_eifs: bool,
-    // Backoff: remaining slots, and when the countdown (re)started if it is running.
-    bo_slots: Option<u32>,
-    bo_start: Option<SimTime>,
-    bo_timer: Timer,
-    resp_timer: Timer,
-    pending_resp: Option<(Frame, Sending)>,
-    to_timer: Timer,
-    nav_timer: Timer,
     last_seq: HashMap<NodeId, u16>,
     /// Optional event log for tests and MAC traces: (time, what).
     pub log: Option<Vec<(SimTime, String)>>,
@@ -129,23 +171,24 @@ impl Dcf {
             me,
             rng,
             pacing: false,
-            next_seq: 0,
-            cur: None,
-            state: State::Idle,
-            sending: None,
-            phy_busy: false,
+            ssrc: 0,
+            slrc: 0,
+            next_seq: 1, // ns-2 sta_seqno_ starts at 1; 0 means "none" in its duplicate cache
+            tx: None,
+            rts_pending: false,
+            ctrl: None,
+            callback: false,
+            tx_state: TxState::Idle,
             tx_active: false,
+            phy_busy: false,
             nav_until: SimTime::ZERO,
+            bo: Backoff::default(),
+            defer_timer: Timer::new(),
+            send_timer: Timer::new(),
+            nav_timer: Timer::new(),
             was_idle: true,
             idle_since: SimTime::ZERO,
             use_eifs: false,
-            bo_slots: None,
-            bo_start: None,
-            bo_timer: Timer::new(),
-            resp_timer: Timer::new(),
-            pending_resp: None,
-            to_timer: Timer::new(),
-            nav_timer: Timer::new(),
             last_seq: HashMap::new(),
             log: None,
             promiscuous: false,
@@ -161,69 +204,119 @@ impl Dcf {
 
     /// The packet the MAC holds (being sent or retried), if any.
     pub fn current_packet(&self) -> Option<&Packet> {
-        self.cur.as_ref().map(|c| &c.pkt)
+        match self.tx.as_ref().map(|o| &o.sdu) {
+            Some(Sdu::Ip(p)) => Some(p),
+            Some(Sdu::Arp(_)) | None => None,
+        }
     }
 
     /// True when the MAC can take a new packet.
     pub fn is_free(&self) -> bool {
-        self.cur.is_none()
+        self.tx.is_none() && !self.callback
     }
 
     pub fn cw(&self) -> u32 {
         self.cw
     }
 
-    fn ifs(&self) -> SimDuration {
-        if self.use_eifs { self.p.eifs() } else { self.p.difs() }
+    fn is_idle(&self, now: SimTime) -> bool {
+        !self.phy_busy && self.tx_state == TxState::Idle && now >= self.nav_until
     }
 
-    fn medium_idle(&self, now: SimTime) -> bool {
-        !self.phy_busy && !self.tx_active && now >= self.nav_until
+    /// ns-2 counts DATA retries against the long limit when the frame is larger
+    /// than the RTS threshold (`size > RTSThreshold_`; RTS use is `>=`).
+    fn counts_long(&self, msdu_bytes: u32) -> bool {
+        self.p.ns2_frame_bytes(msdu_bytes) > self.p.rts_threshold_bytes
     }
 
-    /// Re-evaluate carrier sense after any change, freezing or resuming the backoff.
-    fn update_medium(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        let idle = self.medium_idle(now);
-        if idle == self.was_idle {
-            return;
+    fn inc_cw(&mut self) {
+        self.cw = (2 * self.cw + 1).min(self.p.cw_max);
+    }
+
+    fn rst_cw(&mut self) {
+        self.cw = self.p.cw_min;
+    }
+
+    /// The wait before a resumed countdown: DIFS, or EIFS after an errored frame
+    /// in standard mode (ns-2 gets its EIFS from the NAV instead).
+    fn resume_ifs(&self) -> SimDuration {
+        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.p.eifs() } else { self.p.difs() }
+    }
+
+    // ---- backoff timer (ns-2 BackoffTimer) ---------------------------------------
+
+    fn bo_start(&mut self, now: SimTime, idle: bool, difs: SimDuration, extra: SimDuration, out: &mut Vec<MacAction>) {
+        if self.bo.busy {
+            return; // ns-2 asserts this never happens; keep the running countdown
         }
-        self.was_idle = idle;
+        let slots = if self.p.backoff_includes_cw { self.rng.gen_range(0..=self.cw) } else { self.rng.gen_range(0..self.cw) };
+        self.note(now, || format!("backoff {slots}"));
+        self.bo.busy = true;
+        self.bo.paused = !idle;
+        self.bo.stime = now;
+        self.bo.rtime = SimDuration(self.p.slot.0 * slots as u64) + extra;
+        self.bo.difs_wait = difs;
         if idle {
-            self.idle_since = now;
-            self.resume_backoff(now, out);
-        } else {
-            self.pause_backoff(now);
+            let at = now + self.bo.rtime + difs;
+            let tok = self.bo.timer.arm(at);
+            out.push(MacAction::SetTimer(MacTimer::Backoff, at, tok));
         }
     }
 
-    fn resume_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        let Some(slots) = self.bo_slots else { return };
-        // Count down only after the medium has been idle for DIFS (EIFS).
-        let start = now.max(self.idle_since + self.ifs());
-        self.bo_start = Some(start);
-        let at = start + SimDuration(self.p.slot.0 * slots as u64);
-        let tok = self.bo_timer.arm(at);
+    fn bo_pause(&mut self, now: SimTime) {
+        let counting_from = self.bo.stime + self.bo.difs_wait;
+        let slots = if now > counting_from { (now - counting_from).0 / self.p.slot.0 } else { 0 };
+        self.bo.rtime = SimDuration(self.bo.rtime.0.saturating_sub(slots * self.p.slot.0));
+        self.bo.difs_wait = SimDuration::ZERO;
+        self.bo.paused = true;
+        self.bo.timer.cancel();
+    }
+
+    fn bo_resume(&mut self, now: SimTime, difs: SimDuration, out: &mut Vec<MacAction>) {
+        self.bo.paused = false;
+        self.bo.stime = now;
+        self.bo.difs_wait = difs;
+        let at = now + self.bo.rtime + difs;
+        let tok = self.bo.timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Backoff, at, tok));
     }
 
-    fn pause_backoff(&mut self, now: SimTime) {
-        if let (Some(slots), Some(start)) = (self.bo_slots, self.bo_start) {
-            if now > start {
-                let elapsed = ((now - start).0 / self.p.slot.0) as u32;
-                self.bo_slots = Some(slots - elapsed.min(slots));
+    /// ns-2 `checkBackoffTimer`, run after every change of the medium's state.
+    fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        let idle = self.is_idle(now);
+        if idle != self.was_idle {
+            self.was_idle = idle;
+            if idle {
+                self.idle_since = now;
             }
         }
-        self.bo_start = None;
-        self.bo_timer.cancel();
+        if idle && self.bo.busy && self.bo.paused {
+            self.bo_resume(now, self.resume_ifs(), out);
+        }
+        if !idle && self.bo.busy && !self.bo.paused {
+            self.bo_pause(now);
+        }
     }
 
-    fn start_backoff(&mut self, now: SimTime, extra_slots: u32, out: &mut Vec<MacAction>) {
-        let slots = self.rng.gen_range(0..=self.cw) + extra_slots;
-        self.note(now, || format!("backoff {slots}"));
-        self.bo_slots = Some(slots);
-        if self.was_idle {
-            self.resume_backoff(now, out);
+    fn set_tx_state(&mut self, now: SimTime, s: TxState, out: &mut Vec<MacAction>) {
+        self.tx_state = s;
+        self.check_backoff(now, out);
+    }
+
+    fn set_nav(&mut self, now: SimTime, d: SimDuration, out: &mut Vec<MacAction>) {
+        let until = now + d;
+        if until > self.nav_until {
+            self.nav_until = until;
+            let tok = self.nav_timer.arm(until);
+            out.push(MacAction::SetTimer(MacTimer::Nav, until, tok));
+            self.check_backoff(now, out);
         }
+    }
+
+    fn defer(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        let at = now + self.p.sifs;
+        let tok = self.defer_timer.arm(at);
+        out.push(MacAction::SetTimer(MacTimer::Defer, at, tok));
     }
 
     // ---- power -----------------------------------------------------------------
@@ -232,24 +325,29 @@ impl Dcf {
     /// the NAV and every timer (their pending events become stale). Returns the
     /// packet the MAC held, for the caller to drop.
     pub fn switch_off(&mut self) -> Option<Packet> {
-        for t in [&mut self.bo_timer, &mut self.resp_timer, &mut self.to_timer, &mut self.nav_timer] {
+        for t in [&mut self.bo.timer, &mut self.defer_timer, &mut self.send_timer, &mut self.nav_timer] {
             t.cancel();
         }
-        self.pending_resp = None;
-        self.sending = None;
-        self.bo_slots = None;
-        self.bo_start = None;
-        self.state = State::Idle;
+        self.bo = Backoff { timer: std::mem::take(&mut self.bo.timer), ..Backoff::default() };
+        self.ctrl = None;
+        self.rts_pending = false;
+        self.callback = false;
+        self.tx_state = TxState::Idle;
         self.cw = self.p.cw_min;
+        self.ssrc = 0;
+        self.slrc = 0;
         self.nav_until = SimTime::ZERO;
         self.use_eifs = false;
-        self.cur.take().map(|c| c.pkt)
+        match self.tx.take().map(|c| c.sdu) {
+            Some(Sdu::Ip(p)) => Some(p),
+            _ => None,
+        }
     }
 
     /// The node is switched on at `now`: it starts with an idle medium and no
     /// backoff (its carrier sense is reported afresh by the radio).
     pub fn switch_on(&mut self, now: SimTime) {
-        self.was_idle = self.medium_idle(now);
+        self.was_idle = self.is_idle(now);
         self.idle_since = now;
     }
 
@@ -258,47 +356,58 @@ impl Dcf {
     /// Physical carrier sense changed.
     pub fn carrier(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacAction>) {
         self.phy_busy = busy;
-        self.update_medium(now, out);
+        self.check_backoff(now, out);
     }
 
-    /// Our transmission ended.
-    pub fn tx_end(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+    /// Our transmission ended (ns-2 `txHandler`: only clears `tx_active_`).
+    pub fn tx_end(&mut self, _now: SimTime, _out: &mut Vec<MacAction>) {
         self.tx_active = false;
-        self.update_medium(now, out);
-        match self.sending.take() {
-            Some(Sending::Rts) => {
-                self.state = State::WaitCts;
-                let at = now + self.p.response_timeout(CTS_BYTES);
-                let tok = self.to_timer.arm(at);
-                out.push(MacAction::SetTimer(MacTimer::Timeout, at, tok));
-            }
-            Some(Sending::UnicastData) => {
-                self.state = State::WaitAck;
-                let at = now + self.p.response_timeout(ACK_BYTES);
-                let tok = self.to_timer.arm(at);
-                out.push(MacAction::SetTimer(MacTimer::Timeout, at, tok));
-            }
-            Some(Sending::Broadcast) => self.complete(now, true, out),
-            Some(Sending::Response) | None => {}
-        }
     }
 
     /// A frame ended in error (collision, too weak, or overlapped our transmission).
-    pub fn rx_error(&mut self, now: SimTime) {
+    pub fn rx_error(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.tx_active {
+            // ns-2 recv_timer: a frame that ends while we transmit was never seen.
+            self.note(now, || "rx lost while transmitting".into());
+            return;
+        }
         self.note(now, || "rx error".into());
-        self.use_eifs = true;
+        match self.p.eifs_mode {
+            EifsMode::Ns2 => self.set_nav(now, self.p.eifs(), out),
+            EifsMode::Standard => self.use_eifs = true,
+        }
+    }
+
+    /// A frame of `airtime` starting now was captured (ignored as noise) while we
+    /// were receiving a stronger one. ns-2 `capture`: NAV to its end + EIFS.
+    pub fn rx_captured(&mut self, now: SimTime, airtime: SimDuration, out: &mut Vec<MacAction>) {
+        if self.p.eifs_mode == EifsMode::Ns2 {
+            self.set_nav(now, duration_field(self.p.eifs() + airtime), out);
+        }
     }
 
     /// A frame arrived intact.
     pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
+        if self.tx_active {
+            self.note(now, || "rx lost while transmitting".into());
+            return;
+        }
         // A correct reception ends any EIFS (§9.2.3.4).
         self.use_eifs = false;
         self.note(now, || format!("rx {} from {}", f.kind.name(), f.src));
+        if f.dst != Some(self.me) {
+            self.set_nav(now, f.nav, out);
+        }
         match f.dst {
             Some(d) if d == self.me => self.rx_for_me(now, f, out),
             None => {
-                if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                    out.push(MacAction::Deliver(pkt.clone(), f.src));
+                if f.kind == FrameKind::Data {
+                    if let Some(pkt) = &f.pkt {
+                        out.push(MacAction::Deliver(pkt.clone(), f.src));
+                    }
+                    if let Some(m) = f.arp {
+                        out.push(MacAction::ArpIn(m, f.src));
+                    }
                 }
             }
             Some(d) => {
@@ -307,7 +416,6 @@ impl Dcf {
                         out.push(MacAction::Overheard(pkt.clone(), f.src, d));
                     }
                 }
-                self.set_nav(now, now + f.nav, out)
             }
         }
     }
@@ -315,122 +423,271 @@ impl Dcf {
     fn rx_for_me(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
         match f.kind {
             FrameKind::Rts => {
-                // Answer only if our NAV is clear and we are not in an exchange (§9.2.5.7).
-                let busy_exchange = matches!(self.state, State::WaitCts | State::WaitAck | State::Transmitting);
-                if now >= self.nav_until && !busy_exchange {
-                    let cts_time = self.p.ctrl_airtime(CTS_BYTES);
-                    let nav = SimDuration(f.nav.0.saturating_sub((self.p.sifs + cts_time).0));
-                    let cts = Frame { kind: FrameKind::Cts, src: self.me, dst: Some(f.src), nav, seq: 0, retry: false, pkt: None, airtime: cts_time };
-                    self.respond(now, cts, Sending::Response, out);
+                if self.tx_state != TxState::Idle || self.ctrl.is_some() {
+                    self.note(now, || "drop RTS busy".into());
+                    return;
                 }
+                let cts_time = self.p.ctrl_airtime(CTS_BYTES);
+                let nav = duration_field(SimDuration(f.nav.0.saturating_sub((self.p.sifs + cts_time).0)));
+                self.ctrl = Some(Frame { kind: FrameKind::Cts, src: self.me, dst: Some(f.src), nav, seq: 0, retry: false, pkt: None, arp: None, airtime: cts_time });
+                self.defer_timer.cancel();
+                self.tx_resume(now, out);
             }
             FrameKind::Cts => {
-                let ours = self.state == State::WaitCts && self.cur.as_ref().and_then(|c| c.dst) == Some(f.src);
-                if ours {
-                    self.to_timer.cancel();
-                    let c = self.cur.as_mut().expect("WaitCts has a frame");
-                    c.short_retries = 0; // §9.2.5.3: a CTS resets the short retry count
-                    let airtime = self.p.data_airtime(c.pkt.size_bytes());
-                    let nav = SimDuration(f.nav.0.saturating_sub((self.p.sifs + airtime).0));
-                    let data = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.long_retries > 0, pkt: Some(c.pkt.clone()), airtime };
-                    self.state = State::Transmitting;
-                    self.respond(now, data, Sending::UnicastData, out);
+                if self.tx_state != TxState::Rts {
+                    self.note(now, || "drop CTS invalid state".into());
+                    return;
                 }
+                self.rts_pending = false;
+                self.send_timer.cancel();
+                // §9.2.5.3 (and ns-2): a CTS resets the short retry count, not the window.
+                self.ssrc = 0;
+                self.tx_resume(now, out);
             }
             FrameKind::Data => {
-                let ack_time = self.p.ctrl_airtime(ACK_BYTES);
-                let ack = Frame { kind: FrameKind::Ack, src: self.me, dst: Some(f.src), nav: SimDuration::ZERO, seq: 0, retry: false, pkt: None, airtime: ack_time };
-                self.respond(now, ack, Sending::Response, out);
-                let dup = f.retry && self.last_seq.get(&f.src) == Some(&f.seq);
-                self.last_seq.insert(f.src, f.seq);
-                if dup {
+                let msdu = f.pkt.as_ref().map_or(0, |p| p.size_bytes()) + f.arp.map_or(0, |_| ARP_BYTES);
+                if self.p.uses_rts(msdu) && (self.tx_state == TxState::Cts || !self.p.ack_data_without_cts) {
+                    if self.tx_state != TxState::Cts {
+                        // ns-2 recvDATA: a data frame we did not clear with a CTS is discarded.
+                        self.note(now, || "drop DATA without CTS".into());
+                        return;
+                    }
+                    self.ctrl = None;
+                    self.send_timer.cancel();
+                    self.ctrl = Some(self.ack_to(f.src));
+                    self.tx_resume(now, out);
+                } else {
+                    if self.ctrl.is_some() {
+                        self.note(now, || "drop DATA busy".into());
+                        return;
+                    }
+                    self.ctrl = Some(self.ack_to(f.src));
+                    if !self.send_timer.is_armed() {
+                        self.tx_resume(now, out);
+                    }
+                }
+                let last = self.last_seq.insert(f.src, f.seq);
+                if last == Some(f.seq) {
                     self.duplicates += 1;
-                } else if let Some(pkt) = &f.pkt {
+                    self.note(now, || "drop DATA duplicate".into());
+                    return;
+                }
+                if let Some(pkt) = &f.pkt {
                     out.push(MacAction::Deliver(pkt.clone(), f.src));
+                }
+                if let Some(m) = f.arp {
+                    out.push(MacAction::ArpIn(m, f.src));
                 }
             }
             FrameKind::Ack => {
-                if self.state == State::WaitAck {
-                    self.to_timer.cancel();
-                    self.complete(now, true, out);
+                if self.tx_state != TxState::Send {
+                    self.note(now, || "drop ACK invalid state".into());
+                    return;
                 }
+                self.send_timer.cancel();
+                let c = self.tx.take().expect("SEND state holds a frame");
+                if self.counts_long(c.sdu.bytes()) {
+                    self.slrc = 0;
+                } else {
+                    self.ssrc = 0;
+                }
+                self.rst_cw();
+                out.push(MacAction::FrameDone { retries: c.retries, ok: true });
+                // Paper 001 Alg. 2: after a successful exchange, pace by one data-frame time.
+                let extra = if self.pacing { self.p.data_airtime(c.sdu.bytes()) } else { SimDuration::ZERO };
+                let idle = self.is_idle(now);
+                self.bo_start(now, idle, SimDuration::ZERO, extra, out);
+                self.tx_resume(now, out);
             }
         }
     }
 
-    fn respond(&mut self, now: SimTime, f: Frame, kind: Sending, out: &mut Vec<MacAction>) {
-        if self.resp_timer.is_armed() {
-            return; // already answering a frame that ended at the same instant
-        }
-        self.pending_resp = Some((f, kind));
-        let at = now + self.p.sifs;
-        let tok = self.resp_timer.arm(at);
-        out.push(MacAction::SetTimer(MacTimer::Response, at, tok));
-    }
-
-    fn set_nav(&mut self, now: SimTime, until: SimTime, out: &mut Vec<MacAction>) {
-        if until > self.nav_until {
-            self.nav_until = until;
-            let tok = self.nav_timer.arm(until);
-            out.push(MacAction::SetTimer(MacTimer::Nav, until, tok));
-            self.update_medium(now, out);
-        }
+    fn ack_to(&self, dst: NodeId) -> Frame {
+        let airtime = self.p.ctrl_airtime(ACK_BYTES);
+        Frame { kind: FrameKind::Ack, src: self.me, dst: Some(dst), nav: SimDuration::ZERO, seq: 0, retry: false, pkt: None, arp: None, airtime }
     }
 
     // ---- from the interface queue ----------------------------------------------
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
     pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
-        assert!(self.cur.is_none(), "MAC given a packet while busy");
-        let use_rts = next_hop.is_some() && pkt.size_bytes() > self.p.rts_threshold_bytes;
+        self.send(now, Sdu::Ip(pkt), next_hop, out);
+    }
+
+    /// Take an ARP message (request: broadcast; reply: unicast). Only when free.
+    pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+        self.send(now, Sdu::Arp(m), next_hop, out);
+    }
+
+    /// ns-2 `Mac802_11::send`.
+    fn send(&mut self, now: SimTime, sdu: Sdu, dst: Option<NodeId>, out: &mut Vec<MacAction>) {
+        assert!(self.tx.is_none(), "MAC given a packet while busy");
+        self.callback = true;
         let seq = self.next_seq;
-        self.next_seq = (self.next_seq + 1) & 0x0fff; // 12-bit sequence number
-        self.cur = Some(Outgoing { pkt, dst: next_hop, seq, use_rts, short_retries: 0, long_retries: 0 });
-        self.state = State::Contend;
-        if self.bo_slots.is_none() {
-            // §9.2.5.1: medium idle for DIFS (EIFS) → transmit now; otherwise back off.
-            if self.was_idle && !self.resp_timer.is_armed() && now >= self.idle_since + self.ifs() {
-                self.attempt(now, out);
-            } else {
-                self.start_backoff(now, 0, out);
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.tx = Some(Outgoing { sdu, dst, seq, retry: false, retries: 0 });
+        self.make_rts();
+        if self.bo.busy {
+            return;
+        }
+        if self.is_idle(now) {
+            if self.defer_timer.is_armed() {
+                return;
             }
+            if self.p.immediate_access && now >= self.idle_since + self.resume_ifs() {
+                // §9.2.5.1: idle for DIFS already → transmit now.
+                self.backoff_done(now, out);
+            } else {
+                self.bo_start(now, true, self.p.difs(), SimDuration::ZERO, out);
+            }
+        } else {
+            self.bo_start(now, false, SimDuration::ZERO, SimDuration::ZERO, out);
         }
     }
 
-    fn attempt(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        let c = self.cur.as_ref().expect("attempt without a frame");
-        let data_time = self.p.data_airtime(c.pkt.size_bytes());
-        let (frame, sending) = match c.dst {
-            None => (
-                Frame { kind: FrameKind::Data, src: self.me, dst: None, nav: SimDuration::ZERO, seq: c.seq, retry: false, pkt: Some(c.pkt.clone()), airtime: data_time },
-                Sending::Broadcast,
-            ),
-            Some(dst) if c.use_rts => {
-                let cts = self.p.ctrl_airtime(CTS_BYTES);
-                let ack = self.p.ctrl_airtime(ACK_BYTES);
-                let nav = self.p.sifs + cts + self.p.sifs + data_time + self.p.sifs + ack;
-                let airtime = self.p.ctrl_airtime(super::frame::RTS_BYTES);
-                (Frame { kind: FrameKind::Rts, src: self.me, dst: Some(dst), nav, seq: 0, retry: false, pkt: None, airtime }, Sending::Rts)
-            }
-            Some(dst) => {
-                let nav = self.p.sifs + self.p.ctrl_airtime(ACK_BYTES);
-                let retry = c.short_retries > 0;
-                (
-                    Frame { kind: FrameKind::Data, src: self.me, dst: Some(dst), nav, seq: c.seq, retry, pkt: Some(c.pkt.clone()), airtime: data_time },
-                    Sending::UnicastData,
-                )
-            }
-        };
-        self.state = State::Transmitting;
-        self.transmit(now, frame, sending, out);
+    /// ns-2 `sendRTS`: the frame needs an RTS if unicast and above the threshold.
+    fn make_rts(&mut self) {
+        self.rts_pending = self.tx.as_ref().is_some_and(|c| c.dst.is_some() && self.p.uses_rts(c.sdu.bytes()));
     }
 
-    fn transmit(&mut self, now: SimTime, f: Frame, sending: Sending, out: &mut Vec<MacAction>) {
+    /// ns-2 `tx_resume`: decide what to do next once an exchange step is over.
+    fn tx_resume(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.ctrl.is_some() {
+            self.defer(now, out);
+        } else if self.rts_pending {
+            if !self.bo.busy {
+                let idle = self.is_idle(now);
+                self.bo_start(now, idle, self.p.difs(), SimDuration::ZERO, out);
+            }
+        } else if let Some(c) = self.tx.as_ref() {
+            if !self.bo.busy {
+                if c.dst.is_none() || !self.p.uses_rts(c.sdu.bytes()) {
+                    let idle = self.is_idle(now);
+                    self.bo_start(now, idle, self.p.difs(), SimDuration::ZERO, out);
+                } else {
+                    // The DATA after a CTS.
+                    self.defer(now, out);
+                }
+            }
+        } else if self.callback {
+            self.callback = false;
+            out.push(MacAction::Ready);
+        }
+        self.set_tx_state(now, TxState::Idle, out);
+    }
+
+    /// ns-2 `backoffHandler`.
+    fn backoff_done(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.ctrl.is_some() {
+            return;
+        }
+        if !self.check_rts(now, out) {
+            self.check_tx(now, out);
+        }
+    }
+
+    /// ns-2 `deferHandler`.
+    fn defer_done(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.check_ctrl(now, out) {
+            return;
+        }
+        if !self.check_rts(now, out) {
+            self.check_tx(now, out);
+        }
+    }
+
+    fn transmit(&mut self, now: SimTime, f: Frame, timeout: SimDuration, out: &mut Vec<MacAction>) {
         self.note(now, || format!("tx {}", f.kind.name()));
-        self.sending = Some(sending);
         self.tx_active = true;
-        self.update_medium(now, out);
+        let at = now + timeout;
+        let tok = self.send_timer.arm(at);
+        out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
         out.push(MacAction::Transmit(f));
+    }
+
+    /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
+    fn check_ctrl(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+        if self.ctrl.is_none() || matches!(self.tx_state, TxState::Cts | TxState::Ack) {
+            return false;
+        }
+        let f = self.ctrl.clone().expect("checked");
+        let timeout = match f.kind {
+            FrameKind::Cts => {
+                if !self.is_idle(now) {
+                    self.note(now, || "drop CTS busy".into());
+                    self.ctrl = None;
+                    return true;
+                }
+                self.set_tx_state(now, TxState::Cts, out);
+                // CTS + the frame it announces, minus the final SIFS + ACK (ns-2's guess).
+                let ack = self.p.ctrl_airtime(ACK_BYTES);
+                SimDuration((f.airtime + MAX_PROPAGATION + f.nav + MAX_PROPAGATION).0.saturating_sub((self.p.sifs + ack).0))
+            }
+            FrameKind::Ack => {
+                // §9.2.8: ACKs go after SIFS whatever the medium.
+                self.set_tx_state(now, TxState::Ack, out);
+                f.airtime
+            }
+            k => unreachable!("control frame {k:?}"),
+        };
+        self.transmit(now, f, timeout, out);
+        true
+    }
+
+    /// ns-2 `check_pktRTS`; true when an RTS was pending.
+    fn check_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+        if !self.rts_pending {
+            return false;
+        }
+        if !self.is_idle(now) {
+            self.inc_cw();
+            let idle = self.is_idle(now);
+            self.bo_start(now, idle, SimDuration::ZERO, SimDuration::ZERO, out);
+            return true;
+        }
+        self.set_tx_state(now, TxState::Rts, out);
+        let c = self.tx.as_ref().expect("RTS for a held frame");
+        let data = self.p.data_airtime(c.sdu.bytes());
+        let (rts, cts, ack) = (self.p.ctrl_airtime(RTS_BYTES), self.p.ctrl_airtime(CTS_BYTES), self.p.ctrl_airtime(ACK_BYTES));
+        let nav = duration_field(self.p.sifs + cts + self.p.sifs + data + self.p.sifs + ack);
+        let f = Frame { kind: FrameKind::Rts, src: self.me, dst: c.dst, nav, seq: 0, retry: false, pkt: None, arp: None, airtime: rts };
+        let timeout = rts + MAX_PROPAGATION + self.p.sifs + cts + MAX_PROPAGATION;
+        self.transmit(now, f, timeout, out);
+        true
+    }
+
+    /// ns-2 `check_pktTx`.
+    fn check_tx(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.tx.is_none() {
+            return;
+        }
+        if !self.is_idle(now) {
+            self.make_rts();
+            self.inc_cw();
+            let idle = self.is_idle(now);
+            self.bo_start(now, idle, SimDuration::ZERO, SimDuration::ZERO, out);
+            return;
+        }
+        self.set_tx_state(now, TxState::Send, out);
+        let c = self.tx.as_ref().expect("checked");
+        let bytes = c.sdu.bytes();
+        let (pkt, arp) = match &c.sdu {
+            Sdu::Ip(p) => (Some(p.clone()), None),
+            Sdu::Arp(m) => (None, Some(*m)),
+        };
+        let (airtime, nav, timeout) = match c.dst {
+            Some(_) => {
+                let t = self.p.data_airtime(bytes);
+                let ack = self.p.ctrl_airtime(ACK_BYTES);
+                (t, duration_field(ack + self.p.sifs), t + MAX_PROPAGATION + self.p.sifs + ack + MAX_PROPAGATION)
+            }
+            None => {
+                let t = self.p.broadcast_airtime(bytes);
+                (t, SimDuration::ZERO, t)
+            }
+        };
+        let f = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.retry, pkt, arp, airtime };
+        self.transmit(now, f, timeout, out);
     }
 
     // ---- timers ----------------------------------------------------------------
@@ -438,82 +695,95 @@ impl Dcf {
     pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
         match which {
             MacTimer::Backoff => {
-                if self.bo_timer.fire(tok) {
-                    self.bo_slots = None;
-                    self.bo_start = None;
-                    if self.state == State::Contend {
-                        self.attempt(now, out);
-                    }
+                if self.bo.timer.fire(tok) {
+                    self.bo.busy = false;
+                    self.bo.paused = false;
+                    self.bo.rtime = SimDuration::ZERO;
+                    self.bo.difs_wait = SimDuration::ZERO;
+                    self.backoff_done(now, out);
                 }
             }
-            MacTimer::Response => {
-                if self.resp_timer.fire(tok) {
-                    let (f, kind) = self.pending_resp.take().expect("armed response has a frame");
-                    self.transmit(now, f, kind, out);
+            MacTimer::Defer => {
+                if self.defer_timer.fire(tok) {
+                    self.defer_done(now, out);
                 }
             }
-            MacTimer::Timeout => {
-                if self.to_timer.fire(tok) {
-                    self.on_timeout(now, out);
+            MacTimer::Send => {
+                if self.send_timer.fire(tok) {
+                    self.send_timer_done(now, out);
                 }
             }
             MacTimer::Nav => {
                 if self.nav_timer.fire(tok) {
-                    self.update_medium(now, out);
+                    // ns-2 navHandler resumes a paused backoff; check_backoff does that.
+                    self.check_backoff(now, out);
                 }
             }
         }
     }
 
-    fn on_timeout(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        let p = self.p;
-        let c = self.cur.as_mut().expect("timeout without a frame");
-        // §9.2.5.3: RTS and short frames count against the short limit, data sent
-        // after RTS/CTS against the long limit.
-        let exhausted = match self.state {
-            State::WaitCts => {
-                c.short_retries += 1;
-                c.short_retries >= p.short_retry_limit
-            }
-            State::WaitAck if c.use_rts => {
-                c.long_retries += 1;
-                c.long_retries >= p.long_retry_limit
-            }
-            State::WaitAck => {
-                c.short_retries += 1;
-                c.short_retries >= p.short_retry_limit
-            }
-            s => unreachable!("timeout in state {s:?}"),
-        };
-        self.note(now, || if exhausted { "retry limit".into() } else { "timeout".into() });
-        if exhausted {
-            let c = self.cur.as_ref().unwrap();
-            let (pkt, dst) = (c.pkt.clone(), c.dst.expect("only unicast frames time out"));
+    /// ns-2 `send_timer`: the transmit state ends.
+    fn send_timer_done(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        match self.tx_state {
+            TxState::Rts => self.retransmit_rts(now, out),
+            TxState::Cts | TxState::Ack => self.ctrl = None,
+            TxState::Send => self.retransmit_data(now, out),
+            TxState::Idle => {}
+        }
+        self.tx_resume(now, out);
+    }
+
+    fn fail_frame(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        let c = self.tx.take().expect("failing a held frame");
+        self.note(now, || "retry limit".into());
+        out.push(MacAction::FrameDone { retries: c.retries, ok: false });
+        if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
             out.push(MacAction::TxFailed(pkt, dst));
-            self.complete(now, false, out);
+        }
+        self.rst_cw();
+    }
+
+    fn retransmit_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.ssrc += 1;
+        if self.ssrc >= self.p.short_retry_limit {
+            self.rts_pending = false;
+            self.ssrc = 0;
+            self.fail_frame(now, out);
         } else {
-            self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
-            self.state = State::Contend;
-            self.start_backoff(now, 0, out);
+            self.note(now, || "timeout".into());
+            self.tx.as_mut().expect("RTS for a held frame").retries += 1;
+            self.inc_cw();
+            let idle = self.is_idle(now);
+            self.bo_start(now, idle, SimDuration::ZERO, SimDuration::ZERO, out);
         }
     }
 
-    /// The current frame is done (acknowledged, broadcast, or dropped).
-    fn complete(&mut self, now: SimTime, ok: bool, out: &mut Vec<MacAction>) {
-        let c = self.cur.take().expect("complete without a frame");
-        let mut extra = 0;
-        if c.dst.is_some() {
-            out.push(MacAction::FrameDone { retries: c.short_retries + c.long_retries, ok });
-            // Paper 001 Alg. 2: after a successful exchange, pace by one data-frame time.
-            if ok && self.pacing {
-                let t = self.p.data_airtime(c.pkt.size_bytes());
-                extra = t.0.div_ceil(self.p.slot.0) as u32;
-            }
+    fn retransmit_data(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        let c = self.tx.as_ref().expect("SEND state holds a frame");
+        if c.dst.is_none() {
+            // Broadcast: done at the end of its transmission; back off before the next.
+            self.tx = None;
+            self.rst_cw();
+            let idle = self.is_idle(now);
+            self.bo_start(now, idle, SimDuration::ZERO, SimDuration::ZERO, out);
+            return;
         }
-        self.state = State::Idle;
-        self.cw = self.p.cw_min;
-        self.start_backoff(now, extra, out);
-        out.push(MacAction::Ready);
+        let long = self.counts_long(c.sdu.bytes());
+        let (count, limit) = if long { (&mut self.slrc, self.p.long_retry_limit) } else { (&mut self.ssrc, self.p.short_retry_limit) };
+        *count += 1;
+        if *count >= limit {
+            *count = 0;
+            self.fail_frame(now, out);
+        } else {
+            self.note(now, || "timeout".into());
+            let c = self.tx.as_mut().expect("checked");
+            c.retries += 1;
+            c.retry = true;
+            self.make_rts();
+            self.inc_cw();
+            let idle = self.is_idle(now);
+            self.bo_start(now, idle, SimDuration::ZERO, SimDuration::ZERO, out);
+        }
     }
 }
 
@@ -534,30 +804,303 @@ mod tests {
         }
     }
 
-    fn timers(out: &[MacAction]) -> Vec<(MacTimer, SimTime, TimerToken)> {
-        out.iter().filter_map(|a| if let MacAction::SetTimer(t, at, tok) = a { Some((*t, *at, *tok)) } else { None }).collect()
+    /// Drives one DCF alone: fires its timers in time order and ends its
+    /// transmissions; records what it sent and reported.
+    struct Bench {
+        m: Dcf,
+        now: SimTime,
+        timers: Vec<(SimTime, MacTimer, TimerToken)>,
+        tx_ends: Vec<SimTime>,
+        sent: Vec<(SimTime, Frame)>,
+        events: Vec<MacAction>,
+    }
+
+    impl Bench {
+        fn new(p: MacParams, seed: u64) -> Self {
+            Bench { m: Dcf::new(NodeId(0), p, stream(seed, 0, Component::Mac)), now: SimTime::ZERO, timers: vec![], tx_ends: vec![], sent: vec![], events: vec![] }
+        }
+        fn absorb(&mut self, out: Vec<MacAction>) {
+            for a in out {
+                match a {
+                    MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
+                    MacAction::Transmit(f) => {
+                        self.tx_ends.push(self.now + f.airtime);
+                        self.sent.push((self.now, f));
+                    }
+                    a => self.events.push(a),
+                }
+            }
+        }
+        fn with(&mut self, f: impl FnOnce(&mut Dcf, SimTime, &mut Vec<MacAction>)) {
+            let mut out = vec![];
+            f(&mut self.m, self.now, &mut out);
+            self.absorb(out);
+        }
+        /// Run timers and transmission ends up to `until`.
+        fn run_until(&mut self, until: SimTime) {
+            loop {
+                let t_timer = self.timers.iter().map(|t| t.0).min();
+                let t_end = self.tx_ends.iter().copied().min();
+                let next = match (t_timer, t_end) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (Some(a), None) => a,
+                    (None, Some(b)) => b,
+                    (None, None) => break,
+                };
+                if next > until {
+                    break;
+                }
+                self.now = next;
+                if t_timer == Some(next) {
+                    let i = self.timers.iter().position(|t| t.0 == next).unwrap();
+                    let (_, which, tok) = self.timers.remove(i);
+                    self.with(|m, now, out| m.timer(now, which, tok, out));
+                } else {
+                    self.tx_ends.retain(|&t| t != next);
+                    self.with(|m, now, out| m.tx_end(now, out));
+                }
+            }
+            self.now = until;
+        }
+        fn at(&mut self, t: SimTime) {
+            self.run_until(t);
+        }
+        /// Step until `n` frames have been sent (stops right at the n-th).
+        fn until_sent(&mut self, n: usize) {
+            while self.sent.len() < n {
+                let next = self.timers.iter().map(|t| t.0).chain(self.tx_ends.iter().copied()).min().expect("something pending");
+                self.run_until(next);
+            }
+        }
+        fn sent_kinds(&self) -> Vec<FrameKind> {
+            self.sent.iter().map(|(_, f)| f.kind).collect()
+        }
+        fn backoff_timers(&self) -> Vec<SimTime> {
+            self.timers.iter().filter(|t| t.1 == MacTimer::Backoff).map(|t| t.0).collect()
+        }
+    }
+
+    fn us(x: u64) -> SimDuration {
+        SimDuration::from_micros(x)
+    }
+    fn t_us(x: u64) -> SimTime {
+        SimTime::ZERO + us(x)
+    }
+    fn frame(kind: FrameKind, src: u32, dst: Option<u32>, nav: SimDuration, p: &MacParams) -> Frame {
+        let airtime = match kind {
+            FrameKind::Rts => p.ctrl_airtime(RTS_BYTES),
+            FrameKind::Cts => p.ctrl_airtime(CTS_BYTES),
+            FrameKind::Ack => p.ctrl_airtime(ACK_BYTES),
+            FrameKind::Data => p.data_airtime(128),
+        };
+        let pk = (kind == FrameKind::Data).then(pkt);
+        Frame { kind, src: NodeId(src), dst: dst.map(NodeId), nav, seq: 7, retry: false, pkt: pk, arp: None, airtime }
+    }
+    fn backoff_slots(m: &Dcf) -> Vec<u64> {
+        m.log.as_ref().unwrap().iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect()
+    }
+
+    #[test]
+    fn backoff_draws_zero_to_cw_minus_one() {
+        // ns-2 BackoffTimer::start: Random::random() % cw → 0..=30 for cw = 31.
+        let mut seen = [false; 32];
+        for seed in 0..3000 {
+            let mut b = Bench::new(MacParams::default(), seed);
+            b.m.log = Some(vec![]);
+            b.at(t_us(1000));
+            b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+            seen[backoff_slots(&b.m)[0] as usize] = true;
+        }
+        assert!(seen[0] && seen[30], "both ends of 0..=30 drawn");
+        assert!(!seen[31], "31 is never drawn");
+    }
+
+    #[test]
+    fn idle_medium_still_defers_difs_plus_backoff_unless_immediate_access() {
+        let mut b = Bench::new(MacParams::default(), 1);
+        b.m.log = Some(vec![]);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        assert!(b.sent.is_empty(), "ns-2 bugFix_timer_: no transmission at once");
+        let k = backoff_slots(&b.m)[0];
+        assert_eq!(b.backoff_timers(), vec![t_us(1000 + 50 + 20 * k)]);
+        b.at(t_us(1000 + 50 + 20 * k));
+        assert_eq!(b.sent[0].0, t_us(1000 + 50 + 20 * k));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts]);
+
+        let mut b = Bench::new(MacParams { immediate_access: true, ..MacParams::default() }, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        assert_eq!(b.sent.len(), 1, "§9.2.5.1: idle for DIFS → RTS at once");
+    }
+
+    #[test]
+    fn no_cts_while_the_nav_is_set() {
+        let p = MacParams::default();
+        let mut b = Bench::new(p, 1);
+        b.m.log = Some(vec![]);
+        // An RTS between two others reserves the medium for 5 ms.
+        b.at(t_us(1000));
+        let other = frame(FrameKind::Rts, 5, Some(6), us(5000), &p);
+        b.with(|m, now, out| m.rx_ok(now, &other, out));
+        b.at(t_us(2000));
+        let rts = frame(FrameKind::Rts, 2, Some(0), us(3000), &p);
+        b.with(|m, now, out| m.rx_ok(now, &rts, out));
+        b.at(t_us(2100));
+        assert!(b.sent.is_empty(), "ns-2 check_pktCTRL drops the CTS when the medium is not idle");
+        assert!(b.m.log.as_ref().unwrap().iter().any(|(_, w)| w == "drop CTS busy"));
+        // Once the NAV is over, an RTS is answered SIFS later.
+        b.at(t_us(7000));
+        b.with(|m, now, out| m.rx_ok(now, &rts, out));
+        b.at(t_us(7100));
+        assert_eq!(b.sent.len(), 1);
+        assert_eq!((b.sent[0].0, b.sent[0].1.kind), (t_us(7010), FrameKind::Cts));
+        // CTS duration = RTS duration − SIFS − CTS time.
+        assert_eq!(b.sent[0].1.nav, us(3000 - 10 - 304));
+    }
+
+    /// Our RTS goes out and is answered; returns the bench at the CTS's end.
+    fn rts_answered(p: MacParams) -> Bench {
+        let mut b = Bench::new(p, 1);
+        b.m.log = Some(vec![]);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.until_sent(1);
+        let (t_rts, _) = b.sent[0].clone();
+        b.at(t_rts + p.ctrl_airtime(RTS_BYTES) + p.sifs + p.ctrl_airtime(CTS_BYTES));
+        let cts = frame(FrameKind::Cts, 1, Some(0), us(100), &p);
+        b.with(|m, now, out| m.rx_ok(now, &cts, out));
+        b
+    }
+
+    #[test]
+    fn data_follows_the_cts_after_sifs_only_if_the_medium_is_idle() {
+        let p = MacParams::default();
+        let mut b = rts_answered(p);
+        let t_cts = b.now;
+        b.at(t_cts + p.sifs);
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts, FrameKind::Data]);
+        assert_eq!(b.sent[1].0, t_cts + p.sifs);
+
+        // The medium turns busy during the SIFS: ns-2 check_pktTx sends a new RTS
+        // after a backoff with a doubled window instead of the DATA.
+        let mut b = rts_answered(p);
+        let t_cts = b.now;
+        b.at(t_cts + us(5));
+        b.with(|m, now, out| m.carrier(now, true, out));
+        b.at(t_cts + p.sifs);
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts]);
+        assert_eq!(b.m.cw(), 63);
+        b.at(t_cts + us(2000));
+        b.with(|m, now, out| m.carrier(now, false, out));
+        b.at(t_cts + us(5000));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts, FrameKind::Rts]);
+    }
+
+    #[test]
+    fn data_without_our_cts_is_discarded_unless_switched() {
+        let p = MacParams::default();
+        let data = frame(FrameKind::Data, 2, Some(0), us(314), &p);
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.rx_ok(now, &data, out));
+        b.at(t_us(2000));
+        assert!(b.sent.is_empty() && b.events.is_empty(), "ns-2 recvDATA: DROP_MAC_BUSY, no ACK, nothing delivered");
+
+        let mut b = Bench::new(MacParams { ack_data_without_cts: true, ..p }, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.rx_ok(now, &data, out));
+        b.at(t_us(2000));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Ack]);
+        assert_eq!(b.sent[0].0, t_us(1010));
+        assert!(matches!(b.events[0], MacAction::Deliver(..)));
+    }
+
+    #[test]
+    fn ns2_eifs_is_a_nav_followed_by_difs() {
+        for (mode, wait) in [(EifsMode::Ns2, 364 + 50), (EifsMode::Standard, 364)] {
+            let mut b = Bench::new(MacParams { eifs_mode: mode, ..MacParams::default() }, 1);
+            b.m.log = Some(vec![]);
+            b.at(t_us(1000));
+            b.with(|m, now, out| m.carrier(now, true, out));
+            b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+            b.at(t_us(2000));
+            b.with(|m, now, out| {
+                m.rx_error(now, out);
+                m.carrier(now, false, out);
+            });
+            let k = backoff_slots(&b.m)[0];
+            b.at(t_us(2000 + wait + 20 * k));
+            assert_eq!(b.sent.len(), 1, "{mode:?}");
+            assert_eq!(b.sent[0].0, t_us(2000 + wait + 20 * k), "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_frame_ending_during_our_transmission_leaves_no_eifs() {
+        let p = MacParams::default();
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.until_sent(1); // the RTS is on the air
+        let t_rts = b.sent[0].0;
+        b.at(t_rts + us(100));
+        b.with(|m, now, out| m.rx_error(now, out));
+        assert_eq!(b.m.nav_until, SimTime::ZERO, "ns-2 recv_timer: silent discard while tx_active");
+        b.with(|m, now, out| m.rx_captured(now, us(500), out));
+        assert_eq!(b.m.nav_until, t_rts + us(100 + 364 + 500), "a captured frame: NAV to its end + EIFS");
+    }
+
+    #[test]
+    fn frame_done_counts_rts_and_data_retransmissions() {
+        // Two RTS timeouts, a CTS (which resets the station's short count), one
+        // ACK timeout, a fresh RTS/CTS, then the ACK: 3 retransmissions.
+        let p = MacParams::default();
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        let step = |b: &mut Bench, want: usize| {
+            while b.sent.len() < want {
+                let t = b.now + us(100);
+                b.at(t);
+            }
+        };
+        step(&mut b, 3); // RTS, RTS, RTS
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; 3]);
+        let cts = frame(FrameKind::Cts, 1, Some(0), us(100), &p);
+        let t3 = b.sent[2].0 + p.ctrl_airtime(RTS_BYTES) + p.sifs + p.ctrl_airtime(CTS_BYTES);
+        b.at(t3);
+        b.with(|m, now, out| m.rx_ok(now, &cts, out));
+        step(&mut b, 5); // DATA (lost), RTS
+        assert_eq!(b.sent[3].1.kind, FrameKind::Data);
+        assert_eq!(b.sent[4].1.kind, FrameKind::Rts);
+        let t5 = b.sent[4].0 + p.ctrl_airtime(RTS_BYTES) + p.sifs + p.ctrl_airtime(CTS_BYTES);
+        b.at(t5);
+        b.with(|m, now, out| m.rx_ok(now, &cts, out));
+        b.at(t5 + p.sifs);
+        assert_eq!(b.sent[5].1.kind, FrameKind::Data);
+        assert!(b.sent[5].1.retry);
+        b.at(b.sent[5].0 + b.sent[5].1.airtime + p.sifs + p.ctrl_airtime(ACK_BYTES));
+        let ack = frame(FrameKind::Ack, 1, Some(0), SimDuration::ZERO, &p);
+        b.with(|m, now, out| m.rx_ok(now, &ack, out));
+        assert!(b.events.iter().any(|e| matches!(e, MacAction::FrameDone { retries: 3, ok: true })), "{:?}", b.events);
+        assert!(b.events.iter().any(|e| matches!(e, MacAction::Ready)));
     }
 
     #[test]
     fn switch_off_returns_the_held_frame_and_silences_its_timers() {
-        let mut m = Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac));
-        let mut out = Vec::new();
-        let t0 = SimTime::from_secs_f64(1.0);
-        m.enqueue(t0, pkt(), Some(NodeId(1)), &mut out);
-        assert!(matches!(out[0], MacAction::Transmit(ref f) if f.kind == FrameKind::Rts), "idle medium: RTS at once");
-        out.clear();
-        m.tx_end(t0 + SimDuration::from_micros(352), &mut out);
-        let (kind, at, tok) = timers(&out)[0];
-        assert_eq!(kind, MacTimer::Timeout);
-        assert_eq!(m.switch_off().map(|p| p.uid), Some(1));
-        assert!(m.is_free());
-        out.clear();
-        m.timer(at, kind, tok, &mut out);
-        assert!(out.is_empty(), "the CTS timeout of the forgotten exchange is stale: {out:?}");
-        // Back on: a new frame on an idle medium goes out after DIFS without backoff.
-        let t1 = at + SimDuration::from_millis(10);
-        m.switch_on(t1);
-        m.enqueue(t1 + m.p.difs(), pkt(), Some(NodeId(1)), &mut out);
-        assert!(matches!(out[0], MacAction::Transmit(_)));
+        let mut b = Bench::new(MacParams::default(), 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.until_sent(1);
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts]);
+        assert_eq!(b.m.switch_off().map(|p| p.uid), Some(1));
+        assert!(b.m.is_free());
+        b.at(t_us(10_000));
+        assert_eq!(b.sent.len(), 1, "the forgotten exchange's timers are stale");
+        b.m.switch_on(b.now);
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.until_sent(2);
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts, FrameKind::Rts]);
     }
 }

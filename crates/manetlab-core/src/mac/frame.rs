@@ -1,10 +1,15 @@
-//! 802.11 frames and DCF timing (IEEE 802.11-1999 §9.2, DSSS PHY §15).
+//! 802.11 frames and DCF timing (IEEE 802.11-1999 §9.2, DSSS PHY §15), sized and
+//! timed as ns-2.35's `Mac802_11` (`mac-802_11.h`, `mac-802_11.cc`).
 //!
-//! Sizes follow ns-2's `mac-802_11.h`: RTS 20 B, CTS and ACK 14 B, data MAC
-//! header + FCS 28 B. Every frame is preceded by the PLCP preamble and header
-//! (144 + 48 bits at 1 Mb/s = 192 µs). Control frames go at the basic rate, data
-//! frames (unicast and broadcast, as ns-2 does) at the data rate.
+//! Sizes: RTS 20 B, CTS and ACK 14 B (`sizeof` of ns-2's frame structs), data MAC
+//! header + FCS 34 B: ns-2's `hdr_mac802_11` carries all four addresses (`dh_4a`)
+//! even between stations, so `offsetof(dh_body) + FCS = 2+2+4·6+2+4 = 34`; the
+//! standard's three-address header is 28 B (`[mac] data_header_bytes`). Every
+//! frame is preceded by the PLCP preamble and header (144 + 48 bits at 1 Mb/s =
+//! 192 µs). Control frames and broadcast data go at the basic rate (§9.6, ns-2
+//! `sendDATA`), unicast data at the data rate.
 
+use super::arp::ArpMsg;
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::SimDuration;
@@ -12,10 +17,27 @@ use crate::sim::SimDuration;
 pub const RTS_BYTES: u32 = 20;
 pub const CTS_BYTES: u32 = 14;
 pub const ACK_BYTES: u32 = 14;
-/// Data frame MAC header (24 B) + FCS (4 B).
-pub const DATA_HEADER_BYTES: u32 = 28;
+/// Data frame MAC header (four addresses, as ns-2) + FCS.
+pub const DATA_HEADER_BYTES: u32 = 34;
+/// ns-2 counts the PLCP preamble + header as 24 bytes of every frame's size
+/// (`getPLCPhdrLen`); it matters only where ns-2 compares sizes (RTS threshold).
+pub const PLCP_BYTES: u32 = 24;
+/// ns-2's `DSSS_MaxPropagationDelay` (2 µs), added twice to response timeouts.
+pub const MAX_PROPAGATION: SimDuration = SimDuration(2_000);
 
-/// DCF parameters (ns-2 `Mac/802_11` defaults; MODEL_DEFAULTS.md).
+/// How the MAC defers after a frame it could not decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EifsMode {
+    /// ns-2: the NAV is set to EIFS when the errored frame ends, and the backoff
+    /// resumes DIFS after that (EIFS + DIFS in all); a captured frame sets the NAV
+    /// to its end + EIFS.
+    Ns2,
+    /// IEEE 802.11 §9.2.3.4: EIFS replaces DIFS; a captured frame is only noise.
+    Standard,
+}
+
+/// DCF parameters (ns-2 `Mac/802_11` defaults; MODEL_DEFAULTS.md) and the
+/// switches between ns-2's behaviour (default) and the standard's.
 #[derive(Clone, Copy, Debug)]
 pub struct MacParams {
     pub cw_min: u32,
@@ -26,12 +48,28 @@ pub struct MacParams {
     pub plcp: SimDuration,
     pub basic_rate_bps: f64,
     pub data_rate_bps: f64,
-    /// Unicast frames larger than this (MSDU bytes) use RTS/CTS; 0 = always.
+    /// RTS/CTS precedes unicast frames whose size, counted as ns-2 does
+    /// (MSDU + data header + 24 B PLCP), is at least this; 0 = always.
     pub rts_threshold_bytes: u32,
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
-    /// ns-2 `LL` delay before a packet reaches the interface queue.
+    /// ns-2 `LL` delay: before a packet reaches the interface queue, and before a
+    /// received packet reaches the network layer (`LL::sendUp`).
     pub ll_delay: SimDuration,
+    /// MAC header + FCS of data frames.
+    pub data_header_bytes: u32,
+    /// A frame that finds the medium idle for DIFS is sent at once (§9.2.5.1);
+    /// ns-2 (`bugFix_timer_`) always defers DIFS plus a random backoff.
+    pub immediate_access: bool,
+    pub eifs_mode: EifsMode,
+    /// ACK (and deliver) a unicast data frame that did not follow our own CTS
+    /// (§9.2.8); ns-2 discards it (`recvDATA`, `DROP_MAC_BUSY`).
+    pub ack_data_without_cts: bool,
+    /// Draw backoffs from 0..=CW (§9.2.4); ns-2 draws `Random::random() % cw`,
+    /// i.e. 0..=CW−1.
+    pub backoff_includes_cw: bool,
+    /// ns-2's ARP (`mac/arp.cc`) resolves each next hop before its first packet.
+    pub arp: bool,
 }
 
 impl Default for MacParams {
@@ -48,31 +86,53 @@ impl Default for MacParams {
             short_retry_limit: 7,
             long_retry_limit: 4,
             ll_delay: SimDuration::from_micros(25),
+            data_header_bytes: DATA_HEADER_BYTES,
+            immediate_access: false,
+            eifs_mode: EifsMode::Ns2,
+            ack_data_without_cts: false,
+            backoff_includes_cw: false,
+            arp: true,
         }
     }
 }
 
 impl MacParams {
+    /// The standard's behaviour where ns-2 differs (used by the Bianchi validation).
+    pub fn standard() -> Self {
+        MacParams { immediate_access: true, eifs_mode: EifsMode::Standard, ack_data_without_cts: true, backoff_includes_cw: true, ..Self::default() }
+    }
     pub fn difs(&self) -> SimDuration {
         self.sifs + self.slot + self.slot
     }
-    /// EIFS = SIFS + ACK at the basic rate (with PLCP) + DIFS (802.11 §9.2.3.4).
+    /// EIFS = SIFS + ACK at the basic rate (with PLCP) + DIFS (802.11 §9.2.3.4;
+    /// ns-2 `getEIFS`, which times the ACK at the PLCP rate).
     pub fn eifs(&self) -> SimDuration {
         self.sifs + self.ctrl_airtime(ACK_BYTES) + self.difs()
     }
     pub fn ctrl_airtime(&self, bytes: u32) -> SimDuration {
         self.plcp + SimDuration::transmission(bytes, self.basic_rate_bps)
     }
-    /// Air time of a data frame carrying an MSDU (network packet) of `msdu_bytes`.
+    /// Air time of a unicast data frame carrying an MSDU of `msdu_bytes`.
     pub fn data_airtime(&self, msdu_bytes: u32) -> SimDuration {
-        self.plcp + SimDuration::transmission(msdu_bytes + DATA_HEADER_BYTES, self.data_rate_bps)
+        self.plcp + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.data_rate_bps)
     }
-    /// How long to wait after our frame ends for the response to have arrived:
-    /// SIFS + response air time + one slot of slack for propagation (ns-2 adds
-    /// 2·DSSS_MaxPropagationDelay; one slot covers round trips up to 3 km).
-    pub fn response_timeout(&self, response_bytes: u32) -> SimDuration {
-        self.sifs + self.ctrl_airtime(response_bytes) + self.slot
+    /// Air time of a broadcast data frame (basic rate, §9.6).
+    pub fn broadcast_airtime(&self, msdu_bytes: u32) -> SimDuration {
+        self.plcp + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.basic_rate_bps)
     }
+    /// ns-2's size of a data frame (what it compares with the RTS threshold).
+    pub fn ns2_frame_bytes(&self, msdu_bytes: u32) -> u32 {
+        msdu_bytes + self.data_header_bytes + PLCP_BYTES
+    }
+    /// Whether a unicast MSDU of this size is preceded by RTS/CTS (ns-2 `sendRTS`).
+    pub fn uses_rts(&self, msdu_bytes: u32) -> bool {
+        self.ns2_frame_bytes(msdu_bytes) >= self.rts_threshold_bytes
+    }
+}
+
+/// A duration as ns-2 puts it in a Duration field: whole microseconds, rounded.
+pub fn duration_field(d: SimDuration) -> SimDuration {
+    SimDuration::from_micros((d.0 + 500) / 1000)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,8 +167,10 @@ pub struct Frame {
     /// Sequence number (data frames).
     pub seq: u16,
     pub retry: bool,
-    /// The network packet (data frames).
+    /// The network packet (data frames carrying IP).
     pub pkt: Option<Packet>,
+    /// The ARP message (data frames carrying ARP).
+    pub arp: Option<ArpMsg>,
     pub airtime: SimDuration,
 }
 
@@ -119,7 +181,9 @@ impl Frame {
             FrameKind::Rts => RTS_BYTES,
             FrameKind::Cts => CTS_BYTES,
             FrameKind::Ack => ACK_BYTES,
-            FrameKind::Data => DATA_HEADER_BYTES + self.pkt.as_ref().map_or(0, |p| p.size_bytes()),
+            FrameKind::Data => {
+                DATA_HEADER_BYTES + self.pkt.as_ref().map_or(0, |p| p.size_bytes()) + self.arp.map_or(0, |_| super::arp::ARP_BYTES)
+            }
         }
     }
 }
@@ -132,10 +196,26 @@ mod tests {
     fn ns2_timing() {
         let p = MacParams::default();
         assert_eq!(p.difs().as_nanos(), 50_000);
-        // ACK: 192 µs PLCP + 14·8 µs = 304 µs; EIFS = 10 + 304 + 50 = 364 µs.
+        // ACK: 192 µs PLCP + 14·8 µs = 304 µs; EIFS = 10 + 304 + 50 = 364 µs (ns-2 getEIFS).
         assert_eq!(p.ctrl_airtime(ACK_BYTES).as_nanos(), 304_000);
         assert_eq!(p.eifs().as_nanos(), 364_000);
-        // A 1040-byte TCP segment (1000 + 40): 192 + (1040+28)·8 = 8736 µs at 1 Mb/s.
-        assert_eq!(p.data_airtime(1040).as_nanos(), 8_736_000);
+        // A 1040-byte TCP segment (1000 + 40): 192 + (1040+34)·8 = 8784 µs at 1 Mb/s,
+        // what ns-2's txtime gives for ch->size() = 1040 + 58.
+        assert_eq!(p.data_airtime(1040).as_nanos(), 8_784_000);
+    }
+
+    #[test]
+    fn broadcast_goes_at_the_basic_rate() {
+        let p = MacParams { data_rate_bps: 2e6, ..MacParams::default() };
+        assert_eq!(p.data_airtime(100).as_nanos(), (192 + (134 * 8) / 2) * 1000);
+        assert_eq!(p.broadcast_airtime(100).as_nanos(), (192 + 134 * 8) * 1000);
+    }
+
+    #[test]
+    fn rts_threshold_counts_ns2_frame_size() {
+        // ns-2 compares ch->size() = MSDU + 58 with RTSThreshold_: "< threshold" → no RTS.
+        let p = MacParams { rts_threshold_bytes: 100, ..MacParams::default() };
+        assert!(!p.uses_rts(41));
+        assert!(p.uses_rts(42));
     }
 }

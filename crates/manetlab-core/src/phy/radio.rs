@@ -82,7 +82,10 @@ impl Radio {
     }
 
     /// A signal of `power_w` (≥ CSThresh) starts arriving; it ends at `end`.
-    pub fn signal_start(&mut self, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) {
+    /// Returns true when it was captured: the radio stays locked on a frame at
+    /// least `capture_threshold`× stronger and treats the newcomer as noise (the
+    /// MAC then defers as ns-2's `Mac802_11::capture` does).
+    pub fn signal_start(&mut self, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
         self.signals.push(Signal { tx, power_w });
         match self.lock.as_mut() {
             None => {
@@ -98,7 +101,7 @@ impl Radio {
             Some(lock) => match p.reception {
                 Reception::Capture { capture_threshold } => {
                     if lock.power_w >= capture_threshold * power_w {
-                        return; // captured: the newcomer is only noise
+                        return true; // captured: the newcomer is only noise
                     }
                     lock.failure.get_or_insert(RxFailure::Collision);
                     if end > lock.end {
@@ -109,6 +112,7 @@ impl Radio {
             },
         }
         self.check_sinr(p);
+        false
     }
 
     /// A signal ends. Returns what became of it if it was the locked frame.

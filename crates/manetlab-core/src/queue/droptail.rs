@@ -1,4 +1,8 @@
 //! Drop-tail FIFO (ns-2 `Queue/DropTail`): a packet arriving to a full queue is dropped.
+//!
+//! ns-2's `DropTail::enque` drops when `length + 1 >= qlim_`, so a limit of 50
+//! holds 49 waiting packets (plus the one the MAC or link holds): [`DropTail::ns2`].
+//! [`DropTail::new`] holds `limit` waiting packets (point-to-point links).
 
 use super::{Queue, Queued};
 use crate::metrics::DropReason;
@@ -13,6 +17,15 @@ pub struct DropTail {
 impl DropTail {
     pub fn new(limit_pkts: u32) -> Self {
         DropTail { limit_pkts: limit_pkts as usize, q: VecDeque::with_capacity(limit_pkts.min(1024) as usize) }
+    }
+
+    /// ns-2's capacity for `qlim_ = limit_pkts`: `limit_pkts − 1` waiting packets.
+    pub fn ns2(limit_pkts: u32) -> Self {
+        Self::new(limit_pkts.saturating_sub(1))
+    }
+
+    pub fn capacity_pkts(&self) -> usize {
+        self.limit_pkts
     }
 }
 
@@ -64,7 +77,7 @@ pub(crate) mod tests {
             tag: None,
             source_route: None,
         };
-        Queued { pkt, next_hop: None }
+        Queued::packet(pkt, None)
     }
 
     #[test]
@@ -76,5 +89,16 @@ pub(crate) mod tests {
         assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 1);
         assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 2);
         assert!(q.dequeue(SimTime::ZERO, &mut Vec::new()).is_none());
+    }
+
+    #[test]
+    fn ns2_limit_50_holds_49() {
+        // ns-2 DropTail::enque: drop if length + 1 >= qlim_.
+        let mut q = DropTail::ns2(50);
+        for i in 0..49 {
+            assert!(q.enqueue(SimTime::ZERO, pkt(i)).is_ok(), "packet {i}");
+        }
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(49)).unwrap_err().1, DropReason::QueueOverflow);
+        assert_eq!(q.len(), 49);
     }
 }

@@ -15,8 +15,14 @@
 //! text. Thresholds are not given in paper 001; our defaults (min_th 1 retry,
 //! max_th 3, max_p 0.1) are documented in docs/wireless.md. Drops only: marking
 //! needs ECN in TCP.
+//!
+//! "Retries" are the MAC's retransmissions of a packet, RTS and DATA together
+//! (a frame that needed two RTS attempts and one DATA retransmission counts 3),
+//! including those of frames the MAC finally dropped. Routing packets are queued
+//! as ns-2's PriQueue queues them (at the head, evicting the tail when full) and
+//! are never dropped early.
 
-use super::droptail::DropTail;
+use super::priqueue::PriQueue;
 use super::{Queue, Queued};
 use crate::metrics::DropReason;
 use crate::sim::{SimRng, SimTime};
@@ -39,14 +45,14 @@ impl Default for LredParams {
 
 pub struct Lred {
     p: LredParams,
-    inner: DropTail,
+    inner: PriQueue,
     avg_retry: f64,
     rng: SimRng,
 }
 
 impl Lred {
     pub fn new(limit_pkts: u32, p: LredParams, rng: SimRng) -> Self {
-        Lred { p, inner: DropTail::new(limit_pkts), avg_retry: 0.0, rng }
+        Lred { p, inner: PriQueue::new(limit_pkts), avg_retry: 0.0, rng }
     }
 
     pub fn avg_retry(&self) -> f64 {
@@ -103,7 +109,24 @@ mod tests {
     use crate::sim::{stream, Component};
 
     fn lred() -> Lred {
-        Lred::new(100_000, LredParams::default(), stream(3, 0, Component::Queue))
+        Lred::new(200_000, LredParams::default(), stream(3, 0, Component::Queue))
+    }
+
+    #[test]
+    fn routing_packets_jump_the_queue_and_are_never_dropped_early() {
+        use crate::packet::IpProto;
+        let mut q = lred();
+        q.avg_retry = 10.0; // drop probability max_p
+        for i in 0..1000 {
+            q.enqueue(SimTime::ZERO, pkt(i)).unwrap();
+        }
+        let mut r = pkt(5000);
+        r.pkt.ip.proto = IpProto::Manet;
+        q.enqueue(SimTime::ZERO, r).unwrap();
+        let mut dropped = Vec::new();
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut dropped).unwrap().pkt.uid, 5000, "routing first");
+        while q.dequeue(SimTime::ZERO, &mut dropped).is_some() {}
+        assert!(!dropped.is_empty() && dropped.iter().all(|d| !d.pkt.is_routing()));
     }
 
     #[test]

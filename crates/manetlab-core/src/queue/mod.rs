@@ -22,6 +22,31 @@ use crate::sim::SimTime;
 pub struct Queued {
     pub pkt: Packet,
     pub next_hop: Option<NodeId>,
+    /// An ARP message queued like a data packet (ns-2 sends ARP through the
+    /// interface queue); `pkt` then only stands in for it in the disciplines
+    /// (a non-routing packet of ARP's 28 bytes, see [`Queued::arp`]).
+    pub arp: Option<crate::mac::ArpMsg>,
+}
+
+impl Queued {
+    pub fn packet(pkt: Packet, next_hop: Option<NodeId>) -> Self {
+        Queued { pkt, next_hop, arp: None }
+    }
+
+    /// An ARP message from `m.sender` to `next_hop` (`None` = broadcast).
+    pub fn arp(m: crate::mac::ArpMsg, next_hop: Option<NodeId>) -> Self {
+        use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader, DEFAULT_TTL, IP_BROADCAST};
+        // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
+        let pkt = Packet {
+            uid: 0,
+            ip: IpHeader { src: m.sender, dst: next_hop.unwrap_or(IP_BROADCAST), ttl: DEFAULT_TTL, proto: IpProto::Udp },
+            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+        };
+        Queued { pkt, next_hop, arp: Some(m) }
+    }
 }
 
 /// A packet queue in front of a transmitter.

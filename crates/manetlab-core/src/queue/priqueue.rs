@@ -1,6 +1,8 @@
 //! Priority drop-tail (ns-2 `Queue/DropTail/PriQueue` with `Prefer_Routing_Protocols 1`):
 //! routing packets jump to the head of the queue; when that overfills the queue
 //! the packet at the tail is dropped, so routing traffic is never the victim.
+//! Capacity as ns-2 (`recvHighPriority` drops when `length >= qlim_`, DropTail
+//! when `length + 1 >= qlim_`): `limit − 1` waiting packets.
 
 use super::droptail::DropTail;
 use super::{Queue, Queued};
@@ -14,7 +16,9 @@ pub struct PriQueue {
 
 impl PriQueue {
     pub fn new(limit_pkts: u32) -> Self {
-        PriQueue { inner: DropTail::new(limit_pkts), limit_pkts: limit_pkts as usize }
+        let inner = DropTail::ns2(limit_pkts);
+        let limit_pkts = inner.capacity_pkts();
+        PriQueue { inner, limit_pkts }
     }
 }
 
@@ -51,7 +55,7 @@ mod tests {
 
     #[test]
     fn routing_packets_go_first_and_evict_the_tail() {
-        let mut q = PriQueue::new(2);
+        let mut q = PriQueue::new(3); // ns-2 qlim_ 3: two waiting
         q.enqueue(SimTime::ZERO, pkt(1)).unwrap();
         q.enqueue(SimTime::ZERO, pkt(2)).unwrap();
         let mut r = pkt(3);

@@ -2,7 +2,7 @@
 //! conversion into the PHY/MAC parameter structs (docs/wireless.md).
 
 use super::{non_negative, positive, within, ScenarioError};
-use crate::mac::MacParams;
+use crate::mac::{EifsMode, MacParams};
 use crate::phy::{Propagation, RadioParams, Reception, SPEED_OF_LIGHT_MPS};
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,17 @@ pub enum ReceptionKind {
     #[default]
     Capture,
     Sinr,
+}
+
+/// `[mac] eifs`: how the MAC defers after a frame it could not decode.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EifsKind {
+    /// ns-2: NAV = EIFS, then DIFS; captured frames extend the NAV by EIFS.
+    #[default]
+    Ns2,
+    /// IEEE 802.11 §9.2.3.4: EIFS in place of DIFS.
+    Standard,
 }
 
 /// `[radio]`: every key optional; an empty `[radio]` gives ns-2's WaveLAN radio.
@@ -68,6 +79,17 @@ pub struct MacSpec {
     /// PLCP preamble + header duration.
     pub plcp_us: Option<f64>,
     pub ll_delay_us: Option<f64>,
+    /// Data MAC header + FCS (ns-2: 34, four addresses; standard three-address: 28).
+    pub data_header_bytes: Option<u32>,
+    /// Send at once on a medium idle for DIFS (§9.2.5.1); ns-2 always backs off.
+    pub immediate_access: Option<bool>,
+    pub eifs: Option<EifsKind>,
+    /// ACK data frames that did not follow our CTS (§9.2.8); ns-2 discards them.
+    pub ack_data_without_cts: Option<bool>,
+    /// Backoff drawn from 0..=CW (§9.2.4); ns-2 draws 0..=CW−1.
+    pub backoff_includes_cw: Option<bool>,
+    /// ns-2's ARP before the first packet to each next hop.
+    pub arp: Option<bool>,
 }
 
 fn opt_positive(path: &str, v: Option<f64>) -> Result<(), ScenarioError> {
@@ -212,6 +234,11 @@ impl MacSpec {
                 return Err(ScenarioError::new(format!("mac.{k}"), "0 is out of range (allowed: >= 1)"));
             }
         }
+        if let Some(h) = self.data_header_bytes {
+            if h > 100 {
+                return Err(ScenarioError::new("mac.data_header_bytes", format!("{h} is out of range (allowed: 0..=100 bytes)")));
+            }
+        }
         let p = self.params();
         let pow2m1 = |v: u32| (v + 1).is_power_of_two();
         if !pow2m1(p.cw_min) || p.cw_min < 1 {
@@ -237,6 +264,16 @@ impl MacSpec {
             short_retry_limit: self.short_retry_limit.unwrap_or(d.short_retry_limit),
             long_retry_limit: self.long_retry_limit.unwrap_or(d.long_retry_limit),
             ll_delay: self.ll_delay_us.map_or(d.ll_delay, us),
+            data_header_bytes: self.data_header_bytes.unwrap_or(d.data_header_bytes),
+            immediate_access: self.immediate_access.unwrap_or(d.immediate_access),
+            eifs_mode: match self.eifs {
+                None => d.eifs_mode,
+                Some(EifsKind::Ns2) => EifsMode::Ns2,
+                Some(EifsKind::Standard) => EifsMode::Standard,
+            },
+            ack_data_without_cts: self.ack_data_without_cts.unwrap_or(d.ack_data_without_cts),
+            backoff_includes_cw: self.backoff_includes_cw.unwrap_or(d.backoff_includes_cw),
+            arp: self.arp.unwrap_or(d.arp),
         }
     }
 }

@@ -68,8 +68,13 @@ pub fn saturation(n: u32, mac: &MacParams, rts_cts: bool, msdu_bytes: u32, paylo
     BianchiResult { tau, p, throughput_bps: ps * ptr * (payload_bytes as f64 * 8.0) / e_slot }
 }
 
-/// A scenario of `n` saturated senders on a 5 m circle around a sink (node 0).
-pub fn saturation_scenario(n: u32, rts_cts: bool, payload_bytes: u32, duration_s: f64, seed: u64) -> String {
+/// The `[mac]` keys that switch every ns-2 departure from the standard to the
+/// standard's behaviour (what Bianchi's model assumes), and ARP off.
+pub const STANDARD_MAC_KEYS: &str = "immediate_access = true\neifs = \"standard\"\nack_data_without_cts = true\nbackoff_includes_cw = true\narp = false\n";
+
+/// A scenario of `n` saturated senders on a 5 m circle around a sink (node 0);
+/// `standard` adds [`STANDARD_MAC_KEYS`] (otherwise ns-2's defaults).
+pub fn saturation_scenario(n: u32, rts_cts: bool, payload_bytes: u32, duration_s: f64, seed: u64, standard: bool) -> String {
     let mut pos = vec!["[0, 0]".to_string()];
     for i in 0..n {
         let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
@@ -81,6 +86,9 @@ pub fn saturation_scenario(n: u32, rts_cts: bool, payload_bytes: u32, duration_s
         pos.join(", "),
         if rts_cts { 0 } else { 65_535 }
     );
+    if standard {
+        text += STANDARD_MAC_KEYS;
+    }
     for i in 1..=n {
         // 50 packets/s per station: far above each one's share of the channel.
         text += &format!("[[flows]]\nkind = \"cbr\"\nsrc = {i}\ndst = 0\npacket_size_bytes = {payload_bytes}\ninterval_s = 0.02\n");
