@@ -110,6 +110,12 @@ def test_export_refuses_what_ns2_lacks(tmp_path: Path, overrides: dict, key: str
     assert not (tmp_path / "x").exists()
 
 
+def test_export_refuses_a_udp_header_on_the_wire(tmp_path: Path) -> None:
+    rwp = REPO / "benchmarks/scenarios/rwp20_aodv_tcp_cbr.toml"
+    with pytest.raises(Ns2Unsupported, match=r"^flows\[1\]\.udp_header: "):
+        export_ns2(rwp, tmp_path / "x", overrides={"flows[1].udp_header": True})
+
+
 def test_cli_refusal_is_one_line_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["export-ns2", str(CHAIN), "--out", str(tmp_path / "o"), "--set", "routing.protocol=aodv", "--set", "flows[0].transport=tcp-ap"])
     err = capsys.readouterr().err
