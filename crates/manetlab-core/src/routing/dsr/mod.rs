@@ -365,7 +365,9 @@ impl Dsr {
 
     fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         if let Some(old) = self.buffer.push(ctx.now, pkt) {
-            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+            // ns-2 `stickPacketInSendBuffer` evicts the oldest through
+            // `dropSendBuff`, which logs it as a timeout (`DROP_RTR_QTIMEOUT`).
+            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferTimeout });
         }
         self.arm_buffer_timer(ctx);
     }

@@ -430,3 +430,14 @@ fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
     assert_eq!((e[0].0.from, e[0].0.to, e[0].0.tell, e[0].0.nested.len()), (NodeId(7), NodeId(8), NodeId(0), 0));
     assert_eq!((e[0].0.sr.path.clone(), e[0].1), (ids(&[7, 3, 0]), NodeId(3)));
 }
+
+#[test]
+fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
+    // ns-2 logs the eviction through dropSendBuff: DROP_RTR_QTIMEOUT ("TOUT").
+    let mut n = Node::with(0, Params { send_buffer_pkts: 2, ..Params::default() });
+    n.route(data(1, 0, 4));
+    n.route(data(2, 0, 4));
+    let a = n.route(data(3, 0, 4));
+    assert_eq!(drops(&a), vec![DropReason::SendBufferTimeout]);
+    assert_eq!(n.dsr.buffered(), 2);
+}
