@@ -69,7 +69,7 @@ fn data(src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid: 7,
         ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
-        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
         source_route: None,
