@@ -279,7 +279,7 @@ def render_figures(figures: list[Figure], fig_dir: Path) -> None:
         if f.fig is None:
             continue
         buf = io.StringIO()
-        f.fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        f.fig.savefig(buf, format="svg", dpi=110, metadata={"Date": None, "Creator": None})
         text = buf.getvalue()
         f.svg = text[text.index("<svg"):]
         (fig_dir / f"{f.name}.svg").write_text(text, encoding="utf-8")

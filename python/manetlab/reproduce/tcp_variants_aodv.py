@@ -217,9 +217,14 @@ class TcpVariantsAodv(Paper):
                     ts = [p[0] for p in pts]
                     ds = [p[1] for p in pts]
                     if kind == "delay":
-                        ax.plot(ts, [1000 * x for x in ds], ".", markersize=2.5, label=f"{s}→{d} ({len(pts)} pkts)")
+                        ax.plot(ts, [1000 * x for x in ds], ".", markersize=2.5, label=f"{s}→{d} ({len(pts)} pkts)", rasterized=True)
                     else:
-                        ax.plot(ts[:-1], [1000 * (ds[i + 1] - ds[i]) for i in range(len(ds) - 1)], ".", markersize=2.5, label=f"{s}→{d}")
+                        ax.plot(ts[:-1], [1000 * (ds[i + 1] - ds[i]) for i in range(len(ds) - 1)], ".", markersize=2.5, label=f"{s}→{d}", rasterized=True)
+                # A packet held through a route repair waits seconds: log scales keep the milliseconds readable.
+                if kind == "delay":
+                    ax.set_yscale("log")
+                else:
+                    ax.set_yscale("symlog", linthresh=10)
                 ax.set_title(f"TCP {NAMES[v]}", fontsize=9)
                 ax.set_ylabel("delay (ms)" if kind == "delay" else "jitter (ms)")
                 ax.legend(fontsize=7, markerscale=3)
@@ -230,6 +235,7 @@ class TcpVariantsAodv(Paper):
                    "(in many scenarios a flow's endpoints are out of each other's reach for the whole run). Each TCP data packet received at its destination's agent: "
                    + ("delay = receive time − send time (a retransmission is a new packet, as in an ns-2 trace)." if kind == "delay"
                       else "jitter(i) = delay(i+1) − delay(i) in arrival order per flow (the paper's definition).")
+                   + (" Log scale." if kind == "delay" else " Symmetric log scale (linear within ±10 ms).")
                    + " From our ns-2-format agent trace; the paper's figures (one run per variant) are images lost from our copy.")
             figs.append(Figure(f"fig{nums.replace('–', '_')}_{kind}", f"Figures {nums}: {kind} over time per variant", cap, fig))
         return figs
