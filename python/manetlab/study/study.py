@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetlab.plots import save_figure
 from manetlab.scenario import ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, code_version
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
@@ -395,10 +396,7 @@ class Study:
             if others:
                 ax.legend(fontsize=7)
             safe = m.replace("/", "_")
-            for ext in ("png", "svg"):
-                p = out / f"{safe}.{ext}"
-                fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
-                paths.append(p)
+            paths += save_figure(fig, out, safe, dpi=110)
             plt.close(fig)
         paths += self._derived_figures(out, x, plt)
         return paths
@@ -428,10 +426,7 @@ class Study:
             ax.set_title(f"{d.name}: {d.metric}, {d.new} vs {d.base}, paired per seed (mean ± 95 % CI)", fontsize=9)
             if others:
                 ax.legend(fontsize=7)
-            for ext in ("png", "svg"):
-                p = out / f"{d.name}.{ext}"
-                fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
-                paths.append(p)
+            paths += save_figure(fig, out, d.name, dpi=110)
             plt.close(fig)
         return paths
 
