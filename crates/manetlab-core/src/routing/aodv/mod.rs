@@ -1166,10 +1166,13 @@ impl Routing for Aodv {
     }
 
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        // ns-2's `rt_ll_failed` drops what the MAC gave up on as `CBK` (the MAC's own
+        // `RET` line is for its discarded original); RFC rules keep the MAC's `RET`.
+        let failed = if self.p.rules == Rules::Ns2 { DropReason::MacCallback } else { DropReason::RetryLimit };
         // ns-2: control packets and broadcasts are simply dropped; with HELLO
         // detection the MAC's verdict is not used at all.
         if pkt.is_routing() || self.p.link_detection != LinkDetection::Mac {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
             return;
         }
         let now = ctx.now;
@@ -1179,7 +1182,7 @@ impl Routing for Aodv {
             // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
             // else happens.
             let Some(r) = self.table.get(dst) else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
                 return;
             };
             // Repair when the packet has come further than the route still has
@@ -1189,7 +1192,7 @@ impl Routing for Aodv {
                 // and the other routes through it stay up (ns-2).
                 self.ns2_local_repair(ctx, dst, pkt);
             } else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
                 ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
                 self.ns2_link_failure(ctx, next_hop);
             }
