@@ -44,7 +44,9 @@ STYLES: list[dict[str, Any]] = [
     {"linestyle": "-", "linewidth": 0.8},
 ]
 
-#: Frame-level MAC events that are not packet drops (the frame is retried).
+#: Frame-level MAC events that are not packet drops (the frame is retried). The core
+#: reports collisions as the MAC counter `mac_collisions`; result folders written
+#: before that still list `mac.COL` among the drops.
 NOT_PACKET_DROPS = frozenset({"mac.COL"})
 
 
