@@ -126,7 +126,7 @@ class Abra(Paper):
         return [
             "20 nodes in 1000 m × 750 m; random waypoint (setdest v1: speed uniform in (0, max], pause 0 s), max speed 2, 10 and 20 m/s; "
             "50 movement scenarios (seeds 1–50) per speed.",
-            "802.11 DCF at 2 Mb/s with ns-2's WaveLAN radio (two-ray ground, 250 m range), priority interface queue of 50 packets, AODV or DSR with ns-2's parameters.",
+            "802.11 DCF at 1 Mb/s (ns-2.35's dataRate_; ns-2.29's not checked) with ns-2's WaveLAN radio (two-ray ground, 250 m range), priority interface queue of 50 packets, AODV or DSR with ns-2's parameters.",
             "One FTP/TCP flow for the whole 120 s and 10 CBR/UDP flows of 2 KB/s (512-byte packets, 4 per second), all started at 0 s; "
             "the 11 source–destination pairs are drawn at random per movement scenario (seed), the same for the three TCP variants, both routing protocols and all speeds of that seed (common random numbers).",
             "TCP NewReno (base), Fixed-RTO (Dyer & Boppana: after two successive timeouts the RTO is not doubled again until an ACK arrives) and ABRA (backoff factor 1 + (last_srtt − min_srtt)/(max_srtt − min_srtt), "
@@ -145,7 +145,7 @@ class Abra(Paper):
             Difference("simulated time", "120 s of FTP; total simulated time not stated", "120 s", ASSUMED, "the paper's FTP duration"),
             Difference("random waypoint details", "setdest, pause 0, max speed 2/10/20 m/s", "setdest v1 rules: speed uniform in (0, max], first trip a pause of 0, nodes start uniformly placed", ASSUMED,
                        "ns-2.29's setdest (v1) default; min speed 0 is what v1 does"),
-            Difference("radio, MAC, queue", "802.11, 250 m range (stated); the rest not stated", "ns-2 defaults: 2 Mb/s, two-ray ground, RXThresh for 250 m, CSThresh 550 m, priqueue 50, RTS/CTS on", ASSUMED,
+            Difference("radio, MAC, queue", "802.11, 250 m range (stated); the rest not stated", "ns-2.35 defaults: 1 Mb/s data and basic rate, two-ray ground, RXThresh for 250 m, CSThresh 550 m, priqueue 50, RTS/CTS on", ASSUMED,
                        "ns-2 defaults of the CMU scripts (ns-2.29 = ns-2.35 here)"),
             Difference("TCP parameters", "NewReno of ns-2.29; window and segment size not stated", "ns-2 defaults: window_ 20, packetSize_ 1000, tcpTick 0.01 s, min RTO 0.2 s, initial RTO 3 s, delayed ACKs off", ASSUMED, "ns-2 Agent/TCP defaults"),
             Difference("Fixed-RTO", "from Dyer & Boppana (on Reno), ported by the authors to NewReno", "our fixed-rto variant on NewReno (docs/tcp.md)", STATED, "as the paper"),

@@ -106,7 +106,7 @@ class TcpVariantsAodv(Paper):
     def setup(self) -> list[str]:
         return [
             "16 nodes in 1000 m × 1000 m, moving by random waypoint (max 10 m/s, pause 0 s; assumed, see below) over 50 movement scenarios (seeds 1–50); 40 s simulated.",
-            "IEEE 802.11 DCF (2 Mb/s, ns-2 defaults), two-ray ground propagation, omni antenna, LL, DropTail interface queue of 50 packets, AODV with ns-2's parameters.",
+            "IEEE 802.11 DCF (1 Mb/s, ns-2.35 defaults), two-ray ground propagation, omni antenna, LL, DropTail interface queue of 50 packets, AODV with ns-2's parameters.",
             "Three FTP/TCP flows at once, 6→0, 15→1 and 5→11, all with the same variant: Tahoe, Reno, NewReno or Vegas (ns-2 Agent/TCP defaults: 1000-byte segments, window 20; Vegas α=1, β=3, γ=1); started at 0 s.",
             "Per run, summed over the three flows: packets sent (data segments, retransmissions included), received (segments whose first copy reached the destination), dropped; "
             "drop rate = dropped/sent and delivery ratio = received/sent, as the paper's conclusion computes them from Table II; "
