@@ -206,12 +206,6 @@ impl Params {
         let ntt = SimDuration::from_millis(40);
         let net_traversal = SimDuration(2 * ntt.0 * 35);
         Params {
-            rules: Rules::Rfc3561,
-            first_request_network_wide: false,
-            repair_timer_bug: false,
-            local_repair_new_seq: true,
-            rerr_purges_queue: false,
-            release_spacing: SimDuration::ZERO,
             active_route_timeout: SimDuration::from_secs_f64(3.0),
             my_route_timeout: SimDuration::from_secs_f64(6.0),
             reverse_route_life: SimDuration(2 * net_traversal.0),
@@ -224,6 +218,21 @@ impl Params {
             max_repair_ttl: 10,
             allowed_hello_loss: 2,
             ..Params::default()
+        }
+        .with_rfc_rules()
+    }
+
+    /// These constants under RFC 3561's discovery and maintenance rules, with none
+    /// of ns-2's bugs (what `rules = "rfc3561"` means).
+    pub fn with_rfc_rules(self) -> Self {
+        Params {
+            rules: Rules::Rfc3561,
+            first_request_network_wide: false,
+            repair_timer_bug: false,
+            local_repair_new_seq: true,
+            rerr_purges_queue: false,
+            release_spacing: SimDuration::ZERO,
+            ..self
         }
     }
 
