@@ -35,6 +35,11 @@ pub struct IpHeader {
     pub dst: NodeId,
     pub ttl: u8,
     pub proto: IpProto,
+    /// Bytes counted on the air beyond the 20-byte header. 0 except where an
+    /// ns-2.35 size quirk is reproduced: its DSR and DSDV agents add
+    /// `IP_HDR_LEN` to every packet they originate, TCP segments too, although
+    /// ns-2's TCP already counts its IP header (docs/ns2-differences.md).
+    pub extra_bytes: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +167,7 @@ impl Packet {
     /// transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
         let sr = self.source_route.as_ref().map_or(0, |s| s.size_bytes());
-        IP_HEADER_BYTES + sr + self.transport.size_bytes() + self.payload_bytes
+        IP_HEADER_BYTES + self.ip.extra_bytes as u32 + sr + self.transport.size_bytes() + self.payload_bytes
     }
 
     /// Routing-protocol control traffic (served first by PriQueue).
@@ -179,7 +184,7 @@ mod tests {
     fn udp_packet_size_counts_both_headers() {
         let p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp },
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 512,
             tag: None,
@@ -204,7 +209,7 @@ mod tests {
         };
         let mut p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp },
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp, extra_bytes: 0 },
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,

@@ -15,7 +15,7 @@ pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, payload_bytes:
     let port = UDP_BASE_PORT.wrapping_add(flow.0 as u16);
     Packet {
         uid,
-        ip: IpHeader { src, dst, ttl: DEFAULT_TTL, proto: IpProto::Udp },
+        ip: IpHeader { src, dst, ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),
