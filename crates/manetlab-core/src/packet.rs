@@ -89,6 +89,10 @@ pub struct TcpHeader {
     /// SACK blocks `[left, right)` in wire sequence numbers; the first `sack_len` are valid.
     pub sack: [(u32, u32); TCP_MAX_SACK_BLOCKS],
     pub sack_len: u8,
+    /// Not on the wire: the segment's header bytes are not counted on the air
+    /// (ns-2.35 Vegas, whose data packets are `packetSize_` bytes only):
+    /// [`Packet::size_bytes`] leaves out the 20-byte TCP and 20-byte IP headers.
+    pub headerless: bool,
 }
 
 impl TcpHeader {
@@ -167,7 +171,11 @@ impl Packet {
     /// transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
         let sr = self.source_route.as_ref().map_or(0, |s| s.size_bytes());
-        IP_HEADER_BYTES + self.ip.extra_bytes as u32 + sr + self.transport.size_bytes() + self.payload_bytes
+        let headers = match &self.transport {
+            TransportHeader::Tcp(h) if h.headerless => 0,
+            t => IP_HEADER_BYTES + t.size_bytes(),
+        };
+        headers + self.ip.extra_bytes as u32 + sr + self.payload_bytes
     }
 
     /// Routing-protocol control traffic (served first by PriQueue).
@@ -206,6 +214,7 @@ mod tests {
             sack_permitted: false,
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
+            headerless: false,
         };
         let mut p = Packet {
             uid: 0,
@@ -218,6 +227,17 @@ mod tests {
         assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
         p.payload_bytes = 0;
         assert_eq!(p.size_bytes(), 40, "pure ACK");
+        // ns-2.35 Vegas data: payload only; DSR/DSDV's second IP header still counts.
+        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        hh.headerless = true;
+        p.payload_bytes = 1000;
+        assert_eq!(p.size_bytes(), 1000);
+        p.ip.extra_bytes = 20;
+        assert_eq!(p.size_bytes(), 1020);
+        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        hh.headerless = false;
+        p.ip.extra_bytes = 0;
+        p.payload_bytes = 0;
         // SYN with MSS + SACK-permitted: 6 B of options padded to 8.
         h.mss = Some(1000);
         h.sack_permitted = true;

@@ -286,6 +286,7 @@ mod tests {
             sack_permitted: false,
             sack,
             sack_len: 1,
+            headerless: false,
         };
         let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
         let b = datagram_bytes(&p);
