@@ -26,7 +26,7 @@ use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
-use crate::queue::{DropTail, Lred, PriQueue, Queue, Queued, Red};
+use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
@@ -198,17 +198,17 @@ fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRoute
     }
 }
 
-/// The wireless interface queue the scenario asks for (default: ns-2's PriQueue).
+/// The wireless interface queue the scenario asks for (default: ns-2's PriQueue;
+/// CMUPriQueue with DSR).
 fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
     let rng = || stream(s.seed, node, Component::Queue);
-    match s.queue.as_ref() {
-        None => Box::new(PriQueue::new(limit)),
-        Some(q) => match q.kind {
-            QueueKind::Droptail => Box::new(DropTail::ns2(limit)),
-            QueueKind::Priqueue => Box::new(PriQueue::new(limit)),
-            QueueKind::Red => Box::new(Red::new(limit, q.red_params(), rng())),
-            QueueKind::Lred => Box::new(Lred::new(limit, q.lred_params(), rng())),
-        },
+    match s.wireless_queue_kind() {
+        QueueKind::Droptail => Box::new(DropTail::ns2(limit)),
+        QueueKind::Priqueue => Box::new(PriQueue::new(limit)),
+        QueueKind::Cmupriqueue => Box::new(CmuPriQueue::new(limit)),
+        // Validation accepts red/lred only when asked for, so the spec is there.
+        QueueKind::Red => Box::new(Red::new(limit, s.queue.as_ref().map(|q| q.red_params()).unwrap_or_default(), rng())),
+        QueueKind::Lred => Box::new(Lred::new(limit, s.queue.as_ref().map(|q| q.lred_params()).unwrap_or_default(), rng())),
     }
 }
 

@@ -1,11 +1,13 @@
 //! Interface queues. A queue discipline decides what waits and what is dropped;
 //! it never sees the link or MAC that drains it.
 
+mod cmupriqueue;
 mod droptail;
 mod lred;
 mod priqueue;
 mod red;
 
+pub use cmupriqueue::CmuPriQueue;
 pub use droptail::DropTail;
 pub use lred::{Lred, LredParams};
 pub use priqueue::PriQueue;

@@ -135,6 +135,7 @@ pub struct LinkSpec {
 pub enum QueueKind {
     Droptail,
     Priqueue,
+    Cmupriqueue,
     Red,
     Lred,
 }
@@ -143,9 +144,10 @@ pub enum QueueKind {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// Default `priqueue` (ns-2 `Queue/DropTail/PriQueue`).
-    #[serde(default = "default_queue_kind")]
-    pub kind: QueueKind,
+    /// Default `priqueue` (ns-2 `Queue/DropTail/PriQueue`), `cmupriqueue` with
+    /// DSR (ns-2.35's DSR needs its `CMUPriQueue`): [`Scenario::wireless_queue_kind`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<QueueKind>,
     #[serde(default)]
     pub limit_pkts: Option<u32>,
     // RED (packets) — ns-2 defaults 5, 15, 0.1, 0.002.
@@ -161,8 +163,16 @@ pub struct QueueSpec {
     pub pacing: Option<bool>,
 }
 
-fn default_queue_kind() -> QueueKind {
-    QueueKind::Priqueue
+impl Scenario {
+    /// The wireless interface queue: the one asked for, else ns-2's — PriQueue,
+    /// or CMUPriQueue with DSR (the only queue ns-2.35's DSR agent works with).
+    pub fn wireless_queue_kind(&self) -> QueueKind {
+        let asked = self.queue.as_ref().and_then(|q| q.kind);
+        asked.unwrap_or(match self.routing.as_ref().map(|r| r.protocol) {
+            Some(RoutingProtocol::Dsr) => QueueKind::Cmupriqueue,
+            _ => QueueKind::Priqueue,
+        })
+    }
 }
 
 impl QueueSpec {
@@ -186,29 +196,30 @@ impl QueueSpec {
         }
     }
 
-    fn validate(&self) -> Result<(), ScenarioError> {
+    fn validate(&self, default_kind: QueueKind) -> Result<(), ScenarioError> {
         if let Some(l) = self.limit_pkts {
             at_least_one("queue.limit_pkts", l)?;
         }
+        let own_kind = self.kind.unwrap_or(default_kind);
         let red_keys = [("min_th_pkts", self.min_th_pkts), ("max_th_pkts", self.max_th_pkts), ("weight", self.weight)];
         let lred_keys = [("min_th_retries", self.min_th_retries), ("max_th_retries", self.max_th_retries)];
-        let kind = format!("{:?}", self.kind).to_lowercase();
+        let kind = format!("{own_kind:?}").to_lowercase();
         let foreign = |keys: &[(&str, Option<f64>)], owner: &str| -> Result<(), ScenarioError> {
             match keys.iter().find(|(_, v)| v.is_some()) {
                 Some((k, _)) => Err(ScenarioError::new(format!("queue.{k}"), format!("only applies with kind = \"{owner}\" (kind is \"{kind}\")"))),
                 None => Ok(()),
             }
         };
-        if self.kind != QueueKind::Red {
+        if own_kind != QueueKind::Red {
             foreign(&red_keys, "red")?;
         }
-        if self.kind != QueueKind::Lred {
+        if own_kind != QueueKind::Lred {
             foreign(&lred_keys, "lred")?;
             if self.pacing.is_some() {
                 return Err(ScenarioError::new("queue.pacing", format!("only applies with kind = \"lred\" (kind is \"{kind}\")")));
             }
         }
-        if !matches!(self.kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
+        if !matches!(own_kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
             return Err(ScenarioError::new("queue.max_p", format!("only applies with kind = \"red\" or \"lred\" (kind is \"{kind}\")")));
         }
         if let Some(p) = self.max_p {
@@ -439,7 +450,7 @@ impl Scenario {
         }
         self.validate_nodes()?;
         if let Some(q) = &self.queue {
-            q.validate()?;
+            q.validate(self.wireless_queue_kind())?;
         }
         if let Some(r) = &self.routing {
             r.validate()?;
