@@ -57,7 +57,7 @@ class Animation:
         return (
             f"wrote {self.path}: {self.bytes / 1e6:.2f} MB, {d['nodes']} nodes, "
             f"{d['from_s']:g}–{d['to_s']:g} s, {kept:,} transmissions ({s['transmission_source']} level){thin}, "
-            f"{s['drops']:,} drops, {s['route_events']:,} routing events"
+            f"{s['drops']:,} drops + {s['collisions_kept']:,} of {s['collisions']:,} collisions, {s['route_events']:,} routing events"
         )
 
 
@@ -109,7 +109,9 @@ def _page(doc: dict[str, Any]) -> str:
         f"{doc['nodes']} nodes, {doc['from_s']:g}–{doc['to_s']:g} s of {doc['duration_s']:g} s, routing {doc['routing'] or 'static'}, "
         f"{st['transmissions_kept']:,} transmissions ({st['transmission_source']} level"
         + ("" if st["transmissions_kept"] == st["transmissions"] else f", thinned from {st['transmissions']:,}")
-        + f"), {st['drops']:,} drops; manetlab {doc['manetlab_version']}"
+        + f"), {st['drops']:,} drops, {st['collisions']:,} collisions"
+        + ("" if st["collisions_kept"] == st["collisions"] else f" ({st['collisions_kept']:,} shown)")
+        + f"; manetlab {doc['manetlab_version']}"
         + (" — PARTIAL run" if doc["partial"] else "")
     )
     # The CSP forbids every load from elsewhere: the page is its own world.

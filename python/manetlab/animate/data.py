@@ -18,7 +18,7 @@ from typing import Any
 from manetlab.animate.movement import Waypoints, position_at, read_movement
 from manetlab.animate.trace import BROADCAST, Line, read_trace
 
-__all__ = ["build", "AnimationData", "TX_KINDS", "FLOW_CTRL", "FLOW_MAC"]
+__all__ = ["build", "decode_drops", "AnimationData", "TX_KINDS", "FLOW_CTRL", "FLOW_MAC"]
 
 #: Transmission kinds (index = code in ``tx.k``).
 TX_KINDS = ["DATA", "RTS", "CTS", "ACK", "CTRL"]
@@ -42,6 +42,8 @@ class AnimationData:
     doc: dict[str, Any]
     waypoints: list[Waypoints]
     stats: dict[str, Any] = field(default_factory=dict)
+    #: Every drop in the window as ``[t, node, reason, level, flow, ptype]`` (before any thinning of COL).
+    drops: list[list[Any]] = field(default_factory=list)
 
     def position_at(self, node: int, t: float) -> tuple[float, float]:
         return position_at(self.waypoints[node], t)
@@ -112,6 +114,46 @@ def _window(ts: list[float], vs: list[Any], lo: float, hi: float) -> tuple[list[
     return ts[a0:b], vs[a0:b]
 
 
+def _delta_us(ts: list[float]) -> list[int]:
+    """Times (s, non-decreasing) as integer microseconds, each relative to the previous."""
+    us = [round(t * 1e6) for t in ts]
+    return [us[0]] + [us[i] - us[i - 1] for i in range(1, len(us))] if us else []
+
+
+def _encode_drops(drops: list[list[Any]]) -> dict[str, Any]:
+    """Drops column by column, strings as indices into small tables (a big run has
+    hundreds of thousands of them, mostly COL)."""
+    tables: dict[str, list[str]] = {"reasons": [], "levels": [], "ptypes": []}
+    index: dict[str, dict[str, int]] = {k: {} for k in tables}
+
+    def code(table: str, v: str) -> int:
+        ix = index[table]
+        if v not in ix:
+            ix[v] = len(tables[table])
+            tables[table].append(v)
+        return ix[v]
+
+    return {
+        "dt_us": _delta_us([d[0] for d in drops]),
+        "node": [d[1] for d in drops],
+        "reason": [code("reasons", d[2]) for d in drops],
+        "level": [code("levels", d[3]) for d in drops],
+        "flow": [d[4] for d in drops],
+        "ptype": [code("ptypes", d[5]) for d in drops],
+        **tables,
+    }
+
+
+def decode_drops(doc: dict[str, Any]) -> list[list[Any]]:
+    """The page's drops back as ``[t, node, reason, level, flow, ptype]`` (what page.js decodes)."""
+    d = doc["drops"]
+    out, acc = [], 0
+    for i, dt in enumerate(d["dt_us"]):
+        acc += dt
+        out.append([acc / 1e6, d["node"][i], d["reasons"][d["reason"][i]], d["levels"][d["level"][i]], d["flow"][i], d["ptypes"][d["ptype"][i]]])
+    return out
+
+
 def _r(x: float, nd: int = 6) -> float:
     return round(x, nd)
 
@@ -122,12 +164,14 @@ def build(
     to_s: float | None = None,
     *,
     max_transmissions: int = 400_000,
+    max_collisions: int = 20_000,
     max_series_points: int = 4000,
 ) -> AnimationData:
     """Read `result_dir` and return the page's data for [from_s, to_s] (default: the
-    whole run). Transmissions beyond `max_transmissions` are thinned evenly (the
-    count kept and dropped is in ``doc["stats"]``); drops, routing events and
-    faults are always complete."""
+    whole run). Transmissions beyond `max_transmissions`, and collision (``COL``)
+    drops beyond `max_collisions`, are thinned evenly (the counts kept and seen
+    are in ``doc["stats"]``); packet drops, routing events and faults are always
+    complete."""
     rdir = Path(result_dir)
     summary = json.loads((rdir / "summary.json").read_text(encoding="utf-8"))
     scen_path = rdir / "scenario.json"
@@ -171,13 +215,14 @@ def build(
     last_data_flow: dict[tuple[int, int], int] = {}
     last_kind: dict[tuple[int, int], int] = {}
     ctrl_seen: set[int] = set()
+    rx_seen: set[tuple[int, int]] = set()
     trace_path = rdir / "trace.tr"
     for ln in read_trace(str(trace_path), lo, hi) if trace_path.exists() else ():
         lines += 1
         ev, lvl = ln.ev, ln.level
         if ev == "D":
             fl = _flow_of(ln, nflows)
-            drops.append([_r(ln.t), ln.node, ln.reason, lvl, fl, ln.ptype or "MAC"])
+            drops.append([ln.t, ln.node, ln.reason, lvl, fl, ln.ptype or "MAC"])
             if ln.reason in ("CBK", "RET") and ln.ip_src != -2 and ln.ip_dst != BROADCAST:
                 # The MAC gave up on a next hop: a link (and the routes over it) broke.
                 peer = route.get((ln.node, ln.ip_dst), BROADCAST)
@@ -238,7 +283,11 @@ def build(
             continue
         if lvl == "AGT" and ev == "r" and ln.ptype in ("cbr", "tcp"):
             fl = _flow_of(ln, nflows)
-            if fl >= 0 and ln.node == flows[fl]["dst"]:
+            # Each packet once (a retransmitted segment or duplicated copy arrives twice),
+            # as the summary counts rx_packets.
+            # A TCP segment without payload (SYN, FIN: 40 B of headers) is not data.
+            if fl >= 0 and ln.node == flows[fl]["dst"] and (fl, ln.seq) not in rx_seen and not (ln.ptype == "tcp" and ln.size <= 40):
+                rx_seen.add((fl, ln.seq))
                 rx[fl].append(ln.t)
     if not mac_seen:
         for t, a, b, k, fl in rtr_tx:
@@ -254,8 +303,13 @@ def build(
         keep = [int(i * step) for i in range(max_transmissions)]
 
     # Transmissions: times as integer microseconds, delta-coded (small numbers, small file).
-    us = [round(tx_t[i] * 1e6) for i in keep]
-    dt = [us[0]] + [us[i] - us[i - 1] for i in range(1, len(us))] if us else []
+    dt = _delta_us([tx_t[i] for i in keep])
+    cols = [i for i, d in enumerate(drops) if d[2] == "COL"]
+    shown_drops = drops
+    if len(cols) > max_collisions:
+        step = len(cols) / max_collisions
+        keep_col = {cols[int(i * step)] for i in range(max_collisions)}
+        shown_drops = [d for i, d in enumerate(drops) if d[2] != "COL" or i in keep_col]
 
     flow_doc = []
     for i, f in enumerate(flows):
@@ -282,7 +336,9 @@ def build(
         "transmissions": tx_total,
         "transmissions_kept": len(keep),
         "transmission_source": "MAC" if mac_seen else "RTR" if tx_total else "none",
-        "drops": len(drops),
+        "drops": len(drops) - len(cols),
+        "collisions": len(cols),
+        "collisions_kept": min(len(cols), max_collisions),
         "route_events": len(route_ev),
     }
     doc = {
@@ -303,11 +359,11 @@ def build(
         "flows": flow_doc,
         "tx_kinds": TX_KINDS,
         "tx": {"dt_us": dt, "a": [tx_a[i] for i in keep], "b": [tx_b[i] for i in keep], "k": [tx_k[i] for i in keep], "f": [tx_f[i] for i in keep]},
-        "drops": drops,
+        "drops": _encode_drops(shown_drops),
         "route_events": route_ev,
         "routes": route_chg,
         "faults": [[_r(f["time_s"]), f["kind"], f["nodes"]] for f in summary.get("faults", []) if lo <= f["time_s"] <= hi or f["time_s"] < lo],
         "queues": queues,
         "stats": stats,
     }
-    return AnimationData(doc, waypoints, stats)
+    return AnimationData(doc, waypoints, stats, drops)

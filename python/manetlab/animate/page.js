@@ -17,8 +17,12 @@
   const txT = new Float64Array(nTx), txA = Int32Array.from(D.tx.a), txB = Int32Array.from(D.tx.b);
   const txK = Int8Array.from(D.tx.k), txF = Int32Array.from(D.tx.f);
   { let acc = 0; for (let i = 0; i < nTx; i++) { acc += D.tx.dt_us[i]; txT[i] = acc / 1e6; } }
-  const drops = D.drops.map(function (d) { return { t: d[0], node: d[1], reason: d[2], level: d[3], flow: d[4], ptype: d[5] }; });
-  const dropT = Float64Array.from(drops.map(function (d) { return d.t; }));
+  const DR = D.drops, drops = [], dropT = new Float64Array(DR.dt_us.length);
+  { let acc = 0;
+    for (let i = 0; i < DR.dt_us.length; i++) {
+      acc += DR.dt_us[i]; dropT[i] = acc / 1e6;
+      drops.push({ t: dropT[i], node: DR.node[i], reason: DR.reasons[DR.reason[i]], level: DR.levels[DR.level[i]], flow: DR.flow[i], ptype: DR.ptypes[DR.ptype[i]] });
+    } }
   const rev = D.route_events.map(function (e) { return { t: e[0], node: e[1], kind: e[2], peer: e[3] }; });
   const revT = Float64Array.from(rev.map(function (e) { return e.t; }));
   const faults = D.faults.map(function (f) { return { t: f[0], kind: f[1], nodes: f[2] }; });
