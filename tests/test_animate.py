@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -228,6 +229,10 @@ def test_cli_animate_and_errors(run_dir, tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("error: --from/--to:"), bad.stderr
     none = subprocess.run([*py, "animate", str(tmp_path)], capture_output=True, text=True)
     assert none.returncode == 2 and "no summary.json" in none.stderr
+    # A comparison folder (`make run`'s): the message names its runs.
+    shutil.copytree(run_dir, tmp_path / "cmp" / "newreno")
+    cmp_ = subprocess.run([*py, "animate", str(tmp_path / "cmp")], capture_output=True, text=True)
+    assert cmp_.returncode == 2 and f"animate one of its runs: {tmp_path / 'cmp' / 'newreno'}" in cmp_.stderr, cmp_.stderr
 
 
 def test_folder_without_traces_is_rerun_identically(tmp_path):

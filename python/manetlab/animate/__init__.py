@@ -156,8 +156,8 @@ def animate(
     ``RESULT_DIR/animate.html``) for the window [from_s, to_s] (default: all)."""
     rdir = Path(result_dir)
     if not (rdir / "summary.json").is_file():
-        subs = sorted(p.name for p in rdir.glob("*/summary.json")) if rdir.is_dir() else []
-        hint = f" (a comparison? animate one of its runs: {', '.join(str(rdir / Path(s).parent) for s in subs)})" if subs else ""
+        subs = sorted(str(p.parent) for p in rdir.glob("*/summary.json")) if rdir.is_dir() else []
+        hint = f" (a comparison? animate one of its runs: {', '.join(subs)})" if subs else ""
         raise AnimateError(f"{rdir}: no summary.json: not a result folder{hint}")
     path = Path(out) if out is not None else rdir / "animate.html"
     tmp: Path | None = None

@@ -217,7 +217,7 @@ def build(
     ctrl_seen: set[int] = set()
     rx_seen: set[tuple[int, int]] = set()
     trace_path = rdir / "trace.tr"
-    for ln in read_trace(str(trace_path), lo, hi) if trace_path.exists() else ():
+    for ln in read_trace(str(trace_path), lo, hi, recv_levels=("AGT",)) if trace_path.exists() else ():
         lines += 1
         ev, lvl = ln.ev, ln.level
         if ev == "D":
@@ -332,7 +332,7 @@ def build(
     xs_all = [v for tr in traj for v in tr[1::3]]
     ys_all = [v for tr in traj for v in tr[2::3]]
     stats = {
-        "trace_lines": lines,
+        "trace_lines_used": lines,
         "transmissions": tx_total,
         "transmissions_kept": len(keep),
         "transmission_source": "MAC" if mac_seen else "RTR" if tx_total else "none",

@@ -35,8 +35,9 @@
   for (let i = 0; i < N; i++) breaksByNode.push([]);
   rev.forEach(function (e) { if (e.kind === "break") breaksByNode[e.node].push(e); });
 
-  // Flow colours: a qualitative palette; routing control neutral grey; unattributed MAC frames light grey.
-  const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#e377c2", "#8c564b", "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354"];
+  // Flow colours: a qualitative palette without pure red (red marks drops and breaks);
+  // routing control neutral grey; MAC frames not tied to a flow light grey.
+  const PALETTE = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#e377c2", "#8c564b", "#bcbd22", "#393b79", "#637939", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"];
   function flowColor(f) { return f === FLOW_CTRL ? "#777777" : f === FLOW_MAC ? "#b0b0b0" : PALETTE[f % PALETTE.length]; }
 
   // Largest i with a[i] <= v (or -1).
@@ -74,7 +75,7 @@
     const wrapW = $("mapwrap").clientWidth;
     const aw = D.area[0], ah = D.area[1];
     W = wrapW; scale = (W - 2 * pad) / aw;
-    H = Math.min(Math.round(ah * scale + 2 * pad), Math.round(window.innerHeight * 0.72));
+    H = Math.min(Math.round(ah * scale + 2 * pad), Math.round(window.innerHeight * 0.62));
     scale = Math.min(scale, (H - 2 * pad) / ah);
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
@@ -179,15 +180,18 @@
       ctx.fillStyle = off ? "#999" : "#000"; ctx.font = "11px sans-serif"; ctx.fillText(String(i), q[0] + 8, q[1] - 6);
     }
     // Drops: a cross at the node with the ns-2 reason code.
-    const vd = visibleDrops(t), seen = {};
+    // One cross per node; one label per node and code (the newest first), stacked.
+    const vd = visibleDrops(t), seen = new Set(), labels = {};
     ctx.font = "bold 11px sans-serif";
     for (const d of vd) {
-      const q = Q[d.node], k = d.node + d.reason;
-      const n = seen[k] = (seen[k] || 0) + 1;
-      if (n > 1) continue; // one label per node and reason
+      const q = Q[d.node], k = d.node + "/" + d.reason;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const row = labels[d.node] = (labels[d.node] || 0) + 1;
+      if (row > 4) continue;
       ctx.strokeStyle = d.reason === "COL" ? "#999" : "#c00"; ctx.lineWidth = 2;
-      ctx.beginPath(); ctx.moveTo(q[0] - 5, q[1] + 9); ctx.lineTo(q[0] + 5, q[1] + 19); ctx.moveTo(q[0] + 5, q[1] + 9); ctx.lineTo(q[0] - 5, q[1] + 19); ctx.stroke();
-      ctx.fillStyle = d.reason === "COL" ? "#777" : "#c00"; ctx.textAlign = "right"; ctx.fillText(d.reason, q[0] - 7, q[1] + 18); ctx.textAlign = "left";
+      if (row === 1) { ctx.beginPath(); ctx.moveTo(q[0] - 5, q[1] + 9); ctx.lineTo(q[0] + 5, q[1] + 19); ctx.moveTo(q[0] + 5, q[1] + 9); ctx.lineTo(q[0] - 5, q[1] + 19); ctx.stroke(); }
+      ctx.fillStyle = d.reason === "COL" ? "#777" : "#c00"; ctx.textAlign = "right"; ctx.fillText(d.reason, q[0] - 7, q[1] + 18 + 11 * (row - 1)); ctx.textAlign = "left";
     }
     S.drawn = { tx: drawnTx, drops: vd, route: routeShown, positions: P, off: [...fs.off], down: [...fs.down] };
     S.frames++;
@@ -278,7 +282,7 @@
     const q = queueAt(i, t), nb = neighbours(i, t, P, fs), rt = routesAt(i, t);
     let h = "<h2>node " + i + (fs.off.has(i) ? " (switched off)" : "") + "</h2>";
     h += "<div>position (" + P[i][0].toFixed(1) + ", " + P[i][1].toFixed(1) + ") m</div>";
-    h += "<div>interface queue: " + (q === null ? '<span class="muted">not recorded (outputs.series = true)</span>' : q + " packets") + "</div>";
+    h += "<div>interface queue: " + (q === null ? '<span class="muted">not recorded (outputs.series = true)</span>' : q + (q === 1 ? " packet" : " packets")) + "</div>";
     h += "<h2>neighbours (≤ " + (D.range_m ? D.range_m.toFixed(0) : "?") + " m)</h2>";
     h += nb.length ? nb.map(function (x) { return x[0] + " <span class=muted>(" + x[1].toFixed(0) + " m)</span>"; }).join(", ") : '<span class="muted">none</span>';
     h += "<h2>routes in use</h2><div class=muted>next hop of the last packet this node sent or forwarded to each destination (trace, RTR level)</div>";
@@ -389,5 +393,7 @@
     seek: setT, play: play, pause: pause, next: nextEvent, selectNode: selectNode,
     setSpeed: function (x) { S.speed = x; $("speedv").textContent = x + "×"; },
     position: pos,
+    // Canvas (CSS pixel) coordinates of node i now, from the canvas's top-left corner.
+    pixel: function (i) { return px(pos(i, S.t)); },
   };
 })();

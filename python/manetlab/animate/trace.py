@@ -74,16 +74,22 @@ def _new(f: list[str]) -> Line:
     )
 
 
-def read_trace(path: str, from_s: float = 0.0, to_s: float = float("inf")) -> Iterator[Line]:
-    """Every line of `path` with ``from_s <= t <= to_s``, in file (time) order."""
+def read_trace(path: str, from_s: float = 0.0, to_s: float = float("inf"), recv_levels: tuple[str, ...] | None = None) -> Iterator[Line]:
+    """Every line of `path` with ``from_s <= t <= to_s``, in file (time) order;
+    with `recv_levels`, receive (``r``) lines only at those levels (most of a MAC
+    trace is receptions, so skipping them unparsed saves much of the time)."""
     with open(path, encoding="ascii") as fh:
         for raw in fh:
             f = raw.split()
             if len(f) < 8:
                 continue
             if f[1] == "-t":
+                if recv_levels is not None and f[0] == "r" and f[f.index("-Nl") + 1] not in recv_levels:
+                    continue
                 rec = _new(f)
             else:
+                if recv_levels is not None and f[0] == "r" and f[3] not in recv_levels:
+                    continue
                 rec = _old(f)
             if rec.t < from_s:
                 continue
