@@ -265,3 +265,24 @@ def test_run_animate_and_report_link(tmp_path):
 
     page = report(out).read_text()
     assert '<a href="animate.html">animation of this run</a>' in page
+
+
+def test_wired_runs(tmp_path):
+    # examples/cbr_chain.toml: wired (no MAC level), nodes 200 m apart on a line.
+    s = load_scenario(ROOT / "examples" / "cbr_chain.toml", {"outputs.trace": "old", "outputs.movement": True})
+    manetlab.run(s, out=tmp_path / "chain")
+    a = animate(tmp_path / "chain")
+    doc = a.data.doc
+    assert doc["layout"] == "positions" and doc["range_m"] is None
+    assert doc["area"] == [600.0, 150.0]  # the chain's extent, drawn at least a quarter as high
+    assert a.data.stats["transmission_source"] == "RTR" and a.data.stats["transmissions"] > 0
+    # Hops go to the next node of the chain.
+    hops = set(zip(doc["tx"]["a"], doc["tx"]["b"]))
+    assert hops <= {(i, i + 1) for i in range(3)} | {(i + 1, i) for i in range(3)} and (1, 2) in hops
+    # Every node at (0, 0) (no placement): drawn on a circle instead.
+    d = {"name": "pile", "duration_s": 2, "nodes": {"count": 3}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1}, {"a": 1, "b": 2, "bandwidth_mbps": 1, "delay_ms": 1}],
+         "flows": [{"kind": "cbr", "src": 0, "dst": 2, "rate_kbps": 100}], "outputs": {"trace": "old", "movement": True}}
+    manetlab.run(d, out=tmp_path / "pile")
+    b = animate(tmp_path / "pile")
+    assert b.data.doc["layout"] == "circle" and len({(tr[1], tr[2]) for tr in b.data.doc["traj"]}) == 3
+    assert "drawn on a circle" in b.path.read_text()

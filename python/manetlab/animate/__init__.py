@@ -113,6 +113,7 @@ def _page(doc: dict[str, Any]) -> str:
         + ("" if st["collisions_kept"] == st["collisions"] else f" ({st['collisions_kept']:,} shown)")
         + f"; manetlab {doc['manetlab_version']}"
         + (" — PARTIAL run" if doc["partial"] else "")
+        + ("; wired nodes drawn on a circle (their positions play no part)" if doc["layout"] == "circle" else "")
     )
     # The CSP forbids every load from elsewhere: the page is its own world.
     return f"""<!doctype html>

@@ -93,6 +93,15 @@ def _ranges(scenario: dict[str, Any], summary: dict[str, Any]) -> tuple[float | 
     return float(conn.get("range_m") or rx), float(cs)
 
 
+def _area(area: dict[str, Any], xs: list[float], ys: list[float]) -> list[float]:
+    """The scenario's area, else the nodes' extent, at least a quarter as high as wide
+    (and vice versa), so a chain on one line is not drawn one pixel high."""
+    if area.get("width_m") and area.get("height_m"):
+        return [float(area["width_m"]), float(area["height_m"])]
+    w, h = max([*xs, 1.0]), max([*ys, 1.0])
+    return [max(w, h / 4), max(h, w / 4)]
+
+
 def _thin(ts: list[float], vs: list[float], cap: int) -> tuple[list[float], list[float]]:
     """At most about `cap` points of a step series: every k-th point plus the last."""
     if len(ts) <= cap:
@@ -187,6 +196,13 @@ def build(
     nflows = len(flows)
 
     waypoints = read_movement((rdir / "movement.tcl").read_text(encoding="utf-8"), n)
+    layout = "positions"
+    if scenario.get("radio") is None and len({(w[1][0], w[2][0]) for w in waypoints}) < n and all(len(w[0]) == 1 for w in waypoints):
+        # A wired scenario without distinct positions (they mean nothing over wires):
+        # show the nodes on a circle so that links and drops can be told apart.
+        layout = "circle"
+        r_m = 100.0 * max(1.0, n / 8)
+        waypoints = [([0.0], [r_m * (1 + math.cos(2 * math.pi * i / n))], [r_m * (1 + math.sin(2 * math.pi * i / n))]) for i in range(n)]
     traj = []
     for ts, xs, ys in waypoints:
         ts2, xy = _window(ts, list(zip(xs, ys)), lo, hi)
@@ -323,7 +339,8 @@ def build(
             "cwnd_t": [_r(t) for t in cw_t], "cwnd": [_r(v, 3) for v in cw_v],
         })
     queues = []
-    for q in (summary.get("series") or {}).get("queues", []):
+    # The series is of the wireless interface queue: nothing to show over wires.
+    for q in (summary.get("series") or {}).get("queues", []) if scenario.get("radio") is not None else []:
         qt, qv = _window(q["t_s"], q["len_pkts"], lo, hi)
         qt, qv = _thin(qt, qv, max_series_points)
         queues.append({"node": q["node"], "t": [_r(t) for t in qt], "len": qv})
@@ -350,7 +367,9 @@ def build(
         "from_s": lo,
         "to_s": hi,
         "partial": bool(summary.get("partial")),
-        "area": [float(area.get("width_m") or max(xs_all, default=1.0)), float(area.get("height_m") or max(ys_all, default=1.0))],
+        "area": _area(area, xs_all, ys_all),
+        "layout": layout,
+        "links": [[lk["a"], lk["b"]] for lk in scenario.get("links") or []],
         "range_m": rx_range,
         "cs_range_m": cs_range,
         "routing": (scenario.get("routing") or {}).get("protocol"),

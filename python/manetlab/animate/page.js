@@ -69,7 +69,7 @@
               flowOn: new Set([FLOW_CTRL, FLOW_MAC].concat(D.flows.map(function (f) { return f.id; }))), drawn: null };
   const $ = function (id) { return document.getElementById(id); };
   const canvas = $("map"), ctx = canvas.getContext("2d");
-  let W = 0, H = 0, scale = 1, pad = 14;
+  let W = 0, H = 0, scale = 1, pad = 24;
 
   function resize() {
     const wrapW = $("mapwrap").clientWidth;
@@ -259,7 +259,13 @@
   }
   function neighbours(i, t, P, fs) {
     const out = [];
-    if (!D.range_m || fs.off.has(i)) return out;
+    if (fs.off.has(i)) return out;
+    // Wired links (failed ones left out), then the radio neighbours.
+    for (const [a, b] of D.links) {
+      const j = a === i ? b : b === i ? a : -1;
+      if (j >= 0 && !fs.off.has(j) && !fs.down.has(Math.min(i, j) + "-" + Math.max(i, j))) out.push([j, Math.hypot(P[i][0] - P[j][0], P[i][1] - P[j][1])]);
+    }
+    if (!D.range_m) return out;
     for (let j = 0; j < N; j++) {
       if (j === i || fs.off.has(j)) continue;
       const d = Math.hypot(P[i][0] - P[j][0], P[i][1] - P[j][1]);
@@ -282,8 +288,8 @@
     const q = queueAt(i, t), nb = neighbours(i, t, P, fs), rt = routesAt(i, t);
     let h = "<h2>node " + i + (fs.off.has(i) ? " (switched off)" : "") + "</h2>";
     h += "<div>position (" + P[i][0].toFixed(1) + ", " + P[i][1].toFixed(1) + ") m</div>";
-    h += "<div>interface queue: " + (q === null ? '<span class="muted">not recorded (outputs.series = true)</span>' : q + (q === 1 ? " packet" : " packets")) + "</div>";
-    h += "<h2>neighbours (≤ " + (D.range_m ? D.range_m.toFixed(0) : "?") + " m)</h2>";
+    h += "<div>interface queue: " + (q === null ? '<span class="muted">not recorded (outputs.series = true; wireless interfaces only)</span>' : q + (q === 1 ? " packet" : " packets")) + "</div>";
+    h += "<h2>neighbours" + (D.range_m ? " (≤ " + D.range_m.toFixed(0) + " m)" : " (links)") + "</h2>";
     h += nb.length ? nb.map(function (x) { return x[0] + " <span class=muted>(" + x[1].toFixed(0) + " m)</span>"; }).join(", ") : '<span class="muted">none</span>';
     h += "<h2>routes in use</h2><div class=muted>next hop of the last packet this node sent or forwarded to each destination (trace, RTR level)</div>";
     h += rt.length ? "<table><tr><th>dst</th><th>via</th><th>since</th><th></th></tr>" + rt.map(function (r) {
