@@ -4,7 +4,8 @@ records (pure Python, always runs). The browser half is tests/test_animate_brows
 The scenario is built so its events are known in advance: node 2 leaves node 1's
 250 m range at t = 5.0 s (500 → 900 m at 50 m/s from t = 4 s), so the CBR flow 0→1→2
 loses its second hop and node 1 drops what the MAC gave up on (ns-2 `CBK`) just
-after 5 s; node 3 is switched off from 7.0 to 8.5 s (drops `OFF`). The trace is in
+after 5 s; node 3 is switched off from 7.0 to 8.5 s (drops `OFF`) and the link
+0–1 fails from 8.8 to 9.2 s. The trace is in
 ns-2's new format, whose every line carries the node's position (`-Nx -Ny`) as the
 core computed it: an independent record to check the movement parsing against.
 """
@@ -43,7 +44,7 @@ SCENARIO = {
             {"node": 3, "moves": [{"time_s": 1, "dest_m": [300, 500], "speed_mps": 10}, {"time_s": 6, "dest_m": [100, 300], "speed_mps": 20}]},
         ],
     },
-    "faults": {"node_switches": [{"node": 3, "off_s": 7.0, "on_s": 8.5}]},
+    "faults": {"node_switches": [{"node": 3, "off_s": 7.0, "on_s": 8.5}], "link_outages": [{"a": 0, "b": 1, "down_s": 8.8, "up_s": 9.2}]},
     "flows": [
         {"kind": "cbr", "src": 0, "dst": 2, "packet_size_bytes": 512, "rate_kbps": 16.384, "start_s": 0.5, "stop_s": 9.5},
         {"kind": "ftp", "src": 3, "dst": 0, "transport": "newreno", "tcp": {"trace": True}},
@@ -174,7 +175,7 @@ def test_transmissions_are_mac_frames_with_their_flow(data):
 
 def test_faults_routes_and_queues(data):
     doc = data.doc
-    assert doc["faults"] == [[7.0, "node_off", [3]], [8.5, "node_on", [3]]]
+    assert doc["faults"] == [[7.0, "node_off", [3]], [8.5, "node_on", [3]], [8.8, "link_down", [0, 1]], [9.2, "link_up", [0, 1]]]
     assert {e[2] for e in doc["route_events"]} >= {"RREQ", "break"}
     # Node 0's route to node 2 goes via node 1.
     assert any(r[1:] == [0, 2, 1] for r in doc["routes"])
@@ -227,6 +228,8 @@ def test_cli_animate_and_errors(run_dir, tmp_path):
     assert "MB" in p.stdout and "2–6 s" in p.stdout and (tmp_path / "w.html").is_file()
     bad = subprocess.run([*py, "animate", str(run_dir), "--from", "6", "--to", "2"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error: --from/--to:"), bad.stderr
+    late = subprocess.run([*py, "animate", str(run_dir), "--from", "11"], capture_output=True, text=True)
+    assert late.returncode == 2 and "from < 10" in late.stderr, late.stderr
     none = subprocess.run([*py, "animate", str(tmp_path)], capture_output=True, text=True)
     assert none.returncode == 2 and "no summary.json" in none.stderr
     # A comparison folder (`make run`'s): the message names its runs.

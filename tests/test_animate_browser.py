@@ -107,6 +107,19 @@ def test_click_a_node_and_filter_flows(page_and_run):
     assert 0 in page.state()["flowsOn"]
 
 
+def test_switched_off_node_and_failed_link(page_and_run):
+    page, _, _ = page_and_run
+    page.js("manetlab.seek(7.5); manetlab.selectNode(1)")
+    s = page.state()
+    assert s["off"] == [3] and s["down"] == [] and 3 not in s["panel"]["neighbours"]
+    page.js("manetlab.seek(9.0)")
+    s = page.state()
+    assert s["off"] == [] and s["down"] == ["0-1"] and 0 not in s["panel"]["neighbours"]
+    page.js("manetlab.seek(9.3)")
+    assert page.state()["down"] == [] and 0 in page.state()["panel"]["neighbours"]
+    page.js("manetlab.selectNode(-1)")
+
+
 def test_offline_no_errors_and_screenshot(page_and_run, tmp_path):
     page, _, _ = page_and_run
     page.js("manetlab.seek(5.1); manetlab.selectNode(1); document.getElementById('rng').click()")

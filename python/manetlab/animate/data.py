@@ -186,11 +186,12 @@ def build(
     scen_path = rdir / "scenario.json"
     scenario = json.loads(scen_path.read_text(encoding="utf-8")) if scen_path.exists() else {}
     duration = float(summary["duration_s"])
+    # A stopped run (--partial) ends where it stopped.
+    end = float(summary.get("stopped_at_s") or duration) if summary.get("partial") else duration
     lo = 0.0 if from_s is None else float(from_s)
-    hi = duration if to_s is None else float(to_s)
+    hi = end if to_s is None else min(float(to_s), end)
     if not (0 <= lo < hi):
-        raise ValueError(f"--from/--to: [{lo:g}, {hi:g}] is not a time window of the run (allowed: 0 <= from < to <= {duration:g})")
-    hi = min(hi, duration)
+        raise ValueError(f"--from/--to: [{lo:g}, {hi:g}] is not a time window of the run (allowed: 0 <= from < to, from < {end:g})")
     n = len(summary["nodes"])
     flows = summary["flows"]
     nflows = len(flows)
