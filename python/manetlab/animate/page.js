@@ -69,7 +69,7 @@
               flowOn: new Set([FLOW_CTRL, FLOW_MAC].concat(D.flows.map(function (f) { return f.id; }))), drawn: null };
   const $ = function (id) { return document.getElementById(id); };
   const canvas = $("map"), ctx = canvas.getContext("2d");
-  let W = 0, H = 0, scale = 1, pad = 24;
+  let W = 0, H = 0, scale = 1, pad = 24, ox = pad;
 
   function resize() {
     const wrapW = $("mapwrap").clientWidth;
@@ -77,13 +77,14 @@
     W = wrapW; scale = (W - 2 * pad) / aw;
     H = Math.min(Math.round(ah * scale + 2 * pad), Math.round(window.innerHeight * 0.62));
     scale = Math.min(scale, (H - 2 * pad) / ah);
+    ox = Math.max(pad, (W - aw * scale) / 2); // centred when the height limits the scale
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
     canvas.style.height = H + "px";
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   }
   // ns-2 coordinates: y grows upwards.
-  function px(p) { return [pad + p[0] * scale, H - pad - p[1] * scale]; }
+  function px(p) { return [ox + p[0] * scale, H - pad - p[1] * scale]; }
 
   // --- drawing ----------------------------------------------------------------------------
   const FLASH_WALL_S = 0.12, MARK_WALL_S = 1.5, MAX_FLASHES = 4000;
@@ -108,7 +109,7 @@
     ctx.clearRect(0, 0, W, H);
     ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
     ctx.strokeStyle = "#ccc"; ctx.lineWidth = 1;
-    ctx.strokeRect(pad, H - pad - D.area[1] * scale, D.area[0] * scale, D.area[1] * scale);
+    ctx.strokeRect(ox, H - pad - D.area[1] * scale, D.area[0] * scale, D.area[1] * scale);
     // Ranges on demand (all nodes, or the selected node only).
     const ringNodes = S.selected >= 0 ? [S.selected] : [...Array(N).keys()];
     for (const [on, r, col] of [[S.showCs, D.cs_range_m, "rgba(255,140,0,0.25)"], [S.showRange, D.range_m, "rgba(31,119,180,0.35)"]]) {
