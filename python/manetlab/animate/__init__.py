@@ -28,7 +28,7 @@ from typing import Any
 
 from manetlab.animate.data import AnimationData, build
 
-__all__ = ["animate", "Animation", "ANIMATE_OUTPUTS", "AnimateError"]
+__all__ = ["animate", "animate_outputs", "Animation", "ANIMATE_OUTPUTS", "AnimateError"]
 
 #: The ``[outputs]`` an animation reads (``manetlab run --animate`` switches them on).
 ANIMATE_OUTPUTS: dict[str, Any] = {
