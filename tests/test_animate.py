@@ -213,6 +213,7 @@ def test_page_is_self_contained(run_dir, tmp_path):
     a = animate(run_dir, tmp_path / "a.html")
     page = a.path.read_text()
     assert a.bytes == a.path.stat().st_size
+    assert f"this page {a.bytes / 1e6:.1f} MB" in page and "\x00" not in page
     # Nothing loaded from anywhere: no src/href attributes, no @import/url(), and a CSP that forbids it.
     assert not re.search(r"""\s(src|href)\s*=|@import|url\(|<link\b""", page)
     assert "default-src 'none'" in page

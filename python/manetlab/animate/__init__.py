@@ -38,6 +38,9 @@ ANIMATE_OUTPUTS: dict[str, Any] = {
 }
 
 
+_SIZE = "\x00size\x00"
+
+
 class AnimateError(ValueError):
     """A result folder that cannot be animated (one line saying why)."""
 
@@ -111,7 +114,7 @@ def _page(doc: dict[str, Any]) -> str:
         + ("" if st["transmissions_kept"] == st["transmissions"] else f", thinned from {st['transmissions']:,}")
         + f"), {st['drops']:,} drops, {st['collisions']:,} collisions"
         + ("" if st["collisions_kept"] == st["collisions"] else f" ({st['collisions_kept']:,} shown)")
-        + f"; manetlab {doc['manetlab_version']}"
+        + f"; this page {_SIZE}; manetlab {doc['manetlab_version']}"
         + (" — PARTIAL run" if doc["partial"] else "")
         + ("; wired nodes drawn on a circle (their positions play no part)" if doc["layout"] == "circle" else "")
     )
@@ -172,6 +175,8 @@ def animate(
         except ValueError as e:
             raise AnimateError(str(e)) from None
         page = _page(data.doc)
+        # The header states the file's own size (to 0.1 MB; the digits barely change it).
+        page = page.replace(_SIZE, f"{len(page.encode('utf-8')) / 1e6:.1f} MB", 1)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")
     finally:
