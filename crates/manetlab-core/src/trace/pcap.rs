@@ -330,6 +330,49 @@ mod tests {
     }
 
     #[test]
+    fn source_routed_data_carries_the_dsr_header_before_udp() {
+        use crate::routing::dsr::SourceRoute;
+        let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
+        let p = Packet { source_route: Some(Box::new(SourceRoute { path, next: 1, salvaged: 0 })), ..udp() };
+        let b = datagram_bytes(&p);
+        assert_eq!(b[9], 48, "IP protocol: DSR");
+        assert_eq!(usize::from(u16::from_be_bytes([b[2], b[3]])), b.len(), "IP total length counts the DSR header");
+        let dsr = &b[20..];
+        assert_eq!(dsr[0], 17, "next header UDP");
+        let opt_len = usize::from(u16::from_be_bytes([dsr[2], dsr[3]]));
+        assert_eq!(opt_len, 2 + 2 + 8, "one source route option, two intermediate nodes");
+        assert_eq!(&dsr[4..6], &[96, 10]);
+        let udp = &dsr[4 + opt_len..];
+        assert_eq!(udp.len(), 8 + 11);
+        assert_eq!(u16::from_be_bytes([udp[4], udp[5]]), 19, "UDP length");
+        let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 17];
+        pseudo.extend_from_slice(&(udp.len() as u16).to_be_bytes());
+        assert_eq!(ones_sum(ones_sum(0, &pseudo), udp), 0xffff, "UDP checksum over its own pseudo-header");
+        assert_eq!(ones_sum(0, &b[..20]), 0xffff);
+    }
+
+    #[test]
+    fn aodv_goes_out_on_udp_654_to_the_broadcast_address() {
+        use crate::routing::aodv::{AodvMessage, Hello};
+        use crate::routing::RoutingMessage;
+        let p = Packet {
+            ip: IpHeader { src: NodeId(4), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello { node: NodeId(4), seq: 2, lifetime_ns: 0 }))),
+            payload_bytes: 0,
+            ..udp()
+        };
+        let b = datagram_bytes(&p);
+        assert_eq!(b[9], 17, "UDP");
+        assert_eq!(&b[16..20], &[255, 255, 255, 255]);
+        assert_eq!(&b[20..24], &[2, 142, 2, 142], "ports 654 -> 654");
+        assert_eq!(b.len(), 20 + 8 + 20, "RFC 3561 RREP (HELLO) body");
+        let mut pseudo = vec![10, 0, 0, 5, 255, 255, 255, 255, 0, 17];
+        pseudo.extend_from_slice(&((b.len() - 20) as u16).to_be_bytes());
+        assert_eq!(ones_sum(ones_sum(0, &pseudo), &b[20..]), 0xffff);
+        assert_eq!(node_addr(NodeId(u32::MAX - 1)), [9, 255, 255, 255], "wraps, never panics");
+    }
+
+    #[test]
     fn file_header_and_record_layout() {
         let mut w = PcapWriter::new(Vec::new()).unwrap();
         w.write(SimTime(1_500_000_123), &udp()).unwrap();
