@@ -356,8 +356,19 @@ pub struct FlowSpec {
     pub file_bytes: Option<u64>,
     /// The TCP or UDP port at both ends (pcap and trace files); default
     /// [`DEFAULT_BASE_PORT`] + the flow's index.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "flow_port")]
     pub port: Option<u16>,
+}
+
+/// `flows[].port`: an integer in 1..=65535 (0 is no port).
+fn flow_port<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match v.as_u64().and_then(|p| u16::try_from(p).ok()).filter(|&p| p > 0) {
+        Some(p) => Ok(Some(p)),
+        None => Err(serde::de::Error::custom(format!(
+            "{v} is not a port (allowed: an integer in 1..=65535, or leave it out for 50000 + the flow's index)"
+        ))),
+    }
 }
 
 /// First default flow port: flow `i` uses 50000 + i at both ends. 50000–54327
