@@ -19,7 +19,7 @@ use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
-use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, Frame, MacAction, MacParams, MacTimer};
+use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, Frame, FrameKind, MacAction, MacParams, MacTimer};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
@@ -129,6 +129,8 @@ struct Flow {
     cbr: Option<Cbr>,
     /// CBR: the UDP header costs air time (`flows[].udp_header`; ns-2: no).
     udp_header: bool,
+    /// CBR: the UDP port at both ends (`flows[].port`).
+    udp_port: u16,
     /// The TCP connection (FTP flows).
     tcp: Option<Box<tcp::TcpFlow>>,
     counters: FlowCounters,
@@ -330,6 +332,7 @@ impl Simulator {
                     stop,
                     cbr,
                     udp_header: f.udp_header.unwrap_or(false),
+                    udp_port: f.port(i),
                     tcp,
                     counters: FlowCounters::default(),
                 }
@@ -469,6 +472,7 @@ impl Simulator {
                     } else if let Some(why) = self.fault_blocks(from, to) {
                         self.drop_packet(to, &pkt, why);
                     } else {
+                        self.pcap(to, &pkt);
                         self.receive_from(now, to, *pkt, from);
                     }
                 }
@@ -554,7 +558,7 @@ impl Simulator {
         let flow = &mut self.flows[f.index()];
         let cbr = flow.cbr.as_mut().expect("AppSend is scheduled for CBR flows only");
         let (seq, next) = cbr.on_send(now);
-        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, cbr.packet_bytes, flow.udp_header, seq, now);
+        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, flow.udp_port, cbr.packet_bytes, flow.udp_header, seq, now);
         self.next_uid += 1;
         flow.counters.on_send(pkt.payload_bytes);
         self.ledger.created(pkt.uid, f.0, true);
@@ -579,7 +583,6 @@ impl Simulator {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
         }
-        self.pcap(node, &pkt);
         self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         if pkt.is_routing() {
             self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
@@ -741,7 +744,6 @@ impl Simulator {
             return;
         };
         let l = ports[i].1;
-        self.pcap(node, &pkt);
         let link = &mut self.links[l.index()];
         let d = link.dir_from(node);
         let step = link.enqueue(now, d, pkt);
@@ -751,6 +753,7 @@ impl Simulator {
     fn link_step(&mut self, l: LinkId, d: u8, step: LinkStep, from: Option<NodeId>) {
         match step {
             LinkStep::Started { tx_done, arrive, pkt } => {
+                self.pcap(self.links[l.index()].dirs[d as usize].from, &pkt);
                 self.sched.schedule_at(tx_done, Event::LinkTxDone(l, d));
                 self.sched.schedule_at(arrive, Event::LinkArrive(l, d, Box::new(pkt)));
             }
@@ -829,7 +832,6 @@ impl Simulator {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;
         }
-        self.pcap(n, &pkt);
         self.ifq_offer(now, n, Queued::packet(pkt, next_hop));
     }
 
@@ -870,6 +872,7 @@ impl Simulator {
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
                 MacAction::Deliver(pkt, from) => {
+                    self.pcap(n, &pkt);
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
@@ -927,6 +930,12 @@ impl Simulator {
     /// start and end, delayed by the propagation time.
     fn transmit(&mut self, now: SimTime, n: NodeId, frame: Frame) {
         self.trace_frame(trace::Ev::Send, n, &frame);
+        if let (FrameKind::Data, false, Some(p)) = (frame.kind, frame.retry, &frame.pkt) {
+            // The datagram leaves the interface: once, at its first attempt (MAC retries are below IP).
+            if !self.is_off(n) {
+                self.pcap(n, p);
+            }
+        }
         self.wifi(n).radio.start_tx();
         let airtime = frame.airtime;
         self.sched.schedule_at(now + airtime, Event::TxEnd(n));

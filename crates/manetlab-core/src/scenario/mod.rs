@@ -365,9 +365,35 @@ pub struct FlowSpec {
     /// FTP: size of the file to send (bytes); default: infinite backlog.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_bytes: Option<u64>,
+    /// The TCP or UDP port at both ends (pcap and trace files); default
+    /// [`DEFAULT_BASE_PORT`] + the flow's index.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "flow_port")]
+    pub port: Option<u16>,
 }
 
+/// `flows[].port`: an integer in 1..=65535 (0 is no port).
+fn flow_port<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match v.as_u64().and_then(|p| u16::try_from(p).ok()).filter(|&p| p > 0) {
+        Some(p) => Ok(Some(p)),
+        None => Err(serde::de::Error::custom(format!(
+            "{v} is not a port (allowed: an integer in 1..=65535, or leave it out for 50000 + the flow's index)"
+        ))),
+    }
+}
+
+/// First default flow port: flow `i` uses 50000 + i at both ends. 50000–54327
+/// is in IANA's dynamic range (49152–65535) and no Wireshark 4.0 dissector
+/// claims a TCP or UDP port there (`tshark -G decodes`), so a pcap shows plain
+/// TCP and UDP (6000 decoded as X11 and 5000 as TAPA before).
+pub const DEFAULT_BASE_PORT: u16 = 50_000;
+
 impl FlowSpec {
+    /// The flow's port (`port`, or the default for flow index `i`).
+    pub fn port(&self, i: usize) -> u16 {
+        self.port.unwrap_or_else(|| DEFAULT_BASE_PORT.wrapping_add(i as u16))
+    }
+
     /// The CBR inter-packet interval (s), from `interval_s` or `rate_kbps`.
     pub fn cbr_interval_s(&self) -> f64 {
         match (self.interval_s, self.rate_kbps) {
@@ -459,8 +485,31 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             self.validate_flow(i, f)?;
         }
+        self.validate_flow_ports()?;
         self.validate_mobility()?;
         self.validate_faults()?;
+        Ok(())
+    }
+
+    /// `flows[].port`: 1..=65535, and no two flows of one transport between the
+    /// same two nodes on the same port (they would be one connection in a pcap).
+    fn validate_flow_ports(&self) -> Result<(), ScenarioError> {
+        let mut seen: std::collections::BTreeMap<(bool, u32, u32, u16), usize> = std::collections::BTreeMap::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let path = format!("flows[{i}].port");
+            if f.port == Some(0) {
+                return Err(ScenarioError::new(path, "0 is out of range (allowed: 1..=65535, or leave it out for 50000 + the flow's index)"));
+            }
+            let port = f.port(i);
+            let key = (f.kind == FlowKind::Ftp, f.src.min(f.dst), f.src.max(f.dst), port);
+            if let Some(j) = seen.insert(key, i) {
+                let proto = if key.0 { "TCP" } else { "UDP" };
+                return Err(ScenarioError::new(
+                    path,
+                    format!("{port} is already the port of flows[{j}], a {proto} flow between the same nodes {} and {} (allowed: a port no other {proto} flow between them uses)", key.1, key.2),
+                ));
+            }
+        }
         Ok(())
     }
 
