@@ -357,7 +357,7 @@ mod tests {
         use crate::routing::aodv::{AodvMessage, Hello};
         use crate::routing::RoutingMessage;
         let p = Packet {
-            ip: IpHeader { src: NodeId(4), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            ip: IpHeader { src: NodeId(4), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello { node: NodeId(4), seq: 2, lifetime_ns: 0 }))),
             payload_bytes: 0,
             ..udp()
