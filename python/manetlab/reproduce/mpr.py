@@ -8,7 +8,8 @@ lost from our copy; each model is an example scenario (examples/mpr_*.toml, the
 layouts documented there), defined here in `MODELS` (a test checks the two agree).
 
 Study: the six models are placed side by side in one simulated plane, 3 km apart
-(more than five times the 550 m carrier-sense range, so no frame of one model
+(the closest nodes of two models are 2.4 km apart, more than four times the 550 m
+carrier-sense range, so no frame of one model
 reaches a node of another and no route joins them), so one run simulates all six
 with one variant on every flow: a study of 9 cells (one zipped axis, the variant)
 × seeds. Seeds only change MAC backoff, ARP/AODV jitter and the like: the models
@@ -274,7 +275,7 @@ class Mpr(Paper):
             Difference("link failure timing", "\"shutting down one intermediate node\"; when not stated", "relay off at 50 s, on again at 100 s (faults.node_switches)", ASSUMED, "not stated"),
             Difference("signal loss timing", "the relay \"moves away for few second\" and returns", "leaves at 50 s, out of range 56–74 s, home at 80 s (25 m/s)", ASSUMED, "not stated"),
             Difference("six models in one run", "six separate simulations", "one simulation per variant and seed holding the six models 3 km apart", OURS,
-                       "a study varies keys of one scenario; 3 km is > 5× the 550 m carrier-sense range, so the models cannot hear each other "
+                       "a study varies keys of one scenario; the closest nodes of two models are 2.4 km apart, > 4× the 550 m carrier-sense range (two-ray: a signal there is 0.3 % of the carrier-sense threshold), so the models cannot hear each other "
                        "(a test checks the spacing); node ids differ from a standalone run, so a given seed's backoff draws differ from the example file's"),
             Difference("randomness", "one run per variant (a deterministic ns-2 run)", "10 seeds per variant (MAC backoff, ARP/AODV jitter), mean [95 % CI]", ASSUMED,
                        "one run is one sample of the MAC's random backoff"),
@@ -389,7 +390,7 @@ class Mpr(Paper):
         return figs
 
     def notes(self, ctx: Context) -> list[str]:
-        return ["Six models in one simulated plane: model k's nodes are shifted by k·3 km, beyond five carrier-sense ranges of every other model; "
+        return ["Six models in one simulated plane: model k's nodes are shifted by k·3 km, at least 2.4 km (over four carrier-sense ranges) from every other model's; "
                 "their flows are flows " + ", ".join(f"{m} {FLOWS_OF[m]}" for m in MODELS) + " of each run."]
 
 
