@@ -459,7 +459,8 @@ class TcpApLred(Paper):
         fig.suptitle(f"Fig. 4: window size, scenario II (movement scenario {seed2})", fontsize=10)
         figs.append(Figure("fig4_scenario_ii_window", "Fig. 4: window over time, multiple and single connections (scenario II)",
                            f"TCP-AP + LRED, movement scenario (seed) {seed2}: three connections 8→15, 0→1, 5→12 at once (our reading of §5.4), and the single connection 5→12 "
-                           "(the same run as the study's; checked). The window is capped by the 100-segment advertised window.", fig))
+                           "(the same run as the study's; checked). cwnd may grow past the 100-segment advertised window (as ns-2's cwnd_ does); "
+                           "the advertised window caps what is in flight.", fig))
 
         # Table 1 as bars.
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), layout="constrained")
