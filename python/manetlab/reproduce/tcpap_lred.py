@@ -481,7 +481,22 @@ class TcpApLred(Paper):
     def notes(self, ctx: Context) -> list[str]:
         s, _, _, _ = self._scenario_i(ctx)
         st = s.status()
-        return [f"Scenario I ran as a second study in {s.dir} ({st['ok']} runs ok, {st['failed']} failed; its time is inside the report wall time)."]
+        df = per_run(ctx)
+        same = []
+        for tp in ("tcp-ap", "newreno"):
+            a = df[df["case"] == (tp, "lred")].set_index(["pair", "seed"])
+            b = df[df["case"] == (tp, "droptail")].set_index(["pair", "seed"])
+            keys = sorted(set(a.index) & set(b.index))
+            cols = ["flow0.tx_packets", "flow0.rx_packets", "flow0.retransmissions"]
+            n_same = sum(all(float(a.loc[k, c]) == float(b.loc[k, c]) for c in cols) for k in keys)
+            red = sum(float(a.loc[k, "flow0.drops_ifq.RED"]) > 0 for k in keys)
+            same.append(f"{CASE_NAMES[(tp, 'lred')]} equals {CASE_NAMES[(tp, 'droptail')]} exactly (packets sent, received, retransmissions) in {n_same} of {len(keys)} "
+                        f"(pair, scenario) runs, and LRED dropped a packet early in {red} of them")
+        return [
+            "How much LRED acts: " + "; ".join(same) + ". Where the two are equal, LRED's average MAC retry count never reached min_th = 1 on the path, so it neither "
+            "dropped early nor paced (pacing is on exactly while the average is at or above min_th, where early drops start; docs/wireless.md), and the run is the DropTail run (LRED also queues routing packets "
+            "first, which changes nothing while the queue holds no routing packet behind data). The paper's thresholds are not stated (differences).",
+            f"Scenario I ran as a second study in {s.dir} ({st['ok']} runs ok, {st['failed']} failed; its time is inside the report wall time)."]
 
 
 PAPER = TcpApLred()
