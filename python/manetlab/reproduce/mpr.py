@@ -262,7 +262,9 @@ class Mpr(Paper):
             "interference (mpr_interference.toml: 2-hop main connection 0→2 and 2-hop second connection 3→5 in a row 400 m away; forwarder 1 is 447 m from sender 3), "
             "chain (mpr_chain.toml: 4 nodes 200 m apart, FTP 0→3), grid (mpr_grid.toml: 4 × 4, 200 m, FTP 4→7 along a row and 2→14 along a column, crossing at node 6).",
             "All FTP flows run from 1 s to the end. The six models are simulated in one run, 3 km apart (no frame or route crosses between them); "
-            "seeds 1–10 (MAC backoff, jitter) give the mean and 95 % CI beside the paper's single run.",
+            "seeds 1–10 give the mean and 95 % CI beside the paper's single run. Why 10: the layouts are fixed, so a seed changes only MAC backoff and "
+            "protocol jitter and runs of one cell differ little; 10 seeds make the paired tests decisive for differences of a few per cent, and the 90 runs "
+            "(each simulating all six models) take minutes on 2 shared cores.",
             "Per model and run: throughput = Σ over its flows of payload delivered in order × 8 / active time (kbit/s); delay = mean end-to-end delay of the data "
             "segments received over its flows (ms); dropped = data segments of its flows whose fate was a drop (and, beside it, with the TCP ACKs' drops).",
         ]
