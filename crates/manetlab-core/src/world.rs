@@ -569,6 +569,8 @@ impl Simulator {
     /// A transport hands a packet down at its source: trace it (AGT) and route it.
     fn originate(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         self.trace_pkt(trace::Ev::Send, trace::Lv::Agt, node, &pkt, None, None);
+        // ns-2 traces the packet entering the source's routing agent (`r RTR`).
+        self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         self.route(now, node, pkt);
     }
 
@@ -580,7 +582,12 @@ impl Simulator {
             return;
         }
         self.pcap(node, &pkt);
-        self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
+        // ns-2's node hands a data packet for itself straight to the agent; the
+        // router sees (`r RTR`) routing messages and packets to forward, and with
+        // DSR every packet (DSR is the node's entry).
+        if pkt.is_routing() || pkt.ip.dst != node || pkt.source_route.is_some() {
+            self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
+        }
         if pkt.is_routing() {
             self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
         } else {
@@ -839,7 +846,8 @@ impl Simulator {
             if q.arp.is_some() {
                 self.nodes[n.index()].counters.on_drop(why, false);
             } else {
-                self.drop_packet(n, &q.pkt, why);
+                self.trace_drop_towards(n, &q.pkt, why, q.next_hop);
+                self.account_drop(n, &q.pkt, why);
             }
             return;
         }
@@ -913,7 +921,8 @@ impl Simulator {
                         if q.arp.is_some() {
                             self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop, false);
                         } else {
-                            self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                            self.trace_drop_towards(n, &q.pkt, DropReason::EarlyDrop, q.next_hop);
+                            self.account_drop(n, &q.pkt, DropReason::EarlyDrop);
                         }
                     }
                 }
@@ -1009,7 +1018,7 @@ impl Simulator {
                 let f = &rec.frame;
                 let for_us = f.dst.map_or(true, |d| d == n);
                 if why == RxFailure::Collision && for_us {
-                    self.frame_collision(n, f.pkt.as_ref());
+                    self.frame_collision(n, f);
                 }
                 self.report_carrier(now, n, Some(Err(())));
             }
@@ -1049,6 +1058,11 @@ impl Simulator {
     /// copy was delivered or is still in flight at the end.
     fn drop_packet(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.trace_drop(node, pkt, reason);
+        self.account_drop(node, pkt, reason);
+    }
+
+    /// [`Simulator::drop_packet`] without the trace line (its caller wrote one).
+    fn account_drop(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.nodes[node.index()].counters.on_drop(reason, pkt.tag.is_some());
         if let Some(tag) = pkt.tag {
             self.ledger.dropped(pkt.uid, reason);
@@ -1060,10 +1074,9 @@ impl Simulator {
 
     /// A frame for `n` was lost to a collision: a MAC event, not a packet drop
     /// (its sender still holds the packet and retries). Traced `COL` like ns-2.
-    fn frame_collision(&mut self, n: NodeId, pkt: Option<&Packet>) {
-        if let Some(pkt) = pkt {
-            self.trace_drop(n, pkt, DropReason::Collision);
-        }
+    fn frame_collision(&mut self, n: NodeId, f: &Frame) {
+        // Every frame kind, RTS/CTS/ACK included, as ns-2 traces them.
+        self.trace_frame(trace::Ev::Drop, n, f);
         self.nodes[n.index()].counters.mac_collisions += 1;
     }
 
