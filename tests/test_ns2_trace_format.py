@@ -218,3 +218,31 @@ def test_new_format_tags_and_values_match_ns2(ours):
             assert vn == vu, f"{k} {tag}: ns-2 {sorted(vn, key=str)} ours {sorted(vu, key=str)}"
     # Both formats describe the same events.
     assert len(ours["old"]) == len(ours["new"])
+
+
+def test_collisions_of_every_frame_kind_and_arp_drops_are_traced(tmp_path: Path):
+    """RTS (and ARP) frames lost to collisions are `D MAC COL` lines as in ns-2; a
+    packet ARP held and replaced is a `D IFQ ARP` line (always traced, like every
+    IFQ drop, although only the MAC level was asked for)."""
+    s = {
+        "name": "col",
+        "seed": 3,
+        "duration_s": 10,
+        "nodes": {"count": 6, "placement": {"kind": "grid", "columns": 3, "spacing_m": 200}},
+        "radio": {},
+        "flows": [
+            {"kind": "cbr", "src": 0, "dst": 5, "packet_size_bytes": 512, "rate_kbps": 160, "start_s": 1, "stop_s": 9},
+            {"kind": "ftp", "src": 2, "dst": 3, "transport": "newreno"},
+        ],
+        "outputs": {"trace": "old", "trace_levels": ["mac"]},
+    }
+    r = manetlab.run(s, out=tmp_path)
+    text = (tmp_path / "trace.tr").read_text()
+    # ns-2.35 (chain3 fixture): `D 1.484246227 _0_ MAC  COL 0 RTS 44 [58e 0 1 0] `
+    assert re.search(r"^D \S+ _\d_ MAC  COL 0 RTS 44 \[[0-9a-f]+ \d \d 0\] $", text, re.M)
+    assert re.search(r"^D \S+ _\d_ MAC  COL 0 ARP 86 \[0 ffffffff \d 806\] ------- \[REQUEST (\d)/\1 0/\d\]$", text, re.M)
+    arp = [line for line in text.splitlines() if " IFQ  ARP " in line]
+    assert len(arp) == sum(n["drops"].get("ifq.ARP", 0) for n in r.summary["nodes"]) > 0
+    assert not re.search(r"^[sr] \S+ _\d_ (AGT|RTR) ", text, re.M), "AGT and RTR were not asked for"
+    cols = sum(1 for line in text.splitlines() if " MAC  COL " in line)
+    assert cols == sum(n["mac_collisions"] for n in r.summary["nodes"])

@@ -793,7 +793,8 @@ impl Simulator {
                 let req = arp.request(next_hop);
                 self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(node, req, None));
                 if let Some(old) = replaced {
-                    self.drop_packet(node, &old, DropReason::ArpHoldReplaced);
+                    self.trace_drop_towards(node, &old, DropReason::ArpHoldReplaced, Some(next_hop));
+                    self.account_drop(node, &old, DropReason::ArpHoldReplaced);
                 }
             }
             Resolve::Failed { held, pkt } => {

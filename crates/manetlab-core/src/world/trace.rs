@@ -58,9 +58,9 @@ fn agent_size(pkt: &Packet) -> u32 {
 /// The IP datagram's size: what ns-2 prints once a router has handled the packet
 /// (from `s RTR` on, at the IFQ, and on `r MAC` lines, whose MAC header ns-2 has
 /// already taken off). ns-2's AODV adds its 20-byte IP header to everything but
-/// TCP, so a 1000-byte segment is 1040 B at every level, as here. ns-2's DSR and
-/// DSDV add it to TCP too (1060 B); manetlab sends 1040 B with every protocol and
-/// the trace prints what was sent (docs/ns2-differences.md).
+/// TCP, so a 1000-byte segment is 1040 B after routing, as here; ns-2's DSR and
+/// DSDV add it to TCP too (1060 B). The trace prints the size the model sends
+/// (docs/ns2-differences.md).
 fn ip_size(pkt: &Packet) -> u32 {
     pkt.size_bytes()
 }
