@@ -146,3 +146,46 @@ def test_scripts_read_ns2s_trace_of_the_chain_as_ours(tmp_path: Path):
     for k in ("send", "recv", "routingpkts", "PDF", "NRL"):
         assert pa[k] == pb[k], (k, pa[k], pb[k])
     assert float(pb["Average e-e delay(ms)"]) == pytest.approx(float(pa["Average e-e delay(ms)"]), rel=0.2)
+
+
+def test_the_ns2_trace_reader_reads_our_trace_as_it_reads_ns2s(runs):
+    """manetlab.ns2.trace (crosscheck's reader of ns-2.35 traces) on our traces gives
+    our summary's CBR metrics, routing packet count and drops, in both formats."""
+    from manetlab.ns2.trace import parse_trace
+
+    for fmt in ("old", "new"):
+        r, text = runs[fmt]
+        flows = r.summary["flows"]
+        keys = ("flow", "name", "kind", "transport", "src", "dst", "start_s", "stop_s")
+        meta = {"flows": [{k: f[k] for k in keys} | {"packet_size_bytes": 512} for f in flows]}
+        # Our flows use port 5000 + flow index at both ends (UDP_BASE_PORT).
+        ports = {f["flow"]: (5000 + f["flow"], 5000 + f["flow"]) for f in flows}
+        path = Path(r.output_dir) / "trace.tr"
+        m = parse_trace(path, meta, ports).to_dict()
+        for got, want in zip(m["flows"], flows):
+            for k in ("tx_packets", "rx_packets", "rx_bytes", "pdr", "throughput_kbps"):
+                assert got[k] == want[k], (fmt, k)
+            # Trace times have 9 decimals.
+            assert got["delay_mean_s"] == pytest.approx(want["delay_mean_s"], abs=1e-9)
+            assert got["jitter_mean_s"] == pytest.approx(want["jitter_mean_s"], abs=1e-9)
+            assert got["drops"] == {k: v for k, v in want["drops"].items() if v}
+        nodes = r.summary["nodes"]
+        assert m["routing_ctrl_pkts"] == sum(n["routing_ctrl_originated_pkts"] + n["routing_ctrl_forwarded_pkts"] for n in nodes)
+        # Every data copy dropped is a D line, by level and reason (drops of routing
+        # messages are traced too; our drop counters count data packets).
+        data_drops: dict[str, int] = {}
+        for line in text.splitlines():
+            f = line.split()
+            if f[0] == "D" and f[6] == "cbr":
+                k = f"{f[3].lower()}.{f[4]}"
+            elif f[0] == "d" and f[f.index("-It") + 1] == "cbr":
+                k = f"{f[f.index('-Nl') + 1].lower()}.{f[f.index('-Nw') + 1]}"
+            else:
+                continue
+            data_drops[k] = data_drops.get(k, 0) + 1
+        node_drops: dict[str, int] = {}
+        for n in nodes:
+            for k, v in n["drops"].items():
+                node_drops[k] = node_drops.get(k, 0) + v
+        assert data_drops == {k: v for k, v in node_drops.items() if v}
+        assert data_drops

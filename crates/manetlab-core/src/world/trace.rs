@@ -47,10 +47,9 @@ fn ptype(pkt: &Packet) -> &'static str {
 /// bytes when `udp_header` is on), a TCP segment its payload + 40 (ns-2's TCP
 /// agents count the IP header in), a routing message its whole datagram.
 fn agent_size(pkt: &Packet) -> u32 {
-    let sr = pkt.source_route.as_ref().map_or(0, |s| s.size_bytes());
     match &pkt.transport {
-        TransportHeader::Udp(_) => pkt.size_bytes() - sr - IP_HEADER_BYTES,
-        TransportHeader::Tcp(_) => pkt.size_bytes() - sr,
+        TransportHeader::Udp(_) => pkt.transport.size_bytes() + pkt.payload_bytes,
+        TransportHeader::Tcp(_) => IP_HEADER_BYTES + pkt.transport.size_bytes() + pkt.payload_bytes,
         TransportHeader::Routing(_) => pkt.size_bytes(),
     }
 }
@@ -174,7 +173,12 @@ fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
         TransportHeader::Tcp(h) => (h.src_port, h.dst_port),
         TransportHeader::Routing(_) => (255, 255), // ns-2's RT_PORT
     };
-    IpPart { src: ip_addr(src), sport, dst: ip_addr(pkt.ip.dst), dport, ttl: pkt.ip.ttl }
+    // ns-2's DSR addresses a route request to its target (and broadcasts it at the MAC).
+    let dst = match &pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(r))) => r.target,
+        _ => pkt.ip.dst,
+    };
+    IpPart { src: ip_addr(src), sport, dst: ip_addr(dst), dport, ttl: pkt.ip.ttl }
 }
 
 /// Hops a data packet has crossed (ns-2 `num_forwards`, which the receiving side
@@ -301,7 +305,10 @@ impl Simulator {
                 [dur, ra, node.0, ETHERTYPE_IP]
             }
         };
-        let size = if stage == Stage::Agent { agent_size(pkt) } else { ip_size(pkt) };
+        // ns-2's DSR takes the headers it added off before handing a packet to its
+        // agent (AODV and DSDV leave them: a CBR packet arrives at AGT with 532 B).
+        let dsr_to_agent = level == Level::Agt && pkt.source_route.is_some();
+        let size = if stage == Stage::Agent || dsr_to_agent { agent_size(pkt) } else { ip_size(pkt) };
         let received = rx.is_some() && ev != Event::Forward && !(ev == Event::Send && pkt.ip.src == node);
         let rec = Record {
             event: ev,
@@ -340,10 +347,11 @@ impl Simulator {
             return;
         }
         let rx = t.rx_note(node, pkt.uid);
+        // A router drops a packet with the size it gave it (ns-2's routing agents add
+        // the IP header before they look for a route).
         let stage = match level {
             Level::Ifq => Stage::Queued,
             Level::Mac => Stage::Mac,
-            _ if rx.is_none() && pkt.ip.src == node && pkt.ip.ttl == DEFAULT_TTL && !pkt.is_routing() => Stage::Agent,
             _ => Stage::Routed,
         };
         self.trace_at(Event::Drop, level, stage, node, pkt, Some(reason.code()), next_hop, rx);
