@@ -844,7 +844,8 @@ impl Simulator {
     fn ifq_offer(&mut self, now: SimTime, n: NodeId, item: Queued) {
         let w = self.wifi(n);
         if let Err((q, why)) = w.ifq.enqueue(now, item) {
-            if q.arp.is_some() {
+            if let Some(m) = q.arp {
+                self.trace_arp_drop(n, &m, q.next_hop, why);
                 self.nodes[n.index()].counters.on_drop(why, false);
             } else {
                 self.trace_drop_towards(n, &q.pkt, why, q.next_hop);
@@ -919,7 +920,8 @@ impl Simulator {
                         self.note_queue(now, n);
                     }
                     for q in dropped {
-                        if q.arp.is_some() {
+                        if let Some(m) = q.arp {
+                            self.trace_arp_drop(n, &m, q.next_hop, DropReason::EarlyDrop);
                             self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop, false);
                         } else {
                             self.trace_drop_towards(n, &q.pkt, DropReason::EarlyDrop, q.next_hop);

@@ -357,6 +357,36 @@ impl Simulator {
         self.trace_at(Event::Drop, level, stage, node, pkt, Some(reason.code()), next_hop, rx);
     }
 
+    /// Trace the drop of an ARP message the interface queue held for `to` (`None`:
+    /// a broadcast request), as ns-2's IFQ drop trace writes it.
+    pub(super) fn trace_arp_drop(&mut self, node: NodeId, m: &crate::mac::ArpMsg, to: Option<NodeId>, reason: DropReason) {
+        let Some(t) = self.tracer.as_ref() else { return };
+        let level = drop_level(reason);
+        if !t.wants_drop(level) {
+            return;
+        }
+        let now = self.now();
+        let request = m.op == ArpOp::Request;
+        let body = Body::Arp(ArpPart { request, sha: m.sender.0, spa: m.sender.0, tha: if request { 0 } else { m.target.0 }, tpa: m.target.0 });
+        let mac = [0, to.map_or(MAC_BROADCAST, |n| n.0), node.0, ETHERTYPE_ARP];
+        let rec = Record {
+            event: Event::Drop,
+            t: now,
+            node,
+            position_m: self.position_at(node.0, now),
+            level,
+            reason: Some(reason.code()),
+            uid: 0,
+            ptype: "ARP",
+            size: ARP_BYTES,
+            mac,
+            next_hop: NO_NEXT_HOP,
+            body,
+            forwards: 0,
+        };
+        self.tracer.as_mut().expect("checked").record(&rec);
+    }
+
     /// Trace an 802.11 frame sent (`Send`), received (`Recv`), or lost to a collision
     /// (`Drop`, `COL`) at `node`. A received IP packet is also noted for the lines
     /// ns-2 writes about it further up (its MAC header stays in ns-2's packet).
