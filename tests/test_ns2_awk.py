@@ -158,8 +158,14 @@ def test_the_ns2_trace_reader_reads_our_trace_as_it_reads_ns2s(runs):
         flows = r.summary["flows"]
         keys = ("flow", "name", "kind", "transport", "src", "dst", "start_s", "stop_s")
         meta = {"flows": [{k: f[k] for k in keys} | {"packet_size_bytes": 512} for f in flows]}
-        # Our flows use port 5000 + flow index at both ends (UDP_BASE_PORT).
-        ports = {f["flow"]: (5000 + f["flow"], 5000 + f["flow"]) for f in flows}
+        # Each flow's ports, as its first agent send shows them (as ns-2's ports.txt would).
+        ports = {}
+        for f in flows:
+            pat = rf"^s \S+ _{f['src']}_ AGT  --- \d+ cbr \d+ \[[^]]*\] ------- \[{f['src']}:(\d+) {f['dst']}:(\d+) " if fmt == "old" else \
+                rf"^s -t \S+ -Hs {f['src']} .* -Nl AGT .* -Is {f['src']}\.(\d+) -Id {f['dst']}\.(\d+) -It cbr "
+            m = re.search(pat, text, re.M)
+            assert m, (fmt, f["flow"])
+            ports[f["flow"]] = (int(m[1]), int(m[2]))
         path = Path(r.output_dir) / "trace.tr"
         m = parse_trace(path, meta, ports).to_dict()
         for got, want in zip(m["flows"], flows):
