@@ -36,7 +36,7 @@ impl Event {
             Event::Drop => 'D',
         }
     }
-    fn new(self) -> char {
+    fn tagged(self) -> char {
         match self {
             Event::Drop => 'd',
             e => e.old(),
@@ -251,7 +251,7 @@ pub fn write_new(r: &Record, out: &mut String) {
     let _ = write!(
         out,
         "{} -t {:.9} -Hs {} -Hd {} -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} ",
-        r.event.new(),
+        r.event.tagged(),
         r.t.as_secs_f64(),
         r.node,
         r.next_hop,
