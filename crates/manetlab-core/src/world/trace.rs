@@ -45,10 +45,13 @@ fn ptype(pkt: &Packet) -> &'static str {
 /// Size as the sending agent hands the packet down, before any router added to it:
 /// a CBR packet is its UDP payload (ns-2's `Agent/UDP` adds no header; ours adds 8
 /// bytes when `udp_header` is on), a TCP segment its payload + 40 (ns-2's TCP
-/// agents count the IP header in), a routing message its whole datagram.
+/// agents count the IP header in; Vegas its payload only), a routing message its
+/// whole datagram.
 fn agent_size(pkt: &Packet) -> u32 {
     match &pkt.transport {
         TransportHeader::Udp(_) => pkt.transport.size_bytes() + pkt.payload_bytes,
+        // ns-2.35 Vegas hands down packetSize_ bytes without its header.
+        TransportHeader::Tcp(h) if h.headerless => pkt.payload_bytes,
         TransportHeader::Tcp(_) => IP_HEADER_BYTES + pkt.transport.size_bytes() + pkt.payload_bytes,
         TransportHeader::Routing(_) => pkt.size_bytes(),
     }
