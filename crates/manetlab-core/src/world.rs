@@ -80,6 +80,47 @@ enum Event {
     Fault,
 }
 
+/// Names of the event kinds, in the order of [`Event::kind`] (for
+/// [`Simulator::event_counts`]; benchmarks print the breakdown).
+/// `Mac` events are split by timer; `Mac (stale)` counts those whose arming had
+/// been cancelled or replaced (they are also counted under their timer).
+pub const EVENT_KINDS: [&str; 23] = [
+    "AppSend", "LinkTxDone", "LinkArrive", "IfqArrive", "Mac.Backoff", "ArpOut", "LlUp", "TxEnd", "SignalStart", "SignalEnd",
+    "SampleQueues", "TcpOpen", "TcpAppStop", "TcpTimer", "RoutingTimer", "RoutingBroadcast", "RoutingForward", "Fault",
+    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)",
+];
+const KIND_MAC_STALE: usize = 21;
+const KIND_TCP_STALE: usize = 22;
+
+impl Event {
+    /// Index of this event's kind in [`EVENT_KINDS`].
+    fn kind(&self) -> usize {
+        match self {
+            Event::AppSend(..) => 0,
+            Event::LinkTxDone(..) => 1,
+            Event::LinkArrive(..) => 2,
+            Event::IfqArrive(..) => 3,
+            Event::Mac(_, MacTimer::Backoff, _) => 4,
+            Event::Mac(_, MacTimer::Defer, _) => 18,
+            Event::Mac(_, MacTimer::Send, _) => 19,
+            Event::Mac(_, MacTimer::Nav, _) => 20,
+            Event::ArpOut(..) => 5,
+            Event::LlUp(..) => 6,
+            Event::TxEnd(..) => 7,
+            Event::SignalStart(..) => 8,
+            Event::SignalEnd(..) => 9,
+            Event::SampleQueues => 10,
+            Event::TcpOpen(..) => 11,
+            Event::TcpAppStop(..) => 12,
+            Event::TcpTimer(..) => 13,
+            Event::RoutingTimer(..) => 14,
+            Event::RoutingBroadcast(..) => 15,
+            Event::RoutingForward(..) => 16,
+            Event::Fault => 17,
+        }
+    }
+}
+
 /// The run's faults: the schedule, how far it has been applied, and the state.
 struct Faults {
     schedule: Vec<FaultEvent>,
@@ -167,6 +208,8 @@ pub struct Simulator {
     faults: Option<Faults>,
     /// Whether the scenario has mobility (for the connectivity report).
     mobile: bool,
+    /// Events executed per kind ([`EVENT_KINDS`]); not part of the results.
+    event_counts: [u64; EVENT_KINDS.len()],
 }
 
 /// Events between two calls of the check in [`Simulator::run_to_end_checked`]:
@@ -372,6 +415,7 @@ impl Simulator {
             series_interval: s.outputs.as_ref().and_then(|o| o.series_interval_s).map(SimDuration::from_secs_f64),
             faults,
             mobile: s.has_mobility(),
+            event_counts: [0; EVENT_KINDS.len()],
         };
         if sim.series.is_some() && sim.series_interval.is_some() {
             sim.sched.schedule_at(SimTime::ZERO, Event::SampleQueues);
@@ -446,7 +490,14 @@ impl Simulator {
         true
     }
 
+    /// Events executed so far by kind, named as in [`EVENT_KINDS`] (a profile
+    /// aid: benchmarks print it; it is not part of the results).
+    pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
+        EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect()
+    }
+
     fn dispatch(&mut self, now: SimTime, ev: Event) {
+        self.event_counts[ev.kind()] += 1;
         {
             match ev {
                 Event::AppSend(f) => self.app_send(now, f),
@@ -475,7 +526,12 @@ impl Simulator {
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
-                Event::Mac(n, timer, tok) => self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out)),
+                Event::Mac(n, timer, tok) => {
+                    if !self.wifi(n).mac.timer_is_live(timer, tok) {
+                        self.event_counts[KIND_MAC_STALE] += 1;
+                    }
+                    self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
+                }
                 Event::TxEnd(n) => {
                     self.wifi(n).radio.end_tx();
                     self.run_mac(now, n, |mac, out| mac.tx_end(now, out));

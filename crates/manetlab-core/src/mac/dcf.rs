@@ -692,6 +692,16 @@ impl Dcf {
 
     // ---- timers ----------------------------------------------------------------
 
+    /// Whether the event of timer `which` carrying `tok` is the live arming (profiling).
+    pub fn timer_is_live(&self, which: MacTimer, tok: TimerToken) -> bool {
+        match which {
+            MacTimer::Backoff => self.bo.timer.is_live(tok),
+            MacTimer::Defer => self.defer_timer.is_live(tok),
+            MacTimer::Send => self.send_timer.is_live(tok),
+            MacTimer::Nav => self.nav_timer.is_live(tok),
+        }
+    }
+
     pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
         match which {
             MacTimer::Backoff => {

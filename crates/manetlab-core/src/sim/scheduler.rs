@@ -151,6 +151,11 @@ impl Timer {
         self.expires
     }
 
+    /// Whether an event carrying `token` would fire (profiling: stale timer events).
+    pub fn is_live(&self, token: TimerToken) -> bool {
+        self.expires.is_some() && token.0 == self.generation
+    }
+
     /// Called when an event carrying `token` pops: true if this arming is live, and
     /// the timer is then disarmed.
     pub fn fire(&mut self, token: TimerToken) -> bool {
