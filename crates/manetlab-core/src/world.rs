@@ -140,6 +140,12 @@ struct Wifi {
     radio: Radio,
     /// Last carrier state reported to the MAC.
     sensing: bool,
+    /// The MAC's latest NAV arming whose event is held back: (time, reserved
+    /// sequence number, token). Most NAV expiries find no backoff to resume, so
+    /// the event is inserted only once the MAC needs it (`Dcf::needs_nav_event`),
+    /// with the sequence number it had when armed: the run is the same as with
+    /// every NAV event scheduled, minus the no-op ones.
+    nav_pending: Option<(SimTime, u64, TimerToken)>,
 }
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
@@ -326,6 +332,7 @@ impl Simulator {
                         },
                         radio: Radio::new(),
                         sensing: false,
+                        nav_pending: None,
                     }),
                     counters: NodeCounters::default(),
                 }
@@ -922,6 +929,10 @@ impl Simulator {
         while let Some(a) = queue.pop_front() {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => {
+                    let seq = self.sched.reserve_seq();
+                    self.nodes[n.index()].wifi.as_mut().expect("wireless node").nav_pending = Some((at, seq, tok));
+                }
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
@@ -977,6 +988,22 @@ impl Simulator {
         }
         self.mac_buf = buf;
         self.mac_queue = queue;
+        self.release_nav(n);
+    }
+
+    /// Insert node `n`'s held-back NAV event if its MAC now needs it and it is
+    /// still due; forget it once its time has passed (it would have been a no-op).
+    fn release_nav(&mut self, n: NodeId) {
+        let Simulator { nodes, sched, .. } = self;
+        let w = nodes[n.index()].wifi.as_mut().expect("wireless node");
+        if let Some((at, seq, tok)) = w.nav_pending {
+            if !sched.is_pending_key(at, seq) {
+                w.nav_pending = None;
+            } else if w.mac.needs_nav_event() {
+                w.nav_pending = None;
+                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            }
+        }
     }
 
     /// Put `frame` on the air from `n`: every node that senses it gets a signal
@@ -1286,6 +1313,7 @@ impl Simulator {
             flushed.push(q);
         }
         let held = w.mac.switch_off();
+        w.nav_pending = None; // its timer is cancelled: the event would be stale
         self.note_queue(now, n);
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);

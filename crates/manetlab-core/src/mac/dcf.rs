@@ -153,6 +153,12 @@ pub struct Dcf {
     /// Standard mode: when the medium last turned idle, and whether EIFS is due.
     was_idle: bool,
     idle_since: SimTime,
+    /// Time of the last `check_backoff`, and whether the radio and the transmit
+    /// state were idle then (they change only through `check_backoff`): with
+    /// them, a NAV expiry whose event was never scheduled is seen afterwards as
+    /// if its handler had run (`sync_idle`).
+    last_check: SimTime,
+    phy_tx_idle_at_check: bool,
     use_eifs: bool,
     last_seq: HashMap<NodeId, u16>,
     /// Optional event log for tests and MAC traces: (time, what).
@@ -188,6 +194,8 @@ impl Dcf {
             nav_timer: Timer::new(),
             was_idle: true,
             idle_since: SimTime::ZERO,
+            last_check: SimTime::ZERO,
+            phy_tx_idle_at_check: true,
             use_eifs: false,
             last_seq: HashMap::new(),
             log: None,
@@ -283,6 +291,7 @@ impl Dcf {
 
     /// ns-2 `checkBackoffTimer`, run after every change of the medium's state.
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.sync_idle(now);
         let idle = self.is_idle(now);
         if idle != self.was_idle {
             self.was_idle = idle;
@@ -296,6 +305,28 @@ impl Dcf {
         if !idle && self.bo.busy && !self.bo.paused {
             self.bo_pause(now);
         }
+        self.last_check = now;
+        self.phy_tx_idle_at_check = !self.phy_busy && self.tx_state == TxState::Idle;
+    }
+
+    /// Apply a NAV expiry that happened since the last `check_backoff` without its
+    /// timer event (the simulator leaves the NAV event out while no backoff runs,
+    /// [`Dcf::needs_nav_event`]): had the event run at `nav_until`, its
+    /// `check_backoff` would have found the medium idle then iff the radio and
+    /// transmit state were idle, which they have been since the last check.
+    fn sync_idle(&mut self, now: SimTime) {
+        if !self.was_idle && self.phy_tx_idle_at_check && self.last_check < self.nav_until && self.nav_until <= now {
+            self.was_idle = true;
+            self.idle_since = self.nav_until;
+        }
+    }
+
+    /// Whether the NAV timer's event must run: only a running (or paused)
+    /// backoff makes the NAV handler do more than note when the medium became
+    /// idle, which [`Dcf::sync_idle`] reconstructs. Checked by the simulator
+    /// after every MAC handler while a NAV event is held back.
+    pub fn needs_nav_event(&self) -> bool {
+        self.bo.busy
     }
 
     fn set_tx_state(&mut self, now: SimTime, s: TxState, out: &mut Vec<MacAction>) {
@@ -534,6 +565,7 @@ impl Dcf {
             if self.defer_timer.is_armed() {
                 return;
             }
+            self.sync_idle(now);
             if self.p.immediate_access && now >= self.idle_since + self.resume_ifs() {
                 // §9.2.5.1: idle for DIFS already → transmit now.
                 self.backoff_done(now, out);

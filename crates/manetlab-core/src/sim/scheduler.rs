@@ -38,6 +38,8 @@ impl<E> Ord for Entry<E> {
 pub struct Scheduler<E> {
     heap: BinaryHeap<Entry<E>>,
     now: SimTime,
+    /// Sequence number of the event being executed (or of the last one popped).
+    cur_seq: u64,
     next_seq: u64,
     executed: u64,
 }
@@ -50,7 +52,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, next_seq: 0, executed: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, cur_seq: 0, next_seq: 0, executed: 0 }
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -75,6 +77,29 @@ impl<E> Scheduler<E> {
         self.heap.push(Entry { time: at, seq, event });
     }
 
+    /// Take the sequence number an event scheduled now would get, without
+    /// scheduling it. [`Scheduler::schedule_reserved`] can later insert the event
+    /// with it, and it then runs exactly where it would have run had it been
+    /// scheduled now: an event whose handler turns out to be a no-op need never
+    /// be inserted, and the order of all others is unchanged.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Whether an event at (`at`, `seq`) is still to run (after the current one).
+    pub fn is_pending_key(&self, at: SimTime, seq: u64) -> bool {
+        (at, seq) > (self.now, self.cur_seq)
+    }
+
+    /// Insert `event` at `at` with a sequence number from [`Scheduler::reserve_seq`].
+    /// Its key must still be ahead of the current event ([`Scheduler::is_pending_key`]).
+    pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: E) {
+        assert!(self.is_pending_key(at, seq), "reserved event already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
+        self.heap.push(Entry { time: at, seq, event });
+    }
+
     /// Schedule `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         self.schedule_at(self.now + delay, event);
@@ -88,6 +113,7 @@ impl<E> Scheduler<E> {
         let e = self.heap.pop()?;
         debug_assert!(e.time >= self.now, "time travel");
         self.now = e.time;
+        self.cur_seq = e.seq;
         self.executed += 1;
         Some((e.time, e.event))
     }
