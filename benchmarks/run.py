@@ -70,7 +70,7 @@ def run_once(scenario: Path) -> tuple[float, int, float, int]:
 
 #: Issue 15's workloads: (scenario file stem, seeds). The 20-node row runs 5 seeds.
 WORKLOADS = [
-    ("chain_4hop_tcp", [1]),
+    ("chain_4hop_tcp_aodv", [1]),
     ("rwp20_aodv_tcp_cbr", [1, 2, 3, 4, 5]),
     ("rwp100_aodv_10tcp", [1]),
     ("rwp400_aodv_20tcp", [1]),
@@ -139,13 +139,13 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
                         w, r, _ = timed([ns, "run.tcl"], cwd=tmp / "ns2")
                         theirs.append(w)
                         rss_t.append(r)
-                    w, r, err = timed([str(BINARY), str(scen), "--time"])
+                    w, r, err = timed([str(args.binary), str(scen), "--time"])
                     ours.append(w)
                     rss_o.append(r)
                     m = re.search(r"wall_s=([\d.]+) events=(\d+)", err)
                     in_core = (float(m.group(1)), int(m.group(2)))
                 if args.kinds:
-                    _, _, err = timed([str(BINARY), str(scen), "--kinds"])
+                    _, _, err = timed([str(args.binary), str(scen), "--kinds"])
                     kinds_lines.append(f"{stem} seed {seed}: " + ", ".join(l.removeprefix("kind ") for l in err.splitlines() if l.startswith("kind ")))
             wo = statistics.median(ours)
             wt = statistics.median(theirs) if theirs else None
@@ -155,6 +155,18 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
             row = f"| {stem} | {seed} | {wo:.3f} | {wt_s} | {ratio} | {max(rss_o):.1f} | {rss_t_s} | {in_core[1]:,d} | {in_core[1] / in_core[0] / 1e6:.2f} M |"
             print(row, flush=True)
             table.append(row)
+    if not args.only or any(s in "cli" for s in args.only):
+        # `manetlab run` of the 4-hop chain, whole process (start-up and tables included).
+        scen = SCENARIOS / "chain_4hop_tcp_aodv.toml"
+        walls, rss = [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="manetlab-bench-cli-") as tmp:
+                w, r, _ = timed([str(Path(sys.executable).parent / "manetlab"), "run", str(scen), "--out", tmp])
+            walls.append(w)
+            rss.append(r)
+        row = f"| `manetlab run` chain_4hop_tcp_aodv (whole CLI process) | 1 | {statistics.median(walls):.3f} | | | {max(rss):.1f} | | | |"
+        print(row, flush=True)
+        table.append(row)
     table.append("")
     table.append(f"Load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.")
     if kinds_lines:
@@ -225,6 +237,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5, help="--vs-ns2: at most this many seeds per workload (default 5)")
     ap.add_argument("--ns2-max-nodes", type=int, default=400, help="--vs-ns2: skip ns-2 on larger networks (default 400)")
     ap.add_argument("--no-ns2", action="store_true", help="--vs-ns2: do not run ns-2 even if it is on PATH")
+    ap.add_argument("--binary", type=Path, default=BINARY, help="--vs-ns2: the run_scenario binary to time (default: this tree's release build)")
     ap.add_argument("--kinds", action="store_true", help="--vs-ns2: also print each run's event-kind breakdown")
     ap.add_argument("only", nargs="*", help="run only scenarios whose file name contains one of these")
     args = ap.parse_args()

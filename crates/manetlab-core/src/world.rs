@@ -58,10 +58,12 @@ enum Event {
     LlUp(NodeId, Box<Packet>, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
-    /// A transmission starts arriving at a node, with this received power (W).
-    SignalStart(NodeId, TxId, f64),
-    /// A transmission stops arriving at a node.
-    SignalEnd(NodeId, TxId),
+    /// A transmission starts arriving at its next receiver (`TxRecord::next_start`).
+    /// One heap entry walks a frame's receivers in (time, sequence) order, each
+    /// run as its own event; see [`Simulator::signal_starts`].
+    SignalStart(TxId),
+    /// A transmission stops arriving at its next receiver (`TxRecord::next_end`).
+    SignalEnd(TxId),
     /// Sample every interface queue's length (`[outputs] series_interval_s`).
     SampleQueues,
     /// An FTP flow's TCP sender opens its connection.
@@ -91,6 +93,8 @@ pub const EVENT_KINDS: [&str; 23] = [
 ];
 const KIND_MAC_STALE: usize = 21;
 const KIND_TCP_STALE: usize = 22;
+const KIND_SIGNAL_START: usize = 8;
+const KIND_SIGNAL_END: usize = 9;
 
 impl Event {
     /// Index of this event's kind in [`EVENT_KINDS`].
@@ -152,6 +156,22 @@ struct Wifi {
 struct TxRecord {
     frame: Frame,
     pending_ends: u32,
+    /// Its receivers, sorted by (arrival, sequence number of the start event).
+    rx: Vec<Arrival>,
+    /// Index in `rx` of the next signal start and of the next signal end.
+    next_start: usize,
+    next_end: usize,
+}
+
+/// One receiver of a frame: the signal starts at `start` with key (start, seq)
+/// and ends at start + airtime with key (start + airtime, seq + 1), the
+/// sequence numbers the two events had when each was scheduled on its own.
+#[derive(Clone, Copy)]
+struct Arrival {
+    node: NodeId,
+    power_w: f64,
+    start: SimTime,
+    seq: u64,
 }
 
 struct Node {
@@ -199,6 +219,8 @@ pub struct Simulator {
     /// Frames on the air, indexed by `TxId`; freed slots are reused.
     txs: Vec<Option<TxRecord>>,
     free_txs: Vec<TxId>,
+    /// Emptied receiver lists of finished transmissions, for reuse.
+    rx_pool: Vec<Vec<Arrival>>,
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
@@ -408,6 +430,7 @@ impl Simulator {
             mac_params,
             txs: Vec::new(),
             free_txs: Vec::new(),
+            rx_pool: Vec::new(),
             mac_buf: Vec::with_capacity(8),
             mac_queue: VecDeque::with_capacity(8),
             outputs: s.outputs.clone(),
@@ -500,7 +523,9 @@ impl Simulator {
     /// Events executed so far by kind, named as in [`EVENT_KINDS`] (a profile
     /// aid: benchmarks print it; it is not part of the results).
     pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
-        EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect()
+        let mut v: Vec<(&'static str, u64)> = EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect();
+        v.push(("(heap pops)", self.sched.heap_pops()));
+        v
     }
 
     fn dispatch(&mut self, now: SimTime, ev: Event) {
@@ -543,8 +568,8 @@ impl Simulator {
                     self.wifi(n).radio.end_tx();
                     self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
                 }
-                Event::SignalStart(n, tx, power_w) => self.signal_start(now, n, tx, power_w),
-                Event::SignalEnd(n, tx) => self.signal_end(now, n, tx),
+                Event::SignalStart(tx) => self.signal_starts(now, tx),
+                Event::SignalEnd(tx) => self.signal_ends(now, tx),
                 Event::SampleQueues => self.sample_queues(now),
                 Event::TcpOpen(f) => self.tcp_open(now, f),
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
@@ -1020,10 +1045,10 @@ impl Simulator {
                 (self.txs.len() - 1) as TxId
             }
         };
-        let Simulator { channel, sched, phy_rngs, faults, .. } = self;
+        let Simulator { channel, sched, phy_rngs, faults, rx_pool, .. } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
-        let mut pending = 0;
+        let mut rx = rx_pool.pop().unwrap_or_default();
         // An off node's radio puts nothing on the air.
         let neighbors = match faults.as_ref() {
             Some(f) if f.off[n.index()] => &[][..],
@@ -1045,15 +1070,63 @@ impl Simulator {
             if power_w < params.cs_threshold_w {
                 continue;
             }
-            let arrive = now + nb.delay;
-            sched.schedule_at(arrive, Event::SignalStart(nb.node, id, power_w));
-            sched.schedule_at(arrive + airtime, Event::SignalEnd(nb.node, id));
-            pending += 1;
+            // The numbers a start and an end event scheduled here would get.
+            let seq = sched.reserve_seq();
+            sched.reserve_seq();
+            rx.push(Arrival { node: nb.node, power_w, start: now + nb.delay, seq });
         }
-        if pending == 0 {
+        if rx.is_empty() {
             self.free_txs.push(id);
+            self.rx_pool.push(rx);
         } else {
-            self.txs[id as usize] = Some(TxRecord { frame, pending_ends: pending });
+            rx.sort_unstable_by_key(|a| (a.start, a.seq));
+            let first = rx[0];
+            self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
+            self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));
+            let pending_ends = rx.len() as u32;
+            self.txs[id as usize] = Some(TxRecord { frame, pending_ends, rx, next_start: 0, next_end: 0 });
+        }
+    }
+
+    /// Run the signal starts of transmission `tx`, from the next one on, as long
+    /// as each is the earliest pending event (receivers hear a frame within
+    /// microseconds of each other, so usually all of them); then put the walk
+    /// back in the heap at the next start's key. The events run in the same
+    /// order, at the same times, as if each had been its own heap entry.
+    fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+        loop {
+            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+            let a = rec.rx[rec.next_start];
+            rec.next_start += 1;
+            let next = rec.rx.get(rec.next_start).copied();
+            self.signal_start(now, a.node, tx, a.power_w);
+            let Some(b) = next else { return };
+            if !self.sched.advance_inline(b.start, b.seq) {
+                self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
+                return;
+            }
+            self.event_counts[KIND_SIGNAL_START] += 1;
+            now = b.start;
+        }
+    }
+
+    /// As [`Simulator::signal_starts`] for the signal ends; the last one frees `tx`.
+    fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
+        loop {
+            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+            let a = rec.rx[rec.next_end];
+            rec.next_end += 1;
+            let airtime = rec.frame.airtime;
+            let next = rec.rx.get(rec.next_end).copied();
+            self.signal_end(now, a.node, tx);
+            let Some(b) = next else { return };
+            let (at, seq) = (b.start + airtime, b.seq + 1);
+            if !self.sched.advance_inline(at, seq) {
+                self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
+                return;
+            }
+            self.event_counts[KIND_SIGNAL_END] += 1;
+            now = at;
         }
     }
 
@@ -1100,6 +1173,9 @@ impl Simulator {
         rec.pending_ends -= 1;
         if rec.pending_ends == 0 {
             self.free_txs.push(tx);
+            let mut rx = rec.rx;
+            rx.clear();
+            self.rx_pool.push(rx);
         } else {
             self.txs[tx as usize] = Some(rec);
         }

@@ -40,8 +40,12 @@ pub struct Scheduler<E> {
     now: SimTime,
     /// Sequence number of the event being executed (or of the last one popped).
     cur_seq: u64,
+    /// The `until` of the last `pop_until` (events kept outside the heap obey it too).
+    horizon: SimTime,
     next_seq: u64,
     executed: u64,
+    /// Events popped from the heap (`executed` also counts those run inline).
+    popped: u64,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -52,7 +56,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, cur_seq: 0, next_seq: 0, executed: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -63,6 +67,12 @@ impl<E> Scheduler<E> {
     /// Number of events popped so far (including stale timer events).
     pub fn events_executed(&self) -> u64 {
         self.executed
+    }
+
+    /// Number of events popped from the heap (the rest of `events_executed` ran
+    /// inline, [`Scheduler::advance_inline`]).
+    pub fn heap_pops(&self) -> u64 {
+        self.popped
     }
 
     pub fn pending(&self) -> usize {
@@ -100,6 +110,26 @@ impl<E> Scheduler<E> {
         self.heap.push(Entry { time: at, seq, event });
     }
 
+    /// Run an event kept outside the heap at key (`at`, `seq`) now, if it is the
+    /// earliest pending one and within the horizon of the last `pop_until`:
+    /// advances the clock as a pop would and returns true. Otherwise returns
+    /// false and the caller schedules it (`schedule_reserved`).
+    pub fn advance_inline(&mut self, at: SimTime, seq: u64) -> bool {
+        debug_assert!(self.is_pending_key(at, seq));
+        if at > self.horizon {
+            return false;
+        }
+        if let Some(top) = self.heap.peek() {
+            if (top.time, top.seq) < (at, seq) {
+                return false;
+            }
+        }
+        self.now = at;
+        self.cur_seq = seq;
+        self.executed += 1;
+        true
+    }
+
     /// Schedule `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         self.schedule_at(self.now + delay, event);
@@ -107,6 +137,7 @@ impl<E> Scheduler<E> {
 
     /// Pop the next event no later than `until`, advancing `now` to its time.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        self.horizon = until;
         if self.heap.peek()?.time > until {
             return None;
         }
@@ -115,6 +146,7 @@ impl<E> Scheduler<E> {
         self.now = e.time;
         self.cur_seq = e.seq;
         self.executed += 1;
+        self.popped += 1;
         Some((e.time, e.event))
     }
 
