@@ -154,7 +154,7 @@ struct Wifi {
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    frame: Frame,
+    frame: Box<Frame>,
     pending_ends: u32,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
@@ -965,12 +965,12 @@ impl Simulator {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(pkt), from))
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, pkt, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
-                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
+                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop)),
                 MacAction::Overheard(..) if self.is_off(n) => {}
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
@@ -1033,7 +1033,7 @@ impl Simulator {
 
     /// Put `frame` on the air from `n`: every node that senses it gets a signal
     /// start and end, delayed by the propagation time.
-    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Frame) {
+    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Box<Frame>) {
         self.trace_frame(trace::Ev::Send, n, &frame);
         self.wifi(n).radio.start_tx();
         let airtime = frame.airtime;

@@ -55,19 +55,22 @@ pub enum MacTimer {
     Nav,
 }
 
+/// Frames and packets are boxed so that an action is a few words: the
+/// simulator moves every action (mostly `SetTimer`) through its queues, and an
+/// inline `Frame` made each move a copy of the largest variant.
 #[derive(Debug)]
 pub enum MacAction {
     /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
-    Transmit(Frame),
+    Transmit(Box<Frame>),
     SetTimer(MacTimer, SimTime, TimerToken),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
-    Deliver(Packet, NodeId),
+    Deliver(Box<Packet>, NodeId),
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
-    TxFailed(Packet, NodeId),
+    TxFailed(Box<Packet>, NodeId),
     /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
-    Overheard(Packet, NodeId, NodeId),
+    Overheard(Box<Packet>, NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
@@ -434,7 +437,7 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        out.push(MacAction::Deliver(pkt.clone(), f.src));
+                        out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
                     }
                     if let Some(m) = f.arp {
                         out.push(MacAction::ArpIn(m, f.src));
@@ -444,7 +447,7 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        out.push(MacAction::Overheard(pkt.clone(), f.src, d));
+                        out.push(MacAction::Overheard(Box::new(pkt.clone()), f.src, d));
                     }
                 }
             }
@@ -504,7 +507,7 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    out.push(MacAction::Deliver(pkt.clone(), f.src));
+                    out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
                 }
                 if let Some(m) = f.arp {
                     out.push(MacAction::ArpIn(m, f.src));
@@ -634,7 +637,7 @@ impl Dcf {
         let at = now + timeout;
         let tok = self.send_timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
-        out.push(MacAction::Transmit(f));
+        out.push(MacAction::Transmit(Box::new(f)));
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -780,7 +783,7 @@ impl Dcf {
         self.note(now, || "retry limit".into());
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
         if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
-            out.push(MacAction::TxFailed(pkt, dst));
+            out.push(MacAction::TxFailed(Box::new(pkt), dst));
         }
         self.rst_cw();
     }
@@ -867,7 +870,7 @@ mod tests {
                     MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
                     MacAction::Transmit(f) => {
                         self.tx_ends.push(self.now + f.airtime);
-                        self.sent.push((self.now, f));
+                        self.sent.push((self.now, *f));
                     }
                     a => self.events.push(a),
                 }
