@@ -31,7 +31,7 @@ use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, Routing
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 mod tcp;
 mod trace;
@@ -224,7 +224,6 @@ pub struct Simulator {
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
-    mac_queue: VecDeque<MacAction>,
     /// `[outputs]` of the scenario; the files are opened by `open_outputs`.
     outputs: Option<crate::scenario::OutputsSpec>,
     output_dir: Option<std::path::PathBuf>,
@@ -432,7 +431,6 @@ impl Simulator {
             free_txs: Vec::new(),
             rx_pool: Vec::new(),
             mac_buf: Vec::with_capacity(8),
-            mac_queue: VecDeque::with_capacity(8),
             outputs: s.outputs.clone(),
             output_dir: None,
             tracer: None,
@@ -945,13 +943,16 @@ impl Simulator {
     /// instead of recursing.
     fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut Dcf, &mut Vec<MacAction>)) {
         let mut buf = std::mem::take(&mut self.mac_buf);
-        let mut queue = std::mem::take(&mut self.mac_queue);
         // The packet the MAC holds now is the one a `FrameDone` below is about:
         // a packet taken on `Ready` cannot finish within the same handler.
         let held_app = self.wifi(n).mac.current_packet().is_some_and(|p| p.tag.is_some());
         f(&mut self.wifi(n).mac, &mut buf);
-        queue.extend(buf.drain(..));
-        while let Some(a) = queue.pop_front() {
+        // `buf` is the queue: actions run in order, and those of a `Ready` below
+        // are appended behind the rest (no copying between two queues).
+        let mut next = 0;
+        while next < buf.len() {
+            let a = std::mem::replace(&mut buf[next], MacAction::Ready);
+            next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(MacTimer::Nav, at, tok) => {
@@ -997,7 +998,6 @@ impl Simulator {
                                 Some(m) => w.mac.enqueue_arp(now, m, q.next_hop, &mut buf),
                                 None => w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
                             }
-                            queue.extend(buf.drain(..));
                         }
                         self.note_queue(now, n);
                     }
@@ -1011,8 +1011,8 @@ impl Simulator {
                 }
             }
         }
+        buf.clear();
         self.mac_buf = buf;
-        self.mac_queue = queue;
         self.release_nav(n);
     }
 
