@@ -78,8 +78,10 @@ WORKLOADS = [
 ]
 
 
-def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MiB, stderr) of one child process, whole process."""
+def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, str, float]:
+    """(wall seconds, peak RSS MiB, stderr, CPU seconds user + system) of one child
+    process, whole process. CPU time is the steadier measure on a shared machine:
+    other processes' load stretches wall time far more than CPU time."""
     import time
 
     t0 = time.perf_counter()
@@ -92,7 +94,7 @@ def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, str]:
         text = err.read().decode(errors="replace")
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {text.strip()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024.0, text
+    return wall, usage.ru_maxrss / 1024.0, text, usage.ru_utime + usage.ru_stime
 
 
 def scenario_with_seed(src: Path, seed: int, tmp: Path) -> Path:
@@ -116,12 +118,13 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
 
     ns = shutil.which("ns") if not args.no_ns2 else None
     table = [
-        f"| workload | seed | ours wall (s, median of {args.repeat}) | ns-2.35 wall (s) | ns-2 / ours | ours peak RSS (MiB) | ns-2 peak RSS (MiB) | events | ours events/s (in-core) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| workload | seed | ours wall (s, median of {args.repeat}) | ns-2.35 wall (s) | ns-2 / ours (wall) | ours CPU (s) | ns-2.35 CPU (s) | ns-2 / ours (CPU) | ours peak RSS (MiB) | ns-2 peak RSS (MiB) | events |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     kinds_lines: list[str] = []
     for stem, seeds in WORKLOADS:
-        if args.only and not any(s in stem for s in args.only):
+        # A name selects its workload and those it prefixes at a "_" ("rwp100" is not "rwp1000_...").
+        if args.only and not any(stem == s or stem.startswith(s.rstrip("_") + "_") for s in args.only):
             continue
         src = SCENARIOS / f"{stem}.toml"
         n_nodes = int(re.search(r"(?m)^count\s*=\s*(\d+)", src.read_text()).group(1))
@@ -132,39 +135,45 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
                 use_ns = ns is not None and n_nodes <= args.ns2_max_nodes
                 if use_ns:
                     export_ns2(scen, tmp / "ns2")
-                ours, theirs, rss_o, rss_t = [], [], [], []
+                ours, theirs, rss_o, rss_t, cpu_o, cpu_t = [], [], [], [], [], []
                 in_core = None
                 for _ in range(args.repeat):
                     if use_ns:
-                        w, r, _ = timed([ns, "run.tcl"], cwd=tmp / "ns2")
+                        w, r, _, c = timed([ns, "run.tcl"], cwd=tmp / "ns2")
                         theirs.append(w)
                         rss_t.append(r)
-                    w, r, err = timed([str(args.binary), str(scen), "--time"])
+                        cpu_t.append(c)
+                    w, r, err, c = timed([str(args.binary), str(scen), "--time"])
                     ours.append(w)
                     rss_o.append(r)
+                    cpu_o.append(c)
                     m = re.search(r"wall_s=([\d.]+) events=(\d+)", err)
                     in_core = (float(m.group(1)), int(m.group(2)))
                 if args.kinds:
-                    _, _, err = timed([str(args.binary), str(scen), "--kinds"])
+                    _, _, err, _ = timed([str(args.binary), str(scen), "--kinds"])
                     kinds_lines.append(f"{stem} seed {seed}: " + ", ".join(l.removeprefix("kind ") for l in err.splitlines() if l.startswith("kind ")))
             wo = statistics.median(ours)
             wt = statistics.median(theirs) if theirs else None
             ratio = f"{wt / wo:.2f}" if wt else "—"
             wt_s = f"{wt:.3f}" if wt else ("skipped" if ns else "no ns")
             rss_t_s = f"{max(rss_t):.1f}" if rss_t else "—"
-            row = f"| {stem} | {seed} | {wo:.3f} | {wt_s} | {ratio} | {max(rss_o):.1f} | {rss_t_s} | {in_core[1]:,d} | {in_core[1] / in_core[0] / 1e6:.2f} M |"
+            co = statistics.median(cpu_o)
+            ct = statistics.median(cpu_t) if cpu_t else None
+            ct_s, cratio = (f"{ct:.3f}", f"{ct / co:.2f}") if ct else ("—", "—")
+            row = f"| {stem} | {seed} | {wo:.3f} | {wt_s} | {ratio} | {co:.3f} | {ct_s} | {cratio} | {max(rss_o):.1f} | {rss_t_s} | {in_core[1]:,d} |"
             print(row, flush=True)
             table.append(row)
     if not args.only or any(s in "cli" for s in args.only):
         # `manetlab run` of the 4-hop chain, whole process (start-up and tables included).
         scen = SCENARIOS / "chain_4hop_tcp_aodv.toml"
-        walls, rss = [], []
+        walls, rss, cpus = [], [], []
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory(prefix="manetlab-bench-cli-") as tmp:
-                w, r, _ = timed([str(Path(sys.executable).parent / "manetlab"), "run", str(scen), "--out", tmp])
+                w, r, _, c = timed([str(Path(sys.executable).parent / "manetlab"), "run", str(scen), "--out", tmp])
             walls.append(w)
             rss.append(r)
-        row = f"| `manetlab run` chain_4hop_tcp_aodv (whole CLI process) | 1 | {statistics.median(walls):.3f} | | | {max(rss):.1f} | | | |"
+            cpus.append(c)
+        row = f"| `manetlab run` chain_4hop_tcp_aodv (whole CLI process) | 1 | {statistics.median(walls):.3f} | | | {statistics.median(cpus):.3f} | | | {max(rss):.1f} | | |"
         print(row, flush=True)
         table.append(row)
     table.append("")
