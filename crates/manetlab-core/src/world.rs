@@ -1045,14 +1045,14 @@ impl Simulator {
                 (self.txs.len() - 1) as TxId
             }
         };
-        let Simulator { channel, sched, phy_rngs, faults, rx_pool, .. } = self;
+        let Simulator { channel, phy_rngs, faults, rx_pool, .. } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
         let mut rx = rx_pool.pop().unwrap_or_default();
         // An off node's radio puts nothing on the air.
         let neighbors = match faults.as_ref() {
             Some(f) if f.off[n.index()] => &[][..],
-            _ => ch.neighbors_at(n, now),
+            _ => ch.neighbors_at_any_order(n, now),
         };
         for nb in neighbors {
             let power_w = if random {
@@ -1070,16 +1070,22 @@ impl Simulator {
             if power_w < params.cs_threshold_w {
                 continue;
             }
-            // The numbers a start and an end event scheduled here would get.
-            let seq = sched.reserve_seq();
-            sched.reserve_seq();
-            rx.push(Arrival { node: nb.node, power_w, start: now + nb.delay, seq });
+            rx.push(Arrival { node: nb.node, power_w, start: now + nb.delay, seq: 0 });
         }
         if rx.is_empty() {
             self.free_txs.push(id);
             self.rx_pool.push(rx);
         } else {
-            rx.sort_unstable_by_key(|a| (a.start, a.seq));
+            // Each receiver's start and end events get the numbers of one
+            // contiguous block, two per receiver in (arrival, node) order. The
+            // events used to be scheduled one by one in node order, so equal
+            // arrivals ran in node order: the same order as here; and no other
+            // event's number falls inside the block.
+            rx.sort_unstable_by_key(|a| (a.start, a.node));
+            for a in rx.iter_mut() {
+                a.seq = self.sched.reserve_seq();
+                self.sched.reserve_seq();
+            }
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));

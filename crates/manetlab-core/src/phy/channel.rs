@@ -288,6 +288,17 @@ impl Channel {
     /// Everyone who senses a transmission `sender` starts at `now`, in node order.
     /// Static nodes: the cached list. Moving nodes: exact distances at `now`.
     pub fn neighbors_at(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        self.neighbors_at_ordered(sender, now, true)
+    }
+
+    /// As [`neighbors_at`](Self::neighbors_at), in node order only when nodes
+    /// stand still (cached lists); with moving nodes in grid order, for callers
+    /// that sort the list themselves (the simulator sorts by arrival time).
+    pub fn neighbors_at_any_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        self.neighbors_at_ordered(sender, now, false)
+    }
+
+    fn neighbors_at_ordered(&mut self, sender: NodeId, now: SimTime, sort: bool) -> &[Neighbor] {
         let Some(m) = self.motion.as_ref() else { return self.neighbors(sender) };
         let k = now.0 / m.refresh.0;
         if m.epoch != Some(k) {
@@ -312,7 +323,9 @@ impl Channel {
             }
         }
         // Node ids are unique: an unstable sort gives the same order.
-        out.sort_unstable_by_key(|nb| nb.node);
+        if sort {
+            out.sort_unstable_by_key(|nb| nb.node);
+        }
         m.scratch = out;
         &m.scratch
     }
