@@ -192,3 +192,45 @@ def test_fuzz_studies(data: st.DataObject) -> None:
             load_study(doc, base_dir=d)
         except manetlab.ScenarioError as e:
             _one_line_error(e)
+
+
+# --- what fuzzing found (each was a traceback, a misleading message or unbounded memory) ---
+
+
+def test_found_integers_beyond_64_bits_name_the_key() -> None:
+    for v, shown in ((2**64, "18446744073709551616"), (10**400, "an integer of 401 digits"), (10**5000, "an integer of about 5000 digits")):
+        try:
+            manetlab.Scenario({"duration_s": 1, "nodes": {"count": v}})
+        except manetlab.ScenarioError as e:
+            assert str(e) == f"nodes.count: {shown} is out of range (allowed: integers from -2^63 to 2^64-1)", e
+        else:
+            raise AssertionError("accepted")
+
+
+def test_found_integers_python_cannot_read_are_one_line_errors(tmp_path: Path) -> None:
+    big = "9" * 5000
+    for name, text in (("s.toml", f"duration_s = 1\n[nodes]\ncount = {big}\n"), ("s.json", f'{{"duration_s": 1, "nodes": {{"count": {big}}}}}')):
+        (tmp_path / name).write_text(text)
+        rc, err = _cli("validate", str(tmp_path / name))
+        assert (rc, err) == (2, f"error: (file): {tmp_path / name}: an integer of 5000 digits is out of range (allowed: integers from -2^63 to 2^64-1)\n")
+    rc, err = _cli("validate", str(SCENARIO_FILES[0]), "--set", f"nodes.count={big}")
+    assert (rc, err) == (2, "error: (--set): an integer of 5000 digits is out of range (allowed: integers from -2^63 to 2^64-1)\n")
+
+
+def test_found_study_sizes_are_bounded() -> None:
+    cases = [
+        ({"seeds": "1-10000000000"}, "seeds: '1-10000000000' makes more than 100000 seeds (allowed: at most 100000)"),
+        ({"seeds": "5,1-99999,7-8"}, "seeds: '7-8' makes more than 100000 seeds (allowed: at most 100000)"),
+        ({"grid": {"flows[0].interval_s": [0.01 * (i + 1) for i in range(200)], "links[0].delay_ms": list(range(1, 201))}},
+         "grid: 40000 cells (the product of the axes' lengths) is out of range (allowed: at most 10000)"),
+        ({"grid": {"flows[0].interval_s": [0.01 * (i + 1) for i in range(20)]}, "seeds": "1-100000"},
+         "seeds: 20 cells x 100000 seeds = 2000000 runs is out of range (allowed: at most 1000000 runs)"),
+    ]
+    for extra, msg in cases:
+        doc = {"scenario": CHAIN, **extra}
+        try:
+            load_study(doc)
+        except manetlab.ScenarioError as e:
+            assert str(e) == msg, e
+        else:
+            raise AssertionError(extra)
