@@ -5,7 +5,9 @@
 //! runs (a bounded number of events) without a panic.
 //!
 //! `make test` runs a few hundred cases per target (`MANETLAB_FUZZ_CASES`
-//! overrides it); docs/validation/fuzz.md records a run of 10^6 inputs.
+//! overrides it; `MANETLAB_FUZZ_EVENTS` caps the events of each accepted
+//! scenario's run, default 20 000); docs/validation/fuzz.md records a run of
+//! 10^6 inputs.
 
 use manetlab_core::app::ns2_traffic::read_ns2_traffic;
 use manetlab_core::mobility::read_ns2_movement;
@@ -212,7 +214,8 @@ fn run_briefly(s: &Scenario) -> bool {
         return false;
     }
     let dir = std::env::temp_dir().join(format!("manetlab-fuzz-{}", std::process::id()));
-    let mut check = |_: SimTime, events: u64| events < 20_000;
+    let max_events: u64 = std::env::var("MANETLAB_FUZZ_EVENTS").ok().and_then(|e| e.parse().ok()).unwrap_or(20_000);
+    let mut check = |_: SimTime, events: u64| events < max_events;
     match manetlab_core::run_with_control(s, Some(&dir), &mut check) {
         Ok(_) => true,
         Err(e) => {
@@ -256,6 +259,9 @@ where
         if accepted { t.accepted += 1 } else { t.rejected += 1 }
         t.ran += ran as u64;
         t.slowest_s = t.slowest_s.max(t0.elapsed().as_secs_f64());
+        if t.inputs % 50_000 == 0 {
+            println!("fuzz {name}: {t:?} after {:.0} s", started.elapsed().as_secs_f64());
+        }
         Ok(())
     });
     let t = tally.into_inner();
