@@ -78,3 +78,16 @@ def test_run_piped_into_head_writes_its_results(tmp_path: Path) -> None:
     assert p.stdout.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
     assert p.returncode in (0, 141), p.stderr  # 141 if a print came after head left
     assert (out / "summary.json").exists()
+
+
+def test_referenced_files_are_capped_at_64_mb(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    with open(big, "wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: no disk used
+    s = tmp_path / "s.toml"
+    s.write_text('duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[mobility]\nmodel = "ns2_file"\npath = "big"\n')
+    p = run_cli("validate", s)
+    assert p.returncode == 2 and p.stderr.startswith(f"error: mobility.path: cannot read movement file {big}: larger than 64 MB"), p.stderr
+    s.write_text('duration_s = 1\n[nodes]\ncount = 2\n[traffic]\nns2_file = "big"\n')
+    p = run_cli("validate", s)
+    assert p.returncode == 2 and p.stderr.startswith(f"error: traffic.ns2_file: cannot read traffic file {big}: larger than 64 MB"), p.stderr

@@ -60,13 +60,18 @@ fn read_text(path: &Path) -> Result<String, String> {
     let mut text = String::new();
     f.take(MAX_REFERENCED_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| e.to_string())?;
     if text.len() as u64 > MAX_REFERENCED_FILE_BYTES {
-        return Err(format!("larger than {} MB (allowed: at most that)", MAX_REFERENCED_FILE_BYTES >> 20));
+        return Err(format!(
+            "larger than {} MB (allowed: at most that; a movement file's `$god_` lines are ignored anyway, so `grep -v god_` shrinks it)",
+            MAX_REFERENCED_FILE_BYTES >> 20
+        ));
     }
     Ok(text)
 }
 
-/// Largest movement or traffic file read (bytes): ns-2.35's biggest scenario file is 190 kB.
-pub const MAX_REFERENCED_FILE_BYTES: u64 = 256 << 20;
+/// Largest movement or traffic file read (bytes). ns-2.35's biggest scenario file
+/// is 190 kB; the text is held a few times over (scenario, normalised JSON, the
+/// Python front's copy), so the bound keeps a run's loading well under 1 GB.
+pub const MAX_REFERENCED_FILE_BYTES: u64 = 64 << 20;
 
 /// If `value` has `mobility.model = "ns2_file"` with a string `path` and no
 /// `ns2_text`, read `base_dir/path` into `mobility.ns2_text` (`path` stays, as a
