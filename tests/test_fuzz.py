@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import manetlab
@@ -53,7 +53,7 @@ STUDY = {
     "scenario": CHAIN,
     "seeds": "1-2",
     "metrics": ["flow0.throughput_kbps", "total.pdr"],
-    "grid": {"flows[0].interval_s": [0.01, 0.02], "links[0].delay_ms": [5, 10]},
+    "grid": {"flows[0].rate_kbps": [100, 200], "links[0].delay_ms": [5, 10]},
     "derived": [{"name": "g", "kind": "difference", "metric": "flow0.throughput_kbps", "axis": "links[0].delay_ms", "new": 10, "base": 5}],
 }
 
@@ -138,7 +138,9 @@ def test_fuzz_scenario_dicts(data: st.DataObject) -> None:
         s = manetlab.Scenario(doc)
     except manetlab.ScenarioError as e:
         _one_line_error(e)
+        event("rejected")
         return
+    event("accepted")
     # Valid: it also runs (cut to at most 1 s of simulated time, small node counts).
     if s.normalized["nodes"]["count"] <= 100:
         try:
@@ -147,6 +149,7 @@ def test_fuzz_scenario_dicts(data: st.DataObject) -> None:
             return  # e.g. a flow that starts after 1 s
         with tempfile.TemporaryDirectory() as out:
             manetlab.run(short, out=Path(out) / "r")
+        event("ran")
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -179,6 +182,7 @@ def test_fuzz_scenario_files_through_the_cli(data: st.DataObject) -> None:
         p.write_text("".join(chars), encoding="utf-8", errors="surrogatepass")
         rc, err = _cli("validate", str(p))
     assert rc in (0, 2), err
+    event("accepted" if rc == 0 else "rejected")
     if rc == 2:
         assert err.startswith("error: ") and err.count("\n") == 1, err
 
@@ -186,12 +190,15 @@ def test_fuzz_scenario_files_through_the_cli(data: st.DataObject) -> None:
 @FUZZ
 @given(st.data())
 def test_fuzz_studies(data: st.DataObject) -> None:
+    # (The unmutated STUDY loads: test_found_study_sizes_are_bounded's base case.)
     doc = _mutate(data, STUDY, data.draw(st.integers(1, 3)))
     with tempfile.TemporaryDirectory() as d:
         try:
             load_study(doc, base_dir=d)
+            event("accepted")
         except manetlab.ScenarioError as e:
             _one_line_error(e)
+            event("rejected")
 
 
 # --- what fuzzing found (each was a traceback, a misleading message or unbounded memory) ---
@@ -218,12 +225,13 @@ def test_found_integers_python_cannot_read_are_one_line_errors(tmp_path: Path) -
 
 
 def test_found_study_sizes_are_bounded() -> None:
+    assert len(load_study(STUDY).cells) == 4  # the fuzzer's base study is valid
     cases = [
         ({"seeds": "1-10000000000"}, "seeds: '1-10000000000' makes more than 100000 seeds (allowed: at most 100000)"),
         ({"seeds": "5,1-99999,7-8"}, "seeds: '7-8' makes more than 100000 seeds (allowed: at most 100000)"),
-        ({"grid": {"flows[0].interval_s": [0.01 * (i + 1) for i in range(200)], "links[0].delay_ms": list(range(1, 201))}},
+        ({"grid": {"flows[0].rate_kbps": list(range(1, 201)), "links[0].delay_ms": list(range(1, 201))}},
          "grid: 40000 cells (the product of the axes' lengths) is out of range (allowed: at most 10000)"),
-        ({"grid": {"flows[0].interval_s": [0.01 * (i + 1) for i in range(20)]}, "seeds": "1-100000"},
+        ({"grid": {"flows[0].rate_kbps": list(range(1, 21))}, "seeds": "1-100000"},
          "seeds: 20 cells x 100000 seeds = 2000000 runs is out of range (allowed: at most 1000000 runs)"),
     ]
     for extra, msg in cases:
@@ -234,3 +242,15 @@ def test_found_study_sizes_are_bounded() -> None:
             assert str(e) == msg, e
         else:
             raise AssertionError(extra)
+
+
+def test_found_a_nul_byte_in_a_file_name_is_one_line(tmp_path: Path) -> None:
+    for doc in ({"scenario": "a\x00b"}, {"scenario": {**CHAIN, "mobility": {"model": "ns2_file", "path": "m\x00"}}}):
+        try:
+            load_study(doc, base_dir=tmp_path)
+        except manetlab.ScenarioError as e:
+            assert "NUL" in str(e) or "nul byte" in str(e), e
+        else:
+            raise AssertionError(doc)
+    rc, err = _cli("validate", "x\x00.toml")
+    assert rc == 2 and err.startswith("error: (file): ") and "NUL" in err, err

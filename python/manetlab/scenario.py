@@ -138,6 +138,9 @@ def _read(path: Path) -> Any:
         raise ScenarioError(f"(file): {path} is a directory, not a scenario file") from None
     except OSError as e:
         raise ScenarioError(f"(file): cannot read {path} ({e.strerror})") from None
+    except ValueError:
+        # open() refuses a path with a NUL byte before asking the system.
+        raise ScenarioError(f"(file): {str(path)!r} is not a file name (it contains a NUL byte)") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

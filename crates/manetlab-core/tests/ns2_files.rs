@@ -121,3 +121,12 @@ fn traffic_errors_name_the_file_line_and_what_is_allowed() {
     let e = manetlab_core::Scenario::from_value(v).unwrap_err();
     assert!(e.path == "traffic.flows_from_file" && e.message.contains("3 is out of range"), "{e}");
 }
+
+#[test]
+fn an_odd_traffic_file_name_stays_on_one_line() {
+    // Found by fuzzing: the file name is part of the error's key path, so it is escaped.
+    let v = serde_json::json!({"duration_s": 1, "nodes": {"count": 2}, "traffic": {"ns2_file": "a\nb", "ns2_text": "# none\n"}});
+    let e = manetlab_core::Scenario::from_value(v).unwrap_err();
+    assert_eq!(e.path, "traffic.ns2_file (\"a\\nb\")");
+    assert!(!e.to_string().contains('\n'), "{e}");
+}

@@ -131,9 +131,11 @@ impl Scenario {
     }
 }
 
+/// Where an error in the file is: the key and the file's name, quoted and
+/// escaped so that an odd name (a newline in it) keeps the error on one line.
 fn where_(t: &TrafficSpec) -> String {
     match &t.ns2_file {
-        Some(p) => format!("traffic.ns2_file (\"{p}\")"),
+        Some(p) => format!("traffic.ns2_file ({p:?})"),
         None => "traffic.ns2_text".into(),
     }
 }
