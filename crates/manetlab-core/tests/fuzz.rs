@@ -6,7 +6,8 @@
 //!
 //! `make test` runs a few hundred cases per target (`MANETLAB_FUZZ_CASES`
 //! overrides it; `MANETLAB_FUZZ_EVENTS` caps the events of each accepted
-//! scenario's run, default 20 000); docs/validation/fuzz.md records a run of
+//! scenario's run, default 20 000; inputs are the same every time unless
+//! `MANETLAB_FUZZ_RANDOM` is set); docs/validation/fuzz.md records a run of
 //! 10^6 inputs.
 
 use manetlab_core::app::ns2_traffic::read_ns2_traffic;
@@ -248,7 +249,13 @@ where
     S::Value: std::fmt::Debug,
 {
     let cfg = config();
-    let mut runner = proptest::test_runner::TestRunner::new(cfg);
+    // Derandomised unless MANETLAB_FUZZ_RANDOM is set, so `make test` sees the same inputs every time.
+    let mut runner = if std::env::var_os("MANETLAB_FUZZ_RANDOM").is_some() {
+        proptest::test_runner::TestRunner::new(cfg)
+    } else {
+        let rng = proptest::test_runner::TestRng::deterministic_rng(cfg.rng_algorithm);
+        proptest::test_runner::TestRunner::new_with_rng(cfg, rng)
+    };
     let tally = std::cell::RefCell::new(Tally::default());
     let started = std::time::Instant::now();
     let result = runner.run(&strategy, |input| {
