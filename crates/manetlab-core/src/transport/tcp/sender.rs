@@ -814,9 +814,8 @@ impl TcpSender {
         let ack_bytes = ack_abs.saturating_sub(1);
         self.rwnd_segs = (u64::from(h.window) / u64::from(self.mss)).max(1);
         let mut sack_news = false;
-        // ns-2 FACK: the blocks in segments, and the newest segment they newly cover.
+        // ns-2 FACK: the blocks in segments.
         let mut seg_blocks: Vec<(i64, i64)> = Vec::new();
-        let mut newly_sacked: Option<u64> = None;
         if self.sack_ok {
             for &(l, r) in h.sack_blocks() {
                 let lo = unwrap_seq(l, reference).saturating_sub(1);
@@ -828,9 +827,6 @@ impl TcpSender {
                 }
                 for k in first..last {
                     let i = self.info_mut(k);
-                    if !i.sacked {
-                        newly_sacked = newly_sacked.max(Some(k));
-                    }
                     sack_news |= !i.sacked;
                     i.sacked = true;
                 }
@@ -848,10 +844,7 @@ impl TcpSender {
             self.thaw();
         }
         if self.kind == Recovery::FackNs2 && self.una < self.max {
-            // The ns-2 sink echoes the timestamp of the segment that caused the ACK: the
-            // hole-filler when the ACK advances, else the segment it newly SACKs.
-            let echo = if ack_seg > self.una { Some(self.info(self.una).sent_at) } else { newly_sacked.map(|k| self.info(k).sent_at) };
-            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks, echo);
+            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks);
         } else if ack_seg > self.una {
             self.on_new_ack(now, ack_seg);
         } else if ack_seg == self.una && self.una < self.max {

@@ -113,11 +113,14 @@ pub(super) struct FackNs2 {
     dupacks: i64,
     /// The next segment to send when recovery began (`recover_`).
     recover: i64,
+    /// What the sink echoes (`ts_echo_bugfix_`: `ts_to_echo_`): the send time of the
+    /// newest segment that arrived in order; out-of-order arrivals leave it alone.
+    ts_echo: Option<SimTime>,
 }
 
 impl Default for FackNs2 {
     fn default() -> Self {
-        FackNs2 { sb: Scoreboard::default(), fastrecov: false, hold: false, fack: -1, retran_data: 0, dupacks: 0, recover: 0 }
+        FackNs2 { sb: Scoreboard::default(), fastrecov: false, hold: false, fack: -1, retran_data: 0, dupacks: 0, recover: 0, ts_echo: None }
     }
 }
 
@@ -127,9 +130,16 @@ fn max_sack(blocks: &[(i64, i64)]) -> i64 {
 }
 
 impl TcpSender {
-    /// `FackTcpAgent::recv` for an ACK of `ack_seg` segments with SACK `blocks`;
-    /// `echo`: when the segment that triggered the ACK was sent (the sink's timestamp echo).
-    pub(super) fn fack_ns2_on_ack(&mut self, now: SimTime, ack_seg: u64, blocks: &[(i64, i64)], echo: Option<SimTime>) {
+    /// `FackTcpAgent::recv` for an ACK of `ack_seg` segments with SACK `blocks`.
+    pub(super) fn fack_ns2_on_ack(&mut self, now: SimTime, ack_seg: u64, blocks: &[(i64, i64)]) {
+        // The sink's timestamp echo (`TCPSink`, `ts_echo_bugfix_` true): an ACK that
+        // advances was caused by the in-order segment at snd_una, whose send time becomes
+        // the echo; a duplicate ACK (an out-of-order arrival) echoes the previous one.
+        // Before any in-order data the SYN's time is echoed.
+        let filler = (ack_seg > self.una).then(|| self.info(self.una).sent_at);
+        let echo = self.f2.ts_echo.unwrap_or(self.syn_sent_at).max(filler.unwrap_or(SimTime::ZERO));
+        self.f2.ts_echo = Some(echo);
+        let echo = Some(echo);
         let ack = ack_seg as i64 - 1;
         let last_ack = self.una as i64 - 1;
         if !self.f2.fastrecov {

@@ -21,16 +21,17 @@
 //! * Recovery ends on an ACK with no SACK blocks that covers `recover` (a segment sent
 //!   after the fast retransmit). A timeout does not end it: ssthresh halves, cwnd = 1,
 //!   the scoreboard is cleared and sending goes back to the cumulative ACK.
-//! * Every ACK that is not a plain new ACK gives an RTT sample from the echoed
-//!   timestamp of the segment that triggered it (`oldack`'s `rtt_update`), and
-//!   restarts the timer.
+//! * Every ACK that is not a plain new ACK restarts the timer and gives an RTT sample
+//!   from the sink's timestamp echo (`oldack`'s `rtt_update`): the send time of the
+//!   newest segment that arrived in order (`TCPSink` `ts_echo_bugfix_`), so duplicate
+//!   ACKs during a loss give ever longer samples.
 //! * `rampdown_` and `ss-div4_` are off in ns-2.35 (`ns-default.tcl`) and not modelled.
 //!
 //! **"mathis"**: snd.fack is the forward-most SACKed byte. Recovery starts at three
 //! duplicate ACKs or when snd.fack − snd.una > 3 segments; every unSACKed segment
 //! below snd.fack is taken as lost; data is sent while awnd = snd.nxt − snd.fack +
 //! retran_data < cwnd (the engine's RFC 6675 pipe with the FACK loss rule computes
-//! exactly this). ssthresh = ⌊cwnd/2⌋, cwnd = cwnd/2 on entry. Deviations: no
+//! exactly this). ssthresh = ⌊min(cwnd, window_)/2⌋ ≥ 2, cwnd = min(cwnd, window_)/2 on entry. Deviations: no
 //! "overdamping"/"rampdown" refinements of the paper's §4.
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};

@@ -949,3 +949,22 @@ fn fack_mathis_rules_stay_available() {
     assert_eq!(by_name("fack", &p).unwrap().recovery(), Recovery::Fack);
     assert_eq!(by_name("fack", &VariantParams::default()).unwrap().recovery(), Recovery::FackNs2);
 }
+
+#[test]
+fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    assert!(close(h.s.srtt_s().unwrap(), 0.1));
+    // Segment 1 lost; the ACK caused by segment 2 (sent at 0.2) echoes the timestamp
+    // of segment 0 (sent at 0.1, the last in-order arrival: `ts_echo_bugfix_`), so
+    // `oldack` samples 0.3 − 0.1 = 20 ticks: SRTT = (80 + 20 − 10)/8 = 11.25 ticks.
+    // (Segment 2's own timestamp would give 10 ticks and leave SRTT at 0.1 s.)
+    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    let srtt = h.s.srtt_s().unwrap();
+    assert!(srtt > 0.11 && srtt < 0.115, "srtt {srtt}");
+    // The RFC engine (Mathis rules) takes no sample from a duplicate ACK.
+    let mut m = H::with_params("fack", VariantParams { fack_mathis: true, ..VariantParams::default() });
+    m.nine_in_flight();
+    m.ack(0.3, 1, &[(2, 3)]);
+    assert!(close(m.s.srtt_s().unwrap(), 0.1));
+}
