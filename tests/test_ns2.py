@@ -102,12 +102,20 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "aodv", "routing.aodv.rreq_retries": 2}, "routing.aodv.rreq_retries"),
         ({"routing.protocol": "dsr", "queue.kind": "droptail"}, "queue.kind"),
         ({"routing.protocol": "aodv", "faults.node_switches": [{"node": 1, "off_s": 5}]}, "faults"),
+        ({"routing.protocol": "aodv", "flows[0].transport": "fack", "flows[0].tcp.fack_rules": "mathis"}, "flows[0].tcp.fack_rules"),
     ],
 )
 def test_export_refuses_what_ns2_lacks(tmp_path: Path, overrides: dict, key: str) -> None:
     with pytest.raises(Ns2Unsupported, match="^" + re.escape(key) + ": "):
         export_ns2(CHAIN, tmp_path / "x", overrides=overrides)
     assert not (tmp_path / "x").exists()
+
+
+def test_export_fack_with_ns2_rules_is_agent_tcp_fack(tmp_path: Path) -> None:
+    export_ns2(CHAIN, tmp_path, overrides={"routing.protocol": "aodv", "flows[0].transport": "fack", "flows[0].tcp.fack_rules": "ns2"})
+    tcl = (tmp_path / "run.tcl").read_text()
+    assert "[new Agent/TCP/Fack]" in tcl and "[new Agent/TCPSink/Sack1]" in tcl
+    assert "fack_rules" not in tcl
 
 
 def test_export_refuses_a_udp_header_on_the_wire(tmp_path: Path) -> None:

@@ -423,6 +423,10 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
     for k, v in sorted(tcp.items()):
         if v is None:
             continue
+        if k == "fack_rules":
+            if v != "ns2":
+                raise _refuse(f"{key}.tcp.{k}", f'"{v}": ns-2.35\'s Agent/TCP/Fack has its own rules only (allowed: "ns2", the default)')
+            continue
         if k == "vegas_counts_headers":
             if v:
                 raise _refuse(f"{key}.tcp.{k}", "true: ns-2.35's Agent/TCP/Vegas always sends packetSize_ bytes without its TCP/IP header")
