@@ -85,6 +85,7 @@ impl Scenario {
                         jitter_s: 0.0,
                         max_packets: None,
                         file_bytes: None,
+                        port: None,
                     };
                     match f.source {
                         Ns2Source::Cbr { packet_bytes, interval_s, random, max_packets } => {
