@@ -278,6 +278,9 @@ fn with_link_layer_detection_a_mac_failure_breaks_the_link_and_queues_the_packet
     // The destination's next number, through another neighbour, repairs it.
     let out = n.at(5.0).recv(3, &[(3, 0, 2), (2, 1, 8)]);
     assert_eq!(forwards(&out), vec![(9, NodeId(3))]);
+    // ns-2 ran the packet through `recv` twice more (lost_link, then the
+    // release): 540 B + 2 × IP_HDR_LEN.
+    assert_eq!(released(&out), vec![(9, DEFAULT_TTL, 580)]);
 }
 
 #[test]
