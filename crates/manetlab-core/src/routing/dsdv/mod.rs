@@ -23,7 +23,9 @@
 //!   node advertised as unreachable sends a full dump at once ("the last word on
 //!   yourself"), a neighbour advertising an older broken route is answered at
 //!   once, and packets without a usable route wait in a small per-destination
-//!   queue ([`queue`]).
+//!   queue ([`queue`]), released through the agent's `recv` as in ns-2;
+//! * two ns-2.35 bugs, reproduced by default with a switch each
+//!   (`release_through_recv`, `stale_advert_bug`, docs/routing.md).
 //!
 //! Not implemented: the paper's layer-2/layer-3 address pairs and multiple
 //! interfaces (base stations), splitting a full dump over several packets
