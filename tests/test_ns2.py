@@ -103,6 +103,11 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "dsr", "queue.kind": "droptail"}, "queue.kind"),
         ({"routing.protocol": "aodv", "faults.node_switches": [{"node": 1, "off_s": 5}]}, "faults"),
         ({"routing.protocol": "aodv", "flows[0].transport": "fack", "flows[0].tcp.fack_rules": "mathis"}, "flows[0].tcp.fack_rules"),
+        ({"routing.protocol": "dsr", "queue.kind": "priqueue"}, "queue.kind"),
+        ({"routing.protocol": "aodv", "queue.kind": "cmupriqueue"}, "queue.kind"),
+        ({"routing.protocol": "dsr", "routing.dsr.tcp_ip_header_twice": False}, "routing.dsr.tcp_ip_header_twice"),
+        ({"routing.protocol": "dsdv", "routing.dsdv.stale_advert_bug": False}, "routing.dsdv.stale_advert_bug"),
+        ({"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_counts_headers": True}, "flows[0].tcp.vegas_counts_headers"),
     ],
 )
 def test_export_refuses_what_ns2_lacks(tmp_path: Path, overrides: dict, key: str) -> None:
@@ -116,6 +121,15 @@ def test_export_fack_with_ns2_rules_is_agent_tcp_fack(tmp_path: Path) -> None:
     tcl = (tmp_path / "run.tcl").read_text()
     assert "[new Agent/TCP/Fack]" in tcl and "[new Agent/TCPSink/Sack1]" in tcl
     assert "fack_rules" not in tcl
+
+
+def test_export_takes_switches_left_at_ns2s_behaviour(tmp_path: Path) -> None:
+    """A switch set to what ns-2.35 does anyway exports (as nothing to set)."""
+    export_ns2(CHAIN, tmp_path / "dsr", overrides={"routing.protocol": "dsr", "routing.dsr.tcp_ip_header_twice": True, "queue.kind": "cmupriqueue"})
+    export_ns2(CHAIN, tmp_path / "dsdv", overrides={"routing.protocol": "dsdv", "routing.dsdv.release_through_recv": True, "routing.dsdv.stale_advert_bug": True})
+    export_ns2(CHAIN, tmp_path / "vegas", overrides={"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_counts_headers": False})
+    for d in ("dsr", "dsdv", "vegas"):
+        assert (tmp_path / d / "run.tcl").exists()
 
 
 def test_export_refuses_a_udp_header_on_the_wire(tmp_path: Path) -> None:
