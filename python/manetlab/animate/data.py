@@ -26,9 +26,9 @@ TX_KINDS = ["DATA", "RTS", "CTS", "ACK", "CTRL"]
 FLOW_CTRL = -1
 FLOW_MAC = -2
 
-# Ports the core gives flow f: UDP 5000 + f, TCP 6000 + f (transport/udp.rs, tcp/mod.rs).
-_UDP_BASE_PORT = 5000
-_TCP_BASE_PORT = 6000
+# The port the core gives flow f at both ends: `flows[f].port`, else 50000 + f
+# (scenario/mod.rs DEFAULT_BASE_PORT, docs/metrics.md "What a pcap holds").
+_BASE_PORT = 50000
 _ROUTING = {"AODV", "DSR", "message"}
 # AODV sizes at RTR/IFQ level (20 B IP + message; routing/aodv/packets.rs): RREQ 48,
 # RREP/HELLO 44, RERR 24 + 8 per destination (a 3-destination RERR is also 48 B).
@@ -49,14 +49,25 @@ class AnimationData:
         return position_at(self.waypoints[node], t)
 
 
-def _flow_of(ln: Line, nflows: int) -> int:
+def _flow_ports(flows: list[dict[str, Any]], scen_flows: list[dict[str, Any]]) -> dict[tuple[int, str, int], int]:
+    """(node, "tcp" | "udp", port) -> flow, for both ends of every flow."""
+    out: dict[tuple[int, str, int], int] = {}
+    for i, f in enumerate(flows):
+        spec = scen_flows[i] if i < len(scen_flows) else {}
+        port = spec.get("port") or _BASE_PORT + i
+        proto = "udp" if f.get("kind") == "cbr" else "tcp"
+        for node in (f["src"], f["dst"]):
+            out.setdefault((node, proto, port), i)
+    return out
+
+
+def _flow_of(ln: Line, ports: dict[tuple[int, str, int], int]) -> int:
     if ln.ip_src == -2:
         return FLOW_MAC
     if ln.ptype in _ROUTING or ln.sport == 255:
         return FLOW_CTRL
-    base = _TCP_BASE_PORT if ln.ptype in ("tcp", "ack") else _UDP_BASE_PORT
-    f = ln.sport - base
-    return f if 0 <= f < nflows else FLOW_MAC
+    proto = "tcp" if ln.ptype in ("tcp", "ack") else "udp"
+    return ports.get((ln.ip_src, proto, ln.sport), FLOW_MAC)
 
 
 def _ranges(scenario: dict[str, Any], summary: dict[str, Any]) -> tuple[float | None, float | None]:
@@ -195,6 +206,7 @@ def build(
     n = len(summary["nodes"])
     flows = summary["flows"]
     nflows = len(flows)
+    ports = _flow_ports(flows, scenario.get("flows") or [])
 
     waypoints = read_movement((rdir / "movement.tcl").read_text(encoding="utf-8"), n)
     layout = "positions"
@@ -238,7 +250,7 @@ def build(
         lines += 1
         ev, lvl = ln.ev, ln.level
         if ev == "D":
-            fl = _flow_of(ln, nflows)
+            fl = _flow_of(ln, ports)
             drops.append([ln.t, ln.node, ln.reason, lvl, fl, ln.ptype or "MAC"])
             if ln.reason in ("CBK", "RET") and ln.ip_src != -2 and ln.ip_dst != BROADCAST:
                 # The MAC gave up on a next hop: a link (and the routes over it) broke.
@@ -264,7 +276,7 @@ def build(
             last_kind[(a, b)] = kind
             i = len(tx_t)
             if kind in (0, 4):
-                fl = _flow_of(ln, nflows)
+                fl = _flow_of(ln, ports)
                 for j in pending.pop((a, b), ()):
                     tx_f[j] = fl
                 last_data_flow[(a, b)] = fl
@@ -289,17 +301,20 @@ def build(
                 if ln.next_hop != BROADCAST and route.get(key) != ln.next_hop and not (ln.next_hop == 0 and ln.ip_dst != 0 and ev == "s" and ln.node == ln.ip_src and ln.ptype in _ROUTING):
                     route[key] = ln.next_hop
                     route_chg.append([_r(ln.t), ln.node, ln.ip_dst, ln.next_hop])
-            rtr_tx.append((ln.t, ln.node, BROADCAST if bcast else ln.next_hop, 4 if ln.ptype in _ROUTING else 0, _flow_of(ln, nflows)))
+            rtr_tx.append((ln.t, ln.node, BROADCAST if bcast else ln.next_hop, 4 if ln.ptype in _ROUTING else 0, _flow_of(ln, ports)))
             if ev == "s" and bcast and ln.ptype in _ROUTING and ln.uid not in ctrl_seen:
                 # A forwarded broadcast keeps its uid: the first send is the originator's.
                 ctrl_seen.add(ln.uid)
                 if ln.ptype == "AODV":
-                    route_ev.append([_r(ln.t), ln.node, "RREQ" if ln.size == _AODV_RREQ_BYTES else "RERR", BROADCAST])
+                    # The message kind from the trace's AODV part; by size for traces without it.
+                    kind = {"REQUEST": "RREQ", "ERROR": "RERR"}.get(ln.aodv) or ("RREQ" if ln.size == _AODV_RREQ_BYTES else "RERR")
+                    if ln.aodv != "HELLO":
+                        route_ev.append([_r(ln.t), ln.node, kind, BROADCAST])
                 elif ln.ptype == "DSR":
                     route_ev.append([_r(ln.t), ln.node, "RREQ", BROADCAST])
             continue
         if lvl == "AGT" and ev == "r" and ln.ptype in ("cbr", "tcp"):
-            fl = _flow_of(ln, nflows)
+            fl = _flow_of(ln, ports)
             # Each packet once (a retransmitted segment or duplicated copy arrives twice),
             # as the summary counts rx_packets.
             # A TCP segment without payload (SYN, FIN: 40 B of headers) is not data.

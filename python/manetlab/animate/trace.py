@@ -30,6 +30,7 @@ class Line(NamedTuple):
     dport: int
     next_hop: int  # BROADCAST when unset/broadcast in the new format; old format prints 0 when unset
     seq: int  # CBR sequence number or TCP byte sequence number; -1 for other packets
+    aodv: str = ""  # AODV message kind as ns-2 traces it (REQUEST, REPLY, ERROR, HELLO); "" otherwise
 
 
 def _mac_addr(h: str) -> int:
@@ -43,13 +44,15 @@ def _old(f: list[str]) -> Line:
         s, sp = f[13][1:].split(":")
         d, dp = f[14].split(":")
         ip_src, sport, dport, nh = int(s), int(sp), int(dp), int(f[16].rstrip("]"))
-        ip_dst = BROADCAST if d == _IP_BCAST else int(d)
-        seq = int(f[17].strip("[]")) if len(f) > 17 else -1
+        ip_dst = BROADCAST if d in (_IP_BCAST, "-1") else int(d)
+        # Only data packets carry a sequence number there (AODV's part is `[0x2 ...`).
+        seq = int(f[17].strip("[]")) if len(f) > 17 and f[6] in ("cbr", "tcp", "ack") else -1
     else:
         ip_src, sport, ip_dst, dport, nh, seq = -2, 0, 0, 0, 0, -1
     return Line(
         "D" if ev == "d" else ev, float(f[1]), int(f[2][1:-1]), f[3], f[4], int(f[5]), f[6], int(f[7]),
         _mac_addr(f[9]), _mac_addr(f[10]), ip_src, sport, ip_dst, dport, nh, seq,
+        f[-1].strip("()") if f[6] == "AODV" and f[-1].startswith("(") else "",
     )
 
 
@@ -71,6 +74,7 @@ def _new(f: list[str]) -> Line:
         "D" if f[0] == "d" else f[0], float(kv["-t"]), int(kv["-Ni"]), level, kv["-Nw"], uid, ptype, size,
         _mac_addr(kv["-Md"]), _mac_addr(kv["-Ms"]), ip_src, sport, ip_dst, dport, BROADCAST if hd < 0 else hd,
         int(kv.get("-Pi", kv.get("-Ps", -1))),
+        kv.get("-Pc", "") if kv.get("-P") == "aodv" else "",
     )
 
 
