@@ -53,6 +53,8 @@ pub enum MacTimer {
     Send,
     /// The NAV expires.
     Nav,
+    /// The FRN slotted MAC's slot timer (`mac/frn`); the DCF never arms it.
+    Slot,
 }
 
 #[derive(Debug)]
@@ -713,6 +715,7 @@ impl Dcf {
                     self.send_timer_done(now, out);
                 }
             }
+            MacTimer::Slot => {}
             MacTimer::Nav => {
                 if self.nav_timer.fire(tok) {
                     // ns-2 navHandler resumes a paused backoff; check_backoff does that.

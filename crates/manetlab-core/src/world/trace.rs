@@ -29,6 +29,7 @@ fn ptype(pkt: &Packet) -> &'static str {
         // ns-2's DSDV agent sends PT_MESSAGE packets.
         TransportHeader::Routing(RoutingMessage::Dsdv(_)) => "message",
         TransportHeader::Routing(RoutingMessage::Dsr(_)) => "DSR",
+        TransportHeader::Routing(RoutingMessage::Frn(_)) => "FRN",
     }
 }
 
