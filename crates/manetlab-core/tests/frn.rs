@@ -44,3 +44,95 @@ fn static_chain_delivers_with_one_echo_per_hop() {
     }
     assert!(r.nodes.iter().all(|n| n.mac_retries == 0), "no resends on a clean chain");
 }
+
+/// (slot, uid, to) of every data frame node `n` sent, from its MAC log.
+fn sends(s: &Simulator, n: u32) -> Vec<(u64, u64, String)> {
+    s.mac_log(n)
+        .iter()
+        .filter_map(|(t, line)| {
+            let rest = line.split("send uid ").nth(1)?;
+            let mut w = rest.split_whitespace();
+            let uid = w.next()?.parse().ok()?;
+            let to = rest.split(" to ").nth(1)?.to_string();
+            Some((slot(*t), uid, to))
+        })
+        .collect()
+}
+
+/// Slots of the log lines of node `n` containing `what`.
+fn lines(s: &Simulator, n: u32, what: &str) -> Vec<u64> {
+    s.mac_log(n).iter().filter(|(_, l)| l.contains(what)).map(|(t, _)| slot(*t)).collect()
+}
+
+#[test]
+fn a_lost_echo_is_resent_after_3_to_5_slots() {
+    // Link 1–2 is out for 0.7 s: node 1's relays get no echo; no failure detection.
+    let extra = "[faults]\nlink_outages = [{ a = 1, b = 2, down_s = 3.4, up_s = 4.1 }]";
+    let mut s = sim(&frn(CHAIN4, 4, &cbr(0, 3, 3.0, 3), extra, "link_failure_threshold = 0"));
+    s.enable_mac_log(1);
+    s.run_to_end();
+    let tx = sends(&s, 1);
+    let mut resends = 0;
+    for w in tx.windows(2) {
+        if w[0].1 == w[1].1 {
+            // Sent in slot k, echo expected in k + 1, resent 3..=5 slots after that.
+            let gap = w[1].0 - (w[0].0 + 1);
+            assert!((3..=5).contains(&gap), "resend {gap} slots after the echo slot: {w:?}");
+            resends += 1;
+        }
+    }
+    assert!(resends >= 8, "{resends} resends over a 0.7 s outage");
+    let f = &s.results().flows[0];
+    assert_eq!((f.rx_packets, f.dropped_packets), (3, 0), "delivered once the link is back");
+}
+
+#[test]
+fn lifetime_expiry_drops_with_its_own_reason() {
+    let extra = "[faults]\nlink_outages = [{ a = 1, b = 2, down_s = 2.9 }]";
+    let mut s = sim(&frn(CHAIN4, 4, &cbr(0, 3, 3.0, 4), extra, "link_failure_threshold = 0\nlifetime_slots = 50"));
+    s.run_to_end();
+    let f = &s.results().flows[0];
+    assert_eq!((f.rx_packets, f.dropped_packets), (0, 4));
+    assert_eq!(f.drops.get("rtr.LIFE"), Some(&4), "{:?}", f.drops);
+}
+
+#[test]
+fn a_link_fails_after_exactly_threshold_misses_and_a_probe_restores_it() {
+    let extra = "[faults]\nlink_outages = [{ a = 1, b = 2, down_s = 3.2, up_s = 5.0 }]";
+    let mut s = sim(&frn(CHAIN4, 4, &cbr(0, 3, 3.0, 3), extra, "link_failure_threshold = 3"));
+    s.enable_mac_log(1);
+    s.run_to_end();
+    let log = s.mac_log(1);
+    let failed = log.iter().position(|(_, l)| l == "link to 2 failed").expect("declared failed");
+    let misses = log[..failed].iter().filter(|(_, l)| l.starts_with("no echo from 2")).count();
+    assert_eq!(misses, 3, "declared failed at the third consecutive miss");
+    let restored = log.iter().position(|(_, l)| l == "link to 2 restored").expect("restored");
+    assert!(log[failed..restored].iter().any(|(_, l)| l.contains("ACK from 2")), "restored by the probe's ACK");
+    assert!(log[restored].0.as_secs_f64() >= 5.0);
+    // No detour on a chain: ERDN back to the source, which waits and then delivers.
+    let r = s.results();
+    let erdn = |n: usize| r.nodes[n].routing.as_ref().and_then(|c| c.routing_by_type.get("routing_sent_ERDN").copied()).unwrap_or(0);
+    assert!(erdn(1) >= 1, "node 1 returned the packet with an ERDN");
+    assert_eq!((r.flows[0].rx_packets, r.flows[0].dropped_packets), (3, 0));
+}
+
+/// 2×3 grid, 200 m apart: 0 1 2 over 3 4 5.
+const GRID6: &str = "[[0, 0], [200, 0], [400, 0], [0, 200], [200, 200], [400, 200]]";
+
+#[test]
+fn with_a_detour_traffic_moves_within_one_slot_and_the_checkpoint_stops_ping_pong() {
+    let extra = "[faults]\nlink_outages = [{ a = 1, b = 2, down_s = 3.2 }]";
+    let mut s = sim(&frn(GRID6, 6, &cbr(0, 2, 3.0, 6), extra, ""));
+    s.enable_mac_log(1);
+    s.enable_mac_log(4);
+    s.run_to_end();
+    let failed = lines(&s, 1, "link to 2 failed")[0];
+    let first_detour = sends(&s, 1).into_iter().find(|(k, _, to)| *k >= failed && to == "Some(NodeId(4))").expect("sent to 4");
+    assert_eq!(first_detour.0, failed + 1, "the backward route is used in the next slot");
+    // Node 4's shortest routes to 2 go through 1 and 5: the checkpoint (5) keeps it from 1.
+    let to4: Vec<_> = sends(&s, 4);
+    let to4: Vec<_> = to4.into_iter().filter(|(_, _, to)| to != "None").collect();
+    assert!(!to4.is_empty() && to4.iter().all(|(_, _, to)| to == "Some(NodeId(5))"), "{to4:?}");
+    let f = &s.results().flows[0];
+    assert_eq!((f.rx_packets, f.dropped_packets), (6, 0));
+}

@@ -23,7 +23,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use rand::Rng;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 /// FRN MAC parameters (`[mac.frn]`; defaults and sources in docs/frn.md).
@@ -170,9 +170,10 @@ pub struct FrnMac {
     buf: Vec<Item>,
     /// Link ACKs to send (to, acknowledged seq), oldest first.
     acks: VecDeque<(NodeId, u16)>,
-    /// Packets received for relay or delivery recently (duplicate detection:
-    /// a resend whose echo was lost is answered with an ACK, not relayed again).
-    seen: BTreeSet<u64>,
+    /// Packets received for relay or delivery recently, with the neighbour they
+    /// came from (duplicate detection: a resend whose echo was lost is answered
+    /// with an ACK, not relayed again).
+    seen: BTreeMap<u64, NodeId>,
     seen_order: VecDeque<u64>,
     timer: Timer,
     phase: Phase,
@@ -204,7 +205,7 @@ impl FrnMac {
             rng,
             buf: Vec::new(),
             acks: VecDeque::new(),
-            seen: BTreeSet::new(),
+            seen: BTreeMap::new(),
             seen_order: VecDeque::new(),
             timer: Timer::new(),
             phase: Phase::Boundary,
@@ -417,7 +418,7 @@ impl FrnMac {
                     let airtime = self.mac.plcp + SimDuration::transmission(bytes, self.mac.data_rate_bps);
                     let it = &mut self.buf[i];
                     let f = Frame { kind: FrameKind::Data, src: self.me, dst: it.next_hop, nav: SimDuration::ZERO, seq, retry: it.retries > 0, pkt: Some(it.pkt.clone()), arp: None, airtime };
-                    let uid = it.pkt.uid;
+                    let (uid, it_to) = (it.pkt.uid, it.next_hop);
                     if it.next_hop.is_some() {
                         it.seq = seq;
                         it.state = State::AwaitEcho { sent: k };
@@ -429,7 +430,8 @@ impl FrnMac {
                             out.push(MacAction::Ready);
                         }
                     }
-                    self.note(now, || format!("slot {k}: send uid {uid} seq {seq}"));
+                    let to = it_to;
+                    self.note(now, || format!("slot {k}: send uid {uid} seq {seq} to {to:?}"));
                     self.send(f, out);
                 }
             }
@@ -473,6 +475,10 @@ impl FrnMac {
     fn delivered_item(&mut self, now: SimTime, i: usize, how: &str, out: &mut Vec<MacAction>) {
         let it = self.buf.remove(i);
         let m = it.next_hop.expect("unicast");
+        // Handed back to the node it came from (ERDN): a later copy from it is new.
+        if self.seen.get(&it.pkt.uid) == Some(&m) {
+            self.seen.remove(&it.pkt.uid);
+        }
         self.note(now, || format!("{how} from {m} for uid {}", it.pkt.uid));
         self.link_ok(now, m);
         if !it.pkt.is_routing() {
@@ -484,8 +490,8 @@ impl FrnMac {
         }
     }
 
-    fn remember(&mut self, uid: u64) {
-        if self.seen.insert(uid) {
+    fn remember(&mut self, uid: u64, from: NodeId) {
+        if self.seen.insert(uid, from).is_none() {
             self.seen_order.push_back(uid);
             if self.seen_order.len() > SEEN_KEEP {
                 let old = self.seen_order.pop_front().expect("non-empty");
@@ -525,7 +531,7 @@ impl FrnMac {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
                         // A packet returned to us with an ERDN is its own echo, not a duplicate.
-                        let dup = !echoed && (self.seen.contains(&pkt.uid) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid));
+                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&f.src) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid));
                         let final_hop = pkt.ip.dst == self.me;
                         if dup {
                             // Our relay's echo was lost: acknowledge, do not relay again.
@@ -533,14 +539,21 @@ impl FrnMac {
                             self.acks.push_back((f.src, f.seq));
                             self.note(now, || format!("duplicate uid {} from {}: ACK", pkt.uid, f.src));
                         } else {
+                            let mut sh = self.shared.borrow_mut();
                             if final_hop {
                                 // The destination relays nothing: it returns a link ACK (§II, Fig. 1c).
                                 self.acks.push_back((f.src, f.seq));
-                                self.shared.borrow_mut().headers.remove(&pkt.uid);
-                            } else if let Some(h) = self.shared.borrow_mut().headers.get_mut(&pkt.uid) {
+                                sh.headers.remove(&pkt.uid);
+                            } else if let Some(h) = sh.headers.get_mut(&pkt.uid) {
                                 h.prev = Some(f.src);
+                                // A packet returned with an ERDN may wait here (at its
+                                // source): acknowledge it at once rather than by echo.
+                                if h.erdn {
+                                    self.acks.push_back((f.src, f.seq));
+                                }
                             }
-                            self.remember(pkt.uid);
+                            drop(sh);
+                            self.remember(pkt.uid, f.src);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
                             out.push(MacAction::Deliver(pkt.clone(), f.src));
                         }

@@ -74,6 +74,9 @@ pub enum FrnMessage {
     Config { entries: Vec<(NodeId, u8, Vec<NodeId>)> },
     /// Probe of a link judged failed (unicast to the neighbour).
     Probe,
+    /// Explicit Route Successful Notification (§III-A, Fig. 3): the sender,
+    /// which returned packets with an ERDN, has a route again.
+    Ersn,
 }
 
 impl FrnMessage {
@@ -81,13 +84,14 @@ impl FrnMessage {
         match self {
             // 4 B header; per entry: 4 B address, 1 B hops, 1 B count, 4 B per hop.
             FrnMessage::Config { entries } => 4 + entries.iter().map(|(_, _, h)| 6 + 4 * h.len() as u32).sum::<u32>(),
-            FrnMessage::Probe => 4,
+            FrnMessage::Probe | FrnMessage::Ersn => 4,
         }
     }
     pub fn name(&self) -> &'static str {
         match self {
             FrnMessage::Config { .. } => "CONFIG",
             FrnMessage::Probe => "PROBE",
+            FrnMessage::Ersn => "ERSN",
         }
     }
 }
@@ -126,6 +130,10 @@ pub struct FrnRouting {
     parked: Vec<Packet>,
     /// Destinations TCP was told are unreachable.
     down: BTreeSet<NodeId>,
+    /// Neighbours we returned packets to with an ERDN (told by ERSN when a link returns).
+    erdn_to: BTreeSet<NodeId>,
+    /// Neighbours whose link was failed at the last probe tick.
+    was_failed: BTreeSet<NodeId>,
     config_timer: Timer,
     probe_timer: Timer,
     trigger_timer: Timer,
@@ -147,6 +155,8 @@ impl FrnRouting {
             blocked: BTreeMap::new(),
             parked: Vec::new(),
             down: BTreeSet::new(),
+            erdn_to: BTreeSet::new(),
+            was_failed: BTreeSet::new(),
             config_timer: Timer::new(),
             probe_timer: Timer::new(),
             trigger_timer: Timer::new(),
@@ -281,6 +291,7 @@ impl FrnRouting {
         if let Some(&up) = h.trail.last() {
             if up != self.me && self.nbrs.contains_key(&up) && !self.shared.borrow().link_failed(self.me, up) {
                 self.erdns += 1;
+                self.erdn_to.insert(up);
                 *self.counters.sent_by_type.entry("ERDN").or_default() += 1;
                 h.erdn = true;
                 self.put_header(pkt.uid, h);
@@ -329,6 +340,16 @@ impl FrnRouting {
         self.counters.ctrl_originated_bytes += pkt.size_bytes() as u64;
         *self.counters.sent_by_type.entry("CONFIG").or_default() += 1;
         ctx.actions.push(RoutingAction::Broadcast { pkt, delay: SimDuration::ZERO });
+    }
+
+    /// ERSN to every neighbour we returned packets to with an ERDN.
+    fn send_ersn(&mut self, ctx: &mut RoutingCtx) {
+        for up in std::mem::take(&mut self.erdn_to) {
+            let uid = ctx.new_uid();
+            *self.counters.sent_by_type.entry("ERSN").or_default() += 1;
+            self.counters.ctrl_originated_pkts += 1;
+            ctx.actions.push(RoutingAction::Forward { pkt: control(uid, self.me, up, FrnMessage::Ersn), next_hop: up });
+        }
     }
 
     fn trigger(&mut self, ctx: &mut RoutingCtx) {
@@ -405,6 +426,12 @@ impl Routing for FrnRouting {
                 }
             }
             FrnMessage::Probe => {}
+            FrnMessage::Ersn => {
+                // The neighbour has routes again: stop avoiding it, retry, pass it on.
+                self.blocked.retain(|&(_, m), _| m != from);
+                self.release_parked(ctx);
+                self.send_ersn(ctx);
+            }
         }
     }
 
@@ -425,6 +452,11 @@ impl Routing for FrnRouting {
                     let sh = self.shared.borrow();
                     sh.links[self.me.index()].iter().filter(|(_, l)| l.failed).map(|(&m, _)| m).collect()
                 };
+                let restored = self.was_failed.iter().any(|m| !failed.contains(m));
+                self.was_failed = failed.iter().copied().collect();
+                if restored {
+                    self.send_ersn(ctx);
+                }
                 for m in failed {
                     let uid = ctx.new_uid();
                     *self.counters.sent_by_type.entry("PROBE").or_default() += 1;
