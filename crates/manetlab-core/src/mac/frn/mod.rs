@@ -170,10 +170,10 @@ pub struct FrnMac {
     buf: Vec<Item>,
     /// Link ACKs to send (to, acknowledged seq), oldest first.
     acks: VecDeque<(NodeId, u16)>,
-    /// Packets received for relay or delivery recently, with the neighbour they
-    /// came from (duplicate detection: a resend whose echo was lost is answered
-    /// with an ACK, not relayed again).
-    seen: BTreeMap<u64, NodeId>,
+    /// Packets received for relay or delivery recently: uid → (neighbour it came
+    /// from, its sequence number there). The same triple again is a resend
+    /// whose echo was lost: answered with an ACK, not relayed again.
+    seen: BTreeMap<u64, (NodeId, u16)>,
     seen_order: VecDeque<u64>,
     timer: Timer,
     phase: Phase,
@@ -411,16 +411,21 @@ impl FrnMac {
                     self.send(f, out);
                 }
                 Pick::Item(i) => {
-                    // Sequence 0 marks a packet never sent (no echo to match).
-                    self.next_seq = self.next_seq.checked_add(1).unwrap_or(1);
-                    let seq = self.next_seq;
+                    // One sequence number per packet at this hop, kept over its
+                    // resends (as 802.11's), so the receiver tells a resend whose
+                    // echo was lost from the same packet coming round a loop.
+                    // 0 marks a packet never sent (no echo to match).
+                    if self.buf[i].seq == 0 {
+                        self.next_seq = self.next_seq.checked_add(1).unwrap_or(1);
+                        self.buf[i].seq = self.next_seq;
+                    }
+                    let seq = self.buf[i].seq;
                     let bytes = self.buf[i].pkt.size_bytes() + self.mac.data_header_bytes + self.p.header_bytes;
                     let airtime = self.mac.plcp + SimDuration::transmission(bytes, self.mac.data_rate_bps);
                     let it = &mut self.buf[i];
                     let f = Frame { kind: FrameKind::Data, src: self.me, dst: it.next_hop, nav: SimDuration::ZERO, seq, retry: it.retries > 0, pkt: Some(it.pkt.clone()), arp: None, airtime };
                     let (uid, it_to) = (it.pkt.uid, it.next_hop);
                     if it.next_hop.is_some() {
-                        it.seq = seq;
                         it.state = State::AwaitEcho { sent: k };
                         self.listen_slot = Some(k + 1);
                     } else {
@@ -476,7 +481,7 @@ impl FrnMac {
         let it = self.buf.remove(i);
         let m = it.next_hop.expect("unicast");
         // Handed back to the node it came from (ERDN): a later copy from it is new.
-        if self.seen.get(&it.pkt.uid) == Some(&m) {
+        if self.seen.get(&it.pkt.uid).is_some_and(|s| s.0 == m) {
             self.seen.remove(&it.pkt.uid);
         }
         self.note(now, || format!("{how} from {m} for uid {}", it.pkt.uid));
@@ -490,8 +495,8 @@ impl FrnMac {
         }
     }
 
-    fn remember(&mut self, uid: u64, from: NodeId) {
-        if self.seen.insert(uid, from).is_none() {
+    fn remember(&mut self, uid: u64, from: NodeId, seq: u16) {
+        if self.seen.insert(uid, (from, seq)).is_none() {
             self.seen_order.push_back(uid);
             if self.seen_order.len() > SEEN_KEEP {
                 let old = self.seen_order.pop_front().expect("non-empty");
@@ -531,7 +536,7 @@ impl FrnMac {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
                         // A packet returned to us with an ERDN is its own echo, not a duplicate.
-                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&f.src) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid));
+                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&(f.src, f.seq)) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid));
                         let final_hop = pkt.ip.dst == self.me;
                         if dup {
                             // Our relay's echo was lost: acknowledge, do not relay again.
@@ -553,7 +558,7 @@ impl FrnMac {
                                 }
                             }
                             drop(sh);
-                            self.remember(pkt.uid, f.src);
+                            self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
                             out.push(MacAction::Deliver(pkt.clone(), f.src));
                         }
