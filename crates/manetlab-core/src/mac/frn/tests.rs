@@ -1,1 +1,106 @@
 use super::*;
+use crate::ids::FlowId;
+use crate::packet::{IpHeader, IpProto, TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
+use crate::sim::{stream, Component};
+
+fn tcp(uid: u64, payload_bytes: u32) -> Packet {
+    let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0 };
+    Packet {
+        uid,
+        ip: IpHeader { src: NodeId(0), dst: NodeId(2), ttl: 32, proto: IpProto::Tcp },
+        transport: TransportHeader::Tcp(h),
+        payload_bytes,
+        tag: Some(crate::packet::AppTag { flow: FlowId(0), seq: uid, created: SimTime::ZERO }),
+        source_route: None,
+    }
+}
+
+/// Run node 0's MAC alone for `slots` slots (nobody answers): the slots in
+/// which each uid was sent, and the other actions.
+fn run_alone(p: FrnParams, pkts: Vec<Packet>, slots: u64) -> (BTreeMap<u64, Vec<u64>>, Vec<String>) {
+    let shared = FrnShared::new(3, p);
+    let mut mac = FrnMac::new(NodeId(0), MacParams::default(), shared, stream(9, 0, Component::Mac));
+    let mut out = Vec::new();
+    for pkt in pkts {
+        mac.enqueue(SimTime::ZERO, pkt, Some(NodeId(1)), &mut out);
+    }
+    let mut timers: Vec<(SimTime, TimerToken)> = Vec::new();
+    let (mut sent, mut other) = (BTreeMap::<u64, Vec<u64>>::new(), Vec::new());
+    let end = SimTime(p.slot.as_nanos() * slots);
+    let mut now = SimTime::ZERO;
+    loop {
+        for a in out.drain(..) {
+            match a {
+                MacAction::SetTimer(_, at, tok) => timers.push((at, tok)),
+                MacAction::Transmit(f) => {
+                    sent.entry(f.pkt.as_ref().expect("data").uid).or_default().push(now.as_nanos() / p.slot.as_nanos());
+                    mac.tx_end();
+                }
+                a => other.push(format!("{a:?}")),
+            }
+        }
+        let Some(i) = (0..timers.len()).min_by_key(|&i| timers[i].0) else { break };
+        let (at, tok) = timers.swap_remove(i);
+        if at >= end {
+            break;
+        }
+        now = at;
+        mac.timer(at, tok, &mut out);
+    }
+    (sent, other)
+}
+
+#[test]
+fn ack_segments_are_resent_sooner_than_data() {
+    // Fig. 9's setting: data 5–6 slots, TCP ACKs 3–4; no failure detection.
+    let p = FrnParams { resend_slots: (5, 6), ack_resend_slots: (3, 4), link_failure_threshold: 0, ..FrnParams::default() };
+    let (sent, _) = run_alone(p, vec![tcp(1, 1000), tcp(2, 0)], 400);
+    let gaps = |uid: u64| -> Vec<u64> { sent[&uid].windows(2).map(|w| w[1] - (w[0] + 1)).collect() };
+    let (data, ack) = (gaps(1), gaps(2));
+    assert!(data.len() > 20 && ack.len() > 20, "{data:?} {ack:?}");
+    // A slot may be taken by the other packet, so a resend can slip by a slot or two.
+    assert!(data.iter().all(|&g| (5..=8).contains(&g)), "data gaps {data:?}");
+    assert!(ack.iter().all(|&g| (3..=6).contains(&g)), "ACK gaps {ack:?}");
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
+    assert!(mean(&ack) + 1.0 < mean(&data), "ACKs {} vs data {}", mean(&ack), mean(&data));
+}
+
+#[test]
+fn the_link_fails_at_the_threshold_and_its_packets_go_back_to_routing() {
+    let p = FrnParams { link_failure_threshold: 3, ..FrnParams::default() };
+    let (sent, actions) = run_alone(p, vec![tcp(1, 1000)], 100);
+    assert_eq!(sent[&1].len(), 3, "three transmissions, then the link is failed");
+    let failed = actions.iter().filter(|a| a.starts_with("TxFailed")).count();
+    assert_eq!(failed, 1, "{actions:?}");
+}
+
+#[test]
+fn lifetime_runs_out_while_waiting() {
+    let p = FrnParams { link_failure_threshold: 0, lifetime_slots: 30, ..FrnParams::default() };
+    let shared = FrnShared::new(3, p);
+    shared.borrow_mut().headers.insert(1, FrnHeader { expires_slot: 30, ..FrnHeader::default() });
+    let mut mac = FrnMac::new(NodeId(0), MacParams::default(), shared, stream(9, 0, Component::Mac));
+    let mut out = Vec::new();
+    mac.enqueue(SimTime::ZERO, tcp(1, 1000), Some(NodeId(1)), &mut out);
+    let mut timers: Vec<(SimTime, TimerToken)> = Vec::new();
+    let mut now = SimTime::ZERO;
+    for _ in 0..1000 {
+        for a in out.drain(..) {
+            match a {
+                MacAction::SetTimer(_, at, tok) => timers.push((at, tok)),
+                MacAction::Transmit(_) => mac.tx_end(),
+                MacAction::TxFailed(pkt, _) => {
+                    assert_eq!((pkt.uid, now.as_nanos() / p.slot.as_nanos()), (1, 30), "given back at the start of slot 30");
+                    assert_eq!(mac.buffered(), 0);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let i = (0..timers.len()).min_by_key(|&i| timers[i].0).expect("a timer");
+        let (at, tok) = timers.swap_remove(i);
+        now = at;
+        mac.timer(at, tok, &mut out);
+    }
+    panic!("lifetime never ran out");
+}

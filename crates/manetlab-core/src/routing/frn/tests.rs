@@ -61,10 +61,7 @@ fn routes_are_classified_forward_sideward_backward() {
     // From 4 towards 2: 1 and 5 forward; 3 is backward (its forward hop 0 ≠ 4).
     let c4 = r[4].candidates(NodeId(2), None, SimTime::ZERO);
     assert_eq!(c4.iter().filter(|c| c.0 == RouteClass::Forward).count(), 2);
-    // Node 3 towards 5: 4 forward (1 hop); 0 is sideward? 0 is 3 hops from 5 (0-1-2-5 / 0-3-4-5): backward.
-    let c3 = r[3].candidates(NodeId(5), None, SimTime::ZERO);
-    assert_eq!(c3[0].0, RouteClass::Forward);
-    // A sideward route: in a ring of 4 (0-1-2-3-0), from 1 to 3... every route is 2 hops: 0 and 2 both forward.
+    // A sideward route in a ring of 5.
     let (ring, _) = converged(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]);
     // From 0 towards 2 (2 hops via 1): 4 is 2 hops from 2 (4-3-2): a sideward route.
     let c0 = ring[0].candidates(NodeId(2), None, SimTime::ZERO);
@@ -81,7 +78,7 @@ fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
     let (h1, hdr) = step(&mut r, &sh, 1, Some(0), &pkt);
     assert_eq!((h1, hdr.checkpoint), (NodeId(4), Some(NodeId(5))), "backward via 4, checkpoint 5");
     let (h4, hdr) = step(&mut r, &sh, 4, Some(1), &pkt);
-    assert_eq!((h4, hdr.checkpoint), (NodeId(5), None), "4 goes to the checkpoint");
+    assert_eq!((h4, hdr.checkpoint), (NodeId(5), Some(NodeId(5))), "4 goes to the checkpoint (cleared there)");
     // Without the checkpoint 4's first shortest route leads straight back to 1.
     let other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 100, 1, SimTime::ZERO);
     sh.borrow_mut().headers.insert(8, FrnHeader { expires_slot: 1000, prev: Some(NodeId(1)), ..FrnHeader::default() });
@@ -91,9 +88,10 @@ fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
 
 #[test]
 fn an_erdn_walks_back_to_the_first_node_with_a_detour() {
-    // Chain 0-1-2-3 and a detour 0-5-6-3: after 2–3 fails, 2 and 1 have no
-    // route left (their other neighbour is where the packet came from).
-    let (mut r, sh) = converged(7, &[(0, 1), (1, 2), (2, 3), (0, 5), (5, 6), (6, 3)]);
+    // Chain 0-1-2-3 and a longer way round 0-5-6-7-3 (a sideward route of 0's):
+    // after 2–3 fails, 2 and 1 have no route left (their other neighbour is
+    // where the packet came from, and 0 has no shortest route but through 1).
+    let (mut r, sh) = converged(8, &[(0, 1), (1, 2), (2, 3), (0, 5), (5, 6), (6, 7), (7, 3)]);
     let pkt = data(0, 3);
     assert_eq!(step(&mut r, &sh, 0, None, &pkt).0, NodeId(1));
     assert_eq!(step(&mut r, &sh, 1, Some(0), &pkt).0, NodeId(2));
@@ -104,6 +102,7 @@ fn an_erdn_walks_back_to_the_first_node_with_a_detour() {
     assert_eq!((h, hdr.erdn), (NodeId(0), true), "1 has no detour either: ERDN on");
     let (h, hdr) = step(&mut r, &sh, 0, Some(1), &pkt);
     assert_eq!((h, hdr.erdn), (NodeId(5), false), "0 takes its detour");
+    assert_eq!(r[0].best_class(NodeId(3), SimTime::ZERO), Some((RouteClass::Sideward, NodeId(5))));
     assert_eq!((r[2].erdns, r[1].erdns, r[0].erdns), (1, 1, 0));
 }
 
