@@ -594,6 +594,10 @@ pub struct FlowSummary {
     /// TCP flows only: the transport's own counters (docs/tcp.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowSummary>,
+    /// FRN runs only (`[mac] kind = "frn"`): packets delivered per slot over
+    /// the flow's active time, paper 003's throughput measure (docs/metrics.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_per_slot: Option<f64>,
 }
 
 /// Per-flow TCP results. Segment counts are in data segments of `mss_bytes`.
@@ -677,6 +681,7 @@ impl FlowSummary {
             in_flight: fates.in_flight.to_map(),
             drops: fates.dropped.to_map(),
             tcp: None,
+            delivered_per_slot: None,
         }
     }
 }

@@ -401,6 +401,11 @@ impl Simulator {
         self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.frn())
     }
 
+    /// The FRN slot length (s) when the run uses FRN's MAC.
+    fn frn_slot_s(&self) -> Option<f64> {
+        self.nodes.first()?.wifi.as_ref()?.mac.frn().map(|m| m.slot().as_secs_f64())
+    }
+
     /// Node `n`'s MAC event log, if enabled.
     pub fn mac_log(&self, n: u32) -> &[(SimTime, String)] {
         self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.log()).unwrap_or(&[])
@@ -1155,6 +1160,10 @@ impl Simulator {
                     let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters, &fates[i]);
                     summary.throughput_run_kbps = if run_s > 0.0 { f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0 } else { 0.0 };
                     summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
+                    if let Some(slot_s) = self.frn_slot_s() {
+                        let active_s = (f.stop.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
+                        summary.delivered_per_slot = Some(if active_s > 0.0 { summary.delivered_packets as f64 * slot_s / active_s } else { 0.0 });
+                    }
                     summary
                 })
                 .collect(),

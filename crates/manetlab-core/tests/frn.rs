@@ -43,6 +43,8 @@ fn static_chain_delivers_with_one_echo_per_hop() {
         assert_eq!(m(n).duplicates, 0, "node {n} saw a resend");
     }
     assert!(r.nodes.iter().all(|n| n.mac_retries == 0), "no resends on a clean chain");
+    // 5 packets over the flow's 17 s = 1700 slots.
+    assert!((f.delivered_per_slot.unwrap() - 5.0 / 1700.0).abs() < 1e-12);
 }
 
 /// (slot, uid, to) of every data frame node `n` sent, from its MAC log.
@@ -107,8 +109,9 @@ fn a_link_fails_after_exactly_threshold_misses_and_a_probe_restores_it() {
     let misses = log[..failed].iter().filter(|(_, l)| l.starts_with("no echo from 2")).count();
     assert_eq!(misses, 3, "declared failed at the third consecutive miss");
     let restored = log.iter().position(|(_, l)| l == "link to 2 restored").expect("restored");
-    assert!(log[failed..restored].iter().any(|(_, l)| l.contains("ACK from 2")), "restored by the probe's ACK");
-    assert!(log[restored].0.as_secs_f64() >= 5.0);
+    // Back by the next probe (0.5 s apart) or by the first frame heard from 2.
+    let t = log[restored].0.as_secs_f64();
+    assert!((5.0..5.52).contains(&t), "restored at {t} s");
     // No detour on a chain: ERDN back to the source, which waits and then delivers.
     let r = s.results();
     let erdn = |n: usize| r.nodes[n].routing.as_ref().and_then(|c| c.routing_by_type.get("routing_sent_ERDN").copied()).unwrap_or(0);
@@ -136,3 +139,26 @@ fn with_a_detour_traffic_moves_within_one_slot_and_the_checkpoint_stops_ping_pon
     let f = &s.results().flows[0];
     assert_eq!((f.rx_packets, f.dropped_packets), (6, 0));
 }
+
+/// The measurement in docs/frn.md: examples/frn_grid.toml (4 Tahoe flows over a
+/// 4×5 grid with random link failures) for thresholds 0 (original FRN) to 5,
+/// summed throughput in packets per slot, mean over seeds. Slow: run by hand,
+/// `cargo test -p manetlab-core --test frn -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn grid_throughput_against_the_threshold() {
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/frn_grid.toml")).unwrap();
+    for th in 0..=5 {
+        let (mut per_slot, mut kbps, seeds) = (0.0, 0.0, 5);
+        for seed in 1..=seeds {
+            let text = base.replace("seed = 1\n", &format!("seed = {seed}\n")).replace("link_failure_threshold = 3 ", &format!("link_failure_threshold = {th} "));
+            let mut s = sim(&text);
+            s.run_to_end();
+            let r = s.results();
+            per_slot += r.flows.iter().map(|f| f.delivered_per_slot.unwrap()).sum::<f64>();
+            kbps += r.flows.iter().map(|f| f.throughput_kbps).sum::<f64>();
+        }
+        println!("threshold {th}: {:.4} packets/slot, {:.1} kbit/s (4 flows, mean of {seeds} seeds)", per_slot / seeds as f64, kbps / seeds as f64);
+    }
+}
+

@@ -243,6 +243,9 @@ impl FrnMac {
     pub fn is_free(&self) -> bool {
         (self.buf.len() as u32) < self.p.buffer_pkts
     }
+    pub fn slot(&self) -> SimDuration {
+        self.p.slot
+    }
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }
@@ -511,6 +514,11 @@ impl FrnMac {
             return;
         }
         let k = self.slot_of(now);
+        // Any frame decoded from a neighbour judged failed shows the link works
+        // again (§III-A: "traffic received from the neighbour restores it").
+        if self.shared.borrow().link_failed(self.me, f.src) {
+            self.link_ok(now, f.src);
+        }
         match f.kind {
             FrameKind::Ack if f.dst == Some(self.me) => {
                 self.link_acks += 1;

@@ -205,11 +205,17 @@ impl FrnRouting {
 
     /// The neighbours usable towards `dst`, best first: (class, neighbour, checkpoint).
     pub fn candidates(&self, dst: NodeId, prev: Option<NodeId>, now: SimTime) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
+        self.candidates_avoiding(dst, prev, &[], now)
+    }
+
+    /// [`FrnRouting::candidates`] without the nodes the packet already passed
+    /// (`trail`): a detour never leads back into its own path (no loops).
+    fn candidates_avoiding(&self, dst: NodeId, prev: Option<NodeId>, trail: &[NodeId], now: SimTime) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
         let Some(&(mine, _)) = self.table.get(&dst) else { return Vec::new() };
         let sh = self.shared.borrow();
         let mut out = Vec::new();
         for &m in self.nbrs.keys() {
-            if sh.link_failed(self.me, m) || self.blocked.get(&(dst, m)).is_some_and(|&t| t > now) {
+            if sh.link_failed(self.me, m) || self.blocked.get(&(dst, m)).is_some_and(|&t| t > now) || trail.contains(&m) {
                 continue;
             }
             let Some(h) = self.nbr_hops(m, dst) else { continue };
@@ -278,7 +284,7 @@ impl FrnRouting {
             h.checkpoint = None;
         }
         let prev = h.prev;
-        let cands = self.candidates(dst, prev, now);
+        let cands = self.candidates_avoiding(dst, prev, &h.trail, now);
         if let Some(&(class, m, cp)) = cands.first() {
             self.by_class[class as usize] += 1;
             h.checkpoint = cp;
@@ -301,6 +307,12 @@ impl FrnRouting {
         }
         self.put_header(pkt.uid, h);
         if pkt.ip.src == self.me {
+            if self.parked.iter().any(|p| p.uid == pkt.uid) {
+                // A second copy came back (copies multiply when an echo is lost
+                // and the sender detours): one waits, this one ends here.
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+                return;
+            }
             if self.down.insert(dst) {
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
