@@ -4,6 +4,7 @@
 #   make test   set up, then cargo tests of the core and the pytest suites
 #   make bench  set up, then benchmarks/run.py
 #   make validate  long validations; rewrites the tables in docs/validation/
+#               (validate-ns2: manetlab vs ns-2.35, needs `ns` on PATH)
 #   make clean  remove build outputs (make distclean also removes .venv)
 # Set-up is stamp-driven: the venv, its dependencies and the release build are
 # redone only when their inputs change, so a second `make run` just runs.
@@ -23,7 +24,7 @@ RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) 
 # maturin develop drops the extension into python/manetlab/; rebuild if it was removed.
 EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
 
-.PHONY: run test bench validate clean distclean FORCE
+.PHONY: run test bench validate validate-ns2 clean distclean FORCE
 
 run: $(BUILD_STAMP)
 	$(PY) -m manetlab compare $(EXAMPLE) --flow 0 --transports newreno abra --out results/default_study
@@ -43,6 +44,14 @@ validate:
 	mv docs/validation/wireless.md.tmp docs/validation/wireless.md
 	cargo run --release --quiet -p manetlab-core --example validate_routing > docs/validation/routing.md.tmp
 	mv docs/validation/routing.md.tmp docs/validation/routing.md
+	$(MAKE) validate-ns2
+
+# manetlab against the real ns-2.35 (`apt-get install ns2`): NS2_SEEDS seeds per row,
+# NS2_JOBS processes. Several hours at 10 seeds on 2 cores (the 900 s Broch rows dominate).
+NS2_SEEDS ?= 10
+NS2_JOBS ?= 2
+validate-ns2: $(BUILD_STAMP)
+	$(PY) -m manetlab.ns2.validate --out docs/validation/ns2.md --seeds $(NS2_SEEDS) --jobs $(NS2_JOBS)
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "manetlab needs Python >= 3.11 (set PYTHON=...)")'

@@ -11,8 +11,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "cbr_chain.toml"
 
-#: IP (20) + UDP (8) header bytes added to every CBR payload on the wire.
-HEADERS = 28
+#: IP header bytes added to every CBR payload on the wire (ns-2's Agent/UDP sends
+#: no UDP header; a flow's ``udp_header = true`` adds 8 more).
+HEADERS = 20
 
 
 def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

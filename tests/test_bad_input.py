@@ -76,6 +76,13 @@ CASES = [
     # names the core does not accept (yet)
     Case("unknown-flow-kind", variant('kind = "cbr"', 'kind = "vbr"'), "flows[0].kind", '"vbr" is not allowed'),
     Case("cbr-key-on-ftp", variant('kind = "cbr"', 'kind = "ftp"'), "flows[0].interval_s", "applies to CBR flows only"),
+    Case(
+        "udp-header-on-ftp",
+        variant('kind = "cbr"', 'kind = "ftp"\nudp_header = true').replace("interval_s = 0.1", ""),
+        "flows[0].udp_header",
+        "applies to CBR flows only",
+    ),
+    Case("udp-header-not-bool", variant("interval_s = 0.1", "interval_s = 0.1\nudp_header = 3"), "flows[0].udp_header", "expected true or false"),
     Case("unknown-tcp-variant", variant('kind = "cbr"', 'kind = "ftp"\ntransport = "cubic"').replace("interval_s = 0.1", ""), "flows[0].transport", "is not a TCP variant"),
     # A section reserved for a later model (the core's own tests use the same one; move both when it lands).
     Case("outputs-unknown-node", BASE + '[outputs]\npcap_nodes = [9]\n', "outputs.pcap_nodes[0]", "node 9 does not exist"),

@@ -2,9 +2,9 @@
 against what the link parameters predict:
 
 * below capacity, received throughput equals the offered load;
-* above capacity, it equals the bottleneck's capacity times payload/(payload + 28);
+* above capacity, it equals the bottleneck's capacity times payload/(payload + 20);
 * with a single packet in an empty network, the end-to-end delay is the sum over
-  links of (size·8/bandwidth + propagation delay), size = payload + 28 bytes.
+  links of (size·8/bandwidth + propagation delay), size = payload + 20 bytes (IP; no UDP header, as ns-2's Agent/UDP).
 """
 
 from __future__ import annotations

@@ -174,7 +174,9 @@ def test_api_runs_with_outputs_leave_no_temporary_folders() -> None:
     del r
     gc.collect()
     assert not d.exists()
-    assert set(Path(tempfile.gettempdir()).glob("manetlab-*")) == before
+    # (crosscheck's own manetlab-xcheck-* folders may come and go meanwhile in other processes)
+    left = set(Path(tempfile.gettempdir()).glob("manetlab-*")) - before
+    assert not {p for p in left if not p.name.startswith("manetlab-xcheck-")}
 
 
 def test_load_result_refuses_what_is_not_a_finished_result(tmp_path: Path) -> None:

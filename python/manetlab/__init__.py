@@ -17,6 +17,7 @@ from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_se
 from manetlab.stats import improvement_pct, jain_index, paired_improvements
 from manetlab.ns2 import crosscheck, export_ns2
 from manetlab.study import Study
+from manetlab import reproduce as reproduce
 
 __all__ = [
     "Result",
@@ -33,5 +34,6 @@ __all__ = [
     "load_scenario",
     "paired_improvements",
     "parse_set",
+    "reproduce",
     "run",
 ]

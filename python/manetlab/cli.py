@@ -8,6 +8,7 @@
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
+    manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] | --list   (docs/reproduce.md)
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -170,7 +171,23 @@ def _parser() -> argparse.ArgumentParser:
     from manetlab.study.cli import add_parser as add_study_parser
 
     add_study_parser(sub)
+
+    rr = sub.add_parser("reproduce", help="re-run a paper's experiments and write its report (paper's values beside ours)")
+    rr.add_argument("name", metavar="NAME", nargs="?", help="the paper (see --list)")
+    rr.add_argument("--list", action="store_true", help="list the papers that can be reproduced")
+    rr.add_argument("--quick", action="store_true", help="reduced version (fewer seeds, same code paths), for CI and trying it")
+    rr.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
+    rr.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
+    rr.add_argument("--out", type=Path, help="report directory (default: results/reproduce/NAME[-quick]); the store is DIR/study")
+    rr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rr.set_defaults(func=_reproduce)
     return p
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from manetlab.reproduce import main_cli
+
+    return main_cli(args)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -78,7 +78,7 @@ class Comparison:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from manetlab.plots import STYLES, ack_throughput, extend_to_end
+        from manetlab.plots import STYLES, ack_throughput, extend_to_end, save_figure
 
         paths = []
         end_s = float(self.results[0].summary["duration_s"])
@@ -104,10 +104,7 @@ class Comparison:
             ax.set_xlim(0, end_s)
             ax.set_title(f"flow {self.flow}: {', '.join(self.transports)} (seed {self.results[0].summary['seed']})", fontsize=10)
             ax.legend(fontsize=8)
-            for ext in ("png", "svg"):
-                p = out / f"{name}.{ext}"
-                fig.savefig(p, dpi=120, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
-                paths.append(p)
+            paths += save_figure(fig, out, name)
             plt.close(fig)
         return paths
 

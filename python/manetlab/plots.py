@@ -44,7 +44,9 @@ STYLES: list[dict[str, Any]] = [
     {"linestyle": "-", "linewidth": 0.8},
 ]
 
-#: Frame-level MAC events that are not packet drops (the frame is retried).
+#: Frame-level MAC events that are not packet drops (the frame is retried). The core
+#: reports collisions as the MAC counter `mac_collisions`; result folders written
+#: before that still list `mac.COL` among the drops.
 NOT_PACKET_DROPS = frozenset({"mac.COL"})
 
 
@@ -98,6 +100,15 @@ class PlotError(ValueError):
     """A figure that cannot be drawn from this result (e.g. no traced TCP flow)."""
 
 
+def save_figure(fig: Any, out: Path, stem: str, dpi: int = 120) -> list[Path]:
+    """Write `fig` as ``out/stem.png`` and ``out/stem.svg``; fixed metadata, so equal
+    results give byte-identical files."""
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
+    fig.savefig(paths[0], dpi=dpi, metadata={"Software": None})
+    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    return paths
+
+
 def load_summary(result_dir: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(result_dir) / "summary.json"
     try:
@@ -132,11 +143,7 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
         ax.set_title(f"{title} (seed {summary['seed']})", fontsize=10)
         out = Path(out_dir) if out_dir is not None else Path(result_dir)
         out.mkdir(parents=True, exist_ok=True)
-        paths = [out / f"{kind}.png", out / f"{kind}.svg"]
-        # Fixed metadata so equal results give equal files.
-        fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-        fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
-        return paths
+        return save_figure(fig, out, kind)
     finally:
         plt.close(fig)
 

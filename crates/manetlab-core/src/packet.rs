@@ -11,7 +11,8 @@ use crate::sim::SimTime;
 
 /// IPv4 header without options.
 pub const IP_HEADER_BYTES: u32 = 20;
-/// UDP header.
+/// UDP header (RFC 768). ns-2's `Agent/UDP` puts none on the wire, so by default a
+/// datagram carries it only with `flows[].udp_header = true` ([`UdpHeader::on_wire`]).
 pub const UDP_HEADER_BYTES: u32 = 8;
 /// Default TTL of originated packets (ns-2 `IP_DEF_TTL`).
 pub const DEFAULT_TTL: u8 = 32;
@@ -40,6 +41,9 @@ pub struct IpHeader {
 pub struct UdpHeader {
     pub src_port: u16,
     pub dst_port: u16,
+    /// Whether the 8 header bytes cost air time (false: ns-2's `Agent/UDP`, whose
+    /// packets are the payload plus the IP header only).
+    pub on_wire: bool,
 }
 
 /// TCP header without options (RFC 9293 §3.1).
@@ -119,7 +123,7 @@ pub enum TransportHeader {
 impl TransportHeader {
     pub fn size_bytes(&self) -> u32 {
         match self {
-            TransportHeader::Udp(_) => UDP_HEADER_BYTES,
+            TransportHeader::Udp(u) => if u.on_wire { UDP_HEADER_BYTES } else { 0 },
             TransportHeader::Tcp(h) => h.size_bytes(),
             TransportHeader::Routing(m) => m.size_bytes(),
         }
@@ -176,7 +180,7 @@ mod tests {
         let p = Packet {
             uid: 0,
             ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp },
-            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 512,
             tag: None,
             source_route: None,

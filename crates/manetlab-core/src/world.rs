@@ -127,6 +127,8 @@ struct Flow {
     stop: SimTime,
     /// The CBR source (CBR flows).
     cbr: Option<Cbr>,
+    /// CBR: the UDP header costs air time (`flows[].udp_header`; ns-2: no).
+    udp_header: bool,
     /// The TCP connection (FTP flows).
     tcp: Option<Box<tcp::TcpFlow>>,
     counters: FlowCounters,
@@ -337,6 +339,7 @@ impl Simulator {
                     start,
                     stop,
                     cbr,
+                    udp_header: f.udp_header.unwrap_or(false),
                     tcp,
                     counters: FlowCounters::default(),
                 }
@@ -571,7 +574,7 @@ impl Simulator {
         let flow = &mut self.flows[f.index()];
         let cbr = flow.cbr.as_mut().expect("AppSend is scheduled for CBR flows only");
         let (seq, next) = cbr.on_send(now);
-        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, cbr.packet_bytes, seq, now);
+        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, cbr.packet_bytes, flow.udp_header, seq, now);
         self.next_uid += 1;
         flow.counters.on_send(pkt.payload_bytes);
         self.ledger.created(pkt.uid, f.0, true);

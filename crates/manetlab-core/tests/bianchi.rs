@@ -7,7 +7,7 @@ mod common;
 
 use common::bianchi::{saturation, saturation_scenario};
 use manetlab_core::mac::MacParams;
-use manetlab_core::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use manetlab_core::packet::IP_HEADER_BYTES;
 use manetlab_core::phy::SPEED_OF_LIGHT_MPS;
 use manetlab_core::{run, Scenario};
 
@@ -22,7 +22,7 @@ fn simulated_bps(n: u32, rts_cts: bool) -> f64 {
 
 fn check(rts_cts: bool) {
     let mac = MacParams::standard();
-    let msdu = PAYLOAD + IP_HEADER_BYTES + UDP_HEADER_BYTES;
+    let msdu = PAYLOAD + IP_HEADER_BYTES; // ns-2's Agent/UDP: no UDP header on the wire
     for n in [5, 10, 20, 50] {
         let model = saturation(n, &mac, rts_cts, msdu, PAYLOAD, 5.0 / SPEED_OF_LIGHT_MPS);
         let sim = simulated_bps(n, rts_cts);

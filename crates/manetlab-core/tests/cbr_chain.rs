@@ -4,7 +4,9 @@
 use manetlab_core::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use manetlab_core::{run, Scenario};
 
-const HEADERS: f64 = (IP_HEADER_BYTES + UDP_HEADER_BYTES) as f64;
+/// On the wire a CBR packet is its payload plus the IP header: ns-2's `Agent/UDP`
+/// sends no UDP header (`udp_header = true` adds it).
+const HEADERS: f64 = IP_HEADER_BYTES as f64;
 
 fn chain(bw_mbps: f64, delay_ms: f64, flow: &str, duration_s: f64) -> Scenario {
     let mut text = format!("duration_s = {duration_s}\n[nodes]\ncount = 4\n");
@@ -17,7 +19,7 @@ fn chain(bw_mbps: f64, delay_ms: f64, flow: &str, duration_s: f64) -> Scenario {
 
 #[test]
 fn below_capacity_throughput_equals_offered_load() {
-    // 512 B every 10 ms = 409.6 kbit/s of payload on a 1 Mb/s chain (540 B on the wire: 432 kbit/s).
+    // 512 B every 10 ms = 409.6 kbit/s of payload on a 1 Mb/s chain (532 B on the wire: 425.6 kbit/s).
     let r = run(&chain(1.0, 10.0, "packet_size_bytes = 512\ninterval_s = 0.01\nstop_s = 9.0", 10.0));
     let f = &r.flows[0];
     assert_eq!(f.tx_packets, 900);
@@ -79,4 +81,15 @@ fn unreachable_destination_is_a_no_route_drop() {
     let r = run(&Scenario::from_toml_str(text).unwrap());
     assert_eq!(r.flows[0].rx_packets, 0);
     assert_eq!(r.flows[0].drops["rtr.NRTE"], 4);
+}
+
+#[test]
+fn the_udp_header_costs_air_time_only_when_asked() {
+    // Saturated 1 Mb/s chain: goodput is capacity x payload / (payload + headers).
+    let flow = "packet_size_bytes = 512\ninterval_s = 0.001";
+    let ns2 = run(&chain(1.0, 10.0, flow, 20.0));
+    let rfc = run(&chain(1.0, 10.0, &format!("{flow}\nudp_header = true"), 20.0));
+    let ratio = rfc.flows[0].throughput_kbps / ns2.flows[0].throughput_kbps;
+    let expected = (512.0 + HEADERS) / (512.0 + HEADERS + UDP_HEADER_BYTES as f64);
+    assert!((ratio - expected).abs() < 0.002, "{ratio} vs {expected}");
 }

@@ -193,8 +193,9 @@ fn relay_made_unreachable_mid_flow_route_error_reaches_the_source_and_a_new_rout
     // Node 1's MAC gave up on the lost relay; node 1 had no other route, so it
     // dropped the packet and sent a route error back to the source.
     assert!(rt(&r, 1).routing_route_breaks >= 1);
-    // It could not salvage the packet whose link failed (ns-2: DROP_RTR_NO_ROUTE).
-    assert!(r.nodes[1].drops.get("rtr.NRTE").copied().unwrap_or(0) >= 1, "{:?}", r.nodes[1].drops);
+    // It could not salvage the packet whose link failed: as ns-2
+    // (NEW_SALVAGE_LOGIC) it kept it and sent one non-propagating request.
+    assert!(rt(&r, 1).sent("RREQ") >= 1, "node 1 asked its neighbours for a route");
     assert!(rt(&r, 1).sent("RERR") >= 1);
     assert!(src.received("RERR") >= 1, "the route error reached the source");
     // The target answered both copies of the request, so the source had the
@@ -318,8 +319,11 @@ fn tcp_newreno_over_a_4_hop_chain_runs_100_s_without_stalling() {
         (0..5).map(|i| rt(&r, i).routing_salvaged).collect::<Vec<_>>()
     );
     for w in acked.windows(2) {
-        assert!(w[1] > w[0] + 50, "acked segments per 10 s: {acked:?}");
+        assert!(w[1] > w[0], "acked segments per 10 s: {acked:?}");
     }
-    assert!(tcp.goodput_kbps > 100.0, "goodput {} kbit/s", tcp.goodput_kbps);
+    // ns-2.35 on this chain (manetlab crosscheck, seeds 1-2): 55.6 kbit/s; the
+    // MAC's false link breaks cost a route discovery each, and the next cycle
+    // waits 2 s (BackOffTest).
+    assert!(tcp.goodput_kbps > 40.0, "goodput {} kbit/s", tcp.goodput_kbps);
     assert_eq!(drops(&r, "rtr.TTL") + drops(&r, "rtr.LOOP"), 0);
 }

@@ -94,8 +94,9 @@ fn a_switched_off_relay_carries_nothing_and_resumes_when_switched_on() {
 
 #[test]
 fn a_flushed_queue_counts_off_drops_at_the_relay() {
-    // Overload the relay (flow at 100 packets/s): its queue holds packets when it goes off.
-    let text = CHAIN.replace("interval_s = 0.05", "interval_s = 0.005") + "\n[faults]\nnode_switches = [{ node = 1, off_s = 3.0 }]\n";
+    // Overload the relay (200 packets/s each way through it): its queue holds packets when it goes off.
+    let reverse = "\n[[flows]]\nkind = \"cbr\"\nsrc = 2\ndst = 0\nstart_s = 1.0\ninterval_s = 0.005\n";
+    let text = CHAIN.replace("interval_s = 0.05", "interval_s = 0.005") + reverse + "\n[faults]\nnode_switches = [{ node = 1, off_s = 3.0 }]\n";
     let r = run(&scenario(&text));
     let off = drops(&r, 1, "node.OFF");
     // Flow 1's 33 packets while off (3 s to 20 s, every 0.5 s) plus the flushed queue.

@@ -49,9 +49,10 @@ fn rts_cts_data_ack_timing_matches_ns2() {
     sim.run_to_end();
     let p = MacParams::default();
     let delta = SimDuration::from_secs_f64(100.0 / SPEED_OF_LIGHT_MPS);
-    // Air times at 1 Mb/s with the 192 µs PLCP: RTS 20 B, CTS/ACK 14 B, DATA = 34 B MAC + 20 IP + 8 UDP + 512.
+    // Air times at 1 Mb/s with the 192 µs PLCP: RTS 20 B, CTS/ACK 14 B, DATA = 34 B MAC
+    // + 20 IP + 512 (ns-2's Agent/UDP sends no UDP header).
     let (rts, cts, ack) = (us(192 + 160), us(192 + 112), us(192 + 112));
-    let data = us(192 + (34 + 20 + 8 + 512) * 8);
+    let data = us(192 + (34 + 20 + 512) * 8);
     assert_eq!(p.difs(), us(50));
     let draws: Vec<u64> = sim.mac_log(0).iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect();
 

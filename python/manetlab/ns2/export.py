@@ -401,6 +401,8 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
                 f"{key}.jitter_s",
                 f"{jitter}: ns-2's CBR jitters only by U(-interval/2, +interval/2) (random_ 1); allowed: 0 or {interval / 2!r}",
             )
+        if f.get("udp_header"):
+            raise _refuse(f"{key}.udp_header", "true: ns-2's Agent/UDP sends no UDP header (allowed: false, the default)")
         plan.update(
             transport="udp",
             packet_size_bytes=size,

@@ -14,7 +14,7 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 from manetlab import _core
 from manetlab.scenario import Scenario, ScenarioError, _parse_path, _plain, _read, apply_overrides
 
-__all__ = ["Cell", "Derived", "StudySpec", "load_study", "metric_names_of"]
+__all__ = ["Cell", "Derived", "SeedHook", "StudySpec", "load_study", "metric_names_of"]
 
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "seeds", "metrics", "derived")
 DERIVED_KEYS = ("name", "kind", "metric", "axis", "new", "base")
@@ -41,6 +41,22 @@ class Derived:
     axis: str
     new: Any
     base: Any
+
+
+@dataclass(frozen=True)
+class SeedHook:
+    """Scenario overrides that depend on the seed only, e.g. the flow endpoints of
+    a paper's "10 random pairs" drawn per movement scenario.
+
+    ``overrides(seed)`` must be a pure function of the seed; every cell of a seed
+    gets the same overrides, so the runs a study pairs by seed still see the same
+    scenario apart from the axes (common random numbers). ``name`` stands for the
+    rule in the store key (each cell's hash): change it whenever the rule changes,
+    so runs drawn by an old rule are not mistaken for new ones.
+    """
+
+    name: str
+    overrides: Callable[[int], dict[str, Any]]
 
 
 @dataclass
@@ -69,6 +85,13 @@ class StudySpec:
     derived: list[Derived]
     cells: list[Cell] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    seed_hook: SeedHook | None = None
+
+    def scenario_for(self, cell: Cell, seed: int) -> Scenario:
+        """The scenario the run (cell, seed) simulates: the cell's, with the seed
+        and the seed hook's overrides applied."""
+        extra = self.seed_hook.overrides(seed) if self.seed_hook is not None else {}
+        return cell.scenario.with_overrides({**extra, "seed": seed})
 
     @property
     def axis_keys(self) -> list[str]:
@@ -89,12 +112,14 @@ class StudySpec:
             "seeds": self.seeds,
             "metrics": self.metrics,
             "derived": [d.__dict__ for d in self.derived],
+            "seed_hook": self.seed_hook.name if self.seed_hook is not None else None,
             "cells": [{"index": c.index, "values": c.values, "scenario_hash": c.scenario_hash} for c in self.cells],
         }
 
 
-def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None) -> StudySpec:
-    """Read and validate a study (a TOML file, or a dict with `base_dir` for relative paths)."""
+def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None, seed_hook: SeedHook | None = None) -> StudySpec:
+    """Read and validate a study (a TOML file, or a dict with `base_dir` for relative
+    paths); `seed_hook` adds per-seed overrides (Python API only, see `SeedHook`)."""
     if isinstance(source, Mapping):
         raw = _plain(source, "")
         path = None
@@ -127,7 +152,11 @@ def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str
             raise ScenarioError("metrics: expected a non-empty list of metric names (e.g. [\"flow0.throughput_kbps\"])")
     derived = _derived(raw.get("derived", []), axes)
 
-    spec = StudySpec(name, description, path, base, base_data, axes, seeds, metrics, derived, raw=raw)
+    spec = StudySpec(name, description, path, base, base_data, axes, seeds, metrics, derived, raw=raw, seed_hook=seed_hook)
+    if seed_hook is not None:
+        clash = sorted(set(seed_hook.overrides(seeds[0])) & (set(spec.axis_keys) | {"seed"}))
+        if clash:
+            raise ScenarioError(f"seed hook {seed_hook.name!r}: sets {', '.join(clash)}, which the study varies (allowed: keys no axis varies)")
     spec.cells = _cells(spec, base_source)
     _check_metrics(spec)
     return spec
@@ -281,19 +310,24 @@ def _cells(spec: StudySpec, base_source: Path | None) -> list[Cell]:
         try:
             sc = Scenario(apply_overrides(spec.base_data, values), base_source).with_overrides({"seed": spec.seeds[0]})
             for s in (min(spec.seeds), max(spec.seeds)):
-                _core.validate(json.dumps({**sc.data, "seed": s}), str(base_source.resolve().parent) if base_source else None)
+                data = apply_overrides(sc.data, spec.seed_hook.overrides(s)) if spec.seed_hook is not None else sc.data
+                _core.validate(json.dumps({**data, "seed": s}), str(base_source.resolve().parent) if base_source else None)
         except ScenarioError as e:
             where = ", ".join(f"{k}={_show(v)}" for k, v in values.items())
             msg = " ".join(str(e).split())
             raise ScenarioError(f"{msg} (in grid cell {where})" if where else msg) from None
-        cells.append(Cell(idx, values, sc, scenario_hash(sc)))
+        cells.append(Cell(idx, values, sc, scenario_hash(sc, spec.seed_hook)))
     return cells
 
 
-def scenario_hash(s: Scenario) -> str:
-    """SHA-256 of the normalised scenario without its seed: the run's content key."""
+def scenario_hash(s: Scenario, seed_hook: SeedHook | None = None) -> str:
+    """SHA-256 of the normalised scenario without its seed: the run's content key.
+    A seed hook's name is part of it (its overrides differ per seed, so the seed
+    and the hook's rule together say what the run simulates)."""
     n = dict(s.normalized)
     n.pop("seed", None)
+    if seed_hook is not None:
+        n["__seed_hook__"] = seed_hook.name
     return hashlib.sha256(json.dumps(n, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 

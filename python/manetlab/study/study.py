@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetlab.plots import save_figure
 from manetlab.scenario import ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, code_version
-from manetlab.study.spec import Cell, StudySpec, load_study
+from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
 from manetlab.study.store import Store
 
 if TYPE_CHECKING:
@@ -46,10 +47,12 @@ class Study:
         >>> s.derived()          # the study's paired quantities
 
     `directory` holds the store (default ``results/<study file stem>``).
+    `seed_hook` (`manetlab.study.SeedHook`) gives per-seed scenario overrides,
+    the same in every cell (e.g. flow endpoints drawn per movement scenario).
     """
 
-    def __init__(self, source: str | os.PathLike[str] | Mapping[str, Any], directory: str | os.PathLike[str] | None = None, base_dir: str | os.PathLike[str] | None = None) -> None:
-        self.spec: StudySpec = load_study(source, base_dir)
+    def __init__(self, source: str | os.PathLike[str] | Mapping[str, Any], directory: str | os.PathLike[str] | None = None, base_dir: str | os.PathLike[str] | None = None, seed_hook: SeedHook | None = None) -> None:
+        self.spec: StudySpec = load_study(source, base_dir, seed_hook)
         stem = Path(source).stem if not isinstance(source, Mapping) else self.spec.name
         self.dir = Path(directory) if directory is not None else Path("results") / stem
         self.code_version = code_version()
@@ -59,6 +62,10 @@ class Study:
     @property
     def cells(self) -> list[Cell]:
         return self.spec.cells
+
+    def scenario_for(self, cell: Cell, seed: int):  # noqa: ANN201 - manetlab.Scenario
+        """The scenario run (cell, seed) simulates (seed hook applied)."""
+        return self.spec.scenario_for(cell, seed)
 
     def plan(self) -> list[tuple[Cell, int]]:
         """Every (cell, seed) of the study, seed-major (early seeds cover every cell first)."""
@@ -70,7 +77,7 @@ class Study:
             key = (cell.scenario_hash, seed)
             if key in tasks or (keys is not None and key not in keys):
                 continue
-            sc = cell.scenario.with_overrides({"seed": seed})
+            sc = self.spec.scenario_for(cell, seed)
             wants = any(sc.normalized.get("outputs", {}).get(k) for k in ("trace", "pcap", "pcap_nodes", "movement", "series"))
             out = str(self.dir / "runs" / f"{cell.scenario_hash[:16]}-seed{seed}") if wants else None
             tasks[key] = Task(cell.scenario_hash, seed, sc.to_json(), out)
@@ -389,10 +396,7 @@ class Study:
             if others:
                 ax.legend(fontsize=7)
             safe = m.replace("/", "_")
-            for ext in ("png", "svg"):
-                p = out / f"{safe}.{ext}"
-                fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
-                paths.append(p)
+            paths += save_figure(fig, out, safe, dpi=110)
             plt.close(fig)
         paths += self._derived_figures(out, x, plt)
         return paths
@@ -422,10 +426,7 @@ class Study:
             ax.set_title(f"{d.name}: {d.metric}, {d.new} vs {d.base}, paired per seed (mean ± 95 % CI)", fontsize=9)
             if others:
                 ax.legend(fontsize=7)
-            for ext in ("png", "svg"):
-                p = out / f"{d.name}.{ext}"
-                fig.savefig(p, dpi=110, metadata={"Software": None} if ext == "png" else {"Date": None, "Creator": None})
-                paths.append(p)
+            paths += save_figure(fig, out, d.name, dpi=110)
             plt.close(fig)
         return paths
 

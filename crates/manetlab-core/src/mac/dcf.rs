@@ -800,7 +800,7 @@ mod tests {
         Packet {
             uid: 1,
             ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp },
-            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 100,
             tag: None,
             source_route: None,

@@ -40,7 +40,7 @@ impl Queued {
         let pkt = Packet {
             uid: 0,
             ip: IpHeader { src: m.sender, dst: next_hop.unwrap_or(IP_BROADCAST), ttl: DEFAULT_TTL, proto: IpProto::Udp },
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
+            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 0,
             tag: None,
             source_route: None,

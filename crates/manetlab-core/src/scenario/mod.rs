@@ -350,6 +350,9 @@ pub struct FlowSpec {
     /// CBR payload per packet (bytes, excluding UDP/IP headers).
     #[serde(default)]
     pub packet_size_bytes: Option<u32>,
+    /// CBR: whether the 8-byte UDP header is sent (false: ns-2's `Agent/UDP`, none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp_header: Option<bool>,
     /// CBR inter-packet interval (s); give this or `rate_kbps`.
     #[serde(default)]
     pub interval_s: Option<f64>,
@@ -664,6 +667,7 @@ impl Scenario {
             ("rate_kbps", f.rate_kbps.is_some()),
             ("jitter_s", f.jitter_s != 0.0),
             ("max_packets", f.max_packets.is_some()),
+            ("udp_header", f.udp_header.is_some()),
         ] {
             if given {
                 return Err(ScenarioError::new(p(key), "applies to CBR flows only (an FTP flow takes file_bytes and a tcp table)"));

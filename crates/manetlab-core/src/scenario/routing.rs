@@ -205,6 +205,8 @@ pub struct DsrSpec {
     pub request_period_ms: Option<f64>,
     pub max_request_period_s: Option<f64>,
     pub request_backoff_factor: Option<u32>,
+    pub backoff_counts_first_cycle: Option<bool>,
+    pub salvage_requests: Option<u32>,
     pub ring_zero_search: Option<bool>,
     pub nonprop_request_timeout_ms: Option<f64>,
     pub max_route_len: Option<u8>,
@@ -232,6 +234,8 @@ impl DsrSpec {
             request_period: dur(self.request_period_ms, 1e-3, d.request_period),
             max_request_period: dur(self.max_request_period_s, 1.0, d.max_request_period),
             request_backoff_factor: self.request_backoff_factor.unwrap_or(d.request_backoff_factor),
+            backoff_counts_first_cycle: self.backoff_counts_first_cycle.unwrap_or(d.backoff_counts_first_cycle),
+            salvage_requests: self.salvage_requests.unwrap_or(d.salvage_requests),
             ring_zero_search: self.ring_zero_search.unwrap_or(d.ring_zero_search),
             nonprop_request_timeout: dur(self.nonprop_request_timeout_ms, 1e-3, d.nonprop_request_timeout),
             max_route_len: self.max_route_len.unwrap_or(d.max_route_len),
@@ -278,6 +282,9 @@ impl DsrSpec {
         if !(1..=16).contains(&q.request_backoff_factor) {
             return Err(ScenarioError::new(p("request_backoff_factor"), format!("{} is out of range (allowed: 1..=16)", q.request_backoff_factor)));
         }
+        if q.salvage_requests > 15 {
+            return Err(ScenarioError::new(p("salvage_requests"), format!("{} is out of range (allowed: 0..=15)", q.salvage_requests)));
+        }
         if q.max_route_len < 2 {
             return Err(ScenarioError::new(p("max_route_len"), format!("{} is out of range (allowed: 2..=255 addresses)", q.max_route_len)));
         }
@@ -295,6 +302,7 @@ impl DsrSpec {
         let only = [
             ("grat_reply_holdoff_s", self.grat_reply_holdoff_s.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
             ("max_salvage_count", self.max_salvage_count.is_some(), q.salvage, "salvage = true"),
+            ("salvage_requests", self.salvage_requests.is_some(), q.salvage, "salvage = true"),
             ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms.is_some(), q.ring_zero_search, "ring_zero_search = true"),
             ("error_hold_s", self.error_hold_s.is_some(), q.propagate_last_error, "propagate_last_error = true"),
         ];

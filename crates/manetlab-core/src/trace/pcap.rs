@@ -251,7 +251,7 @@ mod tests {
         Packet {
             uid: 7,
             ip: IpHeader { src: NodeId(0), dst: NodeId(3), ttl: 32, proto: IpProto::Udp },
-            transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000 }),
+            transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000, on_wire: true }),
             payload_bytes: 11,
             tag: None,
             source_route: None,

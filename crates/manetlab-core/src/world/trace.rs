@@ -45,7 +45,8 @@ fn ns2_size(pkt: &Packet, level: Level) -> u32 {
     match level {
         Level::Agt => agent,
         Level::Rtr | Level::Ifq => agent + IP_HEADER_BYTES,
-        Level::Mac => agent + IP_HEADER_BYTES + crate::mac::frame::DATA_HEADER_BYTES,
+        // ns-2 prints MAC sizes with its 24-byte PLCP count included.
+        Level::Mac => agent + IP_HEADER_BYTES + crate::mac::frame::DATA_HEADER_BYTES + crate::mac::frame::PLCP_BYTES,
     }
 }
 
@@ -162,7 +163,7 @@ impl Simulator {
         let mac = [f.nav.as_nanos().div_ceil(1000) as u32, dst, f.src.0, if f.kind == FrameKind::Data { 0x800 } else { 0 }];
         let (ptype, size, ip, app, uid) = match (&f.kind, &f.pkt) {
             (FrameKind::Data, Some(p)) => (self::ptype(p), ns2_size(p, Level::Mac), Some(ip_part(p, f.dst)), app_part(p), p.uid),
-            (k, _) => (k.name(), f.mac_bytes(), None, AppPart::None, 0),
+            (k, _) => (k.name(), f.mac_bytes() + crate::mac::frame::PLCP_BYTES, None, AppPart::None, 0),
         };
         let rec = Record { event: ev, t: now, node, position_m: self.position_at(node.0, now), level: Level::Mac, reason: None, uid, ptype, size, mac, ip, app, forwards: 0 };
         self.tracer.as_mut().expect("checked").record(&rec);

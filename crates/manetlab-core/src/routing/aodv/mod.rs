@@ -206,12 +206,6 @@ impl Params {
         let ntt = SimDuration::from_millis(40);
         let net_traversal = SimDuration(2 * ntt.0 * 35);
         Params {
-            rules: Rules::Rfc3561,
-            first_request_network_wide: false,
-            repair_timer_bug: false,
-            local_repair_new_seq: true,
-            rerr_purges_queue: false,
-            release_spacing: SimDuration::ZERO,
             active_route_timeout: SimDuration::from_secs_f64(3.0),
             my_route_timeout: SimDuration::from_secs_f64(6.0),
             reverse_route_life: SimDuration(2 * net_traversal.0),
@@ -224,6 +218,21 @@ impl Params {
             max_repair_ttl: 10,
             allowed_hello_loss: 2,
             ..Params::default()
+        }
+        .with_rfc_rules()
+    }
+
+    /// These constants under RFC 3561's discovery and maintenance rules, with none
+    /// of ns-2's bugs (what `rules = "rfc3561"` means).
+    pub fn with_rfc_rules(self) -> Self {
+        Params {
+            rules: Rules::Rfc3561,
+            first_request_network_wide: false,
+            repair_timer_bug: false,
+            local_repair_new_seq: true,
+            rerr_purges_queue: false,
+            release_spacing: SimDuration::ZERO,
+            ..self
         }
     }
 
@@ -1166,10 +1175,13 @@ impl Routing for Aodv {
     }
 
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        // ns-2's `rt_ll_failed` drops what the MAC gave up on as `CBK` (the MAC's own
+        // `RET` line is for its discarded original); RFC rules keep the MAC's `RET`.
+        let failed = if self.p.rules == Rules::Ns2 { DropReason::MacCallback } else { DropReason::RetryLimit };
         // ns-2: control packets and broadcasts are simply dropped; with HELLO
         // detection the MAC's verdict is not used at all.
         if pkt.is_routing() || self.p.link_detection != LinkDetection::Mac {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
             return;
         }
         let now = ctx.now;
@@ -1179,7 +1191,7 @@ impl Routing for Aodv {
             // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
             // else happens.
             let Some(r) = self.table.get(dst) else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
                 return;
             };
             // Repair when the packet has come further than the route still has
@@ -1189,7 +1201,7 @@ impl Routing for Aodv {
                 // and the other routes through it stay up (ns-2).
                 self.ns2_local_repair(ctx, dst, pkt);
             } else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
                 ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
                 self.ns2_link_failure(ctx, next_hop);
             }

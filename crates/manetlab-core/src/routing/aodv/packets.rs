@@ -1,17 +1,19 @@
 //! AODV message formats (RFC 3561 §5) and their sizes on the wire.
 //!
-//! Sizes are the RFC's message lengths, which are also what ns-2's
-//! `aodv_packet.h` counts: RREQ 24 B, RREP 20 B, RERR 4 + 8·n B, HELLO (an RREP
-//! with the sender as destination) 20 B. Like ns-2, the packet is charged the IP
-//! header (20 B) on top but no UDP header: RFC 3561 runs over UDP port 654, which
-//! would add 8 B per message (docs/routing.md).
+//! Sizes are what ns-2's `aodv_packet.h` counts: the RFC's message plus one
+//! 4-byte word for the timestamp ns-2 carries in requests and replies (to measure
+//! the per-hop time): RREQ 28 B (`7*sizeof(u_int32_t)`, RFC 24), RREP 24 B
+//! (`6*sizeof(u_int32_t)`, RFC 20), RERR 4 + 8·n B, HELLO (an RREP with the sender
+//! as destination) 24 B. Like ns-2, the packet is charged the IP header (20 B) on
+//! top but no UDP header: RFC 3561 runs over UDP port 654, which would add 8 B per
+//! message (docs/routing.md).
 
 use crate::ids::NodeId;
 
-/// RREQ message length (RFC 3561 §5.1).
-pub const RREQ_BYTES: u32 = 24;
-/// RREP message length (RFC 3561 §5.2); HELLO is an RREP.
-pub const RREP_BYTES: u32 = 20;
+/// RREQ length: RFC 3561 §5.1's 24 B + ns-2's timestamp word.
+pub const RREQ_BYTES: u32 = 28;
+/// RREP length: RFC 3561 §5.2's 20 B + ns-2's timestamp word; HELLO is an RREP.
+pub const RREP_BYTES: u32 = 24;
 /// RERR fixed part: type, flags, reserved, DestCount (RFC 3561 §5.3).
 pub const RERR_BASE_BYTES: u32 = 4;
 /// Each unreachable destination in a RERR: address + sequence number.
@@ -134,11 +136,11 @@ mod tests {
             tag: None,
             source_route: None,
         };
-        assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 24, "ns-2: IP_HDR_LEN + 24");
+        assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 28, "ns-2: IP_HDR_LEN + 7*sizeof(u_int32_t)");
         assert!(pkt.is_routing());
         let rerr = AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(1), 2), (NodeId(2), 3)] });
         assert_eq!(rerr.size_bytes(), 4 + 16);
         let hello = AodvMessage::Hello(Hello { node: NodeId(1), seq: 1, lifetime_ns: 0 });
-        assert_eq!(hello.size_bytes(), 20);
+        assert_eq!(hello.size_bytes(), 24, "ns-2: 6*sizeof(u_int32_t)");
     }
 }

@@ -20,16 +20,7 @@ fn ms(x: u64) -> SimDuration {
 /// ns-2's constants under RFC 3561's rules (what the tests below the ns-2
 /// section check).
 fn rfc_rules() -> Params {
-    Params {
-        rules: Rules::Rfc3561,
-        first_request_network_wide: false,
-        repair_timer_bug: false,
-        local_repair_new_seq: true,
-        rerr_purges_queue: false,
-        release_spacing: SimDuration::ZERO,
-        max_repair_ttl: 9,
-        ..Params::default()
-    }
+    Params { max_repair_ttl: 9, ..Params::default() }.with_rfc_rules()
 }
 
 impl Node {
@@ -69,7 +60,7 @@ fn data(src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid: 7,
         ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
-        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
         source_route: None,

@@ -67,7 +67,7 @@ mod tests {
         Packet {
             uid,
             ip: IpHeader { src: NodeId(0), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp },
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0 }),
+            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 10,
             tag: None,
             source_route: None,

@@ -60,7 +60,7 @@ fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid,
         ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
-        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
         source_route: None,

@@ -75,6 +75,17 @@ pub struct Params {
     /// Growth of the wait per cycle: the k-th wait is request_period·factor^k.
     /// ns-2 4 (`BackOffTest`: 0.5, 2, 8, 10 s); RFC 2 (binary exponential).
     pub request_backoff_factor: u32,
+    /// Count the cycle just started in the backoff exponent (ns-2
+    /// `BackOffTest` computes period·4^n with n the cycles already started, so
+    /// the first retry comes 2 s after the first request: waits 2, 8, 10 s).
+    /// Off: the RFC's RequestPeriod before the first retry (0.5, 1, 2, … s).
+    pub backoff_counts_first_cycle: bool,
+    /// Discoveries an intermediate node may start for a packet it can neither
+    /// forward nor salvage (ns-2 `NEW_SALVAGE_LOGIC`:
+    /// `dsr_salvage_max_requests` 1, non-propagating requests only): the
+    /// packet waits in the send buffer meanwhile. 0: such packets are dropped
+    /// (RFC 4728 §8.3.6 only salvages with a cached route).
+    pub salvage_requests: u32,
     /// Start each cycle with a non-propagating request (ns-2
     /// `dsragent_ring_zero_search`; RFC §3.3.3: MAY).
     pub ring_zero_search: bool,
@@ -127,6 +138,8 @@ impl Default for Params {
             request_period: SimDuration::from_millis(500),
             max_request_period: SimDuration::from_secs_f64(10.0),
             request_backoff_factor: 4,
+            backoff_counts_first_cycle: true,
+            salvage_requests: 1,
             ring_zero_search: true,
             nonprop_request_timeout: SimDuration::from_millis(30),
             max_route_len: 16,
@@ -147,10 +160,11 @@ impl Default for Params {
 
 impl Params {
     /// The wait after a cycle when `outstanding` cycles have been started:
-    /// min(request_period·factor^(outstanding−1), max_request_period) (ns-2
-    /// `BackOffTest`, evaluated with the count before its increment).
+    /// min(request_period·factor^outstanding, max_request_period) as ns-2's
+    /// `BackOffTest` (whose count was raised by the cycle it follows), or
+    /// factor^(outstanding−1) without `backoff_counts_first_cycle`.
     pub fn cycle_backoff(&self, outstanding: u32) -> SimDuration {
-        let k = outstanding.saturating_sub(1).min(40);
+        let k = if self.backoff_counts_first_cycle { outstanding } else { outstanding.saturating_sub(1) }.min(40);
         let mut w = self.request_period.0 as u128;
         for _ in 0..k {
             w = w.saturating_mul(self.request_backoff_factor as u128);
@@ -184,6 +198,24 @@ pub fn compress_path(route: &[NodeId]) -> Vec<NodeId> {
         }
     }
     out
+}
+
+/// The source route `pkt` travels on: a data packet's, or a reply's or error's.
+fn route_of(pkt: &Packet) -> Option<&SourceRoute> {
+    match &pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(r))) => Some(&r.sr),
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(r))) => Some(&r.sr),
+        TransportHeader::Routing(_) => None,
+        _ => pkt.source_route.as_deref(),
+    }
+}
+
+fn control_route_mut(pkt: &mut Packet) -> Option<&mut SourceRoute> {
+    match &mut pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(r))) => Some(&mut r.sr),
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(r))) => Some(&mut r.sr),
+        _ => None,
+    }
 }
 
 /// One node's DSR instance.
@@ -312,7 +344,16 @@ impl Dsr {
     fn send_on_route_after(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, route: Vec<NodeId>, salvaged: u8, delay: SimDuration) {
         debug_assert_eq!(route[0], self.me);
         let next_hop = route[1];
-        pkt.source_route = Some(Box::new(SourceRoute { path: route, next: 1, salvaged }));
+        let sr = SourceRoute { path: route, next: 1, salvaged };
+        if let Some(old) = control_route_mut(&mut pkt) {
+            // A reply or error sent afresh (re-routed, salvaged or released
+            // from the send buffer): ns-2 traces each such send.
+            *old = sr;
+            let forwarded = pkt.ip.src != self.me;
+            self.count(&pkt, forwarded);
+        } else {
+            pkt.source_route = Some(Box::new(sr));
+        }
         if delay > SimDuration::ZERO {
             ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
         } else {
@@ -324,7 +365,9 @@ impl Dsr {
 
     fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         if let Some(old) = self.buffer.push(ctx.now, pkt) {
-            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+            // ns-2 `stickPacketInSendBuffer` evicts the oldest through
+            // `dropSendBuff`, which logs it as a timeout (`DROP_RTR_QTIMEOUT`).
+            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferTimeout });
         }
         self.arm_buffer_timer(ctx);
     }
@@ -393,24 +436,31 @@ impl Dsr {
 
     // ---- route discovery (§8.2.1) --------------------------------------------------
 
-    /// A packet for `dst` is waiting: start or continue the discovery (ns-2
-    /// `getRouteForPacket` with `BackOffTest`).
-    fn need_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+    /// A packet for `dst` from `src` needs a route (ns-2 `getRouteForPacket`
+    /// with `BackOffTest`): start a request cycle if one is due, else turn a
+    /// non-propagating request nobody answered into a propagating one. A
+    /// packet this node only forwards may start at most `salvage_requests`
+    /// cycles, non-propagating ones (ns-2 `NEW_SALVAGE_LOGIC`); returns false
+    /// when such a packet has had its chance and must be dropped.
+    fn get_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId, own: bool) -> bool {
         let now = ctx.now;
         let p = self.p;
         let d = self.requests.target(dst);
         let cycle_due = d.last_cycle.map_or(true, |t| now >= t + p.cycle_backoff(d.outstanding));
         let kind = if cycle_due {
+            d.outstanding = (d.outstanding + 1).min(15);
+            d.last_cycle = Some(now);
+            if !own && d.outstanding > p.salvage_requests {
+                return false;
+            }
             if d.started.is_none() {
                 d.started = Some(now);
                 self.counters.discoveries += 1;
             } else {
                 self.counters.request_retries += 1;
             }
-            d.outstanding = (d.outstanding + 1).min(15);
-            d.last_cycle = Some(now);
             Some(if p.ring_zero_search { RequestKind::NonPropagating } else { RequestKind::Propagating })
-        } else if d.last_kind == RequestKind::NonPropagating && now >= d.last_request + p.nonprop_request_timeout {
+        } else if own && d.last_kind == RequestKind::NonPropagating && now >= d.last_request + p.nonprop_request_timeout {
             // No neighbour answered the non-propagating request: flood.
             self.counters.request_retries += 1;
             Some(RequestKind::Propagating)
@@ -420,15 +470,43 @@ impl Dsr {
         if let Some(kind) = kind {
             self.send_rreq(ctx, dst, kind);
         }
-        // When to look again.
+        true
+    }
+
+    /// When to look at the discovery for `dst` again.
+    fn arm_discovery_timer(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        let p = self.p;
+        let now = ctx.now;
         let d = self.requests.target(dst);
         let at = match d.last_kind {
-            RequestKind::NonPropagating => d.last_request + p.nonprop_request_timeout,
-            RequestKind::Propagating => d.last_cycle.unwrap_or(now) + p.cycle_backoff(d.outstanding),
+            RequestKind::NonPropagating if d.last_request + p.nonprop_request_timeout > now => d.last_request + p.nonprop_request_timeout,
+            _ => d.last_cycle.unwrap_or(now) + p.cycle_backoff(d.outstanding),
         };
         if d.timer.expires() != Some(at) {
             Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
         }
+    }
+
+    /// ns-2 `sendBufferCheck` for `dst`: every packet waiting for it asks for
+    /// a route in turn; forwarded ones past their request are dropped.
+    fn need_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
+        let waiting: Vec<(u64, bool)> = self.buffer.iter().filter(|p| p.ip.dst == dst).map(|p| (p.uid, p.ip.src == self.me)).collect();
+        let mut doomed: Vec<u64> = Vec::new();
+        for (uid, own) in waiting {
+            if !self.get_route(ctx, dst, own) {
+                doomed.push(uid);
+            }
+        }
+        if !doomed.is_empty() {
+            let mut out = std::mem::take(&mut self.scratch);
+            self.buffer.take_matching(|p| p.ip.dst == dst && doomed.contains(&p.uid), &mut out);
+            for pkt in out.drain(..) {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            }
+            self.scratch = out;
+            self.arm_buffer_timer(ctx);
+        }
+        self.arm_discovery_timer(ctx, dst);
     }
 
     fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, kind: RequestKind) {
@@ -603,6 +681,9 @@ impl Dsr {
         // §8.3.5: every node the error passes cuts the link (ns-2
         // `dsragent_snoop_forwarded_errors`).
         self.cache.dead_link(re.from, re.to);
+        for &(_, from, to) in &re.nested {
+            self.cache.dead_link(from, to);
+        }
         let k = re.sr.next as usize;
         if re.sr.path.get(k) != Some(&self.me) {
             return;
@@ -610,6 +691,16 @@ impl Dsr {
         if k + 1 == re.sr.path.len() {
             self.held_error = Some((re.from, re.to, ctx.now));
             self.notify_lost_routes(ctx);
+            // ns-2 `processBrokenRouteError`: the errors it was nested around
+            // go on to the next one's `tell`, as a packet of our own.
+            if let Some((tell, from, to)) = re.nested.pop() {
+                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute { path: vec![self.me], next: 0, salvaged: 0 } };
+                let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
+                if tell == self.me {
+                    return;
+                }
+                self.originate(ctx, pkt);
+            }
             return;
         }
         self.cache.notice_route_used(&re.sr.path, None);
@@ -622,36 +713,57 @@ impl Dsr {
 
     /// §8.3.4: tell the first node of `sr` that the link from us to `to` broke,
     /// along the part of the route already travelled, reversed.
-    fn send_rerr(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, to: NodeId) {
+    /// `nested`: the errors the failed packet carried, if it was an error.
+    fn send_rerr(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, to: NodeId, nested: Vec<(NodeId, NodeId, NodeId)>) {
         let k = (sr.next as usize).saturating_sub(1);
         let tell = sr.path[0];
-        if tell == self.me || sr.path.get(k) != Some(&self.me) {
+        if tell == self.me || sr.path.get(k) != Some(&self.me) || nested.len() >= packets::MAX_ROUTE_ERRORS {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
-        let re = Rerr { from: self.me, to, tell, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
 
-    /// A data packet that cannot go on its route (ns-2 `undeliverablePkt`): our
-    /// own is routed afresh; one we forward is salvaged if the cache has another
-    /// route (§8.3.6), else dropped.
-    fn undeliverable(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
-        let sr = pkt.source_route.take();
+    /// A packet that cannot go on its route (ns-2 `undeliverablePkt`), data or
+    /// a reply or error: our own is routed afresh; one we forward is salvaged
+    /// if the cache has another route (§8.3.6), else waits in the send buffer
+    /// for a route of its own (ns-2 `NEW_SALVAGE_LOGIC`) or is dropped.
+    /// `dead` is the neighbour that could not be reached.
+    fn undeliverable(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, dead: NodeId) {
+        let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
         if pkt.ip.src == self.me {
+            pkt.source_route = None;
             self.originate(ctx, pkt);
             return;
         }
-        let salvaged = sr.map_or(0, |s| s.salvaged);
         if !self.p.salvage || salvaged >= self.p.max_salvage_count {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
             return;
         }
         match self.cache.find(pkt.ip.dst, false) {
             Some(route) => {
+                // ns-2 `dsragent_dont_salvage_bad_replies`: a reply listing
+                // the dead link (either way) is not worth saving.
+                if let TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) = &pkt.transport {
+                    if rp.route.windows(2).any(|w| (w[0] == self.me && w[1] == dead) || (w[0] == dead && w[1] == self.me)) {
+                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+                        return;
+                    }
+                }
                 self.counters.salvaged += 1;
+                pkt.source_route = None;
                 self.send_on_route(ctx, pkt, route, salvaged + 1);
+            }
+            None if self.p.salvage_requests > 0 => {
+                let dst = pkt.ip.dst;
+                if self.get_route(ctx, dst, false) {
+                    self.buffer_packet(ctx, pkt);
+                } else {
+                    ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                }
+                self.arm_discovery_timer(ctx, dst);
             }
             None => ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute }),
         }
@@ -661,12 +773,16 @@ impl Dsr {
     /// route is discovered.
     fn originate(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         let dst = pkt.ip.dst;
-        self.talked_to.insert(dst);
+        if !pkt.is_routing() {
+            self.talked_to.insert(dst);
+        }
         match self.cache.find(dst, true) {
             Some(route) => self.send_on_route(ctx, pkt, route, 0),
             None => {
+                // ns-2 asks for a route for the new packet alone, then buffers it.
+                self.get_route(ctx, dst, true);
                 self.buffer_packet(ctx, pkt);
-                self.need_route(ctx, dst);
+                self.arm_discovery_timer(ctx, dst);
             }
         }
     }
@@ -746,24 +862,32 @@ impl Routing for Dsr {
         self.cache.dead_link(self.me, next_hop);
         self.counters.route_breaks += 1;
         self.notify_lost_routes(ctx);
-        if pkt.is_routing() {
+        // Replies and errors are treated like data (ns-2 `xmitFailed` does not
+        // tell them apart): saved if possible, and reported to their route's
+        // first node; a failed error is nested inside the new one.
+        let Some(sr) = route_of(&pkt).cloned() else {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
             ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
             return;
-        }
-        let sr = pkt.source_route.as_deref().cloned();
-        self.undeliverable(ctx, pkt);
+        };
+        let nested = match &pkt.transport {
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))) => {
+                let mut v = re.nested.clone();
+                v.push((re.tell, re.from, re.to));
+                v
+            }
+            _ => Vec::new(),
+        };
+        self.undeliverable(ctx, pkt, next_hop);
         ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
-        if let Some(sr) = sr {
-            self.send_rerr(ctx, &sr, next_hop);
-        }
+        self.send_rerr(ctx, &sr, next_hop, nested);
     }
 
-    fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
-        if pkt.is_routing() {
+    fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+        if route_of(&pkt).is_none() {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
         } else {
-            self.undeliverable(ctx, pkt);
+            self.undeliverable(ctx, pkt, next_hop);
         }
     }
 
@@ -799,6 +923,9 @@ impl Routing for Dsr {
         let learned = match &pkt.transport {
             TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))) => {
                 self.cache.dead_link(re.from, re.to);
+                for &(_, from, to) in &re.nested {
+                    self.cache.dead_link(from, to);
+                }
                 false
             }
             TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) => self.cache.notice_route_used(&rp.route, None),

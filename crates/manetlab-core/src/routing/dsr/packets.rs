@@ -106,8 +106,16 @@ pub struct Rerr {
     pub from: NodeId,
     pub to: NodeId,
     pub tell: NodeId,
+    /// Errors this one is nested around, innermost first, as (tell, from, to):
+    /// in ns-2 a route error that itself fails to cross a link becomes a new
+    /// error carrying the old ones (at most [`MAX_ROUTE_ERRORS`] in all);
+    /// its `tell` passes the rest on to the next one's `tell`.
+    pub nested: Vec<(NodeId, NodeId, NodeId)>,
     pub sr: SourceRoute,
 }
+
+/// ns-2 `MAX_ROUTE_ERRORS`: broken links one DSR header can carry.
+pub const MAX_ROUTE_ERRORS: usize = 3;
 
 /// A DSR control packet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,7 +131,7 @@ impl DsrMessage {
         let b = match self {
             DsrMessage::Rreq(r) => route_bytes(r.path.len()) + RREQ_OPT_BYTES + if r.error.is_some() { RERR_LINK_BYTES } else { 0 },
             DsrMessage::Rrep(r) => route_bytes(r.sr.path.len()) + RREP_OPT_BASE_BYTES + ADDR_BYTES * r.route.len() as u32,
-            DsrMessage::Rerr(r) => route_bytes(r.sr.path.len()) + RERR_LINK_BYTES,
+            DsrMessage::Rerr(r) => route_bytes(r.sr.path.len()) + RERR_LINK_BYTES * (1 + r.nested.len() as u32),
         };
         align4(SR_HDR_BYTES + b)
     }
@@ -163,7 +171,7 @@ mod tests {
         // Reply for a 2-hop route travelling 2 hops: 4 + 8 + 5 + 12 = 29 → 32.
         let rp = Rrep { route: ids(&[0, 1, 2]), req_id: 1, sr: SourceRoute::new(ids(&[2, 1, 0])) };
         assert_eq!(DsrMessage::Rrep(rp).size_bytes(), 32);
-        let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), sr: SourceRoute::new(ids(&[2, 1, 0])) };
+        let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), nested: vec![], sr: SourceRoute::new(ids(&[2, 1, 0])) };
         assert_eq!(DsrMessage::Rerr(re).size_bytes(), 28);
     }
 }

@@ -58,7 +58,7 @@ fn data(uid: u64, src: u32, dst: u32) -> Packet {
     Packet {
         uid,
         ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp },
-        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1 }),
+        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
         source_route: None,
@@ -146,9 +146,10 @@ fn first_packet_is_buffered_and_starts_a_non_propagating_then_a_propagating_requ
     assert_eq!(rq.len(), 1);
     assert_eq!(rq[0].max_propagation, 16);
     assert!(rq[0].id > 1);
-    // Next cycle after request_period·4^0 = 0.5 s from the first request.
+    // Next cycle 2 s after the first request: ns-2's BackOffTest raises 4 to
+    // the cycles already started (seen in ns-2.35 traces: requests at 0, 2, 10 s).
     let d = n.fire(timers(&c)[0]);
-    assert_eq!(n.now, SimTime::from_secs_f64(1.5));
+    assert_eq!(n.now, SimTime::from_secs_f64(3.0));
     assert_eq!(rreqs(&d)[0].max_propagation, 0, "each cycle starts non-propagating");
     let r = n.dsr.counters().unwrap();
     assert_eq!((r.discoveries, r.request_retries), (1, 2));
@@ -164,8 +165,8 @@ fn first_packet_is_buffered_and_starts_a_non_propagating_then_a_propagating_requ
 fn backoff_grows_by_the_factor_up_to_the_cap() {
     let p = Params::default();
     let secs: Vec<f64> = (1..=5).map(|k| p.cycle_backoff(k).as_secs_f64()).collect();
-    assert_eq!(secs, vec![0.5, 2.0, 8.0, 10.0, 10.0], "ns-2 BackOffTest");
-    let q = Params { request_backoff_factor: 2, ..p };
+    assert_eq!(secs, vec![2.0, 8.0, 10.0, 10.0, 10.0], "ns-2 BackOffTest");
+    let q = Params { request_backoff_factor: 2, backoff_counts_first_cycle: false, ..p };
     let secs: Vec<f64> = (1..=6).map(|k| q.cycle_backoff(k).as_secs_f64()).collect();
     assert_eq!(secs, vec![0.5, 1.0, 2.0, 4.0, 8.0, 10.0], "RFC binary exponential backoff");
 }
@@ -251,11 +252,37 @@ fn a_broken_link_sends_a_route_error_back_and_salvages_on_a_cached_route() {
     assert_eq!(e[0].0.sr.path, ids(&[2, 1, 0]));
     assert_eq!(e[0].1, NodeId(1));
     assert!(a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(3))));
-    // Without another route, the packet is dropped (the error still goes).
+    // Without another route, ns-2 (NEW_SALVAGE_LOGIC) keeps the packet in the
+    // send buffer and sends one non-propagating request for it; the error still goes.
     let mut m = Node::new(2);
     let a = m.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
-    assert_eq!(drops(&a), vec![DropReason::NoRoute]);
+    assert!(drops(&a).is_empty());
+    assert_eq!(m.dsr.buffered(), 1);
+    let rq = rreqs(&a);
+    assert_eq!((rq.len(), rq[0].max_propagation, rq[0].target), (1, 0, NodeId(4)));
     assert_eq!(rerrs(&a).len(), 1);
+    // No propagating request follows for a packet of another node, and at the
+    // next cycle (2 s later) it has had its chance: dropped, no request.
+    let key_of = |a: &RoutingAction| match *a {
+        RoutingAction::SetTimer { at, key, token } => RoutingAction::SetTimer { at, key, token },
+        _ => unreachable!(),
+    };
+    let mut t = key_of(timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap());
+    let b = loop {
+        let b = m.fire(&t);
+        assert!(rreqs(&b).is_empty());
+        if m.dsr.buffered() == 0 {
+            break b;
+        }
+        t = key_of(timers(&b)[0]);
+    };
+    assert_eq!(m.now, SimTime::from_secs_f64(3.0));
+    assert_eq!(drops(&b), vec![DropReason::NoRoute]);
+    // With salvage_requests = 0 (RFC: salvage only from the cache) it is dropped at once.
+    let mut z = Node::with(2, Params { salvage_requests: 0, ..Params::default() });
+    let a = z.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
+    assert_eq!(drops(&a), vec![DropReason::NoRoute]);
+    assert!(rreqs(&a).is_empty());
     // A packet salvaged MAX_SALVAGE_COUNT times is not salvaged again.
     let mut pkt = routed(9, &[0, 1, 2, 3, 4], 3);
     pkt.source_route.as_mut().unwrap().salvaged = 15;
@@ -265,7 +292,7 @@ fn a_broken_link_sends_a_route_error_back_and_salvages_on_a_cached_route() {
 
 #[test]
 fn route_errors_cut_the_link_on_the_way_and_ride_on_the_next_request() {
-    let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), sr: SourceRoute { path: ids(&[2, 1, 0]), next: 1, salvaged: 0 } };
+    let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[2, 1, 0]), next: 1, salvaged: 0 } };
     let mut relay = Node::new(1);
     relay.learn(&[1, 2, 3, 4]);
     let a = relay.recv(DsrMessage::Rerr(re.clone()), 2, NodeId(0), 2);
@@ -334,4 +361,83 @@ fn a_reply_releases_buffered_packets_arp_timeout_apart() {
     }
     let b = m.run(|d, ctx| d.accept_reply(ctx, &ids(&[0, 1, 4])));
     assert_eq!(forwards(&b).len(), 3);
+}
+
+fn rrep_pkt(uid: u64, route: &[u32], sr: &[u32], next: u8) -> Packet {
+    let rp = Rrep { route: ids(route), req_id: 1, sr: SourceRoute { path: ids(sr), next, salvaged: 0 } };
+    Packet {
+        uid,
+        ip: IpHeader { src: NodeId(sr[0]), dst: NodeId(*sr.last().unwrap()), ttl: 255, proto: IpProto::Manet },
+        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
+        payload_bytes: 0,
+        tag: None,
+        source_route: None,
+    }
+}
+
+#[test]
+fn a_failed_reply_is_salvaged_and_reported_like_data() {
+    // ns-2 `xmitFailed` treats a reply like data: node 2 relays 4's reply to 0
+    // along 4 3 2 1 0; the link 2 → 1 fails. 2 has 2 5 0 cached: the reply is
+    // salvaged on it, and 4 (the reply's first node) hears of the broken link.
+    let mut n = Node::new(2);
+    n.learn(&[2, 5, 0]);
+    let pkt = rrep_pkt(7, &[0, 6, 4], &[4, 3, 2, 1, 0], 3);
+    let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(1)));
+    let sent: Vec<(u64, NodeId)> = a.iter().filter_map(|x| match x { RoutingAction::Forward { pkt, next_hop } => Some((pkt.uid, *next_hop)), _ => None }).collect();
+    assert!(sent.contains(&(7, NodeId(5))), "salvaged towards 5: {sent:?}");
+    assert_eq!(n.dsr.counters().unwrap().salvaged, 1);
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.from, e[0].0.to, e[0].0.tell, e[0].1), (NodeId(2), NodeId(1), NodeId(4), NodeId(3)));
+    // A reply listing the dead link itself is not salvaged (ns-2
+    // `dsragent_dont_salvage_bad_replies`); the error still goes.
+    let pkt = rrep_pkt(8, &[4, 3, 2, 1, 0], &[4, 3, 2, 1, 0], 3);
+    let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(1)));
+    assert_eq!(drops(&a), vec![DropReason::MacCallback]);
+    assert_eq!(rerrs(&a).len(), 1);
+}
+
+#[test]
+fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
+    // 2 relays an error (tell 0, link 7 → 8) along 7 3 2 1 0 and fails on 2 → 1.
+    let mut n = Node::new(2);
+    let re = Rerr { from: NodeId(7), to: NodeId(8), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[7, 3, 2, 1, 0]), next: 3, salvaged: 0 } };
+    let pkt = Packet {
+        uid: 5,
+        ip: IpHeader { src: NodeId(7), dst: NodeId(0), ttl: 255, proto: IpProto::Manet },
+        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
+        payload_bytes: 0,
+        tag: None,
+        source_route: None,
+    };
+    let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(1)));
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    let outer = &e[0].0;
+    assert_eq!((outer.from, outer.to, outer.tell), (NodeId(2), NodeId(1), NodeId(7)));
+    assert_eq!(outer.nested, vec![(NodeId(0), NodeId(7), NodeId(8))]);
+    assert_eq!(DsrMessage::Rerr(outer.clone()).size_bytes(), 4 + 8 + 32, "two links of 16 B");
+    // At 7 (its tell), both links are cut and the inner error goes on to 0.
+    let mut t = Node::new(7);
+    t.learn(&[7, 3, 0]);
+    t.learn(&[7, 2, 1]);
+    let arrived = Rerr { sr: SourceRoute { path: ids(&[2, 3, 7]), next: 2, salvaged: 0 }, ..outer.clone() };
+    let a = t.recv(DsrMessage::Rerr(arrived), 2, NodeId(7), 3);
+    assert_eq!(t.dsr.cache.find(NodeId(1), false), None, "2 → 1 is cut");
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.from, e[0].0.to, e[0].0.tell, e[0].0.nested.len()), (NodeId(7), NodeId(8), NodeId(0), 0));
+    assert_eq!((e[0].0.sr.path.clone(), e[0].1), (ids(&[7, 3, 0]), NodeId(3)));
+}
+
+#[test]
+fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
+    // ns-2 logs the eviction through dropSendBuff: DROP_RTR_QTIMEOUT ("TOUT").
+    let mut n = Node::with(0, Params { send_buffer_pkts: 2, ..Params::default() });
+    n.route(data(1, 0, 4));
+    n.route(data(2, 0, 4));
+    let a = n.route(data(3, 0, 4));
+    assert_eq!(drops(&a), vec![DropReason::SendBufferTimeout]);
+    assert_eq!(n.dsr.buffered(), 2);
 }

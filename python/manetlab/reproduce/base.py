@@ -1,0 +1,394 @@
+"""The parts a paper module is made of, the statistics its claims use, and the
+report writer (Markdown + self-contained HTML + JSON), docs/reproduce.md.
+
+A paper module declares a `Paper`: its study (a study mapping, plus an optional
+`SeedHook`), and turns the finished study into `Table`s (the paper's values
+beside ours), `Figure`s, `Claim`s (each checked by a stated test) and
+`Difference`s (every way our setup differs, with the reason). Everything here is
+generic; nothing is specific to one paper.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetlab.stats import mean_ci
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from manetlab.study import SeedHook, Study
+
+__all__ = [
+    "Claim",
+    "Context",
+    "Difference",
+    "Figure",
+    "Paper",
+    "Report",
+    "Table",
+    "HOLDS",
+    "NOT_HOLDS",
+    "INCONCLUSIVE",
+    "fmt_ci",
+    "positive_test",
+    "equivalence_test",
+]
+
+HOLDS = "holds"
+NOT_HOLDS = "does not hold"
+INCONCLUSIVE = "inconclusive at this sample size"
+VERDICTS = (HOLDS, NOT_HOLDS, INCONCLUSIVE)
+
+#: Reasons a difference from the paper can have.
+STATED = "stated"  # the paper states it and we do the same, or we cannot and say why
+ASSUMED = "assumed"  # the paper does not state it: a default of the paper's ns-2, or our choice
+LOST = "lost"  # the paper had it, our copy lost it (figures are images)
+OURS = "model"  # our simulator's model differs from ns-2's on this point
+
+
+@dataclass
+class Table:
+    """A table of the paper with its values beside ours. ``paper_columns`` and
+    ``ours_columns`` name the columns holding each side (the test checks both are
+    filled in every row)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    paper_columns: list[str]
+    ours_columns: list[str]
+    caption: str = ""
+
+
+@dataclass
+class Figure:
+    """A figure: a name (file stem), a title, a caption, and the matplotlib figure
+    (rendered to SVG/PNG by the report)."""
+
+    name: str
+    title: str
+    caption: str
+    fig: Any = field(repr=False, default=None)
+    svg: str = field(repr=False, default="")
+
+
+@dataclass
+class Claim:
+    """A claim of the paper (quoted or paraphrased, with where it is), its verdict
+    on our runs, the test used and the numbers behind the verdict."""
+
+    claim: str
+    where: str
+    verdict: str
+    test: str
+    evidence: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+
+
+@dataclass
+class Difference:
+    """One way our setup differs from (or fills a gap in) the paper's."""
+
+    topic: str
+    paper: str
+    ours: str
+    reason: str  # STATED / ASSUMED / LOST / OURS
+    why: str
+
+
+@dataclass
+class Report:
+    name: str
+    title: str
+    citation: str
+    setup: list[str]
+    tables: list[Table]
+    figures: list[Figure]
+    claims: list[Claim]
+    differences: list[Difference]
+    run: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    extra_tables: list[Table] = field(default_factory=list)  # ours only (no paper values)
+
+
+class Context:
+    """What a paper module gets to build its report: the study (finished), its
+    per-run results, whether this is the quick variant, and a scratch directory."""
+
+    def __init__(self, study: Study, quick: bool, out: Path) -> None:
+        self.study = study
+        self.quick = quick
+        self.out = out
+        self._results: pd.DataFrame | None = None
+
+    @property
+    def results(self) -> pd.DataFrame:
+        if self._results is None:
+            self._results = self.study.results()
+        return self._results
+
+    def cell_runs(self, **values: Any) -> pd.DataFrame:
+        """The runs of the cells whose axis values equal `values` (keys are axis
+        keys with dots and brackets, passed as a dict: ``cell_runs(**{"routing.protocol": "aodv"})``)."""
+        df = self.results
+        for k, v in values.items():
+            df = df[df[k] == v]
+        return df
+
+    def cell(self, **values: Any) -> Any:
+        """The one study cell with these axis values."""
+        found = [c for c in self.study.cells if all(c.values.get(k) == v for k, v in values.items())]
+        if len(found) != 1:
+            raise KeyError(f"{values}: {len(found)} cells match")
+        return found[0]
+
+    def paired(self, axis: str, new: Any, base: Any, metric: str, **fixed: Any) -> tuple[list[int], list[float], list[float]]:
+        """Seeds and the paired values of `metric` for `new` and `base` of `axis`,
+        in the cells matching `fixed` (the seeds both finished)."""
+        a = self.cell_runs(**{axis: new, **fixed}).set_index("seed")[metric]
+        b = self.cell_runs(**{axis: base, **fixed}).set_index("seed")[metric]
+        seeds = sorted(set(a.index) & set(b.index))
+        return seeds, [float(a[s]) for s in seeds], [float(b[s]) for s in seeds]
+
+
+class Paper:
+    """A reproduced paper. Subclasses set the attributes and implement the methods."""
+
+    name: str = ""
+    title: str = ""
+    citation: str = ""
+    paper_file: str = ""  # the paper's text under /work/shared/papers (provenance)
+    full_seeds: str = ""
+    quick_seeds: str = ""
+
+    def study(self, quick: bool) -> dict[str, Any]:
+        """The study as a mapping (docs/studies.md), inline scenario included."""
+        raise NotImplementedError
+
+    def seed_hook(self) -> SeedHook | None:
+        return None
+
+    def setup(self) -> list[str]:
+        raise NotImplementedError
+
+    def differences(self) -> list[Difference]:
+        raise NotImplementedError
+
+    def tables(self, ctx: Context) -> list[Table]:
+        raise NotImplementedError
+
+    def extra_tables(self, ctx: Context) -> list[Table]:
+        return []
+
+    def claims(self, ctx: Context) -> list[Claim]:
+        raise NotImplementedError
+
+    def figures(self, ctx: Context) -> list[Figure]:
+        raise NotImplementedError
+
+    def notes(self, ctx: Context) -> list[str]:
+        return []
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def fmt(v: float, digits: int = 2) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return f"{v:.{digits}f}"
+
+
+def fmt_ci(values: Sequence[float], digits: int = 2) -> str:
+    """``mean [low, high]`` of the values (95 % Student t), or the mean alone for n = 1."""
+    m = mean_ci(values)
+    if m.n == 0:
+        return "n/a (no runs)"
+    if m.n == 1:
+        return f"{fmt(m.mean, digits)} (n=1)"
+    return f"{fmt(m.mean, digits)} [{fmt(m.ci_low, digits)}, {fmt(m.ci_high, digits)}]"
+
+
+def positive_test(diffs: Sequence[float], what: str, unit: str = "") -> tuple[str, str, str]:
+    """Is the mean of paired differences > 0? Two-sided 95 % Student-t interval of
+    the mean difference (a paired t-test at 5 %): holds if the interval is above 0,
+    does not hold if it is below or at 0 entirely, else inconclusive.
+    Returns (verdict, test, evidence)."""
+    m = mean_ci(diffs)
+    test = f"paired t-test: 95 % CI of the mean per-scenario difference ({what})"
+    if m.n < 2:
+        return INCONCLUSIVE, test, f"n = {m.n}: too few paired runs for an interval"
+    ev = f"mean {fmt(m.mean)}{unit}, 95 % CI [{fmt(m.ci_low)}, {fmt(m.ci_high)}]{unit}, n = {m.n}"
+    if m.ci_low > 0:
+        return HOLDS, test, ev
+    if m.ci_high <= 0:
+        return NOT_HOLDS, test, ev
+    return INCONCLUSIVE, test, ev
+
+
+def equivalence_test(diffs: Sequence[float], margin: float, what: str, unit: str = "") -> tuple[str, str, str]:
+    """Are the two the same within ±margin? Holds if the 95 % CI of the mean paired
+    difference lies inside (−margin, +margin) (two one-sided tests at 2.5 %), does
+    not hold if it lies entirely outside, else inconclusive."""
+    m = mean_ci(diffs)
+    test = f"equivalence (TOST): 95 % CI of the mean per-scenario difference ({what}) inside ±{fmt(margin)}{unit}"
+    if m.n < 2:
+        return INCONCLUSIVE, test, f"n = {m.n}: too few paired runs for an interval"
+    ev = f"mean {fmt(m.mean)}{unit}, 95 % CI [{fmt(m.ci_low)}, {fmt(m.ci_high)}]{unit}, n = {m.n}"
+    if -margin < m.ci_low and m.ci_high < margin:
+        return HOLDS, test, ev
+    if m.ci_low >= margin or m.ci_high <= -margin:
+        return NOT_HOLDS, test, ev
+    return INCONCLUSIVE, test, ev
+
+
+def all_of(parts: Sequence[tuple[str, str, str]], names: Sequence[str]) -> tuple[str, str]:
+    """A claim made of several parts holds if every part holds, does not hold if
+    any part does not, else inconclusive. Returns (verdict, evidence)."""
+    verdicts = [p[0] for p in parts]
+    ev = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+    if all(v == HOLDS for v in verdicts):
+        return HOLDS, ev
+    if any(v == NOT_HOLDS for v in verdicts):
+        return NOT_HOLDS, ev
+    return INCONCLUSIVE, ev
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def render_figures(figures: list[Figure], fig_dir: Path) -> None:
+    """Each figure to ``fig_dir/<name>.svg`` and ``.png``; its SVG text kept for the HTML."""
+    import matplotlib.pyplot as plt
+
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    for f in figures:
+        if f.fig is None:
+            continue
+        buf = io.StringIO()
+        f.fig.savefig(buf, format="svg", dpi=110, metadata={"Date": None, "Creator": None})
+        text = buf.getvalue()
+        f.svg = text[text.index("<svg"):]
+        (fig_dir / f"{f.name}.svg").write_text(text, encoding="utf-8")
+        f.fig.savefig(fig_dir / f"{f.name}.png", dpi=100, metadata={"Software": None})
+        plt.close(f.fig)
+        f.fig = None
+
+
+def _md_escape(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(t: Table) -> str:
+    lines = ["| " + " | ".join(_md_escape(c) for c in t.columns) + " |", "|" + "|".join("---" for _ in t.columns) + "|"]
+    lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in t.rows]
+    return "\n".join(lines)
+
+
+def to_markdown(r: Report) -> str:
+    run = r.run
+    out = [f"# Reproduction: {r.title}", "", f"*{r.citation}*", ""]
+    out += [f"`{run['command']}` — {run['summary']}", ""]
+    out += ["## Setup as we read it", ""] + [f"* {s}" for s in r.setup] + [""]
+    out += ["## Tables: the paper's values beside ours", ""]
+    for t in r.tables:
+        out += [f"### {t.title}", "", _md_table(t), ""]
+        if t.caption:
+            out += [t.caption, ""]
+    if r.extra_tables:
+        out += ["## Our further measurements (no paper values)", ""]
+        for t in r.extra_tables:
+            out += [f"### {t.title}", "", _md_table(t), ""]
+            if t.caption:
+                out += [t.caption, ""]
+    out += ["## Figures", ""]
+    for f in r.figures:
+        out += [f"### {f.title}", "", f"![{f.title}](figures/{f.name}.svg)", "", f.caption, ""]
+    out += ["## Claims", "", "| claim | where | verdict | test | evidence |", "|---|---|---|---|---|"]
+    out += [f"| {_md_escape(c.claim)} | {_md_escape(c.where)} | **{c.verdict}** | {_md_escape(c.test)} | {_md_escape(c.evidence)} |" for c in r.claims]
+    out += ["", "## How our setup differs from the paper's", "", "| topic | paper | ours | reason | why |", "|---|---|---|---|---|"]
+    out += [f"| {_md_escape(d.topic)} | {_md_escape(d.paper)} | {_md_escape(d.ours)} | {d.reason} | {_md_escape(d.why)} |" for d in r.differences]
+    if r.notes:
+        out += ["", "## Notes", ""] + [f"* {n}" for n in r.notes]
+    out += ["", "## Run", "", "| | |", "|---|---|"]
+    out += [f"| {k} | {_md_escape(v)} |" for k, v in run.items() if k not in ("summary",)]
+    return "\n".join(out) + "\n"
+
+
+_CSS = """body{font-family:sans-serif;max-width:1150px;margin:2em auto;color:#222;line-height:1.4}
+table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.2em}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.holds{color:#176b2c;font-weight:bold}.not{color:#a11;font-weight:bold}.inc{color:#8a6d00;font-weight:bold}
+figure{margin:1em 0}figcaption{font-size:13px;color:#444}code{background:#f4f4f4;padding:0 3px}svg{max-width:100%;height:auto}"""
+
+
+def _h(s: Any) -> str:
+    text = html.escape(str(s))
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{_h(c)}</th>" for c in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def to_html(r: Report) -> str:
+    run = r.run
+    parts = [f"<h1>Reproduction: {_h(r.title)}</h1><p><em>{_h(r.citation)}</em></p>",
+             f"<p><code>{_h(run['command'])}</code> — {_h(run['summary'])}</p>",
+             "<h2>Setup as we read it</h2><ul>" + "".join(f"<li>{_h(s)}</li>" for s in r.setup) + "</ul>",
+             "<h2>Tables: the paper's values beside ours</h2>"]
+    for t in r.tables + ([] if not r.extra_tables else []):
+        parts.append(f"<h3>{_h(t.title)}</h3>" + _html_table(t.columns, [[_h(c) for c in row] for row in t.rows]) + (f"<p>{_h(t.caption)}</p>" if t.caption else ""))
+    if r.extra_tables:
+        parts.append("<h2>Our further measurements (no paper values)</h2>")
+        for t in r.extra_tables:
+            parts.append(f"<h3>{_h(t.title)}</h3>" + _html_table(t.columns, [[_h(c) for c in row] for row in t.rows]) + (f"<p>{_h(t.caption)}</p>" if t.caption else ""))
+    parts.append("<h2>Figures</h2>")
+    for f in r.figures:
+        parts.append(f"<figure><h3>{_h(f.title)}</h3>{f.svg}<figcaption>{_h(f.caption)}</figcaption></figure>")
+    cls = {HOLDS: "holds", NOT_HOLDS: "not", INCONCLUSIVE: "inc"}
+    parts.append("<h2>Claims</h2>" + _html_table(["claim", "where", "verdict", "test", "evidence"],
+                 [[_h(c.claim), _h(c.where), f'<span class="{cls[c.verdict]}">{_h(c.verdict)}</span>', _h(c.test), _h(c.evidence)] for c in r.claims]))
+    parts.append("<h2>How our setup differs from the paper's</h2>" + _html_table(["topic", "paper", "ours", "reason", "why"],
+                 [[_h(d.topic), _h(d.paper), _h(d.ours), _h(d.reason), _h(d.why)] for d in r.differences]))
+    if r.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_h(n)}</li>" for n in r.notes) + "</ul>")
+    parts.append("<h2>Run</h2>" + _html_table(["", ""], [[_h(k), _h(v)] for k, v in run.items() if k != "summary"]))
+    return f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>manetlab reproduce {_h(r.name)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
+
+
+def to_json(r: Report) -> str:
+    d = asdict(r)
+    for f in d["figures"]:
+        f.pop("fig", None)
+        f.pop("svg", None)
+    return json.dumps(d, indent=1, sort_keys=False, default=str) + "\n"
+
+
+def write_report(r: Report, out: Path) -> list[Path]:
+    """report.md, report.html (self-contained), report.json and figures/ into `out`
+    (each file written whole then renamed, so a reader never sees half a report)."""
+    out.mkdir(parents=True, exist_ok=True)
+    render_figures(r.figures, out / "figures")
+    paths = []
+    for name, text in (("report.md", to_markdown(r)), ("report.html", to_html(r)), ("report.json", to_json(r))):
+        p = out / name
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+        paths.append(p)
+    return paths
