@@ -19,6 +19,6 @@ pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, payload_bytes:
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),
-        source_route: None,
+        source_route: None, frn: None,
     }
 }

@@ -8,11 +8,10 @@
 //! link failed at a threshold and hands the neighbour's packets back to routing.
 //!
 //! The MAC and the FRN routing (`routing::frn`) are one protocol split over two
-//! layers; what they share (the FRN packet header, per-neighbour link state)
-//! lives in one run-wide [`FrnShared`] behind an `Rc<RefCell>` — the header is
-//! logically part of the packet (its bytes count in the air time), kept in a
-//! table keyed by packet uid because `Packet` has no per-protocol extension
-//! field. No borrow of it is held across a call into another layer.
+//! layers. The FRN header travels in the packet (`Packet::frn`, one per copy,
+//! its bytes `header_bytes` in the air time); per-neighbour link state, which
+//! the MAC writes and routing reads, lives in one run-wide [`FrnShared`] behind
+//! an `Rc<RefCell>`. No borrow of it is held across a call into another layer.
 //!
 //! Style as the DCF: handlers take `now` and push [`MacAction`]s.
 
@@ -69,7 +68,7 @@ impl Default for FrnParams {
     }
 }
 
-/// The FRN header of a data packet (logically in the packet; see module doc).
+/// The FRN header of a data packet, carried in `Packet::frn` (each copy its own).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FrnHeader {
     /// The slot in which the lifetime reaches 0. Slots are a run-wide grid, so
@@ -96,7 +95,6 @@ pub struct LinkState {
 /// What the FRN MAC and routing of all nodes share (one per run).
 #[derive(Debug, Default)]
 pub struct FrnShared {
-    pub headers: BTreeMap<u64, FrnHeader>,
     /// `links[n][m]`: node n's state of its link to m (absent = never failed).
     pub links: Vec<BTreeMap<NodeId, LinkState>>,
     pub params: FrnParams,
@@ -106,7 +104,7 @@ pub type FrnHandle = Rc<RefCell<FrnShared>>;
 
 impl FrnShared {
     pub fn new(nodes: usize, params: FrnParams) -> FrnHandle {
-        Rc::new(RefCell::new(FrnShared { headers: BTreeMap::new(), links: vec![BTreeMap::new(); nodes], params }))
+        Rc::new(RefCell::new(FrnShared { links: vec![BTreeMap::new(); nodes], params }))
     }
     pub fn slot_of(&self, t: SimTime) -> u64 {
         t.as_nanos() / self.params.slot.as_nanos()
@@ -116,7 +114,7 @@ impl FrnShared {
     }
     /// Whether `pkt`'s lifetime has run out by slot `slot`.
     pub fn expired(&self, pkt: &Packet, slot: u64) -> bool {
-        self.headers.get(&pkt.uid).is_some_and(|h| h.expires_slot <= slot)
+        pkt.frn.as_ref().is_some_and(|h| h.expires_slot <= slot)
     }
 }
 
@@ -531,9 +529,13 @@ impl FrnMac {
             FrameKind::Data => {
                 let Some(pkt) = f.pkt.as_ref() else { return };
                 // Echo: the neighbour we sent this packet to relays it (to anyone,
-                // or back to us with an ERDN). A late echo still counts.
+                // or back to us with an ERDN). A late echo still counts. The
+                // relayed copy must be the one it had from us (its header's last
+                // sender is us): another copy of the same packet passing through
+                // that neighbour says nothing about ours.
                 let mut echoed = false;
-                if let Some(i) = self.buf.iter().position(|it| it.next_hop == Some(f.src) && it.pkt.uid == pkt.uid && it.seq != 0) {
+                let from_us = pkt.frn.as_ref().is_none_or(|h| h.prev == Some(self.me));
+                if let Some(i) = self.buf.iter().position(|it| from_us && it.next_hop == Some(f.src) && it.pkt.uid == pkt.uid && it.seq != 0) {
                     self.echoes += 1;
                     echoed = true;
                     self.delivered_item(now, i, "echo", out);
@@ -543,8 +545,14 @@ impl FrnMac {
                     Some(d) if d == self.me => {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
-                        // A packet returned to us with an ERDN is its own echo, not a duplicate.
-                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&(f.src, f.seq)) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid));
+                        // A duplicate is a resend whose echo we sent but the sender
+                        // missed (same sender and sequence number), or a second copy
+                        // of a packet we hold and have not yet sent on. A copy we
+                        // sent and await the echo of has moved on: one arriving now
+                        // came round a loop and is new (treating it as a duplicate
+                        // could end both copies, each discarded for the other).
+                        // A packet returned to us with an ERDN is its own echo.
+                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&(f.src, f.seq)) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid && it.seq == 0));
                         let final_hop = pkt.ip.dst == self.me;
                         if dup {
                             // Our relay's echo was lost: acknowledge, do not relay again.
@@ -552,12 +560,13 @@ impl FrnMac {
                             self.acks.push_back((f.src, f.seq));
                             self.note(now, || format!("duplicate uid {} from {}: ACK", pkt.uid, f.src));
                         } else {
-                            let mut sh = self.shared.borrow_mut();
+                            // Our copy, with its own header (as received).
+                            let mut mine = pkt.clone();
                             if final_hop {
                                 // The destination relays nothing: it returns a link ACK (§II, Fig. 1c).
                                 self.acks.push_back((f.src, f.seq));
-                                sh.headers.remove(&pkt.uid);
-                            } else if let Some(h) = sh.headers.get_mut(&pkt.uid) {
+                                mine.frn = None;
+                            } else if let Some(h) = mine.frn.as_mut() {
                                 h.prev = Some(f.src);
                                 // A packet returned with an ERDN may wait here (at its
                                 // source): acknowledge it at once rather than by echo.
@@ -565,10 +574,9 @@ impl FrnMac {
                                     self.acks.push_back((f.src, f.seq));
                                 }
                             }
-                            drop(sh);
                             self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
-                            out.push(MacAction::Deliver(pkt.clone(), f.src));
+                            out.push(MacAction::Deliver(mine, f.src));
                         }
                         if !self.acks.is_empty() {
                             self.ensure_ticking(now, out);

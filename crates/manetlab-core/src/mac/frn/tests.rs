@@ -11,7 +11,7 @@ fn tcp(uid: u64, payload_bytes: u32) -> Packet {
         transport: TransportHeader::Tcp(h),
         payload_bytes,
         tag: Some(crate::packet::AppTag { flow: FlowId(0), seq: uid, created: SimTime::ZERO }),
-        source_route: None,
+        source_route: None, frn: None,
     }
 }
 
@@ -78,10 +78,11 @@ fn the_link_fails_at_the_threshold_and_its_packets_go_back_to_routing() {
 fn lifetime_runs_out_while_waiting() {
     let p = FrnParams { link_failure_threshold: 0, lifetime_slots: 30, ..FrnParams::default() };
     let shared = FrnShared::new(3, p);
-    shared.borrow_mut().headers.insert(1, FrnHeader { expires_slot: 30, ..FrnHeader::default() });
     let mut mac = FrnMac::new(NodeId(0), MacParams::default(), shared, stream(9, 0, Component::Mac));
     let mut out = Vec::new();
-    mac.enqueue(SimTime::ZERO, tcp(1, 1000), Some(NodeId(1)), &mut out);
+    let mut pkt = tcp(1, 1000);
+    pkt.frn = Some(Box::new(FrnHeader { expires_slot: 30, ..FrnHeader::default() }));
+    mac.enqueue(SimTime::ZERO, pkt, Some(NodeId(1)), &mut out);
     let mut timers: Vec<(SimTime, TimerToken)> = Vec::new();
     let mut now = SimTime::ZERO;
     for _ in 0..1000 {
@@ -103,4 +104,70 @@ fn lifetime_runs_out_while_waiting() {
         mac.timer(at, tok, &mut out);
     }
     panic!("lifetime never ran out");
+}
+
+/// Node 0's MAC with `pkt` for node 1, driven until it has sent it once.
+fn sent_once(pkt: Packet) -> (FrnMac, SimTime) {
+    let p = FrnParams { link_failure_threshold: 0, ..FrnParams::default() };
+    let mut mac = FrnMac::new(NodeId(0), MacParams::default(), FrnShared::new(6, p), stream(9, 0, Component::Mac));
+    let mut out = Vec::new();
+    mac.enqueue(SimTime::ZERO, pkt, Some(NodeId(1)), &mut out);
+    let mut timers: Vec<(SimTime, TimerToken)> = Vec::new();
+    for _ in 0..100 {
+        for a in out.drain(..) {
+            match a {
+                MacAction::SetTimer(_, at, tok) => timers.push((at, tok)),
+                MacAction::Transmit(_) => {
+                    mac.tx_end();
+                    assert_eq!(mac.buffered(), 1);
+                    return (mac, timers.iter().map(|t| t.0).min().unwrap_or(SimTime::ZERO));
+                }
+                _ => {}
+            }
+        }
+        let i = (0..timers.len()).min_by_key(|&i| timers[i].0).expect("a timer");
+        let (at, tok) = timers.swap_remove(i);
+        mac.timer(at, tok, &mut out);
+    }
+    panic!("never sent");
+}
+
+/// A data frame carrying `pkt` whose header names `prev` as its last sender.
+fn relay(src: u32, dst: Option<u32>, seq: u16, pkt: &Packet, prev: u32) -> Frame {
+    let mut pkt = pkt.clone();
+    pkt.frn = Some(Box::new(FrnHeader { expires_slot: 1000, prev: Some(NodeId(prev)), ..FrnHeader::default() }));
+    Frame { kind: FrameKind::Data, src: NodeId(src), dst: dst.map(NodeId), nav: SimDuration::ZERO, seq, retry: false, pkt: Some(pkt), arp: None, airtime: SimDuration::from_micros(100) }
+}
+
+#[test]
+fn only_the_relay_of_our_own_copy_is_an_echo() {
+    let pkt = tcp(1, 1000);
+    let (mut mac, at) = sent_once(pkt.clone());
+    let mut out = Vec::new();
+    // Node 1 sends on a copy of the same packet that it had from node 5: not our echo.
+    mac.rx_ok(at, &relay(1, Some(2), 40, &pkt, 5), &mut out);
+    assert_eq!((mac.buffered(), mac.echoes), (1, 0));
+    // Node 1 relays the copy it had from us: the echo.
+    mac.rx_ok(at, &relay(1, Some(2), 41, &pkt, 0), &mut out);
+    assert_eq!((mac.buffered(), mac.echoes), (0, 1));
+}
+
+#[test]
+fn a_copy_back_round_a_loop_is_new_while_ours_awaits_its_echo() {
+    // Ours was sent on (awaiting its echo): a copy arriving from node 3 is
+    // routed, not discarded as a duplicate (it may be the only one left).
+    let pkt = tcp(1, 1000);
+    let (mut mac, at) = sent_once(pkt.clone());
+    let mut out = Vec::new();
+    mac.rx_ok(at, &relay(3, Some(0), 7, &pkt, 3), &mut out);
+    assert!(out.iter().any(|a| matches!(a, MacAction::Deliver(p, NodeId(3)) if p.uid == 1)), "{out:?}");
+    assert_eq!(mac.duplicates, 0);
+    // A copy of a packet we hold and have not sent yet is a duplicate: ACKed, not routed.
+    let mut mac = FrnMac::new(NodeId(0), MacParams::default(), FrnShared::new(6, FrnParams::default()), stream(9, 0, Component::Mac));
+    let mut out = Vec::new();
+    mac.enqueue(SimTime::ZERO, pkt.clone(), Some(NodeId(1)), &mut out);
+    out.clear();
+    mac.rx_ok(SimTime::ZERO, &relay(3, Some(0), 7, &pkt, 3), &mut out);
+    assert!(!out.iter().any(|a| matches!(a, MacAction::Deliver(..))), "{out:?}");
+    assert_eq!(mac.duplicates, 1);
 }

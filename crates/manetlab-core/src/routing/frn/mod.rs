@@ -237,24 +237,23 @@ impl FrnRouting {
         out
     }
 
-    fn header_or_new(&self, ctx: &RoutingCtx, pkt: &Packet) -> FrnHeader {
-        let mut sh = self.shared.borrow_mut();
-        let slot = sh.slot_of(ctx.now);
-        let life = sh.params.lifetime_slots as u64;
-        sh.headers.entry(pkt.uid).or_insert_with(|| FrnHeader { expires_slot: slot + life, ..FrnHeader::default() }).clone()
-    }
-
-    fn put_header(&self, uid: u64, h: FrnHeader) {
-        self.shared.borrow_mut().headers.insert(uid, h);
+    /// The copy's own header, or a new one at the source (lifetime starts now).
+    fn take_header(&self, ctx: &RoutingCtx, pkt: &mut Packet) -> FrnHeader {
+        match pkt.frn.take() {
+            Some(h) => *h,
+            None => {
+                let sh = self.shared.borrow();
+                FrnHeader { expires_slot: sh.slot_of(ctx.now) + sh.params.lifetime_slots as u64, ..FrnHeader::default() }
+            }
+        }
     }
 
     /// Route a data packet (originated, relayed, returned by ERDN, or given back by the MAC).
-    fn forward(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+    fn forward(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
         let now = ctx.now;
-        let mut h = self.header_or_new(ctx, &pkt);
+        let mut h = self.take_header(ctx, &mut pkt);
         let slot = self.shared.borrow().slot_of(now);
         if h.expires_slot <= slot {
-            self.shared.borrow_mut().headers.remove(&pkt.uid);
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::LifetimeExpired });
             return;
         }
@@ -277,7 +276,7 @@ impl FrnRouting {
         if let Some(cp) = h.checkpoint {
             if self.nbrs.contains_key(&cp) && !self.shared.borrow().link_failed(self.me, cp) {
                 h.trail.push(self.me);
-                self.put_header(pkt.uid, h);
+                pkt.frn = Some(Box::new(h));
                 ctx.actions.push(RoutingAction::Forward { pkt, next_hop: cp });
                 return;
             }
@@ -289,7 +288,7 @@ impl FrnRouting {
             self.by_class[class as usize] += 1;
             h.checkpoint = cp;
             h.trail.push(self.me);
-            self.put_header(pkt.uid, h);
+            pkt.frn = Some(Box::new(h));
             ctx.actions.push(RoutingAction::Forward { pkt, next_hop: m });
             return;
         }
@@ -300,12 +299,12 @@ impl FrnRouting {
                 self.erdn_to.insert(up);
                 *self.counters.sent_by_type.entry("ERDN").or_default() += 1;
                 h.erdn = true;
-                self.put_header(pkt.uid, h);
+                pkt.frn = Some(Box::new(h));
                 ctx.actions.push(RoutingAction::Forward { pkt, next_hop: up });
                 return;
             }
         }
-        self.put_header(pkt.uid, h);
+        pkt.frn = Some(Box::new(h));
         if pkt.ip.src == self.me {
             if self.parked.iter().any(|p| p.uid == pkt.uid) {
                 // A second copy came back (copies multiply when an echo is lost
@@ -318,7 +317,6 @@ impl FrnRouting {
             }
             self.parked.push(pkt);
         } else {
-            self.shared.borrow_mut().headers.remove(&pkt.uid);
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
         }
     }
@@ -328,7 +326,6 @@ impl FrnRouting {
         let slot = self.shared.borrow().slot_of(ctx.now);
         for pkt in std::mem::take(&mut self.parked) {
             if self.shared.borrow().expired(&pkt, slot) {
-                self.shared.borrow_mut().headers.remove(&pkt.uid);
                 ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::LifetimeExpired });
             } else if self.candidates(pkt.ip.dst, None, ctx.now).is_empty() {
                 self.parked.push(pkt);
@@ -384,7 +381,7 @@ fn control(uid: u64, src: NodeId, dst: NodeId, msg: FrnMessage) -> Packet {
         transport: TransportHeader::Routing(RoutingMessage::Frn(msg)),
         payload_bytes: 0,
         tag: None,
-        source_route: None,
+        source_route: None, frn: None,
     }
 }
 
@@ -406,12 +403,12 @@ impl Routing for FrnRouting {
 
     /// The MAC gave the packet back: the link to `next_hop` was declared failed,
     /// or the packet's lifetime ran out while it waited.
-    fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
+    fn tx_failed(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, next_hop: NodeId) {
         if next_hop != self.me {
             self.counters.route_breaks += 1;
         }
         // Not back to where it came from unless that is all there is (forward() decides).
-        if let Some(h) = self.shared.borrow_mut().headers.get_mut(&pkt.uid) {
+        if let Some(h) = pkt.frn.as_mut() {
             if h.trail.last() == Some(&self.me) {
                 h.trail.pop();
             }

@@ -28,22 +28,22 @@ fn data(src: u32, dst: u32) -> Packet {
     crate::transport::udp::datagram(7, FlowId(0), NodeId(src), NodeId(dst), 100, false, 0, SimTime::ZERO)
 }
 
-/// Route `pkt` at `node` having come from `prev` (as the MAC notes it): the next hop.
-fn step(r: &mut [FrnRouting], shared: &FrnHandle, node: u32, prev: Option<u32>, pkt: &Packet) -> (NodeId, FrnHeader) {
-    if let Some(p) = prev {
-        if let Some(h) = shared.borrow_mut().headers.get_mut(&pkt.uid) {
-            h.prev = Some(NodeId(p));
-        }
+/// Route `pkt` at `node` having come from `prev` (as the MAC notes it in the
+/// copy's header): the next hop and the header; `pkt` becomes the copy sent on.
+fn step(r: &mut [FrnRouting], node: u32, prev: Option<u32>, pkt: &mut Packet) -> (NodeId, FrnHeader) {
+    if let (Some(p), Some(h)) = (prev, pkt.frn.as_mut()) {
+        h.prev = Some(NodeId(p));
     }
     let (mut actions, mut uid) = (Vec::new(), 5000);
     let mut ctx = RoutingCtx { now: SimTime::ZERO, node: NodeId(node), actions: &mut actions, next_uid: &mut uid };
     r[node as usize].route(&mut ctx, pkt.clone());
-    let hop = actions.iter().find_map(|a| match a {
-        RoutingAction::Forward { next_hop, .. } => Some(*next_hop),
+    let sent = actions.into_iter().find_map(|a| match a {
+        RoutingAction::Forward { next_hop, pkt } => Some((next_hop, pkt)),
         _ => None,
     });
-    let hop = hop.unwrap_or_else(|| panic!("node {node} did not forward: {actions:?}"));
-    (hop, shared.borrow().headers[&pkt.uid].clone())
+    let (hop, sent) = sent.unwrap_or_else(|| panic!("node {node} did not forward"));
+    *pkt = sent;
+    (hop, (**pkt.frn.as_ref().expect("an FRN header")).clone())
 }
 
 fn fail(shared: &FrnHandle, a: u32, b: u32) {
@@ -71,18 +71,18 @@ fn routes_are_classified_forward_sideward_backward() {
 #[test]
 fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
     let (mut r, sh) = converged(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)]);
-    let pkt = data(0, 2);
-    let (h0, _) = step(&mut r, &sh, 0, None, &pkt);
+    let mut pkt = data(0, 2);
+    let (h0, _) = step(&mut r, 0, None, &mut pkt);
     assert_eq!(h0, NodeId(1));
     fail(&sh, 1, 2);
-    let (h1, hdr) = step(&mut r, &sh, 1, Some(0), &pkt);
+    let (h1, hdr) = step(&mut r, 1, Some(0), &mut pkt);
     assert_eq!((h1, hdr.checkpoint), (NodeId(4), Some(NodeId(5))), "backward via 4, checkpoint 5");
-    let (h4, hdr) = step(&mut r, &sh, 4, Some(1), &pkt);
+    let (h4, hdr) = step(&mut r, 4, Some(1), &mut pkt);
     assert_eq!((h4, hdr.checkpoint), (NodeId(5), Some(NodeId(5))), "4 goes to the checkpoint (cleared there)");
     // Without the checkpoint 4's first shortest route leads straight back to 1.
-    let other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 100, false, 1, SimTime::ZERO);
-    sh.borrow_mut().headers.insert(8, FrnHeader { expires_slot: 1000, prev: Some(NodeId(1)), ..FrnHeader::default() });
-    let (bounce, _) = step(&mut r, &sh, 4, Some(1), &other);
+    let mut other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 100, false, 1, SimTime::ZERO);
+    other.frn = Some(Box::new(FrnHeader { expires_slot: 1000, prev: Some(NodeId(1)), ..FrnHeader::default() }));
+    let (bounce, _) = step(&mut r, 4, Some(1), &mut other);
     assert_eq!(bounce, NodeId(1), "ping-pong without a checkpoint");
 }
 
@@ -92,15 +92,15 @@ fn an_erdn_walks_back_to_the_first_node_with_a_detour() {
     // after 2–3 fails, 2 and 1 have no route left (their other neighbour is
     // where the packet came from, and 0 has no shortest route but through 1).
     let (mut r, sh) = converged(8, &[(0, 1), (1, 2), (2, 3), (0, 5), (5, 6), (6, 7), (7, 3)]);
-    let pkt = data(0, 3);
-    assert_eq!(step(&mut r, &sh, 0, None, &pkt).0, NodeId(1));
-    assert_eq!(step(&mut r, &sh, 1, Some(0), &pkt).0, NodeId(2));
+    let mut pkt = data(0, 3);
+    assert_eq!(step(&mut r, 0, None, &mut pkt).0, NodeId(1));
+    assert_eq!(step(&mut r, 1, Some(0), &mut pkt).0, NodeId(2));
     fail(&sh, 2, 3);
-    let (h, hdr) = step(&mut r, &sh, 2, Some(1), &pkt);
+    let (h, hdr) = step(&mut r, 2, Some(1), &mut pkt);
     assert_eq!((h, hdr.erdn), (NodeId(1), true), "2 returns it with an ERDN");
-    let (h, hdr) = step(&mut r, &sh, 1, Some(2), &pkt);
+    let (h, hdr) = step(&mut r, 1, Some(2), &mut pkt);
     assert_eq!((h, hdr.erdn), (NodeId(0), true), "1 has no detour either: ERDN on");
-    let (h, hdr) = step(&mut r, &sh, 0, Some(1), &pkt);
+    let (h, hdr) = step(&mut r, 0, Some(1), &mut pkt);
     assert_eq!((h, hdr.erdn), (NodeId(5), false), "0 takes its detour");
     assert_eq!(r[0].best_class(NodeId(3), SimTime::ZERO), Some((RouteClass::Sideward, NodeId(5))));
     assert_eq!((r[2].erdns, r[1].erdns, r[0].erdns), (1, 1, 0));
