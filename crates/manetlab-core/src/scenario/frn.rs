@@ -32,6 +32,8 @@ pub struct FrnMacSpec {
     pub link_failure_threshold: Option<u32>,
     pub buffer_pkts: Option<u32>,
     pub header_bytes: Option<u32>,
+    pub relay_first: Option<bool>,
+    pub miss_at_resend: Option<bool>,
 }
 
 impl FrnMacSpec {
@@ -49,6 +51,8 @@ impl FrnMacSpec {
             link_failure_threshold: self.link_failure_threshold.unwrap_or(d.link_failure_threshold),
             buffer_pkts: self.buffer_pkts.unwrap_or(d.buffer_pkts),
             header_bytes: self.header_bytes.unwrap_or(d.header_bytes),
+            relay_first: self.relay_first.unwrap_or(d.relay_first),
+            miss_at_resend: self.miss_at_resend.unwrap_or(d.miss_at_resend),
         }
     }
 

@@ -50,6 +50,16 @@ pub struct FrnParams {
     pub buffer_pkts: u32,
     /// FRN header bytes on top of the MAC data header (lifetime, checkpoint, flags).
     pub header_bytes: u32,
+    /// Relays and link ACKs due this slot (the slot after reception, §II) go
+    /// first: a node picks them before its own packets and resends, and they
+    /// sense in the first `cs_minislots` mini-slots of the slot while other
+    /// transmissions sense in the next `cs_minislots`, so neighbours hear the
+    /// relay (the echo) and defer. false: one window, earliest due first.
+    pub relay_first: bool,
+    /// A transmission without echo/ACK counts against the link (§III-A) when
+    /// the packet is resent, so an echo heard late (after the echo slot, before
+    /// the resend) is no failure. false: counted as soon as the echo slot passes.
+    pub miss_at_resend: bool,
 }
 
 impl Default for FrnParams {
@@ -64,6 +74,8 @@ impl Default for FrnParams {
             link_failure_threshold: 3,
             buffer_pkts: 50,
             header_bytes: 8,
+            relay_first: true,
+            miss_at_resend: true,
         }
     }
 }
@@ -141,6 +153,8 @@ struct Item {
     /// The MAC sequence number of its last transmission (matched by link ACKs).
     seq: u16,
     retries: u32,
+    /// Its last transmission had no echo/ACK; counted against the link when it is resent.
+    pending_miss: bool,
 }
 
 /// Phase of the one slot timer.
@@ -188,6 +202,8 @@ pub struct FrnMac {
     pub frames_sent: u64,
     pub echoes: u64,
     pub link_acks: u64,
+    /// Links this node declared failed (§III-A threshold reached).
+    pub links_failed: u64,
 }
 
 const SEEN_KEEP: usize = 256;
@@ -217,6 +233,7 @@ impl FrnMac {
             frames_sent: 0,
             echoes: 0,
             link_acks: 0,
+            links_failed: 0,
         }
     }
 
@@ -252,7 +269,7 @@ impl FrnMac {
     pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
         let due = self.slot_of(now) + 1;
         self.note(now, || format!("enqueue uid {} to {:?} due slot {due}", pkt.uid, next_hop));
-        self.buf.push(Item { pkt, next_hop, due, state: State::Ready, seq: 0, retries: 0 });
+        self.buf.push(Item { pkt, next_hop, due, state: State::Ready, seq: 0, retries: 0, pending_miss: false });
         self.ensure_ticking(now, out);
         if self.is_free() {
             out.push(MacAction::Ready);
@@ -283,8 +300,11 @@ impl FrnMac {
         let k = self.slot_of(now);
         self.expire(now, k, out);
         self.echo_timeouts(now, k, out);
-        if self.pick(k).is_some() {
-            let wait = self.rng.gen_range(0..self.p.cs_minislots.max(1));
+        if let Some(pick) = self.pick(k) {
+            let n = self.p.cs_minislots.max(1);
+            // Relays and ACKs sense in the first window, everything else in the second.
+            let late = self.p.relay_first && !self.is_fresh(pick, k);
+            let wait = self.rng.gen_range(0..n) + if late { n } else { 0 };
             let at = now + SimDuration(self.p.minislot.as_nanos() * wait as u64);
             self.phase = Phase::Contend(k);
             let tok = self.timer.arm(at);
@@ -315,15 +335,26 @@ impl FrnMac {
         }
     }
 
-    /// Unicasts sent in slot k−2 heard no echo/ACK in slot k−1: count a
-    /// failure for the neighbour and schedule a resend after the random
-    /// interval; at the threshold the link is declared failed and every packet
-    /// for that neighbour goes back to routing.
+    /// Unicasts sent in slot k−2 heard no echo/ACK in slot k−1: schedule a
+    /// resend after the random interval, and count a failure for the
+    /// neighbour — now, or (`miss_at_resend`) when the resend comes due with
+    /// still no echo. At the threshold the link is declared failed and every
+    /// packet for that neighbour goes back to routing.
     fn echo_timeouts(&mut self, now: SimTime, k: u64, out: &mut Vec<MacAction>) {
         let mut failed_nbrs = Vec::new();
         let mut i = 0;
         while i < self.buf.len() {
             let it = &self.buf[i];
+            let nh = it.next_hop;
+            if it.pending_miss && it.state == State::Ready && it.due <= k {
+                // The resend is due and no late echo came: now it is a failure.
+                self.buf[i].pending_miss = false;
+                let nh = nh.expect("only unicasts await an echo");
+                let uid = self.buf[i].pkt.uid;
+                self.count_miss(now, nh, uid, &mut failed_nbrs);
+                i += 1;
+                continue;
+            }
             let State::AwaitEcho { sent } = it.state else {
                 i += 1;
                 continue;
@@ -332,7 +363,7 @@ impl FrnMac {
                 i += 1;
                 continue;
             }
-            let nh = it.next_hop.expect("only unicasts await an echo");
+            let nh = nh.expect("only unicasts await an echo");
             if it.pkt.is_routing() {
                 // A probe is sent once: no resend, no count (the link is already failed).
                 let it = self.buf.remove(i);
@@ -346,20 +377,16 @@ impl FrnMac {
             it.due = sent + 1 + r;
             it.retries += 1;
             let (uid, due) = (it.pkt.uid, it.due);
-            let fails = {
-                let mut sh = self.shared.borrow_mut();
-                let l = sh.links[self.me.index()].entry(nh).or_default();
-                l.fails += 1;
-                if self.p.link_failure_threshold > 0 && l.fails >= self.p.link_failure_threshold && !l.failed {
-                    l.failed = true;
-                    failed_nbrs.push(nh);
-                }
-                l.fails
-            };
-            self.note(now, || format!("no echo from {nh} for uid {uid} (fail {fails}); resend in slot {due}"));
+            self.note(now, || format!("no echo from {nh} for uid {uid}; resend in slot {due}"));
+            if self.p.miss_at_resend {
+                self.buf[i].pending_miss = true;
+            } else {
+                self.count_miss(now, nh, uid, &mut failed_nbrs);
+            }
             i += 1;
         }
         for nh in failed_nbrs {
+            self.links_failed += 1;
             self.note(now, || format!("link to {nh} failed"));
             let mut j = 0;
             while j < self.buf.len() {
@@ -380,9 +407,36 @@ impl FrnMac {
         }
     }
 
+    /// One more transmission to `nh` without echo/ACK (§III-A's counter).
+    fn count_miss(&mut self, now: SimTime, nh: NodeId, uid: u64, failed_nbrs: &mut Vec<NodeId>) {
+        let fails = {
+            let mut sh = self.shared.borrow_mut();
+            let l = sh.links[self.me.index()].entry(nh).or_default();
+            l.fails += 1;
+            if self.p.link_failure_threshold > 0 && l.fails >= self.p.link_failure_threshold && !l.failed {
+                l.failed = true;
+                failed_nbrs.push(nh);
+            }
+            l.fails
+        };
+        self.note(now, || format!("miss {fails} to {nh} (uid {uid})"));
+    }
+
+    /// A link ACK, or a packet received last slot to relay now (§II).
+    fn is_fresh(&self, pick: Pick, k: u64) -> bool {
+        match pick {
+            Pick::Ack(..) => true,
+            Pick::Item(i) => {
+                let it = &self.buf[i];
+                it.seq == 0 && it.due == k && it.next_hop.is_some() && it.pkt.ip.src != self.me
+            }
+        }
+    }
+
     /// What to send in slot k: a link ACK first (due the slot after reception),
-    /// then the earliest-due packet. Nothing in the slot after our own unicast:
-    /// we listen for its echo (one half-duplex radio).
+    /// then (`relay_first`) a packet received last slot, then the earliest-due
+    /// packet. Nothing in the slot after our own unicast: we listen for its
+    /// echo (one half-duplex radio).
     fn pick(&self, k: u64) -> Option<Pick> {
         if self.listen_slot == Some(k) {
             return None;
@@ -390,12 +444,13 @@ impl FrnMac {
         if let Some(&(to, seq)) = self.acks.front() {
             return Some(Pick::Ack(to, seq));
         }
-        self.buf
-            .iter()
-            .enumerate()
-            .filter(|(_, it)| it.state == State::Ready && it.due <= k)
-            .min_by_key(|(i, it)| (it.due, *i))
-            .map(|(i, _)| Pick::Item(i))
+        let ready = || self.buf.iter().enumerate().filter(|(_, it)| it.state == State::Ready && it.due <= k);
+        if self.p.relay_first {
+            if let Some((i, _)) = ready().find(|&(i, _)| self.is_fresh(Pick::Item(i), k)) {
+                return Some(Pick::Item(i));
+            }
+        }
+        ready().min_by_key(|(i, it)| (it.due, *i)).map(|(i, _)| Pick::Item(i))
     }
 
     fn contend(&mut self, now: SimTime, k: u64, out: &mut Vec<MacAction>) {

@@ -171,3 +171,68 @@ fn a_copy_back_round_a_loop_is_new_while_ours_awaits_its_echo() {
     assert!(!out.iter().any(|a| matches!(a, MacAction::Deliver(..))), "{out:?}");
     assert_eq!(mac.duplicates, 1);
 }
+
+/// Drive `mac` until `until`, answering nothing: (time, uid) of each transmission.
+fn drive(mac: &mut FrnMac, out: &mut Vec<MacAction>, timers: &mut Vec<(SimTime, TimerToken)>, until: SimTime) -> Vec<(SimTime, u64)> {
+    let (mut sent, mut now) = (Vec::new(), SimTime::ZERO);
+    loop {
+        for a in out.drain(..) {
+            match a {
+                MacAction::SetTimer(_, at, tok) => timers.push((at, tok)),
+                MacAction::Transmit(f) => {
+                    sent.push((now, f.pkt.as_ref().map_or(0, |p| p.uid)));
+                    mac.tx_end();
+                }
+                _ => {}
+            }
+        }
+        let Some(i) = (0..timers.len()).min_by_key(|&i| timers[i].0) else { break };
+        if timers[i].0 >= until {
+            break;
+        }
+        let (at, tok) = timers.swap_remove(i);
+        now = at;
+        mac.timer(at, tok, out);
+    }
+    sent
+}
+
+#[test]
+fn a_relay_goes_first_in_the_slot_after_reception() {
+    // An own packet and a relay both due in slot 1: the relay is sent in slot 1
+    // within the first carrier-sense window; the own packet waits.
+    let p = FrnParams { link_failure_threshold: 0, ..FrnParams::default() };
+    for seed in 0..20 {
+        let mut mac = FrnMac::new(NodeId(0), MacParams::default(), FrnShared::new(6, p), stream(seed, 0, Component::Mac));
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        mac.enqueue(SimTime::ZERO, tcp(1, 1000), Some(NodeId(1)), &mut out);
+        let mut relay = tcp(2, 1000);
+        relay.ip.src = NodeId(5);
+        mac.enqueue(SimTime::ZERO, relay, Some(NodeId(1)), &mut out);
+        let sent = drive(&mut mac, &mut out, &mut timers, SimTime(p.slot.as_nanos() * 2));
+        let (at, uid) = sent[0];
+        let into_slot = at.as_nanos() - p.slot.as_nanos();
+        assert_eq!(uid, 2, "seed {seed}: the relay first");
+        assert!(into_slot < p.minislot.as_nanos() * p.cs_minislots as u64, "seed {seed}: relay sensed {into_slot} ns into the slot");
+    }
+}
+
+#[test]
+fn an_echo_heard_late_is_no_failure() {
+    // Threshold 1: the echo slot passes without one; the echo comes a slot
+    // later, before the resend. Counted at the resend (default) it is no
+    // failure; counted when the echo slot passes the link is declared failed.
+    for (miss_at_resend, failures) in [(true, 0), (false, 1)] {
+        let p = FrnParams { link_failure_threshold: 1, miss_at_resend, ..FrnParams::default() };
+        let mut mac = FrnMac::new(NodeId(0), MacParams::default(), FrnShared::new(6, p), stream(9, 0, Component::Mac));
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        let pkt = tcp(1, 1000);
+        mac.enqueue(SimTime::ZERO, pkt.clone(), Some(NodeId(1)), &mut out);
+        let slot = p.slot.as_nanos();
+        // Sent in slot 1, echo expected in slot 2; at slot 3's start it is late.
+        let sent = drive(&mut mac, &mut out, &mut timers, SimTime(3 * slot + slot / 2));
+        assert_eq!(sent.len(), 1);
+        mac.rx_ok(SimTime(3 * slot + slot / 2), &relay(1, Some(2), 9, &pkt, 0), &mut out);
+        assert_eq!((mac.links_failed, mac.echoes), (failures, 1 - failures), "miss_at_resend {miss_at_resend}");
+    }
+}
