@@ -160,7 +160,8 @@ impl FrnRouting {
             config_timer: Timer::new(),
             probe_timer: Timer::new(),
             trigger_timer: Timer::new(),
-            counters: RoutingCounters::default(),
+            // Every kind in the results, also when none was sent (ERDNs without detection).
+            counters: RoutingCounters::with_kinds(&["CONFIG", "PROBE", "ERSN", "ERDN"]),
             by_class: [0; 3],
             erdns: 0,
         }
