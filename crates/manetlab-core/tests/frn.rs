@@ -140,25 +140,43 @@ fn with_a_detour_traffic_moves_within_one_slot_and_the_checkpoint_stops_ping_pon
     assert_eq!((f.rx_packets, f.dropped_packets), (6, 0));
 }
 
-/// The measurement in docs/frn.md: examples/frn_grid.toml (4 Tahoe flows over a
-/// 4×5 grid with random link failures) for thresholds 0 (original FRN) to 5,
-/// summed throughput in packets per slot, mean over seeds. Slow: run by hand,
+/// The diagnostics in docs/frn.md ("Why detection hurts"): examples/frn_grid.toml
+/// (4 Tahoe flows over a 4×5 grid with random link failures) for thresholds 0
+/// (original FRN) to 5 and with the MAC's `relay_first` / `miss_at_resend` off;
+/// per run, mean over seeds 1–5: packets per slot (4 flows summed), data frames
+/// echoed and link ACKs received, links declared failed, ERDNs. Slow: run by hand,
 /// `cargo test -p manetlab-core --test frn -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn grid_throughput_against_the_threshold() {
     let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/frn_grid.toml")).unwrap();
-    for th in 0..=5 {
-        let (mut per_slot, mut kbps, seeds) = (0.0, 0.0, 5);
+    let cases: Vec<(u32, &str)> = (0..=5).map(|t| (t, "")).chain([(0, "relay_first = false\nmiss_at_resend = false\n"), (3, "relay_first = false\nmiss_at_resend = false\n"), (3, "relay_first = false\n"), (3, "miss_at_resend = false\n")]).collect();
+    let seeds = 5;
+    for (th, keys) in cases {
+        let (mut per_slot, mut echoes, mut acks, mut failed, mut erdns) = (0.0, 0, 0, 0, 0);
         for seed in 1..=seeds {
-            let text = base.replace("seed = 1\n", &format!("seed = {seed}\n")).replace("link_failure_threshold = 3 ", &format!("link_failure_threshold = {th} "));
+            let text = base
+                .replace("seed = 1\n", &format!("seed = {seed}\n"))
+                .replace("link_failure_threshold = 3 ", &format!("{keys}link_failure_threshold = {th} "));
             let mut s = sim(&text);
             s.run_to_end();
             let r = s.results();
             per_slot += r.flows.iter().map(|f| f.delivered_per_slot.unwrap()).sum::<f64>();
-            kbps += r.flows.iter().map(|f| f.throughput_kbps).sum::<f64>();
+            for n in 0..20 {
+                let m = s.frn_mac(n).expect("FRN MAC");
+                (echoes, acks, failed) = (echoes + m.echoes, acks + m.link_acks, failed + m.links_failed);
+            }
+            erdns += r.nodes.iter().filter_map(|n| n.routing.as_ref()).map(|x| x.routing_by_type["routing_sent_ERDN"]).sum::<u64>();
         }
-        println!("threshold {th}: {:.4} packets/slot, {:.1} kbit/s (4 flows, mean of {seeds} seeds)", per_slot / seeds as f64, kbps / seeds as f64);
+        let k = seeds as f64;
+        println!(
+            "threshold {th} {:40} {:.4} packets/slot, echoes {:.0}, link ACKs {:.0}, links declared failed {:.0}, ERDNs {:.0}",
+            keys.replace('\n', " "),
+            per_slot / k,
+            echoes as f64 / k,
+            acks as f64 / k,
+            failed as f64 / k,
+            erdns as f64 / k
+        );
     }
 }
-
