@@ -128,6 +128,11 @@ def _pairs(a: Any, b: Any, col: str = "per_slot") -> list[float]:
     return [float(x[s] - y[s]) for s in sorted(set(x.index) & set(y.index)) if not (math.isnan(x[s]) or math.isnan(y[s]))]
 
 
+def _k(diffs: list[float]) -> list[float]:
+    """Packets per slot → packets per 1000 slots (claims print two decimals)."""
+    return [1000 * d for d in diffs]
+
+
 def _impr_pct(a: Any, b: Any) -> list[float]:
     x, y = a.set_index("seed")["per_slot"], b.set_index("seed")["per_slot"]
     return [float(100 * (x[s] - y[s]) / y[s]) for s in sorted(set(x.index) & set(y.index)) if y[s] > 0]
@@ -249,17 +254,17 @@ class Frn(Paper):
     def claims(self, ctx: Context) -> list[Claim]:
         df = per_run(ctx)
         out = []
-        v, test, ev = positive_test(_pairs(_sel(df, 3), _sel(df, 0)), "threshold 3 − original, packets/slot")
+        v, test, ev = positive_test(_k(_pairs(_sel(df, 3), _sel(df, 0))), "threshold 3 − original, packets per 1000 slots")
         out.append(Claim("Detecting link failures (threshold 3) gives higher TCP throughput than the original FRN", "§IV, Fig. 7 (modified above the original line)", v, test, ev))
         others = [1, 2, 4, 5]
-        parts = [positive_test(_pairs(_sel(df, 3), _sel(df, t)), f"threshold 3 − threshold {t}, packets/slot") for t in others]
+        parts = [positive_test(_k(_pairs(_sel(df, 3), _sel(df, t))), f"threshold 3 − threshold {t}, packets per 1000 slots") for t in others]
         v, ev = all_of(parts, [f"vs {t}" for t in others])
         out.append(Claim("Three transmission failures is the most effective threshold (10 s failures)", "§IV, Fig. 7", v, parts[0][1], ev))
-        v, test, ev = positive_test(_pairs(_sel(df, 2, dur=2.5), _sel(df, 3, dur=2.5)), "threshold 2 − threshold 3 at 2.5 s, packets/slot")
+        v, test, ev = positive_test(_k(_pairs(_sel(df, 2, dur=2.5), _sel(df, 3, dur=2.5))), "threshold 2 − threshold 3 at 2.5 s, packets per 1000 slots")
         out.append(Claim("For short failures threshold 2 gives higher throughput than 3 (quick route change)", "§IV, Fig. 8 (2.5 s)", v, test, ev))
-        v, test, ev = positive_test(_pairs(_sel(df, 3, dur=20.0), _sel(df, 2, dur=20.0)), "threshold 3 − threshold 2 at 20 s, packets/slot")
+        v, test, ev = positive_test(_k(_pairs(_sel(df, 3, dur=20.0), _sel(df, 2, dur=20.0))), "threshold 3 − threshold 2 at 20 s, packets per 1000 slots")
         out.append(Claim("For long failures threshold 3 gives higher throughput than 2", "§IV, Fig. 8 (20 s)", v, test, ev))
-        parts = [positive_test(_pairs(_sel(df, 3, rate=r, fig9=True, improved=True), _sel(df, 3, rate=r, fig9=True, improved=False)), f"with − without at {r:g}/s, packets/slot")
+        parts = [positive_test(_k(_pairs(_sel(df, 3, rate=r, fig9=True, improved=True), _sel(df, 3, rate=r, fig9=True, improved=False))), f"with − without at {r:g}/s, packets per 1000 slots")
                  for r in FIG9_RATES]
         v, ev = all_of(parts, [f"λ {r:g}" for r in FIG9_RATES])
         out.append(Claim("Delayed ACK with preferential ACK resend increases TCP throughput", "§IV, Fig. 9", v, parts[0][1], ev))
