@@ -1,9 +1,10 @@
 """The `manetlab` command (also `python -m manetlab`).
 
     manetlab validate SCENARIO [--set key.path=value]...
-    manetlab run SCENARIO [--seed N] [--out DIR] [--partial] [--set key.path=value]...
+    manetlab run SCENARIO [--seed N] [--out DIR] [--partial] [--animate] [--set key.path=value]...
     manetlab plot RESULT_DIR --kind KIND [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
+    manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
     manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
         return int(args.func(args))
-    except (ScenarioError, PlotError, ResultFolderError) as e:
+    except (ScenarioError, PlotError, ResultFolderError, _animate_error()) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except _ns2_errors() as e:
@@ -84,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _animate_error() -> type[Exception]:
+    from manetlab.animate import AnimateError
+
+    return AnimateError
 
 
 def _ns2_errors() -> tuple[type[Exception], ...]:
@@ -130,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         help="on Ctrl-C/SIGTERM, write the results up to the stop (marked \"partial\": true) instead of nothing",
     )
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress line on stderr (default: when stderr is a terminal)")
+    r.add_argument("--animate", action="store_true", help="also write OUT/animate.html (turns on the movement, trace and series outputs it reads; docs/animate.md)")
     r.set_defaults(func=_run)
 
     pl = sub.add_parser("plot", help="draw a figure (PNG and SVG) from a result directory")
@@ -167,6 +175,13 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
     rp.add_argument("--out", type=Path, help="the HTML file (default: RESULT_DIR/report.html)")
     rp.set_defaults(func=_report)
+
+    an = sub.add_parser("animate", help="write a self-contained HTML animation of a run (nodes, transmissions, drops, routes)")
+    an.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    an.add_argument("--out", type=Path, help="the HTML file (default: RESULT_DIR/animate.html)")
+    an.add_argument("--from", dest="from_s", type=float, metavar="S", help="start of the time window (s, default 0)")
+    an.add_argument("--to", dest="to_s", type=float, metavar="S", help="end of the time window (s, default: the run's end)")
+    an.set_defaults(func=_animate)
 
     from manetlab.study.cli import add_parser as add_study_parser
 
@@ -217,6 +232,10 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     s = load_scenario(args.scenario, _overrides(args))
+    if args.animate:
+        from manetlab.animate import animate_outputs
+
+        s = s.with_overrides(animate_outputs(s.normalized))
     out = args.out if args.out is not None else Path("results") / Path(args.scenario).stem
     try:
         result = run(s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line)
@@ -234,6 +253,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"wrote {out}/: summary.json, run.json, flows/nodes/links .csv and .parquet")
     for f in result.summary.get("outputs", []):
         print(f"  {f['file']}: {f['bytes']:,} bytes")
+    if args.animate:
+        from manetlab.animate import animate
+
+        print(animate(out, out / "animate.html").describe())
     sys.stdout.flush()
     if result.partial:
         return EXIT_SIGTERM if _terminated else EXIT_SIGINT
@@ -265,6 +288,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     print(f"wrote {report(args.result_dir, args.out)}")
+    return 0
+
+
+def _animate(args: argparse.Namespace) -> int:
+    from manetlab.animate import animate
+
+    print(animate(args.result_dir, args.out, args.from_s, args.to_s).describe())
     return 0
 
 

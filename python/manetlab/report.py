@@ -37,6 +37,14 @@ def report(result_dir: str | os.PathLike[str], out: str | os.PathLike[str] | Non
         for name in ("flows", "nodes", "links")
         if summary[name]
     )
+    # The animation (`manetlab animate`, a separate page: it can be megabytes).
+    anim = rdir / "animate.html"
+    path = Path(out) if out is not None else rdir / "report.html"
+    if anim.is_file():
+        href = html.escape(Path(os.path.relpath(anim.resolve(), path.resolve().parent)).as_posix())
+        animation = f'<p><a href="{href}">animation of this run</a> ({anim.stat().st_size / 1e6:.1f} MB, opens offline in any browser)</p>'
+    else:
+        animation = f"<p>No animation yet: <code>manetlab animate {html.escape(str(rdir))}</code> writes animate.html here, and this page links it.</p>"
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>manetlab: {title}</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}}
@@ -44,11 +52,11 @@ table{{border-collapse:collapse;font-size:12px;margin-bottom:1.5em}}td,th{{paddi
 pre{{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}}figure{{margin:1em 0}}figcaption{{font-weight:bold}}</style></head>
 <body><h1>{title}</h1>
 <p>seed {summary['seed']}, {summary['duration_s']:g} s simulated, {summary['events']:,} events, manetlab {html.escape(summary['manetlab_version'])}</p>
+<h2>animation</h2>{animation}
 {tables}
 <h2>figures</h2>{''.join(figures) or '<p>(none)</p>'}
 <h2>scenario</h2><pre>{html.escape(scenario)}</pre>
 </body></html>
 """
-    path = Path(out) if out is not None else rdir / "report.html"
     path.write_text(page, encoding="utf-8")
     return path

@@ -36,6 +36,11 @@ pub struct IpHeader {
     pub dst: NodeId,
     pub ttl: u8,
     pub proto: IpProto,
+    /// Bytes counted on the air beyond the 20-byte header. 0 except where an
+    /// ns-2.35 size quirk is reproduced: its DSR and DSDV agents add
+    /// `IP_HDR_LEN` to every packet they originate, TCP segments too, although
+    /// ns-2's TCP already counts its IP header (docs/ns2-differences.md).
+    pub extra_bytes: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +90,10 @@ pub struct TcpHeader {
     /// SACK blocks `[left, right)` in wire sequence numbers; the first `sack_len` are valid.
     pub sack: [(u32, u32); TCP_MAX_SACK_BLOCKS],
     pub sack_len: u8,
+    /// Not on the wire: the segment's header bytes are not counted on the air
+    /// (ns-2.35 Vegas, whose data packets are `packetSize_` bytes only):
+    /// [`Packet::size_bytes`] leaves out the 20-byte TCP and 20-byte IP headers.
+    pub headerless: bool,
 }
 
 impl TcpHeader {
@@ -168,7 +177,11 @@ impl Packet {
     /// transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
         let sr = self.source_route.as_ref().map_or(0, |s| s.size_bytes());
-        IP_HEADER_BYTES + sr + self.transport.size_bytes() + self.payload_bytes
+        let headers = match &self.transport {
+            TransportHeader::Tcp(h) if h.headerless => 0,
+            t => IP_HEADER_BYTES + t.size_bytes(),
+        };
+        headers + self.ip.extra_bytes as u32 + sr + self.payload_bytes
     }
 
     /// Routing-protocol control traffic (served first by PriQueue).
@@ -185,7 +198,7 @@ mod tests {
     fn udp_packet_size_counts_both_headers() {
         let p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp },
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 512,
             tag: None,
@@ -207,10 +220,11 @@ mod tests {
             sack_permitted: false,
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
+            headerless: false,
         };
         let mut p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp },
+            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp, extra_bytes: 0 },
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,
@@ -219,6 +233,17 @@ mod tests {
         assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
         p.payload_bytes = 0;
         assert_eq!(p.size_bytes(), 40, "pure ACK");
+        // ns-2.35 Vegas data: payload only; DSR/DSDV's second IP header still counts.
+        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        hh.headerless = true;
+        p.payload_bytes = 1000;
+        assert_eq!(p.size_bytes(), 1000);
+        p.ip.extra_bytes = 20;
+        assert_eq!(p.size_bytes(), 1020);
+        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        hh.headerless = false;
+        p.ip.extra_bytes = 0;
+        p.payload_bytes = 0;
         // SYN with MSS + SACK-permitted: 6 B of options padded to 8.
         h.mss = Some(1000);
         h.sack_permitted = true;

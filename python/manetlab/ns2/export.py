@@ -260,13 +260,17 @@ def _plan(s: Scenario) -> _Plan:
     routing = _ROUTING[proto]
     # Interface queue.
     q = n.get("queue") or {}
-    kind = q.get("kind", "priqueue")
+    kind = q.get("kind", "cmupriqueue" if routing == "DSR" else "priqueue")
     if kind in ("red", "lred"):
         raise _refuse("queue.kind", f'"{kind}" on a wireless interface has no ns-2.35 equivalent (its RED is a wired queue without MAC feedback)')
     if routing == "DSR":
-        if kind != "priqueue":
-            raise _refuse("queue.kind", f'"{kind}" with DSR: ns-2.35 DSR needs its CMUPriQueue (use kind = "priqueue")')
+        if kind != "cmupriqueue":
+            raise _refuse("queue.kind", f'"{kind}" with DSR: ns-2.35 DSR needs its CMUPriQueue (use kind = "cmupriqueue", the default)')
+        if int(q.get("limit_pkts") or 50) != 50:
+            raise _refuse("queue.limit_pkts", "ns-2.35's CMUPriQueue holds a fixed 50 packets per band (IFQ_MAXLEN) and ignores the queue length")
         ifq = "CMUPriQueue"
+    elif kind == "cmupriqueue":
+        raise _refuse("queue.kind", f'"cmupriqueue" with {routing}: ns-2.35\'s {routing} needs the PriQueue interface (use "priqueue")')
     else:
         ifq = "Queue/DropTail/PriQueue" if kind == "priqueue" else "Queue/DropTail"
     ifq_len = int(q.get("limit_pkts") or 50)
@@ -418,6 +422,10 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
     sender: list[tuple[str, str]] = []
     for k, v in sorted(tcp.items()):
         if v is None:
+            continue
+        if k == "vegas_counts_headers":
+            if v:
+                raise _refuse(f"{key}.tcp.{k}", "true: ns-2.35's Agent/TCP/Vegas always sends packetSize_ bytes without its TCP/IP header")
             continue
         if k in _TCP_SENDER_KEYS:
             if k.startswith("vegas_") and t != "vegas":

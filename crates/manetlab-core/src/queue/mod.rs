@@ -1,11 +1,13 @@
 //! Interface queues. A queue discipline decides what waits and what is dropped;
 //! it never sees the link or MAC that drains it.
 
+mod cmupriqueue;
 mod droptail;
 mod lred;
 mod priqueue;
 mod red;
 
+pub use cmupriqueue::CmuPriQueue;
 pub use droptail::DropTail;
 pub use lred::{Lred, LredParams};
 pub use priqueue::PriQueue;
@@ -39,7 +41,7 @@ impl Queued {
         // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader { src: m.sender, dst: next_hop.unwrap_or(IP_BROADCAST), ttl: DEFAULT_TTL, proto: IpProto::Udp },
+            ip: IpHeader { src: m.sender, dst: next_hop.unwrap_or(IP_BROADCAST), ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 0,
             tag: None,

@@ -41,6 +41,15 @@ use crate::metrics::{DropReason, RoutingCounters};
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimTime, TimerToken};
 
+/// ns-2.35's DSR and DSDV agents add the IP header's 20 bytes to every packet
+/// they originate; ns-2's TCP segments already count it, so theirs is counted
+/// twice. Assigned, not added, so a packet routed again is not charged twice.
+pub(crate) fn mark_tcp_ip_twice(pkt: &mut Packet, on: bool) {
+    if on && pkt.ip.proto == crate::packet::IpProto::Tcp {
+        pkt.ip.extra_bytes = crate::packet::IP_HEADER_BYTES as u8;
+    }
+}
+
 /// A routing protocol's control message, carried as a packet's transport header
 /// (`TransportHeader::Routing`, `ip.proto = Manet`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,6 +19,7 @@ pub struct DsdvSpec {
     pub link_layer_detection: Option<bool>,
     pub trigger_on_new_seq: Option<bool>,
     pub queue_pkts: Option<u32>,
+    pub tcp_ip_header_twice: Option<bool>,
 }
 
 impl DsdvSpec {
@@ -35,6 +36,7 @@ impl DsdvSpec {
             link_layer_detection: self.link_layer_detection.unwrap_or(d.link_layer_detection),
             trigger_on_new_seq: self.trigger_on_new_seq.unwrap_or(d.trigger_on_new_seq),
             queue_pkts: self.queue_pkts.unwrap_or(d.queue_pkts),
+            tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
         }
     }
 

@@ -137,6 +137,7 @@ pub struct LinkSpec {
 pub enum QueueKind {
     Droptail,
     Priqueue,
+    Cmupriqueue,
     Red,
     Lred,
 }
@@ -145,9 +146,10 @@ pub enum QueueKind {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// Default `priqueue` (ns-2 `Queue/DropTail/PriQueue`).
-    #[serde(default = "default_queue_kind")]
-    pub kind: QueueKind,
+    /// Default `priqueue` (ns-2 `Queue/DropTail/PriQueue`), `cmupriqueue` with
+    /// DSR (ns-2.35's DSR needs its `CMUPriQueue`): [`Scenario::wireless_queue_kind`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<QueueKind>,
     #[serde(default)]
     pub limit_pkts: Option<u32>,
     // RED (packets) — ns-2 defaults 5, 15, 0.1, 0.002.
@@ -163,8 +165,16 @@ pub struct QueueSpec {
     pub pacing: Option<bool>,
 }
 
-fn default_queue_kind() -> QueueKind {
-    QueueKind::Priqueue
+impl Scenario {
+    /// The wireless interface queue: the one asked for, else ns-2's — PriQueue,
+    /// or CMUPriQueue with DSR (the only queue ns-2.35's DSR agent works with).
+    pub fn wireless_queue_kind(&self) -> QueueKind {
+        let asked = self.queue.as_ref().and_then(|q| q.kind);
+        asked.unwrap_or(match self.routing.as_ref().map(|r| r.protocol) {
+            Some(RoutingProtocol::Dsr) => QueueKind::Cmupriqueue,
+            _ => QueueKind::Priqueue,
+        })
+    }
 }
 
 impl QueueSpec {
@@ -188,29 +198,30 @@ impl QueueSpec {
         }
     }
 
-    fn validate(&self) -> Result<(), ScenarioError> {
+    fn validate(&self, default_kind: QueueKind) -> Result<(), ScenarioError> {
         if let Some(l) = self.limit_pkts {
             at_least_one("queue.limit_pkts", l)?;
         }
+        let own_kind = self.kind.unwrap_or(default_kind);
         let red_keys = [("min_th_pkts", self.min_th_pkts), ("max_th_pkts", self.max_th_pkts), ("weight", self.weight)];
         let lred_keys = [("min_th_retries", self.min_th_retries), ("max_th_retries", self.max_th_retries)];
-        let kind = format!("{:?}", self.kind).to_lowercase();
+        let kind = format!("{own_kind:?}").to_lowercase();
         let foreign = |keys: &[(&str, Option<f64>)], owner: &str| -> Result<(), ScenarioError> {
             match keys.iter().find(|(_, v)| v.is_some()) {
                 Some((k, _)) => Err(ScenarioError::new(format!("queue.{k}"), format!("only applies with kind = \"{owner}\" (kind is \"{kind}\")"))),
                 None => Ok(()),
             }
         };
-        if self.kind != QueueKind::Red {
+        if own_kind != QueueKind::Red {
             foreign(&red_keys, "red")?;
         }
-        if self.kind != QueueKind::Lred {
+        if own_kind != QueueKind::Lred {
             foreign(&lred_keys, "lred")?;
             if self.pacing.is_some() {
                 return Err(ScenarioError::new("queue.pacing", format!("only applies with kind = \"lred\" (kind is \"{kind}\")")));
             }
         }
-        if !matches!(self.kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
+        if !matches!(own_kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
             return Err(ScenarioError::new("queue.max_p", format!("only applies with kind = \"red\" or \"lred\" (kind is \"{kind}\")")));
         }
         if let Some(p) = self.max_p {
@@ -368,9 +379,35 @@ pub struct FlowSpec {
     /// FTP: size of the file to send (bytes); default: infinite backlog.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_bytes: Option<u64>,
+    /// The TCP or UDP port at both ends (pcap and trace files); default
+    /// [`DEFAULT_BASE_PORT`] + the flow's index.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "flow_port")]
+    pub port: Option<u16>,
 }
 
+/// `flows[].port`: an integer in 1..=65535 (0 is no port).
+fn flow_port<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match v.as_u64().and_then(|p| u16::try_from(p).ok()).filter(|&p| p > 0) {
+        Some(p) => Ok(Some(p)),
+        None => Err(serde::de::Error::custom(format!(
+            "{v} is not a port (allowed: an integer in 1..=65535, or leave it out for 50000 + the flow's index)"
+        ))),
+    }
+}
+
+/// First default flow port: flow `i` uses 50000 + i at both ends. 50000–54327
+/// is in IANA's dynamic range (49152–65535) and no Wireshark 4.0 dissector
+/// claims a TCP or UDP port there (`tshark -G decodes`), so a pcap shows plain
+/// TCP and UDP (6000 decoded as X11 and 5000 as TAPA before).
+pub const DEFAULT_BASE_PORT: u16 = 50_000;
+
 impl FlowSpec {
+    /// The flow's port (`port`, or the default for flow index `i`).
+    pub fn port(&self, i: usize) -> u16 {
+        self.port.unwrap_or_else(|| DEFAULT_BASE_PORT.wrapping_add(i as u16))
+    }
+
     /// The CBR inter-packet interval (s), from `interval_s` or `rate_kbps`.
     pub fn cbr_interval_s(&self) -> f64 {
         match (self.interval_s, self.rate_kbps) {
@@ -465,7 +502,7 @@ impl Scenario {
         }
         self.validate_nodes()?;
         if let Some(q) = &self.queue {
-            q.validate()?;
+            q.validate(self.wireless_queue_kind())?;
         }
         if let Some(r) = &self.routing {
             r.validate()?;
@@ -474,8 +511,31 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             self.validate_flow(i, f)?;
         }
+        self.validate_flow_ports()?;
         self.validate_mobility()?;
         self.validate_faults()?;
+        Ok(())
+    }
+
+    /// `flows[].port`: 1..=65535, and no two flows of one transport between the
+    /// same two nodes on the same port (they would be one connection in a pcap).
+    fn validate_flow_ports(&self) -> Result<(), ScenarioError> {
+        let mut seen: std::collections::BTreeMap<(bool, u32, u32, u16), usize> = std::collections::BTreeMap::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let path = format!("flows[{i}].port");
+            if f.port == Some(0) {
+                return Err(ScenarioError::new(path, "0 is out of range (allowed: 1..=65535, or leave it out for 50000 + the flow's index)"));
+            }
+            let port = f.port(i);
+            let key = (f.kind == FlowKind::Ftp, f.src.min(f.dst), f.src.max(f.dst), port);
+            if let Some(j) = seen.insert(key, i) {
+                let proto = if key.0 { "TCP" } else { "UDP" };
+                return Err(ScenarioError::new(
+                    path,
+                    format!("{port} is already the port of flows[{j}], a {proto} flow between the same nodes {} and {} (allowed: a port no other {proto} flow between them uses)", key.1, key.2),
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -221,6 +221,7 @@ pub struct DsrSpec {
     pub error_hold_s: Option<f64>,
     pub primary_cache_paths: Option<u32>,
     pub secondary_cache_paths: Option<u32>,
+    pub tcp_ip_header_twice: Option<bool>,
 }
 
 impl DsrSpec {
@@ -252,6 +253,7 @@ impl DsrSpec {
             error_hold: dur(self.error_hold_s, 1.0, d.error_hold),
             primary_cache_paths: self.primary_cache_paths.unwrap_or(d.primary_cache_paths),
             secondary_cache_paths: self.secondary_cache_paths.unwrap_or(d.secondary_cache_paths),
+            tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
         }
     }
 

@@ -104,6 +104,8 @@ fn malformed_scenarios_name_the_key() {
         (ftp("tcp = 5"), "flows[0].tcp", "expected a table"),
         (ftp("transport = \"sack\"\ntcp = { sack = false }"), "flows[0].tcp.sack", "needs SACK"),
         (ftp("tcp = { vegas_alpha_pkts = 2 }"), "flows[0].tcp.vegas_alpha_pkts", "only applies to transport = \"vegas\""),
+        (ftp("tcp = { vegas_counts_headers = true }"), "flows[0].tcp.vegas_counts_headers", "only applies to transport = \"vegas\""),
+        (ftp("transport = \"vegas\"\ntcp = { vegas_counts_headers = true }"), "", ""),
         (ftp("transport = \"abra\"\ntcp = { abra_min_srtt_s = 0.7 }"), "flows[0].tcp.abra_max_srtt_s", "must be > abra_min_srtt_s"),
         (ftp("file_bytes = 0"), "flows[0].file_bytes", "out of range"),
         (ftp("transport = \"vegas\"\ntcp = { vegas_alpha_pkts = 2, delayed_ack = true, trace = true }"), "", ""),

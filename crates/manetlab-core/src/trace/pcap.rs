@@ -3,13 +3,21 @@
 //!
 //! Link type 228 (`LINKTYPE_IPV4`): each record is a bare IPv4 datagram, since our
 //! 802.11 frames carry no byte-level MAC header. Node `i` has address
-//! 10.0.0.0 + i + 1 (node 0 is 10.0.0.1). Application payload bytes are zeros.
-//! TCP windows above 65535 bytes are clamped (no window-scale option is modelled).
-//! Routing control packets (AODV) go out as IP protocol 138 (`manet`) carrying
-//! zero bytes of their counted size: their fields are not encoded yet.
+//! 10.0.0.0 + i + 1 (node 0 is 10.0.0.1); the IP broadcast is 255.255.255.255.
+//! Application payload bytes are zeros. TCP windows above 65535 bytes are
+//! clamped (no window-scale option is modelled). Routing control is encoded as
+//! the real protocols (AODV on UDP 654, DSR's options header, DSDV in our own
+//! documented layout): `control.rs`. A data packet on a DSR source route carries
+//! the DSR header (IP protocol 48) in front of its TCP/UDP header.
+//!
+//! Records are written where a datagram leaves or reaches a node's interface:
+//! the first transmission of its 802.11 data frame (not MAC retries), its
+//! delivery by the receiving MAC, and its hand-over to a point-to-point link.
+
+pub mod control;
 
 use crate::ids::NodeId;
-use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader};
+use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader, IP_BROADCAST};
 use crate::sim::SimTime;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -19,9 +27,12 @@ use std::path::{Path, PathBuf};
 const MAGIC_NS: u32 = 0xa1b2_3c4d;
 const LINKTYPE_IPV4: u32 = 228;
 
-/// IPv4 address of a node.
+/// IPv4 address of a node ([`IP_BROADCAST`] is 255.255.255.255).
 pub fn node_addr(n: NodeId) -> [u8; 4] {
-    (0x0A00_0000u32 + n.0 + 1).to_be_bytes()
+    if n == IP_BROADCAST {
+        return [255; 4];
+    }
+    0x0A00_0000u32.wrapping_add(n.0).wrapping_add(1).to_be_bytes()
 }
 
 /// RFC 1071 ones'-complement sum, folded.
@@ -73,41 +84,59 @@ fn tcp_bytes(h: &TcpHeader) -> Vec<u8> {
     b
 }
 
+fn udp_bytes(src_port: u16, dst_port: u16, body: &[u8], payload_bytes: usize) -> Vec<u8> {
+    let len = 8 + body.len() + payload_bytes;
+    let mut b = Vec::with_capacity(len);
+    b.extend_from_slice(&src_port.to_be_bytes());
+    b.extend_from_slice(&dst_port.to_be_bytes());
+    b.extend_from_slice(&(len as u16).to_be_bytes());
+    b.extend_from_slice(&[0, 0]);
+    b.extend_from_slice(body);
+    b.resize(len, 0);
+    b
+}
+
+/// Fill in the TCP or UDP checksum of `l4` (RFC 793/768 pseudo-header).
+fn set_l4_checksum(l4: &mut [u8], proto: u8, src: [u8; 4], dst: [u8; 4]) {
+    let at = if proto == IpProto::Tcp as u8 { 16 } else { 6 };
+    let mut pseudo = [0u8; 12];
+    pseudo[..4].copy_from_slice(&src);
+    pseudo[4..8].copy_from_slice(&dst);
+    pseudo[9] = proto;
+    pseudo[10..].copy_from_slice(&(l4.len() as u16).to_be_bytes());
+    let mut c = checksum(ones_sum(0, &pseudo), l4);
+    if c == 0 && proto == IpProto::Udp as u8 {
+        c = 0xffff; // RFC 768: a computed 0 is sent as all ones
+    }
+    l4[at..at + 2].copy_from_slice(&c.to_be_bytes());
+}
+
 /// The IPv4 datagram of `pkt` as bytes.
 pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     let (src, dst) = (node_addr(pkt.ip.src), node_addr(pkt.ip.dst));
-    let mut l4 = match &pkt.transport {
-        TransportHeader::Udp(u) => {
-            let len = (8 + pkt.payload_bytes) as u16;
-            let mut b = Vec::with_capacity(len as usize);
-            b.extend_from_slice(&u.src_port.to_be_bytes());
-            b.extend_from_slice(&u.dst_port.to_be_bytes());
-            b.extend_from_slice(&len.to_be_bytes());
-            b.extend_from_slice(&[0, 0]);
-            b
+    let payload = pkt.payload_bytes as usize;
+    // The transport part (with its checksum) and its IP protocol number.
+    let (mut proto, mut l4) = match &pkt.transport {
+        TransportHeader::Udp(u) => (IpProto::Udp as u8, udp_bytes(u.src_port, u.dst_port, &[], payload)),
+        TransportHeader::Tcp(h) => {
+            let mut b = tcp_bytes(h);
+            b.resize(b.len() + payload, 0);
+            (IpProto::Tcp as u8, b)
         }
-        TransportHeader::Tcp(h) => tcp_bytes(h),
-        TransportHeader::Routing(m) => vec![0; m.size_bytes() as usize],
+        TransportHeader::Routing(m) => match control::encode(pkt, m) {
+            control::Control::Udp { port, body } => (IpProto::Udp as u8, udp_bytes(port, port, &body, payload)),
+            control::Control::Dsr(b) => (control::IPPROTO_DSR, b),
+        },
     };
-    let csum_at = match pkt.transport {
-        TransportHeader::Udp(_) => Some(6),
-        TransportHeader::Tcp(_) => Some(16),
-        TransportHeader::Routing(_) => None,
-    };
-    l4.resize(l4.len() + pkt.payload_bytes as usize, 0);
-    let proto = pkt.ip.proto as u8;
-    // Pseudo-header: source, destination, zero, protocol, transport length.
-    let mut pseudo = Vec::with_capacity(12);
-    pseudo.extend_from_slice(&src);
-    pseudo.extend_from_slice(&dst);
-    pseudo.extend_from_slice(&[0, proto]);
-    pseudo.extend_from_slice(&(l4.len() as u16).to_be_bytes());
-    if let Some(at) = csum_at {
-        let mut c = checksum(ones_sum(0, &pseudo), &l4);
-        if c == 0 && pkt.ip.proto == IpProto::Udp {
-            c = 0xffff; // RFC 768: a computed 0 is sent as all ones
-        }
-        l4[at..at + 2].copy_from_slice(&c.to_be_bytes());
+    if proto != control::IPPROTO_DSR {
+        set_l4_checksum(&mut l4, proto, src, dst);
+    }
+    if let Some(sr) = &pkt.source_route {
+        // RFC 4728 §6.1: the DSR header sits between IP and the transport header.
+        let next = if proto == IpProto::Tcp as u8 { IpProto::Tcp } else { IpProto::Udp };
+        let mut b = control::dsr_data(sr, next);
+        b.extend_from_slice(&l4);
+        (proto, l4) = (control::IPPROTO_DSR, b);
     }
 
     let total = 20 + l4.len();
@@ -250,7 +279,7 @@ mod tests {
     fn udp() -> Packet {
         Packet {
             uid: 7,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(3), ttl: 32, proto: IpProto::Udp },
+            ip: IpHeader { src: NodeId(0), dst: NodeId(3), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
             transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000, on_wire: true }),
             payload_bytes: 11,
             tag: None,
@@ -286,6 +315,7 @@ mod tests {
             sack_permitted: false,
             sack,
             sack_len: 1,
+            headerless: false,
         };
         let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
         let b = datagram_bytes(&p);
@@ -298,6 +328,49 @@ mod tests {
         let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 6];
         pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
         assert_eq!(ones_sum(ones_sum(0, &pseudo), tcp), 0xffff);
+    }
+
+    #[test]
+    fn source_routed_data_carries_the_dsr_header_before_udp() {
+        use crate::routing::dsr::SourceRoute;
+        let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
+        let p = Packet { source_route: Some(Box::new(SourceRoute { path, next: 1, salvaged: 0 })), ..udp() };
+        let b = datagram_bytes(&p);
+        assert_eq!(b[9], 48, "IP protocol: DSR");
+        assert_eq!(usize::from(u16::from_be_bytes([b[2], b[3]])), b.len(), "IP total length counts the DSR header");
+        let dsr = &b[20..];
+        assert_eq!(dsr[0], 17, "next header UDP");
+        let opt_len = usize::from(u16::from_be_bytes([dsr[2], dsr[3]]));
+        assert_eq!(opt_len, 2 + 2 + 8, "one source route option, two intermediate nodes");
+        assert_eq!(&dsr[4..6], &[96, 10]);
+        let udp = &dsr[4 + opt_len..];
+        assert_eq!(udp.len(), 8 + 11);
+        assert_eq!(u16::from_be_bytes([udp[4], udp[5]]), 19, "UDP length");
+        let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 17];
+        pseudo.extend_from_slice(&(udp.len() as u16).to_be_bytes());
+        assert_eq!(ones_sum(ones_sum(0, &pseudo), udp), 0xffff, "UDP checksum over its own pseudo-header");
+        assert_eq!(ones_sum(0, &b[..20]), 0xffff);
+    }
+
+    #[test]
+    fn aodv_goes_out_on_udp_654_to_the_broadcast_address() {
+        use crate::routing::aodv::{AodvMessage, Hello};
+        use crate::routing::RoutingMessage;
+        let p = Packet {
+            ip: IpHeader { src: NodeId(4), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello { node: NodeId(4), seq: 2, lifetime_ns: 0 }))),
+            payload_bytes: 0,
+            ..udp()
+        };
+        let b = datagram_bytes(&p);
+        assert_eq!(b[9], 17, "UDP");
+        assert_eq!(&b[16..20], &[255, 255, 255, 255]);
+        assert_eq!(&b[20..24], &[2, 142, 2, 142], "ports 654 -> 654");
+        assert_eq!(b.len(), 20 + 8 + 20, "RFC 3561 RREP (HELLO) body");
+        let mut pseudo = vec![10, 0, 0, 5, 255, 255, 255, 255, 0, 17];
+        pseudo.extend_from_slice(&((b.len() - 20) as u16).to_be_bytes());
+        assert_eq!(ones_sum(ones_sum(0, &pseudo), &b[20..]), 0xffff);
+        assert_eq!(node_addr(NodeId(u32::MAX - 1)), [9, 255, 255, 255], "wraps, never panics");
     }
 
     #[test]

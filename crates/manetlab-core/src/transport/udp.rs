@@ -1,5 +1,6 @@
-//! UDP (RFC 768): connectionless datagrams. Ports are derived from the flow id so
-//! each flow is its own socket pair in traces. The 8-byte header costs air time
+//! UDP (RFC 768): connectionless datagrams. Each flow has its own port
+//! (`flows[].port`, default 50000 + the flow's index) at both ends, so each flow
+//! is its own socket pair in traces. The 8-byte header costs air time
 //! only when asked (`on_wire`): ns-2's `Agent/UDP`, which the papers' CBR flows
 //! ran on, sends the payload with an IP header and no UDP header.
 
@@ -7,15 +8,13 @@ use crate::ids::{FlowId, NodeId};
 use crate::packet::{AppTag, IpHeader, IpProto, Packet, TransportHeader, UdpHeader, DEFAULT_TTL};
 use crate::sim::SimTime;
 
-/// First port number given to flows (flow f uses port UDP_BASE_PORT + f at both ends).
-pub const UDP_BASE_PORT: u16 = 5000;
-
-/// Build the datagram carrying one application payload of flow `flow`.
-pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, payload_bytes: u32, on_wire: bool, seq: u64, now: SimTime) -> Packet {
-    let port = UDP_BASE_PORT.wrapping_add(flow.0 as u16);
+/// Build the datagram carrying one application payload of flow `flow`, from
+/// and to `port`.
+#[allow(clippy::too_many_arguments)]
+pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, port: u16, payload_bytes: u32, on_wire: bool, seq: u64, now: SimTime) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src, dst, ttl: DEFAULT_TTL, proto: IpProto::Udp },
+        ip: IpHeader { src, dst, ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),

@@ -12,7 +12,7 @@ use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeade
 use crate::scenario::FlowSpec;
 use crate::sim::{stream, Component, SimTime, Timer, TimerToken};
 use rand::Rng;
-use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender, TCP_BASE_PORT};
+use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender};
 use crate::transport::TransportNotice;
 
 pub(super) struct TcpFlow {
@@ -31,7 +31,7 @@ impl TcpFlow {
     pub(super) fn new(id: FlowId, f: &FlowSpec, seed: u64) -> Self {
         let cfg = f.tcp_config();
         let cc = tcp::by_name(f.transport_name(), &cfg.variant_params()).expect("validated TCP variant");
-        let port = TCP_BASE_PORT.wrapping_add(id.0 as u16);
+        let port = f.port(id.index());
         let mut sender = TcpSender::new(&cfg, cc, port, port);
         let mut rng = stream(seed, u64::from(id.0), Component::Transport);
         sender.set_clock_phase_s(rng.gen::<f64>() * cfg.clock_tick_s);
@@ -201,7 +201,7 @@ impl Simulator {
             self.ledger.created(self.next_uid, f.0, data);
             let pkt = Packet {
                 uid: self.next_uid,
-                ip: IpHeader { src: from, dst: to, ttl: DEFAULT_TTL, proto: IpProto::Tcp },
+                ip: IpHeader { src: from, dst: to, ttl: DEFAULT_TTL, proto: IpProto::Tcp, extra_bytes: 0 },
                 transport: TransportHeader::Tcp(seg.hdr),
                 payload_bytes: seg.payload_bytes,
                 tag: Some(AppTag { flow: f, seq: seg.data_seg.unwrap_or(0), created: now }),

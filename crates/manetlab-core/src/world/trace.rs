@@ -169,7 +169,10 @@ impl Simulator {
         self.tracer.as_mut().expect("checked").record(&rec);
     }
 
-    /// Record `pkt` in `node`'s pcap (sent on or received from an interface).
+    /// Record `pkt` in `node`'s pcap. Called where a datagram leaves an
+    /// interface (first transmission of its 802.11 data frame, start of a
+    /// point-to-point transmission) or reaches one (MAC delivery, link arrival),
+    /// never where it is queued: a queued packet may never be sent.
     pub(super) fn pcap(&mut self, node: NodeId, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             if t.wants_pcap(node) {

@@ -406,7 +406,7 @@ impl Aodv {
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8, msg: AodvMessage) -> Packet {
         Packet {
             uid: ctx.new_uid(),
-            ip: IpHeader { src: self.me, dst, ttl, proto: IpProto::Manet },
+            ip: IpHeader { src: self.me, dst, ttl, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -931,7 +931,7 @@ impl Aodv {
         }
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl, proto: IpProto::Manet },
+            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
             payload_bytes: 0,
             tag: None,
@@ -972,7 +972,7 @@ impl Aodv {
             // No way back to the originator (the reverse route expired).
             let pkt = Packet {
                 uid,
-                ip: IpHeader { src: self.me, dst: rp.originator, ttl, proto: IpProto::Manet },
+                ip: IpHeader { src: self.me, dst: rp.originator, ttl, proto: IpProto::Manet, extra_bytes: 0 },
                 transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
                 payload_bytes: 0,
                 tag: None,
@@ -991,7 +991,7 @@ impl Aodv {
         out.hop_count = hops;
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: self.me, dst: rp.originator, ttl: ttl.max(1), proto: IpProto::Manet },
+            ip: IpHeader { src: self.me, dst: rp.originator, ttl: ttl.max(1), proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
             payload_bytes: 0,
             tag: None,

@@ -41,7 +41,7 @@ impl Node {
     fn recv(&mut self, msg: AodvMessage, from: u32, ttl: u8) -> Vec<RoutingAction> {
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl, proto: IpProto::Manet },
+            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -59,7 +59,7 @@ impl Node {
 fn data(src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid: 7,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp, extra_bytes: 0 },
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,

@@ -86,6 +86,12 @@ pub struct Params {
     /// Packets queued per destination without a route (ns-2
     /// `MAX_QUEUE_LENGTH` 5); the oldest is dropped when full.
     pub queue_pkts: u32,
+    /// Count the IP header of an originated TCP segment twice, as ns-2.35's
+    /// agent does (it adds `IP_HDR_LEN` to every packet it originates although
+    /// ns-2's TCP already counts IP in its 40-byte header): a 1000-byte segment
+    /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
+    /// ns-2 agent skips TCP) and as on a real network.
+    pub tcp_ip_header_twice: bool,
 }
 
 impl Default for Params {
@@ -101,6 +107,7 @@ impl Default for Params {
             link_layer_detection: false,
             trigger_on_new_seq: false,
             queue_pkts: 5,
+            tcp_ip_header_twice: true,
         }
     }
 }
@@ -215,7 +222,7 @@ impl Dsdv {
         let msg = DsdvMessage { kind, entries };
         let pkt = Packet {
             uid: ctx.new_uid(),
-            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -365,6 +372,10 @@ impl Routing for Dsdv {
         if pkt.ip.src == self.me && pkt.ip.ttl < DEFAULT_TTL {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
             return;
+        }
+        let mut pkt = pkt;
+        if pkt.ip.src == self.me {
+            crate::routing::mark_tcp_ip_twice(&mut pkt, self.p.tcp_ip_header_twice);
         }
         let dst = pkt.ip.dst;
         if let Some(next_hop) = self.table.next_hop(dst) {

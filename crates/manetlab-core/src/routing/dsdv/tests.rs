@@ -41,7 +41,7 @@ impl Node {
         };
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet },
+            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -59,7 +59,7 @@ impl Node {
 fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp },
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp, extra_bytes: 0 },
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
@@ -303,4 +303,32 @@ fn a_neighbour_with_an_older_broken_route_is_answered_at_once() {
     assert_eq!(timer_at(trig[0]), secs(20.0));
     let ups = updates(&n.fire(trig[0]));
     assert!(ups[0].0.entries.contains(&Advert { dst: NodeId(7), metric: 2, seq: 10 }));
+}
+
+#[test]
+fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
+    // ns-2.35 dsdv.cc `recv`: `cmh->size() += IP_HDR_LEN` on a packet the node
+    // originates (num_forwards 0), TCP's too, whose 40-byte header already counts IP.
+    fn tcp(uid: u64, src: u32, dst: u32, ttl: u8, payload_bytes: u32) -> Packet {
+        use crate::packet::{TcpFlags, TcpHeader};
+        let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); crate::packet::TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false };
+        Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..data(uid, src, dst, ttl).ip }, payload_bytes, ..data(uid, src, dst, ttl) }
+    }
+    fn sizes(a: &[RoutingAction]) -> Vec<u32> {
+        a.iter().filter_map(|a| match a { RoutingAction::Forward { pkt, .. } => Some(pkt.size_bytes()), _ => None }).collect()
+    }
+    let mut n = Node::new(0);
+    n.run(|a, ctx| a.start(ctx));
+    // Queued before the route exists: charged once, when originated.
+    n.at(1.0).run(|a, ctx| a.route(ctx, tcp(1, 0, 4, DEFAULT_TTL, 1000)));
+    let out = n.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)]);
+    assert_eq!(sizes(&out), vec![1060]);
+    let mut out = n.run(|a, ctx| a.route(ctx, tcp(2, 0, 4, DEFAULT_TTL, 0)));
+    out.extend(n.run(|a, ctx| a.route(ctx, data(3, 0, 4, DEFAULT_TTL))));
+    out.extend(n.run(|a, ctx| a.route(ctx, tcp(4, 9, 4, 20, 1000))));
+    assert_eq!(sizes(&out), vec![60, 540, 1040], "pure ACK; UDP untouched; a forwarded segment is not charged again");
+    let mut off = Node::with(0, Params { tcp_ip_header_twice: false, ..Params::default() });
+    off.run(|a, ctx| a.start(ctx));
+    off.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)]);
+    assert_eq!(sizes(&off.run(|a, ctx| a.route(ctx, tcp(5, 0, 4, DEFAULT_TTL, 1000)))), vec![1040]);
 }

@@ -47,7 +47,7 @@ pub use packets::{DsrMessage, Rerr, Rrep, Rreq, SourceRoute};
 pub use request_table::{RequestKind, RequestTable};
 
 use super::send_buffer::SendBuffer;
-use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
+use super::{mark_tcp_ip_twice, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
 use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
@@ -127,6 +127,12 @@ pub struct Params {
     pub primary_cache_paths: u32,
     /// Secondary route-cache paths (ns-2 MobiCache 64).
     pub secondary_cache_paths: u32,
+    /// Count the IP header of an originated TCP segment twice, as ns-2.35's
+    /// agent does (it adds `IP_HDR_LEN` to every packet it originates although
+    /// ns-2's TCP already counts IP in its 40-byte header): a 1000-byte segment
+    /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
+    /// ns-2 agent skips TCP) and as on a real network.
+    pub tcp_ip_header_twice: bool,
 }
 
 impl Default for Params {
@@ -154,6 +160,7 @@ impl Default for Params {
             error_hold: SimDuration::from_secs_f64(1.0),
             primary_cache_paths: 30,
             secondary_cache_paths: 64,
+            tcp_ip_header_twice: true,
         }
     }
 }
@@ -291,7 +298,7 @@ impl Dsr {
             uid: ctx.new_uid(),
             // ns-2 sends DSR control packets with TTL 255; hops are bounded by
             // the source route, so the IP TTL plays no part.
-            ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet },
+            ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
@@ -607,7 +614,7 @@ impl Dsr {
         rq.path.push(self.me);
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: originator, dst: IP_BROADCAST, ttl: u8::MAX, proto: IpProto::Manet },
+            ip: IpHeader { src: originator, dst: IP_BROADCAST, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
             payload_bytes: 0,
             tag: None,
@@ -771,8 +778,9 @@ impl Dsr {
 
     /// A packet this node originates: on a cached route, else buffered while a
     /// route is discovered.
-    fn originate(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+    fn originate(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
         let dst = pkt.ip.dst;
+        mark_tcp_ip_twice(&mut pkt, self.p.tcp_ip_header_twice);
         if !pkt.is_routing() {
             self.talked_to.insert(dst);
         }

@@ -34,7 +34,7 @@ impl Node {
     fn recv(&mut self, msg: DsrMessage, src: u32, dst: NodeId, from: u32) -> Vec<RoutingAction> {
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(src), dst, ttl: 255, proto: IpProto::Manet },
+            ip: IpHeader { src: NodeId(src), dst, ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
@@ -57,7 +57,7 @@ impl Node {
 fn data(uid: u64, src: u32, dst: u32) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp },
+        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
@@ -367,7 +367,7 @@ fn rrep_pkt(uid: u64, route: &[u32], sr: &[u32], next: u8) -> Packet {
     let rp = Rrep { route: ids(route), req_id: 1, sr: SourceRoute { path: ids(sr), next, salvaged: 0 } };
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(sr[0]), dst: NodeId(*sr.last().unwrap()), ttl: 255, proto: IpProto::Manet },
+        ip: IpHeader { src: NodeId(sr[0]), dst: NodeId(*sr.last().unwrap()), ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
         payload_bytes: 0,
         tag: None,
@@ -405,7 +405,7 @@ fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
     let re = Rerr { from: NodeId(7), to: NodeId(8), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[7, 3, 2, 1, 0]), next: 3, salvaged: 0 } };
     let pkt = Packet {
         uid: 5,
-        ip: IpHeader { src: NodeId(7), dst: NodeId(0), ttl: 255, proto: IpProto::Manet },
+        ip: IpHeader { src: NodeId(7), dst: NodeId(0), ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
         payload_bytes: 0,
         tag: None,
@@ -440,4 +440,42 @@ fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
     let a = n.route(data(3, 0, 4));
     assert_eq!(drops(&a), vec![DropReason::SendBufferTimeout]);
     assert_eq!(n.dsr.buffered(), 2);
+}
+
+fn tcp_segment(uid: u64, src: u32, dst: u32, payload_bytes: u32) -> Packet {
+    use crate::packet::{TcpFlags, TcpHeader};
+    let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); crate::packet::TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false };
+    Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..data(uid, src, dst).ip }, payload_bytes, ..data(uid, src, dst) }
+}
+
+/// Size on the air of what the node forwarded, without the source-route option.
+fn forwarded_sizes(a: &[RoutingAction]) -> Vec<u32> {
+    a.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, .. } if !pkt.is_routing() => Some(pkt.size_bytes() - pkt.source_route.as_ref().map_or(0, |s| s.size_bytes())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
+    // ns-2.35 dsragent.cc `recv`: `cmh->size() += IP_HDR_LEN` on every packet the
+    // node originates, although TCP's 40-byte header already counts IP.
+    let mut n = Node::new(0);
+    n.learn(&[0, 1, 2]);
+    let a = n.route(tcp_segment(1, 0, 2, 1000));
+    let b = n.route(tcp_segment(2, 0, 2, 0));
+    let c = n.route(data(3, 0, 2));
+    assert_eq!((forwarded_sizes(&a), forwarded_sizes(&b)), (vec![1060], vec![60]), "data segment and pure ACK");
+    assert_eq!(forwarded_sizes(&c), vec![540], "UDP is untouched");
+    // A node that only forwards does not add it again.
+    let mut m = Node::new(1);
+    let mut fwd = tcp_segment(4, 0, 2, 1000);
+    fwd.source_route = Some(Box::new(SourceRoute { path: ids(&[0, 1, 2]), next: 1, salvaged: 0 }));
+    assert_eq!(forwarded_sizes(&m.route(fwd)), vec![1040]);
+    // The switch gives 1040 B at the source too.
+    let mut off = Node::with(0, Params { tcp_ip_header_twice: false, ..Params::default() });
+    off.learn(&[0, 1, 2]);
+    assert_eq!(forwarded_sizes(&off.route(tcp_segment(5, 0, 2, 1000))), vec![1040]);
 }

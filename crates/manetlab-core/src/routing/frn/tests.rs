@@ -25,7 +25,7 @@ fn converged(n: usize, links: &[(u32, u32)]) -> (Vec<FrnRouting>, FrnHandle) {
 }
 
 fn data(src: u32, dst: u32) -> Packet {
-    crate::transport::udp::datagram(7, FlowId(0), NodeId(src), NodeId(dst), 100, false, 0, SimTime::ZERO)
+    crate::transport::udp::datagram(7, FlowId(0), NodeId(src), NodeId(dst), 1000, 100, false, 0, SimTime::ZERO)
 }
 
 /// Route `pkt` at `node` having come from `prev` (as the MAC notes it in the
@@ -80,7 +80,7 @@ fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
     let (h4, hdr) = step(&mut r, 4, Some(1), &mut pkt);
     assert_eq!((h4, hdr.checkpoint), (NodeId(5), Some(NodeId(5))), "4 goes to the checkpoint (cleared there)");
     // Without the checkpoint 4's first shortest route leads straight back to 1.
-    let mut other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 100, false, 1, SimTime::ZERO);
+    let mut other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 1000, 100, false, 1, SimTime::ZERO);
     other.frn = Some(Box::new(FrnHeader { expires_slot: 1000, prev: Some(NodeId(1)), ..FrnHeader::default() }));
     let (bounce, _) = step(&mut r, 4, Some(1), &mut other);
     assert_eq!(bounce, NodeId(1), "ping-pong without a checkpoint");

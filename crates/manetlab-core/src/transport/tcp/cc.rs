@@ -192,6 +192,11 @@ pub trait CongestionControl {
     fn retransmit_on_new_ack(&mut self, _s: &CcState) -> bool {
         false
     }
+    /// Data segments leave without their TCP/IP header bytes counted on the air
+    /// (ns-2.35 Vegas's `output`, which skips `headersize()`). Default false.
+    fn headerless_data_segments(&self) -> bool {
+        false
+    }
     /// Minimum gap between new-data transmissions (rate pacing, TCP-AP); None = ACK-clocked.
     fn pacing_gap_s(&self, _s: &CcState) -> Option<f64> {
         None
@@ -257,6 +262,7 @@ pub struct VariantParams {
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
+    pub vegas_counts_headers: bool,
     pub abra_min_srtt_s: f64,
     pub abra_max_srtt_s: f64,
     pub tcpap_alpha: f64,
@@ -273,6 +279,7 @@ impl Default for VariantParams {
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,
+            vegas_counts_headers: false,
             abra_min_srtt_s: 0.1,
             abra_max_srtt_s: 0.6,
             tcpap_alpha: 0.7,
@@ -292,7 +299,7 @@ pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] 
     ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
     ("sack", |_| Box::new(super::variants::sack::Sack)),
     ("fack", |_| Box::new(super::variants::fack::Fack)),
-    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma))),
+    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma).counting_headers(p.vegas_counts_headers))),
     ("westwood", |_| Box::new(super::variants::westwood::Westwood::new(false))),
     ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),
     ("abra", |p| Box::new(super::variants::abra::Abra::new(p.abra_min_srtt_s, p.abra_max_srtt_s))),

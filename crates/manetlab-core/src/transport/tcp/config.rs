@@ -43,6 +43,10 @@ pub struct TcpConfig {
     pub vegas_beta_pkts: Option<f64>,
     /// Vegas γ, segments (1). Only with "vegas".
     pub vegas_gamma_pkts: Option<f64>,
+    /// Vegas segments count their 40 bytes of TCP/IP header on the air. Default
+    /// false, as ns-2.35: `VegasTcpAgent::output` sends `packetSize_` bytes without
+    /// `headersize()` (a 1000-byte segment is 1000 B, not 1040). Only with "vegas".
+    pub vegas_counts_headers: Option<bool>,
     /// ABRA initial min_srtt, seconds (paper 000: 0.1). Only with "abra".
     pub abra_min_srtt_s: Option<f64>,
     /// ABRA initial max_srtt, seconds (paper 000: 0.6). Only with "abra".
@@ -81,6 +85,7 @@ impl Default for TcpConfig {
             vegas_alpha_pkts: None,
             vegas_beta_pkts: None,
             vegas_gamma_pkts: None,
+            vegas_counts_headers: None,
             abra_min_srtt_s: None,
             abra_max_srtt_s: None,
             tcpap_alpha: None,
@@ -101,6 +106,7 @@ impl TcpConfig {
             vegas_alpha: self.vegas_alpha_pkts.unwrap_or(d.vegas_alpha),
             vegas_beta: self.vegas_beta_pkts.unwrap_or(d.vegas_beta),
             vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
+            vegas_counts_headers: self.vegas_counts_headers.unwrap_or(d.vegas_counts_headers),
             abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
             abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
             tcpap_alpha: self.tcpap_alpha.unwrap_or(d.tcpap_alpha),
@@ -166,6 +172,9 @@ impl TcpConfig {
                     return e(k, format!("{v} is out of range (allowed: a finite number >= 0)"));
                 }
             }
+        }
+        if self.vegas_counts_headers.is_some() && variant != "vegas" {
+            return e("vegas_counts_headers", format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"));
         }
         let p = self.variant_params();
         if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {

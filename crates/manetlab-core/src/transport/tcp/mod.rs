@@ -27,8 +27,6 @@ pub use sender::TcpSender;
 use crate::packet::TcpHeader;
 use serde::Serialize;
 
-/// First port given to TCP flows (flow f uses TCP_BASE_PORT + f at both ends).
-pub const TCP_BASE_PORT: u16 = 6000;
 
 /// A segment the engine wants sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

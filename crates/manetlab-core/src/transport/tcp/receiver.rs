@@ -146,6 +146,7 @@ impl TcpReceiver {
             sack_permitted: false,
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
+            headerless: false,
         }
     }
 
@@ -321,6 +322,7 @@ mod tests {
             sack_permitted: true,
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
+            headerless: false,
         }
     }
 

@@ -417,6 +417,7 @@ impl TcpSender {
             sack_permitted: false,
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
+            headerless: false,
         }
     }
 
@@ -461,7 +462,8 @@ impl TcpSender {
         }
         self.stats.data_segments_sent += 1;
         self.stats.data_bytes_sent += u64::from(len);
-        let h = self.header(1 + self.seg_start(k), ack_flags());
+        let mut h = self.header(1 + self.seg_start(k), ack_flags());
+        h.headerless = self.cc.headerless_data_segments();
         self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
         if self.rto_at.is_none() && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));

@@ -34,6 +34,7 @@ fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
         sack_permitted: false,
         sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
         sack_len: 0,
+        headerless: false,
     };
     for (i, (l, r)) in sack_segs.iter().enumerate() {
         h.sack[i] = ((1 + l * MSS) as u32, (1 + r * MSS) as u32);
@@ -823,4 +824,25 @@ fn route_notices_are_ignored_by_other_variants_and_before_the_handshake() {
     s.open(t(0.0), None);
     s.on_route_notice(t(0.05), false);
     assert!(!s.frozen());
+}
+
+#[test]
+fn vegas_data_segments_leave_out_their_headers_as_ns2() {
+    // ns-2.35 `VegasTcpAgent::output` sends packetSize_ bytes without headersize():
+    // its data packets are 1000 B where every other agent's are 1040 B.
+    let headerless = |variant: &str, p: VariantParams| {
+        let mut s = TcpSender::new(&TcpConfig::default(), by_name(variant, &p).unwrap(), 1, 1);
+        s.open(t(0.0), None);
+        let mut v: Vec<Segment> = Vec::new();
+        s.take_output(&mut v);
+        assert!(v.iter().all(|seg| !seg.hdr.headerless), "the SYN-like first packet keeps its 40 B");
+        s.on_segment(t(0.1), &syn_ack(false), 0);
+        v.clear();
+        s.take_output(&mut v);
+        assert!(!v.is_empty());
+        v.iter().map(|seg| seg.hdr.headerless).collect::<Vec<_>>()
+    };
+    assert_eq!(headerless("vegas", VariantParams::default()), vec![true, true]);
+    assert_eq!(headerless("vegas", VariantParams { vegas_counts_headers: true, ..VariantParams::default() }), vec![false, false]);
+    assert_eq!(headerless("newreno", VariantParams::default()), vec![false, false]);
 }

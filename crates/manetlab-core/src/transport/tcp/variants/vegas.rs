@@ -29,6 +29,11 @@
 //! * leaving recovery after further duplicate ACKs: cwnd = the cut window, ssthresh 2;
 //! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`).
 //!
+//! Size: ns-2.35's `VegasTcpAgent::output` sends `packetSize_` bytes without adding
+//! the 40-byte TCP/IP header every other agent adds, so by default a data segment
+//! counts its payload only on the air (`flows[].tcp.vegas_counts_headers = true`
+//! counts the header).
+//!
 //! Deviations (docs/tcp.md): RTT samples come from the engine (the newest segment an
 //! ACK covers, not retransmitted, sent after the last loss) rather than ns-2's
 //! per-segment send-time array; a worried-ACK retransmission does not reset the
@@ -64,6 +69,9 @@ pub struct Vegas {
     dups: u32,
     /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
     worried: u32,
+    /// Data segments count their TCP/IP header (false: ns-2.35's 1000-byte
+    /// segments without it, `flows[].tcp.vegas_counts_headers`).
+    counts_headers: bool,
 }
 
 impl Vegas {
@@ -86,7 +94,14 @@ impl Vegas {
             new_cwnd: None,
             dups: 0,
             worried: 0,
+            counts_headers: true,
         }
+    }
+
+    /// Whether data segments count their 40 bytes of TCP/IP header on the air.
+    pub fn counting_headers(mut self, on: bool) -> Self {
+        self.counts_headers = on;
+        self
     }
 
     /// ns-2's Δ = ⌊(expected − actual)·BaseRTT + ½⌋ in segments.
@@ -107,6 +122,9 @@ impl CongestionControl for Vegas {
     }
     fn recovery(&self) -> Recovery {
         Recovery::Reno
+    }
+    fn headerless_data_segments(&self) -> bool {
+        !self.counts_headers
     }
     fn limited_transmit(&self) -> bool {
         false // ns-2 Vegas has its own `recv` without `send_one`
