@@ -142,7 +142,7 @@ def mac_trace(out: Path) -> tuple[dict[int, set[int]], dict[int, set[int]], set[
     sent, recv, sends = defaultdict(set), defaultdict(set), set()
     for line in (out / "trace.tr").read_text().splitlines():
         f = line.split()
-        if f[3] != "MAC" or "-------" not in line or f[0] not in "sr":
+        if f[3] != "MAC" or f[6] == "ARP" or "-------" not in line or f[0] not in "sr":
             continue
         node, uid = int(f[2].strip("_")), int(f[5]) & 0xFFFF
         (sent if f[0] == "s" else recv)[node].add(uid)

@@ -593,6 +593,8 @@ impl Simulator {
     /// A transport hands a packet down at its source: trace it (AGT) and route it.
     fn originate(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         self.trace_pkt(trace::Ev::Send, trace::Lv::Agt, node, &pkt, None, None);
+        // ns-2 traces the packet entering the source's routing agent (`r RTR`).
+        self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         self.route(now, node, pkt);
     }
 
@@ -603,7 +605,12 @@ impl Simulator {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
         }
-        self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
+        // ns-2's node hands a data packet for itself straight to the agent; the
+        // router sees (`r RTR`) routing messages and packets to forward, and with
+        // DSR every packet (DSR is the node's entry).
+        if pkt.is_routing() || pkt.ip.dst != node || pkt.source_route.is_some() {
+            self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
+        }
         if pkt.is_routing() {
             self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
         } else {
@@ -809,7 +816,8 @@ impl Simulator {
                 let req = arp.request(next_hop);
                 self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(node, req, None));
                 if let Some(old) = replaced {
-                    self.drop_packet(node, &old, DropReason::ArpHoldReplaced);
+                    self.trace_drop_towards(node, &old, DropReason::ArpHoldReplaced, Some(next_hop));
+                    self.account_drop(node, &old, DropReason::ArpHoldReplaced);
                 }
             }
             Resolve::Failed { held, pkt } => {
@@ -858,10 +866,12 @@ impl Simulator {
     fn ifq_offer(&mut self, now: SimTime, n: NodeId, item: Queued) {
         let w = self.wifi(n);
         if let Err((q, why)) = w.ifq.enqueue(now, item) {
-            if q.arp.is_some() {
+            if let Some(m) = q.arp {
+                self.trace_arp_drop(n, &m, q.next_hop, why);
                 self.nodes[n.index()].counters.on_drop(why, false);
             } else {
-                self.drop_packet(n, &q.pkt, why);
+                self.trace_drop_towards(n, &q.pkt, why, q.next_hop);
+                self.account_drop(n, &q.pkt, why);
             }
             return;
         }
@@ -935,10 +945,12 @@ impl Simulator {
                         self.note_queue(now, n);
                     }
                     for q in dropped {
-                        if q.arp.is_some() {
+                        if let Some(m) = q.arp {
+                            self.trace_arp_drop(n, &m, q.next_hop, DropReason::EarlyDrop);
                             self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop, false);
                         } else {
-                            self.drop_packet(n, &q.pkt, DropReason::EarlyDrop);
+                            self.trace_drop_towards(n, &q.pkt, DropReason::EarlyDrop, q.next_hop);
+                            self.account_drop(n, &q.pkt, DropReason::EarlyDrop);
                         }
                     }
                 }
@@ -1040,7 +1052,7 @@ impl Simulator {
                 let f = &rec.frame;
                 let for_us = f.dst.map_or(true, |d| d == n);
                 if why == RxFailure::Collision && for_us {
-                    self.frame_collision(n, f.pkt.as_ref());
+                    self.frame_collision(n, f);
                 }
                 self.report_carrier(now, n, Some(Err(())));
             }
@@ -1080,6 +1092,11 @@ impl Simulator {
     /// copy was delivered or is still in flight at the end.
     fn drop_packet(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.trace_drop(node, pkt, reason);
+        self.account_drop(node, pkt, reason);
+    }
+
+    /// [`Simulator::drop_packet`] without the trace line (its caller wrote one).
+    fn account_drop(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
         self.nodes[node.index()].counters.on_drop(reason, pkt.tag.is_some());
         if let Some(tag) = pkt.tag {
             self.ledger.dropped(pkt.uid, reason);
@@ -1091,10 +1108,9 @@ impl Simulator {
 
     /// A frame for `n` was lost to a collision: a MAC event, not a packet drop
     /// (its sender still holds the packet and retries). Traced `COL` like ns-2.
-    fn frame_collision(&mut self, n: NodeId, pkt: Option<&Packet>) {
-        if let Some(pkt) = pkt {
-            self.trace_drop(n, pkt, DropReason::Collision);
-        }
+    fn frame_collision(&mut self, n: NodeId, f: &Frame) {
+        // Every frame kind, RTS/CTS/ACK included, as ns-2 traces them.
+        self.trace_frame(trace::Ev::Drop, n, f);
         self.nodes[n.index()].counters.mac_collisions += 1;
     }
 

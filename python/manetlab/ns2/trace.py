@@ -2,7 +2,8 @@
 
 `parse_trace(path, meta, ports)` reads an ns-2.35 wireless trace (old CMU format
 or the tagged "new" format) and returns `Ns2Metrics`: one dict per flow plus run
-totals. Flows are matched by their IP endpoints ``src:port -> dst:port``, with the
+totals. manetlab's own traces are in the same format and read the same way
+(tests/test_ns2_awk.py checks the result against manetlab's summary). Flows are matched by their IP endpoints ``src:port -> dst:port``, with the
 ports ns-2 itself reported (``ports.txt``, written by the exported script).
 
 Definitions, matching manetlab's (docs/ns2.md has the full table):

@@ -4,7 +4,7 @@ study (resumably, through the study engine) and writes its report
 (docs/reproduce.md).
 
     >>> import manetlab.reproduce as rp
-    >>> rp.papers()                  # {"abra": <Paper>, "tcp-variants-aodv": <Paper>}
+    >>> rp.papers()                  # {"abra": <Paper>, "mpr": ..., "tcp-variants-aodv": ..., "tcpap-lred": ...}
     >>> rp.reproduce("abra", quick=True, out="results/reproduce/abra-quick")
 
 Adding a paper is adding one module here: it is found by its ``PAPER``.

@@ -279,7 +279,9 @@ def render_figures(figures: list[Figure], fig_dir: Path) -> None:
         if f.fig is None:
             continue
         buf = io.StringIO()
-        f.fig.savefig(buf, format="svg", dpi=110, metadata={"Date": None, "Creator": None})
+        # A fixed id salt: the same figure gives the same SVG bytes on every run.
+        with plt.rc_context({"svg.hashsalt": f.name}):
+            f.fig.savefig(buf, format="svg", dpi=110, metadata={"Date": None, "Creator": None})
         text = buf.getvalue()
         f.svg = text[text.index("<svg"):]
         (fig_dir / f"{f.name}.svg").write_text(text, encoding="utf-8")

@@ -50,6 +50,23 @@ pub struct Tracer {
     pcaps: pcap::PcapFiles,
     /// The first write error; tracing stops at it and the run reports it.
     error: Option<io::Error>,
+    /// Per node, the last few IP packets it took off the air (ns-2 keeps the
+    /// received MAC header in the packet, and prints it on the packet's later lines).
+    rx: Vec<[Option<RxNote>; RX_NOTES]>,
+}
+
+/// How many received packets per node [`Tracer`] remembers (a packet is traced
+/// above the MAC within the LL delay of its reception, or when the router forwards it).
+const RX_NOTES: usize = 8;
+
+/// An IP packet as node received it from the MAC: what ns-2's later trace lines
+/// of the same packet show (the MAC header, the IP source before a router rewrote it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxNote {
+    pub uid: u64,
+    /// Duration, receiver (`u32::MAX` broadcast), transmitter, ether type.
+    pub mac: [u32; 4],
+    pub ip_src: NodeId,
 }
 
 /// Name of the ns-2 trace file in the output directory.
@@ -68,10 +85,13 @@ impl Tracer {
             None => None,
         };
         let pcaps = pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, pcap_file)?;
-        Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None })
+        let rx = vec![[None; RX_NOTES]; if cfg.ns2.is_some() { nodes } else { 0 }];
+        Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None, rx })
     }
 
     /// Whether events of `level` are traced (so callers can skip building records).
+    /// Drops at RTR and IFQ count as wanted whenever an ns-2 trace is written: see
+    /// [`Tracer::wants_drop`].
     pub fn wants(&self, level: ns2::Level) -> bool {
         self.ns2.is_some()
             && match level {
@@ -82,8 +102,30 @@ impl Tracer {
             }
     }
 
+    /// Whether drops at `level` are traced. ns-2.35 gives every interface queue and
+    /// ARP table a drop trace and every routing agent one (`ns-mobilenode.tcl`:
+    /// "always on regardless of other tracing"), so `D IFQ` and `D RTR` lines are
+    /// written whatever `trace_levels` says; MAC drops only with the MAC trace.
+    pub fn wants_drop(&self, level: ns2::Level) -> bool {
+        self.ns2.is_some() && (matches!(level, ns2::Level::Rtr | ns2::Level::Ifq) || self.wants(level))
+    }
+
+    /// Remember that node `n` took the IP packet `note.uid` off the air.
+    pub fn note_rx(&mut self, n: NodeId, note: RxNote) {
+        if let Some(ring) = self.rx.get_mut(n.index()) {
+            ring.rotate_right(1);
+            ring[0] = Some(note);
+        }
+    }
+
+    /// What node `n` noted when it received packet `uid` (if it did, recently).
+    pub fn rx_note(&self, n: NodeId, uid: u64) -> Option<RxNote> {
+        self.rx.get(n.index())?.iter().flatten().find(|r| r.uid == uid).copied()
+    }
+
     pub fn record(&mut self, r: &ns2::Record) {
-        if !self.wants(r.level) || self.error.is_some() {
+        let wanted = if r.event == ns2::Event::Drop { self.wants_drop(r.level) } else { self.wants(r.level) };
+        if !wanted || self.error.is_some() {
             return;
         }
         self.line.clear();
@@ -139,8 +181,8 @@ mod tests {
         let mut t = Tracer::open(&dir, cfg, 3).unwrap();
         assert!(t.wants(ns2::Level::Agt) && !t.wants(ns2::Level::Mac));
         assert!(t.wants_pcap(NodeId(1)) && !t.wants_pcap(NodeId(0)));
-        let rec = |level| ns2::Record {
-            event: ns2::Event::Send,
+        let rec = |event, level| ns2::Record {
+            event,
             t: SimTime::ZERO,
             node: NodeId(0),
             position_m: [0.0, 0.0],
@@ -150,16 +192,22 @@ mod tests {
             ptype: "cbr",
             size: 10,
             mac: [0; 4],
-            ip: None,
-            app: ns2::AppPart::None,
+            next_hop: ns2::NO_NEXT_HOP,
+            body: ns2::Body::None,
             forwards: 0,
         };
-        t.record(&rec(ns2::Level::Agt));
-        t.record(&rec(ns2::Level::Mac));
+        t.record(&rec(ns2::Event::Send, ns2::Level::Agt));
+        t.record(&rec(ns2::Event::Send, ns2::Level::Mac));
+        t.record(&rec(ns2::Event::Send, ns2::Level::Rtr));
+        // ns-2 traces IFQ and RTR drops whatever the levels; MAC drops only with MAC.
+        t.record(&rec(ns2::Event::Drop, ns2::Level::Ifq));
+        t.record(&rec(ns2::Event::Drop, ns2::Level::Rtr));
+        t.record(&rec(ns2::Event::Drop, ns2::Level::Mac));
         let files = t.finish().unwrap();
         assert_eq!(files[0].0, NS2_TRACE_FILE);
         let text = std::fs::read_to_string(dir.join(NS2_TRACE_FILE)).unwrap();
-        assert_eq!(text.lines().count(), 1, "MAC level is off");
+        let kinds: Vec<(&str, &str)> = text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).map(|f| (f[0], f[3])).collect();
+        assert_eq!(kinds, vec![("s", "AGT"), ("D", "IFQ"), ("D", "RTR")], "{text}");
         assert_eq!(files[1], ("node1.pcap".to_string(), 24), "header only");
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -1,14 +1,19 @@
-//! ns-2 wireless trace lines (CMU `cmu-trace.cc`), in the old format and the new
-//! (`-t -Hs -Hd -Ni ...`) format, so that existing awk scripts work unchanged.
+//! ns-2 wireless trace lines as ns-2.35's `CMUTrace` writes them (`trace/cmu-trace.cc`),
+//! in the old (CMU) format and the new (`-t -Hs -Hd -Ni ...`) format, byte for byte
+//! in layout (trailing spaces included), so that existing awk scripts and parsers
+//! read our traces as theirs.
 //!
 //! Old format, field by field (awk `$1`…): event (`s` `r` `f` `D`), time (`%.9f`),
 //! `_node_`, level (`AGT` `RTR` `IFQ` `MAC`, width 3), reason (`---` or a drop code,
-//! width 4), uid, packet type (`cbr` `tcp` `ack` `RTS` `CTS` `ACK` ...), size, then
-//! `[duration dst src type]` in hex, then for IP packets `------- [src:sport dst:dport
-//! ttl nexthop]` and the transport part (`[seq] fwd opt` for CBR, `[seq ack] fwd opt`
-//! for TCP). Sizes follow ns-2: at AGT a CBR packet is its payload and a TCP segment
-//! payload + 40; RTR and IFQ add the 20-byte IP header ns-2's routing agents add; at
-//! MAC a data frame is the IP packet plus the 28-byte 802.11 header and FCS.
+//! width 4), uid, packet type (`cbr` `tcp` `ack` `AODV` `ARP` `RTS` `CTS` `ACK` ...),
+//! size, then the MAC header ` [duration receiver transmitter ethertype] ` in hex,
+//! then by packet type: IP packets `------- [src:sport dst:dport ttl nexthop] ` and
+//! their transport/routing part (`[seq] fwd opt` CBR, `[seq ack] fwd opt` TCP,
+//! `[0x2 hops id [dst dseq] [src sseq]] (REQUEST)` AODV ...); ARP
+//! `------- [REQUEST sha/spa tha/tpa]`; nothing more for RTS/CTS/ACK.
+//! Broadcast IP addresses print as -1 (`-1:255`, `-Id -1.255`), the MAC broadcast
+//! as `ffffffff`. The size is the packet's size at that point of ns-2's stack: the
+//! world's hooks (`world/trace.rs`) compute it.
 
 use crate::ids::NodeId;
 use crate::sim::SimTime;
@@ -31,7 +36,7 @@ impl Event {
             Event::Drop => 'D',
         }
     }
-    fn new(self) -> char {
+    fn tagged(self) -> char {
         match self {
             Event::Drop => 'd',
             e => e.old(),
@@ -58,25 +63,102 @@ impl Level {
     }
 }
 
-/// The part of a line after the IP header, by packet type.
+/// ns-2's "no next hop yet" (`hdr_cmn::next_hop_` of a packet no router has handled).
+pub const NO_NEXT_HOP: i64 = -2;
+
+/// An IP address as ns-2 prints it: the node id, or -1 for the broadcast address.
+pub fn ip_addr(n: NodeId) -> i64 {
+    if n == crate::packet::IP_BROADCAST {
+        -1
+    } else {
+        i64::from(n.0)
+    }
+}
+
+/// The AODV part (ns-2 `format_aodv`). ns-2 prints RREP, RERR and HELLO through the
+/// RREP header layout (type, hop count, destination, its sequence number, lifetime).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AodvPart {
+    Request { hops: u32, id: u32, dst: i64, dst_seq: u32, src: i64, src_seq: u32 },
+    Reply { kind: AodvReply, hops: u32, dst: i64, dst_seq: u32, lifetime_s: f64 },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AodvReply {
+    Reply,
+    Error,
+    Hello,
+}
+
+impl AodvReply {
+    /// ns-2's `AODVTYPE_*` code and name.
+    fn code_name(self) -> (u32, &'static str) {
+        match self {
+            AodvReply::Reply => (0x4, "REPLY"),
+            AodvReply::Error => (0x8, "ERROR"),
+            AodvReply::Hello => (0x1, "HELLO"),
+        }
+    }
+}
+
+/// The DSR part (ns-2 `format_dsr`): addresses in the source route, request flag and
+/// id, reply flag and route length with its first and last address, error flag,
+/// count and the last broken link (tell, from → to).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DsrPart {
+    pub num_addrs: u32,
+    pub request: bool,
+    pub request_id: u32,
+    pub reply: bool,
+    pub reply_len: u32,
+    pub reply_ends: (i64, i64),
+    pub error: bool,
+    pub num_errors: u32,
+    pub error_link: (i64, i64, i64),
+}
+
+/// The part of a line after the IP header, by packet type.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AppPart {
     /// `[seqno] fwd opt` (ns-2 `format_rtp`).
     Cbr { seq: u64 },
-    /// `[seqno ackno] fwd opt` in segments (ns-2 `format_tcp`).
+    /// `[seqno ackno] fwd opt` (ns-2 `format_tcp`).
     Tcp { seq: i64, ack: i64 },
+    Aodv(AodvPart),
+    Dsr(DsrPart),
+    /// Nothing (ns-2 `format_msg`: DSDV's `message` packets).
     None,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IpPart {
-    pub src: NodeId,
+    /// Source and destination as ns-2 prints them (-1 = broadcast).
+    pub src: i64,
     pub sport: u16,
-    pub dst: NodeId,
+    pub dst: i64,
     pub dport: u16,
     pub ttl: u8,
-    /// Next hop (−1 … as ns-2 prints 0 when unset in the old format).
-    pub next_hop: Option<NodeId>,
+}
+
+/// An ARP message (ns-2 `format_arp`): MAC and IP address of sender and target
+/// (a request's target MAC address is unknown: 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArpPart {
+    pub request: bool,
+    pub sha: u32,
+    pub spa: u32,
+    pub tha: u32,
+    pub tpa: u32,
+}
+
+/// What follows the MAC header.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Body {
+    /// An IP packet with its transport or routing part.
+    Ip { ip: IpPart, app: AppPart },
+    Arp(ArpPart),
+    /// An 802.11 control frame (RTS, CTS, ACK): the MAC header only.
+    None,
 }
 
 /// One trace event.
@@ -92,10 +174,13 @@ pub struct Record<'a> {
     pub uid: u64,
     pub ptype: &'a str,
     pub size: u32,
-    /// MAC header: duration (µs), receiver, transmitter, ether type (0x800 = IP); zeros above the MAC.
+    /// MAC header: duration (µs), receiver, transmitter, ether type (0x800 IP,
+    /// 0x806 ARP); all zero for a packet no MAC has handled yet.
     pub mac: [u32; 4],
-    pub ip: Option<IpPart>,
-    pub app: AppPart,
+    /// ns-2's `next_hop_` (`-Hd`, and the last field of the old format's IP part,
+    /// where negative prints as 0): [`NO_NEXT_HOP`] until a router chose one.
+    pub next_hop: i64,
+    pub body: Body,
     /// Hops travelled so far (ns-2 `num_forwards`).
     pub forwards: u32,
 }
@@ -105,36 +190,71 @@ pub fn write_old(r: &Record, out: &mut String) {
     let why = r.reason.unwrap_or("---");
     let _ = write!(out, "{} {:.9} _{}_ {:>3} {:>4} {} {} {}", r.event.old(), r.t.as_secs_f64(), r.node, r.level.name(), why, r.uid, r.ptype, r.size);
     let _ = write!(out, " [{:x} {:x} {:x} {:x}] ", r.mac[0], r.mac[1], r.mac[2], r.mac[3]);
-    if let Some(ip) = r.ip {
-        let nh = ip.next_hop.map_or(0, |n| n.0);
-        let _ = write!(out, "------- [{}:{} {}:{} {} {}] ", ip.src, ip.sport, ip.dst, ip.dport, ip.ttl, nh);
-        match r.app {
-            AppPart::Cbr { seq } => {
-                let _ = write!(out, "[{seq}] {} 0", r.forwards);
-            }
-            AppPart::Tcp { seq, ack } => {
-                let _ = write!(out, "[{seq} {ack}] {} 0", r.forwards);
-            }
-            AppPart::None => {}
+    match r.body {
+        Body::None => {}
+        Body::Arp(a) => {
+            let _ = write!(out, "------- [{} {}/{} {}/{}]", arp_op(a), a.sha, a.spa, a.tha, a.tpa);
         }
-    }
-    // ns-2 leaves the trailing space of the last field; awk does not care, we trim it.
-    while out.ends_with(' ') {
-        out.pop();
+        Body::Ip { ip, app } => {
+            let nh = r.next_hop.max(0);
+            let _ = write!(out, "------- [{}:{} {}:{} {} {}] ", ip.src, ip.sport, ip.dst, ip.dport, ip.ttl, nh);
+            match app {
+                AppPart::Cbr { seq } => {
+                    let _ = write!(out, "[{seq}] {} 0", r.forwards);
+                }
+                AppPart::Tcp { seq, ack } => {
+                    let _ = write!(out, "[{seq} {ack}] {} 0", r.forwards);
+                }
+                AppPart::Aodv(AodvPart::Request { hops, id, dst, dst_seq, src, src_seq }) => {
+                    let _ = write!(out, "[0x2 {hops} {id} [{dst} {dst_seq}] [{src} {src_seq}]] (REQUEST)");
+                }
+                AppPart::Aodv(AodvPart::Reply { kind, hops, dst, dst_seq, lifetime_s }) => {
+                    let (code, name) = kind.code_name();
+                    let _ = write!(out, "[0x{code:x} {hops} [{dst} {dst_seq}] {lifetime_s:.6}] ({name})");
+                }
+                AppPart::Dsr(d) => {
+                    let _ = write!(
+                        out,
+                        "{} [{} {}] [{} {} {} {}->{}] [{} {} {} {}->{}]",
+                        d.num_addrs,
+                        u8::from(d.request),
+                        d.request_id,
+                        u8::from(d.reply),
+                        d.request_id,
+                        d.reply_len,
+                        d.reply_ends.0,
+                        d.reply_ends.1,
+                        u8::from(d.error),
+                        d.num_errors,
+                        d.error_link.0,
+                        d.error_link.1,
+                        d.error_link.2
+                    );
+                }
+                AppPart::None => {}
+            }
+        }
     }
     out.push('\n');
 }
 
+fn arp_op(a: ArpPart) -> &'static str {
+    if a.request {
+        "REQUEST"
+    } else {
+        "REPLY"
+    }
+}
+
 /// Append the new-format line (with its newline) to `out`.
 pub fn write_new(r: &Record, out: &mut String) {
-    let next = r.ip.and_then(|ip| ip.next_hop).map_or(-1, |n| n.0 as i64);
     let _ = write!(
         out,
         "{} -t {:.9} -Hs {} -Hd {} -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} ",
-        r.event.new(),
+        r.event.tagged(),
         r.t.as_secs_f64(),
         r.node,
-        next,
+        r.next_hop,
         r.node,
         r.position_m[0],
         r.position_m[1],
@@ -142,20 +262,49 @@ pub fn write_new(r: &Record, out: &mut String) {
         r.reason.unwrap_or("---")
     );
     let _ = write!(out, "-Ma {:x} -Md {:x} -Ms {:x} -Mt {:x} ", r.mac[0], r.mac[1], r.mac[2], r.mac[3]);
-    if let Some(ip) = r.ip {
-        let _ = write!(out, "-Is {}.{} -Id {}.{} -It {} -Il {} -If 0 -Ii {} -Iv {} ", ip.src, ip.sport, ip.dst, ip.dport, r.ptype, r.size, r.uid, ip.ttl);
-        match r.app {
-            AppPart::Cbr { seq } => {
-                let _ = write!(out, "-Pn cbr -Pi {seq} -Pf {} -Po 0 ", r.forwards);
-            }
-            AppPart::Tcp { seq, ack } => {
-                let _ = write!(out, "-Pn tcp -Ps {seq} -Pa {ack} -Pf {} -Po 0 ", r.forwards);
-            }
-            AppPart::None => {}
+    match r.body {
+        Body::None => {}
+        Body::Arp(a) => {
+            let _ = write!(out, "-P arp -Po {} -Pms {} -Ps {} -Pmd {} -Pd {} ", arp_op(a), a.sha, a.spa, a.tha, a.tpa);
         }
-    }
-    while out.ends_with(' ') {
-        out.pop();
+        Body::Ip { ip, app } => {
+            let _ = write!(out, "-Is {}.{} -Id {}.{} -It {} -Il {} -If 0 -Ii {} -Iv {} ", ip.src, ip.sport, ip.dst, ip.dport, r.ptype, r.size, r.uid, ip.ttl);
+            match app {
+                AppPart::Cbr { seq } => {
+                    let _ = write!(out, "-Pn cbr -Pi {seq} -Pf {} -Po 0 ", r.forwards);
+                }
+                AppPart::Tcp { seq, ack } => {
+                    let _ = write!(out, "-Pn tcp -Ps {seq} -Pa {ack} -Pf {} -Po 0 ", r.forwards);
+                }
+                AppPart::Aodv(AodvPart::Request { hops, id, dst, dst_seq, src, src_seq }) => {
+                    let _ = write!(out, "-P aodv -Pt 0x2 -Ph {hops} -Pb {id} -Pd {dst} -Pds {dst_seq} -Ps {src} -Pss {src_seq} -Pc REQUEST ");
+                }
+                AppPart::Aodv(AodvPart::Reply { kind, hops, dst, dst_seq, lifetime_s }) => {
+                    let (code, name) = kind.code_name();
+                    let _ = write!(out, "-P aodv -Pt 0x{code:x} -Ph {hops} -Pd {dst} -Pds {dst_seq} -Pl {lifetime_s:.6} -Pc {name} ");
+                }
+                AppPart::Dsr(d) => {
+                    let _ = write!(
+                        out,
+                        "-P dsr -Ph {} -Pq {} -Ps {} -Pp {} -Pn {} -Pl {} -Pe {}->{} -Pw {} -Pm {} -Pc {} -Pb {}->{} ",
+                        d.num_addrs,
+                        u8::from(d.request),
+                        d.request_id,
+                        u8::from(d.reply),
+                        d.request_id,
+                        d.reply_len,
+                        d.reply_ends.0,
+                        d.reply_ends.1,
+                        u8::from(d.error),
+                        d.num_errors,
+                        d.error_link.0,
+                        d.error_link.1,
+                        d.error_link.2
+                    );
+                }
+                AppPart::None => {}
+            }
+        }
     }
     out.push('\n');
 }
@@ -176,8 +325,8 @@ mod tests {
             ptype: "cbr",
             size: 512,
             mac: [0x13a, 3, 2, 0x800],
-            ip: Some(IpPart { src: NodeId(0), sport: 0, dst: NodeId(3), dport: 0, ttl: 29, next_hop: Some(NodeId(3)) }),
-            app: AppPart::Cbr { seq: 7 },
+            next_hop: 3,
+            body: Body::Ip { ip: IpPart { src: 0, sport: 0, dst: 3, dport: 0, ttl: 29 }, app: AppPart::Cbr { seq: 7 } },
             forwards: 3,
         }
     }
@@ -192,22 +341,87 @@ mod tests {
     }
 
     #[test]
-    fn drop_line_carries_the_reason_and_mac_frames_have_no_ip_part() {
+    fn control_frames_end_after_the_mac_header_with_ns2s_trailing_space() {
         let mut r = cbr_recv();
         r.event = Event::Drop;
         r.level = Level::Mac;
         r.reason = Some("COL");
         r.ptype = "RTS";
         r.size = 44;
-        r.ip = None;
+        r.uid = 0;
+        r.mac = [0x58e, 0, 1, 0];
+        r.next_hop = NO_NEXT_HOP;
+        r.body = Body::None;
         let mut s = String::new();
         write_old(&r, &mut s);
-        assert_eq!(s, "D 10.500000000 _3_ MAC  COL 42 RTS 44 [13a 3 2 800]\n");
+        // ns-2.35, 3-node chain: `D 1.484246227 _0_ MAC  COL 0 RTS 44 [58e 0 1 0] `
+        assert_eq!(s, "D 10.500000000 _3_ MAC  COL 0 RTS 44 [58e 0 1 0] \n");
+        s.clear();
+        write_new(&r, &mut s);
+        assert_eq!(s, "d -t 10.500000000 -Hs 3 -Hd -2 -Ni 3 -Nx 600.00 -Ny 0.00 -Nz 0.00 -Ne -1.000000 -Nl MAC -Nw COL -Ma 58e -Md 0 -Ms 1 -Mt 0 \n");
+    }
+
+    #[test]
+    fn aodv_lines_carry_ns2s_suffix() {
+        // ns-2.35: `s 0.500000000 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] [0x2 1 1 [2 0] [0 4]] (REQUEST)`
+        let mut r = cbr_recv();
+        r.event = Event::Send;
         r.level = Level::Rtr;
-        r.reason = Some("NRTE");
+        r.node = NodeId(0);
+        r.position_m = [0.0, 0.0];
+        r.t = SimTime::from_secs_f64(0.5);
+        r.uid = 0;
+        r.ptype = "AODV";
+        r.size = 48;
+        r.mac = [0; 4];
+        r.next_hop = NO_NEXT_HOP;
+        let req = AodvPart::Request { hops: 1, id: 1, dst: 2, dst_seq: 0, src: 0, src_seq: 4 };
+        r.body = Body::Ip { ip: IpPart { src: 0, sport: 255, dst: -1, dport: 255, ttl: 30 }, app: AppPart::Aodv(req) };
+        let mut s = String::new();
+        write_old(&r, &mut s);
+        assert_eq!(s, "s 0.500000000 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] [0x2 1 1 [2 0] [0 4]] (REQUEST)\n");
+        s.clear();
+        write_new(&r, &mut s);
+        assert_eq!(
+            s,
+            "s -t 0.500000000 -Hs 0 -Hd -2 -Ni 0 -Nx 0.00 -Ny 0.00 -Nz 0.00 -Ne -1.000000 -Nl RTR -Nw --- -Ma 0 -Md 0 -Ms 0 -Mt 0 \
+             -Is 0.255 -Id -1.255 -It AODV -Il 48 -If 0 -Ii 0 -Iv 30 -P aodv -Pt 0x2 -Ph 1 -Pb 1 -Pd 2 -Pds 0 -Ps 0 -Pss 4 -Pc REQUEST \n"
+        );
+        // ns-2.35: `f 0.507946227 _1_ RTR  --- 0 AODV 44 [13a 1 2 800] ------- [2:255 0:255 29 0] [0x4 2 [2 4] 10.000000] (REPLY)`
+        r.event = Event::Forward;
+        r.node = NodeId(1);
+        r.size = 44;
+        r.mac = [0x13a, 1, 2, 0x800];
+        r.next_hop = 0;
+        let rep = AodvPart::Reply { kind: AodvReply::Reply, hops: 2, dst: 2, dst_seq: 4, lifetime_s: 10.0 };
+        r.body = Body::Ip { ip: IpPart { src: 2, sport: 255, dst: 0, dport: 255, ttl: 29 }, app: AppPart::Aodv(rep) };
         s.clear();
         write_old(&r, &mut s);
-        assert!(s.starts_with("D 10.500000000 _3_ RTR NRTE 42"), "{s}");
+        assert_eq!(s, "f 0.500000000 _1_ RTR  --- 0 AODV 44 [13a 1 2 800] ------- [2:255 0:255 29 0] [0x4 2 [2 4] 10.000000] (REPLY)\n");
+        s.clear();
+        write_new(&r, &mut s);
+        assert!(s.ends_with("-Is 2.255 -Id 0.255 -It AODV -Il 44 -If 0 -Ii 0 -Iv 29 -P aodv -Pt 0x4 -Ph 2 -Pd 2 -Pds 4 -Pl 10.000000 -Pc REPLY \n"), "{s}");
+    }
+
+    #[test]
+    fn arp_lines_as_ns2_prints_them() {
+        // ns-2.35: `s 0.503353560 _2_ MAC  --- 0 ARP 86 [0 ffffffff 2 806] ------- [REQUEST 2/2 0/1]`
+        let mut r = cbr_recv();
+        r.event = Event::Send;
+        r.level = Level::Mac;
+        r.node = NodeId(2);
+        r.uid = 0;
+        r.ptype = "ARP";
+        r.size = 86;
+        r.mac = [0, u32::MAX, 2, 0x806];
+        r.next_hop = NO_NEXT_HOP;
+        r.body = Body::Arp(ArpPart { request: true, sha: 2, spa: 2, tha: 0, tpa: 1 });
+        let mut s = String::new();
+        write_old(&r, &mut s);
+        assert_eq!(s, "s 10.500000000 _2_ MAC  --- 0 ARP 86 [0 ffffffff 2 806] ------- [REQUEST 2/2 0/1]\n");
+        s.clear();
+        write_new(&r, &mut s);
+        assert!(s.ends_with("-Ma 0 -Md ffffffff -Ms 2 -Mt 806 -P arp -Po REQUEST -Pms 2 -Ps 2 -Pmd 0 -Pd 1 \n"), "{s}");
     }
 
     #[test]
@@ -217,7 +431,7 @@ mod tests {
         assert_eq!(
             s,
             "r -t 10.500000000 -Hs 3 -Hd 3 -Ni 3 -Nx 600.00 -Ny 0.00 -Nz 0.00 -Ne -1.000000 -Nl AGT -Nw --- \
-             -Ma 13a -Md 3 -Ms 2 -Mt 800 -Is 0.0 -Id 3.0 -It cbr -Il 512 -If 0 -Ii 42 -Iv 29 -Pn cbr -Pi 7 -Pf 3 -Po 0\n"
+             -Ma 13a -Md 3 -Ms 2 -Mt 800 -Is 0.0 -Id 3.0 -It cbr -Il 512 -If 0 -Ii 42 -Iv 29 -Pn cbr -Pi 7 -Pf 3 -Po 0 \n"
         );
     }
 }

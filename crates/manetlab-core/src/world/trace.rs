@@ -4,19 +4,29 @@
 
 use super::Simulator;
 use crate::ids::NodeId;
+use crate::mac::arp::{ArpOp, ARP_BYTES};
+use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
-use crate::packet::{Packet, TransportHeader, IP_HEADER_BYTES};
+use crate::packet::{Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::routing::aodv::AodvMessage;
+use crate::routing::dsr::DsrMessage;
 use crate::routing::RoutingMessage;
-use crate::trace::ns2::{AppPart, Event, IpPart, Level, Record};
+use crate::trace::ns2::{ip_addr, AodvPart, AodvReply, AppPart, ArpPart, Body, DsrPart, Event, IpPart, Level, Record, NO_NEXT_HOP};
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
-use crate::trace::Tracer;
+use crate::trace::{RxNote, Tracer};
 use std::io;
 use std::path::Path;
 
 /// Name of the movement file.
 pub const MOVEMENT_FILE: &str = "movement.tcl";
+
+/// ns-2's ether types in the MAC header.
+const ETHERTYPE_IP: u32 = 0x800;
+const ETHERTYPE_ARP: u32 = 0x806;
+/// How ns-2 prints the MAC broadcast address (`%x` of -1).
+const MAC_BROADCAST: u32 = u32::MAX;
 
 /// ns-2's packet type name.
 fn ptype(pkt: &Packet) -> &'static str {
@@ -33,21 +43,35 @@ fn ptype(pkt: &Packet) -> &'static str {
     }
 }
 
-/// Size as ns-2 traces it at `level`: an agent's packet (UDP payload; a TCP
-/// segment's payload + 40 bytes of TCP/IP header), + 20 bytes of IP header from
-/// the routing agent on, + the 802.11 header at the MAC.
-fn ns2_size(pkt: &Packet, level: Level) -> u32 {
-    let agent = match &pkt.transport {
-        TransportHeader::Udp(_) => pkt.payload_bytes,
-        TransportHeader::Tcp(_) => pkt.payload_bytes + 40,
-        TransportHeader::Routing(m) => m.size_bytes(),
-    };
-    match level {
-        Level::Agt => agent,
-        Level::Rtr | Level::Ifq => agent + IP_HEADER_BYTES,
-        // ns-2 prints MAC sizes with its 24-byte PLCP count included.
-        Level::Mac => agent + IP_HEADER_BYTES + crate::mac::frame::DATA_HEADER_BYTES + crate::mac::frame::PLCP_BYTES,
+/// Size as the sending agent hands the packet down, before any router added to it:
+/// a CBR packet is its UDP payload (ns-2's `Agent/UDP` adds no header; ours adds 8
+/// bytes when `udp_header` is on), a TCP segment its payload + 40 (ns-2's TCP
+/// agents count the IP header in; Vegas its payload only), a routing message its
+/// whole datagram.
+fn agent_size(pkt: &Packet) -> u32 {
+    match &pkt.transport {
+        TransportHeader::Udp(_) => pkt.transport.size_bytes() + pkt.payload_bytes,
+        // ns-2.35 Vegas hands down packetSize_ bytes without its header.
+        TransportHeader::Tcp(h) if h.headerless => pkt.payload_bytes,
+        TransportHeader::Tcp(_) => IP_HEADER_BYTES + pkt.transport.size_bytes() + pkt.payload_bytes,
+        TransportHeader::Routing(_) => pkt.size_bytes(),
     }
+}
+
+/// The IP datagram's size: what ns-2 prints once a router has handled the packet
+/// (from `s RTR` on, at the IFQ, and on `r MAC` lines, whose MAC header ns-2 has
+/// already taken off). ns-2's AODV adds its 20-byte IP header to everything but
+/// TCP, so a 1000-byte segment is 1040 B after routing, as here; ns-2's DSR and
+/// DSDV add it to TCP too (1060 B). The trace prints the size the model sends
+/// (docs/ns2-differences.md).
+fn ip_size(pkt: &Packet) -> u32 {
+    pkt.size_bytes()
+}
+
+/// A data frame's size on `s MAC` lines: the MSDU + the 802.11 header and FCS +
+/// ns-2's 24 bytes for the PLCP (its `getHdrLen11()`: 58 B in all).
+fn frame_size(msdu_bytes: u32) -> u32 {
+    msdu_bytes + DATA_HEADER_BYTES + PLCP_BYTES
 }
 
 fn app_part(pkt: &Packet) -> AppPart {
@@ -55,17 +79,117 @@ fn app_part(pkt: &Packet) -> AppPart {
         TransportHeader::Udp(_) => AppPart::Cbr { seq: pkt.tag.map_or(0, |t| t.seq) },
         // Byte sequence numbers (ns-2 prints segment numbers; docs/metrics.md).
         TransportHeader::Tcp(h) => AppPart::Tcp { seq: h.seq as i64, ack: h.ack as i64 },
-        TransportHeader::Routing(_) => AppPart::None,
+        TransportHeader::Routing(RoutingMessage::Aodv(m)) => AppPart::Aodv(aodv_part(m)),
+        TransportHeader::Routing(RoutingMessage::Dsr(m)) => AppPart::Dsr(dsr_part(m)),
+        TransportHeader::Routing(RoutingMessage::Dsdv(_)) => AppPart::None,
     }
 }
 
-fn ip_part(pkt: &Packet, next_hop: Option<NodeId>) -> IpPart {
+/// ns-2 counts AODV hops including the hop the message is crossing (an RREQ leaves
+/// its originator with hop count 1); RFC 3561, and manetlab, count from 0.
+fn aodv_part(m: &AodvMessage) -> AodvPart {
+    let hops = |h: u8| u32::from(h) + 1;
+    match m {
+        AodvMessage::Rreq(r) => AodvPart::Request {
+            hops: hops(r.hop_count),
+            id: r.id,
+            dst: ip_addr(r.dst),
+            dst_seq: r.dst_seq,
+            src: ip_addr(r.originator),
+            src_seq: r.originator_seq,
+        },
+        AodvMessage::Rrep(r) => AodvPart::Reply {
+            kind: AodvReply::Reply,
+            hops: hops(r.hop_count),
+            dst: ip_addr(r.dst),
+            dst_seq: r.dst_seq,
+            lifetime_s: r.lifetime_ns as f64 * 1e-9,
+        },
+        AodvMessage::Hello(h) => {
+            AodvPart::Reply { kind: AodvReply::Hello, hops: 1, dst: ip_addr(h.node), dst_seq: h.seq, lifetime_s: h.lifetime_ns as f64 * 1e-9 }
+        }
+        // ns-2 prints an RERR through the RREP layout: its destination count where
+        // the hop count is, then the first unreachable destination and its number
+        // (ns-2's overlay shows the second address there; we print the number) and
+        // no lifetime.
+        AodvMessage::Rerr(e) => {
+            let (d, s) = e.unreachable.first().map_or((-1, 0), |&(d, s)| (ip_addr(d), s));
+            AodvPart::Reply { kind: AodvReply::Error, hops: e.unreachable.len() as u32, dst: d, dst_seq: s, lifetime_s: 0.0 }
+        }
+    }
+}
+
+fn dsr_part(m: &DsrMessage) -> DsrPart {
+    let none = DsrPart {
+        num_addrs: 0,
+        request: false,
+        request_id: 0,
+        reply: false,
+        reply_len: 0,
+        reply_ends: (0, 0),
+        error: false,
+        num_errors: 0,
+        error_link: (0, 0, 0),
+    };
+    match m {
+        DsrMessage::Rreq(r) => DsrPart {
+            num_addrs: r.path.len() as u32,
+            request: true,
+            request_id: r.id,
+            error: r.error.is_some(),
+            num_errors: u32::from(r.error.is_some()),
+            error_link: r.error.map_or((0, 0, 0), |(f, t)| (0, ip_addr(f), ip_addr(t))),
+            ..none
+        },
+        DsrMessage::Rrep(r) => DsrPart {
+            num_addrs: r.sr.path.len() as u32,
+            request_id: r.req_id,
+            reply: true,
+            reply_len: r.route.len() as u32,
+            reply_ends: (r.route.first().map_or(0, |&n| ip_addr(n)), r.route.last().map_or(0, |&n| ip_addr(n))),
+            ..none
+        },
+        DsrMessage::Rerr(e) => DsrPart {
+            num_addrs: e.sr.path.len() as u32,
+            error: true,
+            num_errors: 1 + e.nested.len() as u32,
+            error_link: (ip_addr(e.tell), ip_addr(e.from), ip_addr(e.to)),
+            ..none
+        },
+    }
+}
+
+/// The IP source ns-2 would show. ns-2's AODV forwards an RREP as the packet it
+/// received, IP source kept (so the forwarder's line is `f`); manetlab's AODV, as
+/// RFC 3561, sends it on from its own address (same uid). `rx` is the note of the
+/// node that last received the packet (the one writing the line, or a frame's
+/// transmitter), whose noted source is already ns-2's.
+fn ns2_src(pkt: &Packet, rx: Option<RxNote>) -> NodeId {
+    match (rx, &pkt.transport) {
+        (Some(r), TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(_)))) => r.ip_src,
+        _ => pkt.ip.src,
+    }
+}
+
+fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
     let (sport, dport) = match &pkt.transport {
         TransportHeader::Udp(u) => (u.src_port, u.dst_port),
         TransportHeader::Tcp(h) => (h.src_port, h.dst_port),
         TransportHeader::Routing(_) => (255, 255), // ns-2's RT_PORT
     };
-    IpPart { src: pkt.ip.src, sport, dst: pkt.ip.dst, dport, ttl: pkt.ip.ttl, next_hop }
+    // ns-2's DSR addresses a route request to its target (and broadcasts it at the MAC).
+    let dst = match &pkt.transport {
+        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(r))) => r.target,
+        _ => pkt.ip.dst,
+    };
+    IpPart { src: ip_addr(src), sport, dst: ip_addr(dst), dport, ttl: pkt.ip.ttl }
+}
+
+/// Hops a data packet has crossed (ns-2 `num_forwards`, which the receiving side
+/// counts): each forwarder took one off the TTL, and a copy just taken off the air
+/// has crossed one more hop than its TTL says.
+fn forwards(pkt: &Packet, received_here: bool) -> u32 {
+    u32::from(DEFAULT_TTL.saturating_sub(pkt.ip.ttl)) + u32::from(received_here)
 }
 
 /// The trace level of a drop reason.
@@ -75,6 +199,19 @@ fn drop_level(r: DropReason) -> Level {
         "ifq" => Level::Ifq,
         _ => Level::Rtr,
     }
+}
+
+/// Where a packet is in ns-2's stack when a line is written about it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Handed down by the agent, no router has seen it (AGT `s`, the source's `r RTR`).
+    Agent,
+    /// Routed (RTR `s`/`f`/`r` elsewhere, RTR drops).
+    Routed,
+    /// In the link layer or interface queue towards `next_hop` (`None`: broadcast).
+    Queued,
+    /// Given up by the MAC (retry limit).
+    Mac,
 }
 
 impl Simulator {
@@ -120,13 +257,63 @@ impl Simulator {
         Ok(files)
     }
 
-    /// Trace a network packet event at `node` (levels AGT, RTR, IFQ).
+    /// Trace a network packet event at `node` (levels AGT and RTR; RTR drops).
+    /// `next_hop` is the router's choice on `s`/`f` RTR lines. The source's `r RTR`
+    /// line (the packet entering its router) prints the agent's size.
     pub(super) fn trace_pkt(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
         let Some(t) = self.tracer.as_ref() else { return };
-        if !t.wants(level) {
+        let wanted = if ev == Event::Drop { t.wants_drop(level) } else { t.wants(level) };
+        if !wanted {
             return;
         }
+        let rx = t.rx_note(node, pkt.uid);
+        let stage = match level {
+            Level::Agt if ev == Event::Send => Stage::Agent,
+            Level::Rtr if ev == Event::Recv && rx.is_none() && pkt.ip.src == node => Stage::Agent,
+            _ => Stage::Routed,
+        };
+        self.trace_at(ev, level, stage, node, pkt, reason, next_hop, rx);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn trace_at(&mut self, ev: Event, level: Level, stage: Stage, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>, rx: Option<RxNote>) {
         let now = self.now();
+        let mut ev = ev;
+        let src = ns2_src(pkt, rx);
+        if ev == Event::Send && src != pkt.ip.src && src != node {
+            ev = Event::Forward;
+        }
+        let broadcast = pkt.ip.dst == IP_BROADCAST;
+        // ns-2's `next_hop_`: -2 until a router sets one (it never does for a
+        // broadcast); a received packet still carries its sender's choice (us).
+        let nh = match next_hop {
+            Some(n) => i64::from(n.0),
+            None if stage == Stage::Routed && rx.is_some() && !broadcast => i64::from(node.0),
+            None => NO_NEXT_HOP,
+        };
+        // The MAC header: ns-2 keeps the received one in the packet until its LL
+        // writes the next (receiver, transmitter) at the queue; the duration stays
+        // until the MAC sets its own.
+        let rx_mac = rx.map(|r| r.mac);
+        let mac = match stage {
+            Stage::Agent => [0; 4],
+            Stage::Routed => rx_mac.unwrap_or([0; 4]),
+            Stage::Queued => {
+                let ra = next_hop.map_or(MAC_BROADCAST, |n| n.0);
+                [rx_mac.map_or(0, |m| m[0]), ra, node.0, ETHERTYPE_IP]
+            }
+            Stage::Mac => {
+                // A frame given up after its retries was a unicast (its receiver, when known).
+                let ra = next_hop.map_or(if broadcast { MAC_BROADCAST } else { 0 }, |n| n.0);
+                let dur = if next_hop.is_some() { self.data_duration_us() } else { 0 };
+                [dur, ra, node.0, ETHERTYPE_IP]
+            }
+        };
+        // ns-2's DSR takes the headers it added off before handing a packet to its
+        // agent (AODV and DSDV leave them: a CBR packet arrives at AGT with 532 B).
+        let dsr_to_agent = level == Level::Agt && pkt.source_route.is_some();
+        let size = if stage == Stage::Agent || dsr_to_agent { agent_size(pkt) } else { ip_size(pkt) };
+        let received = rx.is_some() && ev != Event::Forward && !(ev == Event::Send && pkt.ip.src == node);
         let rec = Record {
             event: ev,
             t: now,
@@ -136,36 +323,116 @@ impl Simulator {
             reason,
             uid: pkt.uid,
             ptype: ptype(pkt),
-            size: ns2_size(pkt, level),
-            mac: [0, 0, 0, 0],
-            ip: Some(ip_part(pkt, next_hop)),
-            app: app_part(pkt),
-            forwards: u32::from(crate::packet::DEFAULT_TTL.saturating_sub(pkt.ip.ttl)),
+            size,
+            mac,
+            next_hop: nh,
+            body: Body::Ip { ip: ip_part(pkt, src), app: app_part(pkt) },
+            forwards: forwards(pkt, received && ev != Event::Drop),
         };
         self.tracer.as_mut().expect("checked").record(&rec);
     }
 
-    /// Trace a drop with its ns-2 reason code at the level of the dropping layer.
-    pub(super) fn trace_drop(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
-        if self.tracer.is_some() {
-            self.trace_pkt(Event::Drop, drop_level(reason), node, pkt, Some(reason.code()), None);
-        }
+    /// The duration field of a unicast data frame: SIFS + the ACK (ns-2's 0x13a µs at 1 Mb/s).
+    fn data_duration_us(&self) -> u32 {
+        (self.mac_params.sifs + self.mac_params.ctrl_airtime(ACK_BYTES)).as_nanos().div_ceil(1000) as u32
     }
 
-    /// Trace an 802.11 frame sent (`Send`) or received (`Recv`) by `node`.
-    pub(super) fn trace_frame(&mut self, ev: Event, node: NodeId, f: &Frame) {
+    /// Trace a drop with its ns-2 reason code at the level of the dropping layer.
+    /// RTR and IFQ drops are always traced (as ns-2 does), MAC drops with the MAC trace.
+    pub(super) fn trace_drop(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
+        self.trace_drop_towards(node, pkt, reason, None);
+    }
+
+    /// A drop of a packet the link layer or a queue held for `next_hop`.
+    pub(super) fn trace_drop_towards(&mut self, node: NodeId, pkt: &Packet, reason: DropReason, next_hop: Option<NodeId>) {
         let Some(t) = self.tracer.as_ref() else { return };
-        if !t.wants(Level::Mac) {
+        let level = drop_level(reason);
+        if !t.wants_drop(level) {
+            return;
+        }
+        let rx = t.rx_note(node, pkt.uid);
+        // A router drops a packet with the size it gave it (ns-2's routing agents add
+        // the IP header before they look for a route).
+        let stage = match level {
+            Level::Ifq => Stage::Queued,
+            Level::Mac => Stage::Mac,
+            _ => Stage::Routed,
+        };
+        self.trace_at(Event::Drop, level, stage, node, pkt, Some(reason.code()), next_hop, rx);
+    }
+
+    /// Trace the drop of an ARP message the interface queue held for `to` (`None`:
+    /// a broadcast request), as ns-2's IFQ drop trace writes it.
+    pub(super) fn trace_arp_drop(&mut self, node: NodeId, m: &crate::mac::ArpMsg, to: Option<NodeId>, reason: DropReason) {
+        let Some(t) = self.tracer.as_ref() else { return };
+        let level = drop_level(reason);
+        if !t.wants_drop(level) {
             return;
         }
         let now = self.now();
-        let dst = f.dst.map_or(u32::MAX, |d| d.0);
-        let mac = [f.nav.as_nanos().div_ceil(1000) as u32, dst, f.src.0, if f.kind == FrameKind::Data { 0x800 } else { 0 }];
-        let (ptype, size, ip, app, uid) = match (&f.kind, &f.pkt) {
-            (FrameKind::Data, Some(p)) => (self::ptype(p), ns2_size(p, Level::Mac), Some(ip_part(p, f.dst)), app_part(p), p.uid),
-            (k, _) => (k.name(), f.mac_bytes() + crate::mac::frame::PLCP_BYTES, None, AppPart::None, 0),
+        let request = m.op == ArpOp::Request;
+        let body = Body::Arp(ArpPart { request, sha: m.sender.0, spa: m.sender.0, tha: if request { 0 } else { m.target.0 }, tpa: m.target.0 });
+        let mac = [0, to.map_or(MAC_BROADCAST, |n| n.0), node.0, ETHERTYPE_ARP];
+        let rec = Record {
+            event: Event::Drop,
+            t: now,
+            node,
+            position_m: self.position_at(node.0, now),
+            level,
+            reason: Some(reason.code()),
+            uid: 0,
+            ptype: "ARP",
+            size: ARP_BYTES,
+            mac,
+            next_hop: NO_NEXT_HOP,
+            body,
+            forwards: 0,
         };
-        let rec = Record { event: ev, t: now, node, position_m: self.position_at(node.0, now), level: Level::Mac, reason: None, uid, ptype, size, mac, ip, app, forwards: 0 };
+        self.tracer.as_mut().expect("checked").record(&rec);
+    }
+
+    /// Trace an 802.11 frame sent (`Send`), received (`Recv`), or lost to a collision
+    /// (`Drop`, `COL`) at `node`. A received IP packet is also noted for the lines
+    /// ns-2 writes about it further up (its MAC header stays in ns-2's packet).
+    pub(super) fn trace_frame(&mut self, ev: Event, node: NodeId, f: &Frame) {
+        let Some(t) = self.tracer.as_mut() else { return };
+        let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
+        let dur = f.nav.as_nanos().div_ceil(1000) as u32;
+        // The transmitter's own note of the packet, if it had received it.
+        let src_of = |t: &Tracer, p: &Packet| ns2_src(p, t.rx_note(f.src, p.uid));
+        if let (Event::Recv, Some(p)) = (ev, &f.pkt) {
+            let ip_src = src_of(t, p);
+            t.note_rx(node, RxNote { uid: p.uid, mac: [dur, ra, f.src.0, ETHERTYPE_IP], ip_src });
+        }
+        let wanted = if ev == Event::Drop { t.wants_drop(Level::Mac) } else { t.wants(Level::Mac) };
+        if !wanted {
+            return;
+        }
+        let now = self.now();
+        // ns-2 traces `r MAC` after taking the MAC header off: the MSDU's size.
+        let size_of = |msdu: u32| if ev == Event::Recv { msdu } else { frame_size(msdu) };
+        let next_hop = f.dst.map_or(NO_NEXT_HOP, |d| i64::from(d.0));
+        let t = self.tracer.as_ref().expect("checked");
+        let (ptype, size, mac, body, uid, fwd, nh) = match (&f.kind, &f.pkt, &f.arp) {
+            (FrameKind::Data, Some(p), _) => {
+                let body = Body::Ip { ip: ip_part(p, src_of(t, p)), app: app_part(p) };
+                (ptype(p), size_of(ip_size(p)), [dur, ra, f.src.0, ETHERTYPE_IP], body, p.uid, forwards(p, ev != Event::Send), next_hop)
+            }
+            (FrameKind::Data, None, Some(m)) => {
+                let request = m.op == ArpOp::Request;
+                // A request does not know the target's hardware address (0).
+                let tha = if request { 0 } else { m.target.0 };
+                let body = Body::Arp(ArpPart { request, sha: m.sender.0, spa: m.sender.0, tha, tpa: m.target.0 });
+                ("ARP", size_of(ARP_BYTES), [dur, ra, f.src.0, ETHERTYPE_ARP], body, 0, 0, NO_NEXT_HOP)
+            }
+            // ns-2's CTS and ACK carry no transmitter address (printed 0).
+            (k, _, _) => {
+                let ta = if *k == FrameKind::Rts { f.src.0 } else { 0 };
+                (k.name(), f.mac_bytes() + PLCP_BYTES, [dur, ra, ta, 0], Body::None, 0, 0, NO_NEXT_HOP)
+            }
+        };
+        let reason = (ev == Event::Drop).then_some("COL");
+        let rec = Record { event: ev, t: now, node, position_m: self.position_at(node.0, now), level: Level::Mac, reason, uid, ptype, size, mac, next_hop: nh, body, forwards: fwd };
         self.tracer.as_mut().expect("checked").record(&rec);
     }
 
