@@ -2,7 +2,8 @@
 #   make run    set up .venv, build the extension, run the default study
 #               (examples/default_study.toml: NewReno vs ABRA on the same seed)
 #   make test   set up, then cargo tests of the core and the pytest suites
-#   make bench  set up, then benchmarks/run.py
+#   make bench  set up, then benchmarks/run.py --vs-ns2 (ours vs ns-2.35;
+#               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row)
 #   make validate  long validations; rewrites the tables in docs/validation/
 #               (validate-ns2: manetlab vs ns-2.35, needs `ns` on PATH)
 #   make clean  remove build outputs (make distclean also removes .venv)
@@ -33,8 +34,11 @@ test: $(BUILD_STAMP)
 	cargo test --workspace --exclude manetlab-py
 	$(PY) -m pytest -q
 
+# Issue 15's workloads against ns-2.35 (when `ns` is on PATH), alternating runs.
+BENCH_REPEAT ?= 3
+BENCH_SEEDS ?= 5
 bench: $(BUILD_STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py --vs-ns2 --repeat $(BENCH_REPEAT) --seeds $(BENCH_SEEDS)
 
 # Validations too long for `make test` (their pass/fail checks are also tests);
 # the tables they print are committed under docs/validation/.

@@ -8,6 +8,7 @@ it), events/s at that median, and the peak resident set size of the process
 (`VmHWM`, reported by the binary itself). Usage:
 
     python benchmarks/run.py [--repeat 3] [--record] [NAME_SUBSTRING ...]
+    python benchmarks/run.py --vs-ns2 [--repeat 3] [--seeds 5] [--kinds] [--record] [NAME_SUBSTRING ...]
     python benchmarks/run.py --study 200 [--jobs N] [--record]
 
 `--study N` measures study throughput instead: N runs (seeds 1..N) of the 20-node,
@@ -15,6 +16,14 @@ it), events/s at that median, and the peak resident set size of the process
 local pool (`--jobs`, default one per core), against N times one in-process run
 (the mean of `--baseline` seeds run serially in this process), and the overhead
 per run (worker time not spent in the core: task transfer, metrics, store).
+
+`--vs-ns2` (what `make bench` runs) measures issue 15's workloads (WORKLOADS
+below) as whole processes: our `run_scenario` binary and, when `ns` is on PATH,
+ns-2.35 on the same scenario, seed and movement (written by `manetlab
+export-ns2`), the two alternating run by run so that machine load hits both
+alike. Per workload: median wall time of each, the ratio ns-2 / ours, peak RSS
+of each, and our event count. `--ns2-max-nodes` skips ns-2 on larger networks
+(its 1000-node run takes many minutes); `--kinds` adds the event-kind breakdown.
 
 `--record` appends the table, the command, the machine and the date to
 benchmarks/RESULTS.md. Timed assertions do not belong in tests; this is where
@@ -57,6 +66,121 @@ def run_once(scenario: Path) -> tuple[float, int, float, int]:
     if not m:
         sys.exit(f"{scenario.name}: no timing line in {proc.stderr!r}")
     return float(m.group(1)), int(m.group(2)), int(m.group(3)) / 1024.0, int(m.group(4))
+
+
+#: Issue 15's workloads: (scenario file stem, seeds). The 20-node row runs 5 seeds.
+WORKLOADS = [
+    ("chain_4hop_tcp_aodv", [1]),
+    ("rwp20_aodv_tcp_cbr", [1, 2, 3, 4, 5]),
+    ("rwp100_aodv_10tcp", [1]),
+    ("rwp400_aodv_20tcp", [1]),
+    ("rwp1000_aodv_50tcp", [1]),
+]
+
+
+def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, str, float]:
+    """(wall seconds, peak RSS MiB, stderr, CPU seconds user + system) of one child
+    process, whole process. CPU time is the steadier measure on a shared machine:
+    other processes' load stretches wall time far more than CPU time."""
+    import time
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {text.strip()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024.0, text, usage.ru_utime + usage.ru_stime
+
+
+def scenario_with_seed(src: Path, seed: int, tmp: Path) -> Path:
+    """`src` with its top-level `seed` replaced (a copy in `tmp`)."""
+    text = src.read_text(encoding="utf-8")
+    text, n = re.subn(r"(?m)^seed\s*=\s*\d+\s*$", f"seed = {seed}", text, count=1)
+    if n == 0:
+        text = f"seed = {seed}\n" + text
+    out = tmp / f"{src.stem}_seed{seed}.toml"
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def export_ns2(scenario: Path, out: Path) -> None:
+    subprocess.run([sys.executable, "-m", "manetlab", "export-ns2", str(scenario), "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+
+
+def vs_ns2(args: argparse.Namespace) -> list[str]:
+    """Issue 15's table: ours vs ns-2.35, alternating; returns the Markdown table."""
+    import shutil
+
+    ns = shutil.which("ns") if not args.no_ns2 else None
+    table = [
+        f"| workload | seed | ours wall (s, median of {args.repeat}) | ns-2.35 wall (s) | ns-2 / ours (wall) | ours CPU (s) | ns-2.35 CPU (s) | ns-2 / ours (CPU) | ours peak RSS (MiB) | ns-2 peak RSS (MiB) | events |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    kinds_lines: list[str] = []
+    for stem, seeds in WORKLOADS:
+        # A name selects its workload and those it prefixes at a "_" ("rwp100" is not "rwp1000_...").
+        if args.only and not any(stem == s or stem.startswith(s.rstrip("_") + "_") for s in args.only):
+            continue
+        src = SCENARIOS / f"{stem}.toml"
+        n_nodes = int(re.search(r"(?m)^count\s*=\s*(\d+)", src.read_text()).group(1))
+        for seed in seeds[: args.seeds]:
+            with tempfile.TemporaryDirectory(prefix="manetlab-bench-") as tmp_s:
+                tmp = Path(tmp_s)
+                scen = scenario_with_seed(src, seed, tmp)
+                use_ns = ns is not None and n_nodes <= args.ns2_max_nodes
+                if use_ns:
+                    export_ns2(scen, tmp / "ns2")
+                ours, theirs, rss_o, rss_t, cpu_o, cpu_t = [], [], [], [], [], []
+                in_core = None
+                for _ in range(args.repeat):
+                    if use_ns:
+                        w, r, _, c = timed([ns, "run.tcl"], cwd=tmp / "ns2")
+                        theirs.append(w)
+                        rss_t.append(r)
+                        cpu_t.append(c)
+                    w, r, err, c = timed([str(args.binary), str(scen), "--time"])
+                    ours.append(w)
+                    rss_o.append(r)
+                    cpu_o.append(c)
+                    m = re.search(r"wall_s=([\d.]+) events=(\d+)", err)
+                    in_core = (float(m.group(1)), int(m.group(2)))
+                if args.kinds:
+                    _, _, err, _ = timed([str(args.binary), str(scen), "--kinds"])
+                    kinds_lines.append(f"{stem} seed {seed}: " + ", ".join(l.removeprefix("kind ") for l in err.splitlines() if l.startswith("kind ")))
+            wo = statistics.median(ours)
+            wt = statistics.median(theirs) if theirs else None
+            ratio = f"{wt / wo:.2f}" if wt else "—"
+            wt_s = f"{wt:.3f}" if wt else ("skipped" if ns else "no ns")
+            rss_t_s = f"{max(rss_t):.1f}" if rss_t else "—"
+            co = statistics.median(cpu_o)
+            ct = statistics.median(cpu_t) if cpu_t else None
+            ct_s, cratio = (f"{ct:.3f}", f"{ct / co:.2f}") if ct else ("—", "—")
+            row = f"| {stem} | {seed} | {wo:.3f} | {wt_s} | {ratio} | {co:.3f} | {ct_s} | {cratio} | {max(rss_o):.1f} | {rss_t_s} | {in_core[1]:,d} |"
+            print(row, flush=True)
+            table.append(row)
+    if not args.only or any(s in "cli" for s in args.only):
+        # `manetlab run` of the 4-hop chain, whole process (start-up and tables included).
+        scen = SCENARIOS / "chain_4hop_tcp_aodv.toml"
+        walls, rss, cpus = [], [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="manetlab-bench-cli-") as tmp:
+                w, r, _, c = timed([str(Path(sys.executable).parent / "manetlab"), "run", str(scen), "--out", tmp])
+            walls.append(w)
+            rss.append(r)
+            cpus.append(c)
+        row = f"| `manetlab run` chain_4hop_tcp_aodv (whole CLI process) | 1 | {statistics.median(walls):.3f} | | | {statistics.median(cpus):.3f} | | | {max(rss):.1f} | | |"
+        print(row, flush=True)
+        table.append(row)
+    table.append("")
+    table.append(f"Load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.")
+    if kinds_lines:
+        table += ["", "Event kinds:", ""] + [f"- {l}" for l in kinds_lines]
+    return table
 
 
 def cpu_model() -> str:
@@ -118,6 +242,12 @@ def main() -> None:
     ap.add_argument("--study", type=int, metavar="N", help="instead: study throughput, N runs of examples/default_study.toml")
     ap.add_argument("--jobs", type=int, help="worker processes for --study (default: one per core)")
     ap.add_argument("--baseline", type=int, default=5, help="serial in-process runs for --study's baseline (default 5)")
+    ap.add_argument("--vs-ns2", action="store_true", help="issue 15's workloads, ours vs ns-2.35 (what `make bench` runs)")
+    ap.add_argument("--seeds", type=int, default=5, help="--vs-ns2: at most this many seeds per workload (default 5)")
+    ap.add_argument("--ns2-max-nodes", type=int, default=400, help="--vs-ns2: skip ns-2 on larger networks (default 400)")
+    ap.add_argument("--no-ns2", action="store_true", help="--vs-ns2: do not run ns-2 even if it is on PATH")
+    ap.add_argument("--binary", type=Path, default=BINARY, help="--vs-ns2: the run_scenario binary to time (default: this tree's release build)")
+    ap.add_argument("--kinds", action="store_true", help="--vs-ns2: also print each run's event-kind breakdown")
     ap.add_argument("only", nargs="*", help="run only scenarios whose file name contains one of these")
     args = ap.parse_args()
 
@@ -128,6 +258,9 @@ def main() -> None:
         return
 
     build()
+    if args.vs_ns2:
+        record(args, vs_ns2(args), "python benchmarks/run.py " + " ".join(sys.argv[1:]))
+        return
     files = sorted(p for p in SCENARIOS.glob("*.toml") if not args.only or any(s in p.name for s in args.only))
     rows = []
     for f in files:

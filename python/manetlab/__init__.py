@@ -15,9 +15,24 @@ from manetlab._core import __version__ as __version__
 from manetlab.results import Result, ResultFolderError, load_result, run
 from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
 from manetlab.stats import improvement_pct, jain_index, paired_improvements
-from manetlab.ns2 import crosscheck, export_ns2
-from manetlab.study import Study
-from manetlab import reproduce as reproduce
+
+# Imported on first use (PEP 562): the study store, ns-2 export and the paper
+# reproductions pull in sqlite3, multiprocessing and more, which `manetlab run`
+# does not need (start-up time, issue 15).
+_LAZY = {"Study": ("manetlab.study", "Study"), "crosscheck": ("manetlab.ns2", "crosscheck"), "export_ns2": ("manetlab.ns2", "export_ns2"), "reproduce": ("manetlab.reproduce", None)}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = importlib.import_module(module)
+        if attr is not None:
+            value = getattr(value, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'manetlab' has no attribute {name!r}")
 
 __all__ = [
     "Result",

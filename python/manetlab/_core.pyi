@@ -22,8 +22,10 @@ def validate(scenario_json: str, base_dir: str | None = None) -> str:
     """Parse and validate a scenario given as JSON text.
 
     With `base_dir` (the scenario file's folder), an ns-2 movement file named by
-    ``mobility.path`` is read from there into ``mobility.ns2_text`` first.
-    Returns the normalised scenario as JSON (defaults filled in).
+    ``mobility.path`` is read from there into ``mobility.ns2_text`` first, and an
+    ns-2 traffic file named by ``traffic.ns2_file`` into ``traffic.ns2_text``.
+    Returns the normalised scenario as JSON (defaults filled in; a traffic
+    file's flows appended to ``flows``).
     Raises ScenarioError naming the first offending key.
     """
 

@@ -120,6 +120,8 @@ def parse_value(raw: str) -> Any:
         parsed = tomllib.loads("v = " + raw)
     except tomllib.TOMLDecodeError:
         return raw
+    except ValueError as e:
+        raise ScenarioError(f"(--set): {_too_long(e)}") from None
     # "1\nx = 2" parses but is not one value: keep the text as written.
     return parsed["v"] if parsed.keys() == {"v"} else raw
 
@@ -136,6 +138,9 @@ def _read(path: Path) -> Any:
         raise ScenarioError(f"(file): {path} is a directory, not a scenario file") from None
     except OSError as e:
         raise ScenarioError(f"(file): cannot read {path} ({e.strerror})") from None
+    except ValueError:
+        # open() refuses a path with a NUL byte before asking the system.
+        raise ScenarioError(f"(file): {str(path)!r} is not a file name (it contains a NUL byte)") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -155,6 +160,8 @@ def _read(path: Path) -> Any:
             raise ScenarioError(f"(file): {path} is not valid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
         except RecursionError:
             raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+        except ValueError as e:
+            raise ScenarioError(f"(file): {path}: {_too_long(e)}") from None
     else:
         # .toml, or any other extension: TOML is the documented format.
         try:
@@ -164,6 +171,8 @@ def _read(path: Path) -> Any:
             raise ScenarioError(f"(file): {path} is not valid TOML: {_one_line(str(e))}") from None
         except RecursionError:
             raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+        except ValueError as e:
+            raise ScenarioError(f"(file): {path}: {_too_long(e)}") from None
     _check_nesting(data)
     return data
 
@@ -203,6 +212,22 @@ def _one_line(s: str) -> str:
     return " ".join(s.split())
 
 
+def _too_long(e: ValueError) -> str:
+    """Python refuses to convert integers of more than 4300 digits (sys.int_info); say so plainly."""
+    m = re.search(r"value has (\d+) digits", str(e))
+    if m is None:
+        raise e
+    return f"an integer of {m.group(1)} digits is out of range (allowed: integers from -2^63 to 2^64-1)"
+
+
+def _short(v: int) -> str:
+    """An integer as a message can show it (10**4000 has no short decimal form)."""
+    digits = len(str(abs(v))) if v.bit_length() < 10_000 else None
+    if digits is None or digits > 30:
+        return f"an integer of {'about ' + str(int(v.bit_length() * 0.30103)) if digits is None else digits} digits"
+    return str(v)
+
+
 # --- values the core can be given -----------------------------------------
 
 
@@ -212,7 +237,11 @@ def _plain(value: Any, path: str) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
-        return int(value)  # also numpy integers
+        v = int(value)  # also numpy integers
+        if not -(2**63) <= v < 2**64:
+            # The core reads 64-bit integers; a longer one would reach it as a JSON number it cannot hold.
+            raise ScenarioError(f"{where}: {_short(v)} is out of range (allowed: integers from -2^63 to 2^64-1)")
+        return v
     if isinstance(value, numbers.Real):
         v = float(value)
         if not math.isfinite(v):

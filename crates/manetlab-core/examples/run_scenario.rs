@@ -2,7 +2,8 @@
 //! with `--time`, print wall time and events/s to stderr; with `--out DIR`,
 //! write the trace files the scenario's `[outputs]` asks for; with `--phases`
 //! (no outputs), print the wall time of building, running and assembling the
-//! results (which includes the connectivity report) to stderr. Used by benchmarks.
+//! results (which includes the connectivity report) to stderr; with `--kinds`
+//! (no outputs), print the number of events executed per kind to stderr. Used by benchmarks.
 //! The scenario is TOML, or JSON with a `.json` extension.
 use manetlab_core::{run_with_outputs, Scenario};
 use std::time::Instant;
@@ -22,6 +23,22 @@ fn main() {
         }
     };
     let out = args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).map(std::path::PathBuf::from);
+    if args.iter().any(|a| a == "--kinds") {
+        // Event-kind breakdown (profiling): one `kind=count` per line on stderr.
+        let t0 = Instant::now();
+        let mut sim = manetlab_core::Simulator::new(&scenario);
+        sim.run_to_end();
+        let wall = t0.elapsed().as_secs_f64();
+        let r = sim.results();
+        eprintln!("wall_s={wall:.4} events={}", r.events);
+        for (kind, n) in sim.event_counts() {
+            if n > 0 {
+                eprintln!("kind {kind}={n}");
+            }
+        }
+        println!("{}", r.to_json());
+        return;
+    }
     if args.iter().any(|a| a == "--phases") {
         let t0 = Instant::now();
         let mut sim = manetlab_core::Simulator::new(&scenario);

@@ -31,7 +31,7 @@ use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAct
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 mod tcp;
 mod trace;
@@ -58,10 +58,12 @@ enum Event {
     LlUp(NodeId, Box<Packet>, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
-    /// A transmission starts arriving at a node, with this received power (W).
-    SignalStart(NodeId, TxId, f64),
-    /// A transmission stops arriving at a node.
-    SignalEnd(NodeId, TxId),
+    /// A transmission starts arriving at its next receiver (`TxRecord::next_start`).
+    /// One heap entry walks a frame's receivers in (time, sequence) order, each
+    /// run as its own event; see [`Simulator::signal_starts`].
+    SignalStart(TxId),
+    /// A transmission stops arriving at its next receiver (`TxRecord::next_end`).
+    SignalEnd(TxId),
     /// Sample every interface queue's length (`[outputs] series_interval_s`).
     SampleQueues,
     /// An FTP flow's TCP sender opens its connection.
@@ -78,6 +80,49 @@ enum Event {
     RoutingForward(NodeId, Box<Packet>, NodeId),
     /// The next event of the fault schedule is due.
     Fault,
+}
+
+/// Names of the event kinds, in the order of [`Event::kind`] (for
+/// [`Simulator::event_counts`]; benchmarks print the breakdown).
+/// `Mac` events are split by timer; `Mac (stale)` counts those whose arming had
+/// been cancelled or replaced (they are also counted under their timer).
+pub const EVENT_KINDS: [&str; 23] = [
+    "AppSend", "LinkTxDone", "LinkArrive", "IfqArrive", "Mac.Backoff", "ArpOut", "LlUp", "TxEnd", "SignalStart", "SignalEnd",
+    "SampleQueues", "TcpOpen", "TcpAppStop", "TcpTimer", "RoutingTimer", "RoutingBroadcast", "RoutingForward", "Fault",
+    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)",
+];
+const KIND_MAC_STALE: usize = 21;
+const KIND_TCP_STALE: usize = 22;
+const KIND_SIGNAL_START: usize = 8;
+const KIND_SIGNAL_END: usize = 9;
+
+impl Event {
+    /// Index of this event's kind in [`EVENT_KINDS`].
+    fn kind(&self) -> usize {
+        match self {
+            Event::AppSend(..) => 0,
+            Event::LinkTxDone(..) => 1,
+            Event::LinkArrive(..) => 2,
+            Event::IfqArrive(..) => 3,
+            Event::Mac(_, MacTimer::Backoff, _) => 4,
+            Event::Mac(_, MacTimer::Defer, _) => 18,
+            Event::Mac(_, MacTimer::Send, _) => 19,
+            Event::Mac(_, MacTimer::Nav, _) => 20,
+            Event::ArpOut(..) => 5,
+            Event::LlUp(..) => 6,
+            Event::TxEnd(..) => 7,
+            Event::SignalStart(..) => 8,
+            Event::SignalEnd(..) => 9,
+            Event::SampleQueues => 10,
+            Event::TcpOpen(..) => 11,
+            Event::TcpAppStop(..) => 12,
+            Event::TcpTimer(..) => 13,
+            Event::RoutingTimer(..) => 14,
+            Event::RoutingBroadcast(..) => 15,
+            Event::RoutingForward(..) => 16,
+            Event::Fault => 17,
+        }
+    }
 }
 
 /// The run's faults: the schedule, how far it has been applied, and the state.
@@ -99,12 +144,34 @@ struct Wifi {
     radio: Radio,
     /// Last carrier state reported to the MAC.
     sensing: bool,
+    /// The MAC's latest NAV arming whose event is held back: (time, reserved
+    /// sequence number, token). Most NAV expiries find no backoff to resume, so
+    /// the event is inserted only once the MAC needs it (`Dcf::needs_nav_event`),
+    /// with the sequence number it had when armed: the run is the same as with
+    /// every NAV event scheduled, minus the no-op ones.
+    nav_pending: Option<(SimTime, u64, TimerToken)>,
 }
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    frame: Frame,
+    frame: Box<Frame>,
     pending_ends: u32,
+    /// Its receivers, sorted by (arrival, sequence number of the start event).
+    rx: Vec<Arrival>,
+    /// Index in `rx` of the next signal start and of the next signal end.
+    next_start: usize,
+    next_end: usize,
+}
+
+/// One receiver of a frame: the signal starts at `start` with key (start, seq)
+/// and ends at start + airtime with key (start + airtime, seq + 1), the
+/// sequence numbers the two events had when each was scheduled on its own.
+#[derive(Clone, Copy)]
+struct Arrival {
+    node: NodeId,
+    power_w: f64,
+    start: SimTime,
+    seq: u64,
 }
 
 struct Node {
@@ -154,10 +221,11 @@ pub struct Simulator {
     /// Frames on the air, indexed by `TxId`; freed slots are reused.
     txs: Vec<Option<TxRecord>>,
     free_txs: Vec<TxId>,
+    /// Emptied receiver lists of finished transmissions, for reuse.
+    rx_pool: Vec<Vec<Arrival>>,
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
-    mac_queue: VecDeque<MacAction>,
     /// `[outputs]` of the scenario; the files are opened by `open_outputs`.
     outputs: Option<crate::scenario::OutputsSpec>,
     output_dir: Option<std::path::PathBuf>,
@@ -169,6 +237,8 @@ pub struct Simulator {
     faults: Option<Faults>,
     /// Whether the scenario has mobility (for the connectivity report).
     mobile: bool,
+    /// Events executed per kind ([`EVENT_KINDS`]); not part of the results.
+    event_counts: [u64; EVENT_KINDS.len()],
 }
 
 /// Events between two calls of the check in [`Simulator::run_to_end_checked`]:
@@ -295,6 +365,7 @@ impl Simulator {
                         },
                         radio: Radio::new(),
                         sensing: false,
+                        nav_pending: None,
                     }),
                     counters: NodeCounters::default(),
                 }
@@ -371,8 +442,8 @@ impl Simulator {
             mac_params,
             txs: Vec::new(),
             free_txs: Vec::new(),
+            rx_pool: Vec::new(),
             mac_buf: Vec::with_capacity(8),
-            mac_queue: VecDeque::with_capacity(8),
             outputs: s.outputs.clone(),
             output_dir: None,
             tracer: None,
@@ -385,6 +456,7 @@ impl Simulator {
             series_interval: s.outputs.as_ref().and_then(|o| o.series_interval_s).map(SimDuration::from_secs_f64),
             faults,
             mobile: s.has_mobility(),
+            event_counts: [0; EVENT_KINDS.len()],
         };
         if sim.series.is_some() && sim.series_interval.is_some() {
             sim.sched.schedule_at(SimTime::ZERO, Event::SampleQueues);
@@ -469,7 +541,16 @@ impl Simulator {
         true
     }
 
+    /// Events executed so far by kind, named as in [`EVENT_KINDS`] (a profile
+    /// aid: benchmarks print it; it is not part of the results).
+    pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect();
+        v.push(("(heap pops)", self.sched.heap_pops()));
+        v
+    }
+
     fn dispatch(&mut self, now: SimTime, ev: Event) {
+        self.event_counts[ev.kind()] += 1;
         {
             match ev {
                 Event::AppSend(f) => self.app_send(now, f),
@@ -499,13 +580,18 @@ impl Simulator {
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
-                Event::Mac(n, timer, tok) => self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out)),
+                Event::Mac(n, timer, tok) => {
+                    if !self.wifi(n).mac.timer_is_live(timer, tok) {
+                        self.event_counts[KIND_MAC_STALE] += 1;
+                    }
+                    self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
+                }
                 Event::TxEnd(n) => {
                     self.wifi(n).radio.end_tx();
                     self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
                 }
-                Event::SignalStart(n, tx, power_w) => self.signal_start(now, n, tx, power_w),
-                Event::SignalEnd(n, tx) => self.signal_end(now, n, tx),
+                Event::SignalStart(tx) => self.signal_starts(now, tx),
+                Event::SignalEnd(tx) => self.signal_ends(now, tx),
                 Event::SampleQueues => self.sample_queues(now),
                 Event::TcpOpen(f) => self.tcp_open(now, f),
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
@@ -889,15 +975,22 @@ impl Simulator {
     /// instead of recursing.
     fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut WifiMac, &mut Vec<MacAction>)) {
         let mut buf = std::mem::take(&mut self.mac_buf);
-        let mut queue = std::mem::take(&mut self.mac_queue);
         // The packet the MAC holds now is the one a `FrameDone` below is about:
         // a packet taken on `Ready` cannot finish within the same handler.
         let held_app = self.wifi(n).mac.held_app();
         f(&mut self.wifi(n).mac, &mut buf);
-        queue.extend(buf.drain(..));
-        while let Some(a) = queue.pop_front() {
+        // `buf` is the queue: actions run in order, and those of a `Ready` below
+        // are appended behind the rest (no copying between two queues).
+        let mut next = 0;
+        while next < buf.len() {
+            let a = std::mem::replace(&mut buf[next], MacAction::Ready);
+            next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => {
+                    let seq = self.sched.reserve_seq();
+                    self.nodes[n.index()].wifi.as_mut().expect("wireless node").nav_pending = Some((at, seq, tok));
+                }
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
@@ -906,12 +999,12 @@ impl Simulator {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(pkt), from))
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, pkt, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
-                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop)),
+                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop)),
                 MacAction::Overheard(..) if self.is_off(n) => {}
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
@@ -940,7 +1033,6 @@ impl Simulator {
                                 Some(m) => w.mac.enqueue_arp(now, m, q.next_hop, &mut buf),
                                 None => w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
                             }
-                            queue.extend(buf.drain(..));
                         }
                         self.note_queue(now, n);
                     }
@@ -956,13 +1048,29 @@ impl Simulator {
                 }
             }
         }
+        buf.clear();
         self.mac_buf = buf;
-        self.mac_queue = queue;
+        self.release_nav(n);
+    }
+
+    /// Insert node `n`'s held-back NAV event if its MAC now needs it and it is
+    /// still due; forget it once its time has passed (it would have been a no-op).
+    fn release_nav(&mut self, n: NodeId) {
+        let Simulator { nodes, sched, .. } = self;
+        let w = nodes[n.index()].wifi.as_mut().expect("wireless node");
+        if let Some((at, seq, tok)) = w.nav_pending {
+            if !sched.is_pending_key(at, seq) {
+                w.nav_pending = None;
+            } else if w.mac.needs_nav_event() {
+                w.nav_pending = None;
+                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            }
+        }
     }
 
     /// Put `frame` on the air from `n`: every node that senses it gets a signal
     /// start and end, delayed by the propagation time.
-    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Frame) {
+    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Box<Frame>) {
         self.trace_frame(trace::Ev::Send, n, &frame);
         if let (FrameKind::Data, false, Some(p)) = (frame.kind, frame.retry, &frame.pkt) {
             // The datagram leaves the interface: once, at its first attempt (MAC retries are below IP).
@@ -980,14 +1088,14 @@ impl Simulator {
                 (self.txs.len() - 1) as TxId
             }
         };
-        let Simulator { channel, sched, phy_rngs, faults, .. } = self;
+        let Simulator { channel, phy_rngs, faults, rx_pool, .. } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
-        let mut pending = 0;
+        let mut rx = rx_pool.pop().unwrap_or_default();
         // An off node's radio puts nothing on the air.
         let neighbors = match faults.as_ref() {
             Some(f) if f.off[n.index()] => &[][..],
-            _ => ch.neighbors_at(n, now),
+            _ => ch.neighbors_at_any_order(n, now),
         };
         for nb in neighbors {
             let power_w = if random {
@@ -1005,15 +1113,69 @@ impl Simulator {
             if power_w < params.cs_threshold_w {
                 continue;
             }
-            let arrive = now + nb.delay;
-            sched.schedule_at(arrive, Event::SignalStart(nb.node, id, power_w));
-            sched.schedule_at(arrive + airtime, Event::SignalEnd(nb.node, id));
-            pending += 1;
+            rx.push(Arrival { node: nb.node, power_w, start: now + nb.delay, seq: 0 });
         }
-        if pending == 0 {
+        if rx.is_empty() {
             self.free_txs.push(id);
+            self.rx_pool.push(rx);
         } else {
-            self.txs[id as usize] = Some(TxRecord { frame, pending_ends: pending });
+            // Each receiver's start and end events get the numbers of one
+            // contiguous block, two per receiver in (arrival, node) order. The
+            // events used to be scheduled one by one in node order, so equal
+            // arrivals ran in node order: the same order as here; and no other
+            // event's number falls inside the block.
+            rx.sort_unstable_by_key(|a| (a.start, a.node));
+            for a in rx.iter_mut() {
+                a.seq = self.sched.reserve_seq();
+                self.sched.reserve_seq();
+            }
+            let first = rx[0];
+            self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
+            self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));
+            let pending_ends = rx.len() as u32;
+            self.txs[id as usize] = Some(TxRecord { frame, pending_ends, rx, next_start: 0, next_end: 0 });
+        }
+    }
+
+    /// Run the signal starts of transmission `tx`, from the next one on, as long
+    /// as each is the earliest pending event (receivers hear a frame within
+    /// microseconds of each other, so usually all of them); then put the walk
+    /// back in the heap at the next start's key. The events run in the same
+    /// order, at the same times, as if each had been its own heap entry.
+    fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+        loop {
+            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+            let a = rec.rx[rec.next_start];
+            rec.next_start += 1;
+            let next = rec.rx.get(rec.next_start).copied();
+            self.signal_start(now, a.node, tx, a.power_w);
+            let Some(b) = next else { return };
+            if !self.sched.advance_inline(b.start, b.seq) {
+                self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
+                return;
+            }
+            self.event_counts[KIND_SIGNAL_START] += 1;
+            now = b.start;
+        }
+    }
+
+    /// As [`Simulator::signal_starts`] for the signal ends; the last one frees `tx`.
+    fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
+        loop {
+            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+            let a = rec.rx[rec.next_end];
+            rec.next_end += 1;
+            let airtime = rec.frame.airtime;
+            let next = rec.rx.get(rec.next_end).copied();
+            self.signal_end(now, a.node, tx);
+            let Some(b) = next else { return };
+            let (at, seq) = (b.start + airtime, b.seq + 1);
+            if !self.sched.advance_inline(at, seq) {
+                self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
+                return;
+            }
+            self.event_counts[KIND_SIGNAL_END] += 1;
+            now = at;
         }
     }
 
@@ -1060,6 +1222,9 @@ impl Simulator {
         rec.pending_ends -= 1;
         if rec.pending_ends == 0 {
             self.free_txs.push(tx);
+            let mut rx = rec.rx;
+            rx.clear();
+            self.rx_pool.push(rx);
         } else {
             self.txs[tx as usize] = Some(rec);
         }
@@ -1279,6 +1444,7 @@ impl Simulator {
             flushed.push(q);
         }
         let held = w.mac.switch_off();
+        w.nav_pending = None; // its timer is cancelled: the event would be stale
         self.note_queue(now, n);
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);

@@ -81,6 +81,10 @@ def ns_version(ns: str | None = None) -> str:
     return text.splitlines()[-1] if text else "unknown"
 
 
+#: Most seeds one command or study may name (each is at least one run).
+MAX_SEEDS = 100_000
+
+
 def parse_seeds(text: str | Iterable[int]) -> list[int]:
     """"1-20", "1,3,5", "1-3,7" or a list -> the seeds, in order, without repeats."""
     if not isinstance(text, str):
@@ -101,12 +105,19 @@ def parse_seeds(text: str | Iterable[int]) -> list[int]:
                 raise SeedsError(f"--seeds: {part!r} is not a seed or a range (write e.g. 1-20 or 1,4,9)") from None
             if hi < lo:
                 raise SeedsError(f"--seeds: {part!r} counts down (write {hi}-{lo})")
+            # Checked before the range is built: "1-10000000000" must not exhaust memory.
+            if hi - lo + 1 + len(seeds) > MAX_SEEDS:
+                raise SeedsError(f"--seeds: {part!r} makes more than {MAX_SEEDS} seeds (allowed: at most {MAX_SEEDS})")
             seeds.extend(range(lo, hi + 1))
+    if len(seeds) > MAX_SEEDS:
+        raise SeedsError(f"--seeds: {len(seeds)} seeds given (allowed: at most {MAX_SEEDS})")
     out: list[int] = []
+    seen: set[int] = set()
     for s in seeds:
         if s < 0:
             raise SeedsError(f"--seeds: {s} is negative (seeds are 0 ... 2^64-1)")
-        if s not in out:
+        if s not in seen:
+            seen.add(s)
             out.append(s)
     if not out:
         raise SeedsError("--seeds: no seed given")

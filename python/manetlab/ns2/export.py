@@ -70,6 +70,15 @@ _TCP_OTHER_KEYS = {"delayed_ack", "delayed_ack_timeout_s", "sack", "trace"}
 
 _ROUTING = {"aodv": "AODV", "dsr": "DSR", "dsdv": "DSDV"}
 #: `[routing.dsdv]` keys ns-2's Agent/DSDV exposes to Tcl (the others are #defines in dsdv.cc).
+# Scenario switches whose value here is ns-2.35's compiled-in behaviour (the
+# other value has no ns-2 equivalent and is refused).
+_NS2_SWITCHES = {
+    ("dsr", "tcp_ip_header_twice"): True,
+    ("dsdv", "tcp_ip_header_twice"): True,
+    ("dsdv", "release_through_recv"): True,
+    ("dsdv", "stale_advert_bug"): True,
+}
+
 _DSDV_KEYS = {
     "periodic_update_interval_s": "perup_",
     "min_update_periods": "min_update_periods_",
@@ -244,12 +253,13 @@ def _plan(s: Scenario) -> _Plan:
         if extra:
             raise _refuse(f"routing.aodv.{extra[0]}", "ns-2.35 compiles AODV's timers and constants in (aodv.h); only its defaults can be exported")
     elif proto == "dsr":
-        extra = sorted(k for k, v in (r.get("dsr") or {}).items() if v is not None)
+        # Switches set to ns-2.35's own behaviour export as nothing to set.
+        extra = sorted(k for k, v in (r.get("dsr") or {}).items() if v is not None and _NS2_SWITCHES.get(("dsr", k)) != v)
         if extra:
             raise _refuse(f"routing.dsr.{extra[0]}", "ns-2.35 compiles DSR's parameters in (dsr/*.cc); only its defaults can be exported")
     elif proto == "dsdv":
         for k, v in sorted((r.get("dsdv") or {}).items()):
-            if v is None:
+            if v is None or _NS2_SWITCHES.get(("dsdv", k)) == v:
                 continue
             if k in _DSDV_KEYS:
                 dsdv.append((_DSDV_KEYS[k], _num(v)))
@@ -422,6 +432,10 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
     sender: list[tuple[str, str]] = []
     for k, v in sorted(tcp.items()):
         if v is None:
+            continue
+        if k == "fack_rules":
+            if v != "ns2":
+                raise _refuse(f"{key}.tcp.{k}", f'"{v}": ns-2.35\'s Agent/TCP/Fack has its own rules only (allowed: "ns2", the default)')
             continue
         if k == "vegas_counts_headers":
             if v:

@@ -12,6 +12,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -29,6 +30,9 @@ DERIVED_KEYS = ("name", "kind", "metric", "axis", "new", "base")
 DERIVED_KINDS = ("improvement_pct", "difference")
 # SQLite integers are signed 64-bit; seeds beyond that are not needed in practice.
 MAX_SEED = 2**63 - 1
+# Every cell is validated when the study is loaded; bounds keep loading (and planning) finite.
+MAX_CELLS = 10_000
+MAX_RUNS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -307,6 +311,11 @@ def _derived(value: Any, axes: list[dict[str, list[Any]]]) -> list[Derived]:
 def _cells(spec: StudySpec, base_source: Path | None) -> list[Cell]:
     """Every combination of the axes (grid axes in file order, then zipped axes),
     each cell's scenario validated by the core now, before any run."""
+    n_cells = math.prod(len(next(iter(ax.values()))) for ax in spec.axes)
+    if n_cells > MAX_CELLS:
+        raise ScenarioError(f"grid: {n_cells} cells (the product of the axes' lengths) is out of range (allowed: at most {MAX_CELLS})")
+    if n_cells * len(spec.seeds) > MAX_RUNS:
+        raise ScenarioError(f"seeds: {n_cells} cells x {len(spec.seeds)} seeds = {n_cells * len(spec.seeds)} runs is out of range (allowed: at most {MAX_RUNS} runs)")
     choices = [[{k: ax[k][i] for k in ax} for i in range(len(next(iter(ax.values()))))] for ax in spec.axes]
     cells = []
     for idx, combo in enumerate(itertools.product(*choices)):

@@ -2,3 +2,4 @@
 
 pub mod cbr;
 pub mod ftp;
+pub mod ns2_traffic;

@@ -57,19 +57,22 @@ pub enum MacTimer {
     Slot,
 }
 
+/// Frames and packets are boxed so that an action is a few words: the
+/// simulator moves every action (mostly `SetTimer`) through its queues, and an
+/// inline `Frame` made each move a copy of the largest variant.
 #[derive(Debug)]
 pub enum MacAction {
     /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
-    Transmit(Frame),
+    Transmit(Box<Frame>),
     SetTimer(MacTimer, SimTime, TimerToken),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
-    Deliver(Packet, NodeId),
+    Deliver(Box<Packet>, NodeId),
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
-    TxFailed(Packet, NodeId),
+    TxFailed(Box<Packet>, NodeId),
     /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
-    Overheard(Packet, NodeId, NodeId),
+    Overheard(Box<Packet>, NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
@@ -155,6 +158,12 @@ pub struct Dcf {
     /// Standard mode: when the medium last turned idle, and whether EIFS is due.
     was_idle: bool,
     idle_since: SimTime,
+    /// Time of the last `check_backoff`, and whether the radio and the transmit
+    /// state were idle then (they change only through `check_backoff`): with
+    /// them, a NAV expiry whose event was never scheduled is seen afterwards as
+    /// if its handler had run (`sync_idle`).
+    last_check: SimTime,
+    phy_tx_idle_at_check: bool,
     use_eifs: bool,
     last_seq: HashMap<NodeId, u16>,
     /// Optional event log for tests and MAC traces: (time, what).
@@ -190,6 +199,8 @@ impl Dcf {
             nav_timer: Timer::new(),
             was_idle: true,
             idle_since: SimTime::ZERO,
+            last_check: SimTime::ZERO,
+            phy_tx_idle_at_check: true,
             use_eifs: false,
             last_seq: HashMap::new(),
             log: None,
@@ -285,6 +296,7 @@ impl Dcf {
 
     /// ns-2 `checkBackoffTimer`, run after every change of the medium's state.
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.sync_idle(now);
         let idle = self.is_idle(now);
         if idle != self.was_idle {
             self.was_idle = idle;
@@ -298,6 +310,28 @@ impl Dcf {
         if !idle && self.bo.busy && !self.bo.paused {
             self.bo_pause(now);
         }
+        self.last_check = now;
+        self.phy_tx_idle_at_check = !self.phy_busy && self.tx_state == TxState::Idle;
+    }
+
+    /// Apply a NAV expiry that happened since the last `check_backoff` without its
+    /// timer event (the simulator leaves the NAV event out while no backoff runs,
+    /// [`Dcf::needs_nav_event`]): had the event run at `nav_until`, its
+    /// `check_backoff` would have found the medium idle then iff the radio and
+    /// transmit state were idle, which they have been since the last check.
+    fn sync_idle(&mut self, now: SimTime) {
+        if !self.was_idle && self.phy_tx_idle_at_check && self.last_check < self.nav_until && self.nav_until <= now {
+            self.was_idle = true;
+            self.idle_since = self.nav_until;
+        }
+    }
+
+    /// Whether the NAV timer's event must run: only a running (or paused)
+    /// backoff makes the NAV handler do more than note when the medium became
+    /// idle, which [`Dcf::sync_idle`] reconstructs. Checked by the simulator
+    /// after every MAC handler while a NAV event is held back.
+    pub fn needs_nav_event(&self) -> bool {
+        self.bo.busy
     }
 
     fn set_tx_state(&mut self, now: SimTime, s: TxState, out: &mut Vec<MacAction>) {
@@ -405,7 +439,7 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        out.push(MacAction::Deliver(pkt.clone(), f.src));
+                        out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
                     }
                     if let Some(m) = f.arp {
                         out.push(MacAction::ArpIn(m, f.src));
@@ -415,7 +449,7 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        out.push(MacAction::Overheard(pkt.clone(), f.src, d));
+                        out.push(MacAction::Overheard(Box::new(pkt.clone()), f.src, d));
                     }
                 }
             }
@@ -475,7 +509,7 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    out.push(MacAction::Deliver(pkt.clone(), f.src));
+                    out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
                 }
                 if let Some(m) = f.arp {
                     out.push(MacAction::ArpIn(m, f.src));
@@ -536,6 +570,7 @@ impl Dcf {
             if self.defer_timer.is_armed() {
                 return;
             }
+            self.sync_idle(now);
             if self.p.immediate_access && now >= self.idle_since + self.resume_ifs() {
                 // §9.2.5.1: idle for DIFS already → transmit now.
                 self.backoff_done(now, out);
@@ -604,7 +639,7 @@ impl Dcf {
         let at = now + timeout;
         let tok = self.send_timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
-        out.push(MacAction::Transmit(f));
+        out.push(MacAction::Transmit(Box::new(f)));
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -694,6 +729,16 @@ impl Dcf {
 
     // ---- timers ----------------------------------------------------------------
 
+    /// Whether the event of timer `which` carrying `tok` is the live arming (profiling).
+    pub fn timer_is_live(&self, which: MacTimer, tok: TimerToken) -> bool {
+        match which {
+            MacTimer::Backoff => self.bo.timer.is_live(tok),
+            MacTimer::Defer => self.defer_timer.is_live(tok),
+            MacTimer::Send => self.send_timer.is_live(tok),
+            MacTimer::Nav => self.nav_timer.is_live(tok),
+        }
+    }
+
     pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
         match which {
             MacTimer::Backoff => {
@@ -741,7 +786,7 @@ impl Dcf {
         self.note(now, || "retry limit".into());
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
         if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
-            out.push(MacAction::TxFailed(pkt, dst));
+            out.push(MacAction::TxFailed(Box::new(pkt), dst));
         }
         self.rst_cw();
     }
@@ -828,7 +873,7 @@ mod tests {
                     MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
                     MacAction::Transmit(f) => {
                         self.tx_ends.push(self.now + f.airtime);
-                        self.sent.push((self.now, f));
+                        self.sent.push((self.now, *f));
                     }
                     a => self.events.push(a),
                 }

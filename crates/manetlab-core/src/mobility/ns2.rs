@@ -10,9 +10,16 @@
 //! $node_(0) set Z_ 0.0                          (z is ignored)
 //! $ns_ at 2.5 "$node_(0) setdest 100.0 200.0 5.0"
 //! $node_(0) setdest 100.0 200.0 5.0             (no `at`: executes at time 0)
+//! set god_ [God instance]                       (counted, otherwise ignored)
 //! $god_ set-dist 0 1 2                          (counted, otherwise ignored)
 //! $ns_ at 1.23 "$god_ set-dist 0 1 1"           (counted, otherwise ignored)
 //! ```
+//!
+//! These are all the statements setdest (v1 and v2), ns-2.35's own scenario
+//! files (`tcl/mobility/scene/scen-*`, which begin with `set god_ [God
+//! instance]`) and BonnMotion emit. The GOD lines only feed ns-2's omniscient
+//! shortest-path oracle (`God`), which no protocol here consults, so they are
+//! checked for form and counted, nothing more.
 //!
 //! Anything else is an [`Ns2ParseError`] naming the line number and text: a
 //! movement file is data, and we never guess at a command we do not model.
@@ -47,7 +54,8 @@ pub struct Ns2Movement {
     pub initial_m: Vec<Position>,
     /// Each node's setdest commands, in file order.
     pub moves: Vec<Vec<SetDest>>,
-    /// Number of `$god_` lines skipped (GOD's shortest-path hints).
+    /// Number of GOD lines skipped (`set god_ [God instance]` and `$god_ set-dist`:
+    /// ns-2's shortest-path oracle, which nothing here uses).
     pub god_lines: usize,
 }
 
@@ -103,6 +111,12 @@ pub fn read_ns2_movement(text: &str) -> Result<Ns2Movement, Ns2ParseError> {
 }
 
 fn parse_line(line: &str, m: &mut Ns2Movement) -> Result<(), String> {
+    // ns-2.35's scenario files create the GOD object first; Tcl allows any
+    // spacing between the words.
+    if line.split_whitespace().eq(["set", "god_", "[God", "instance]"]) {
+        m.god_lines += 1;
+        return Ok(());
+    }
     if let Some(rest) = line.strip_prefix("$ns_") {
         // $ns_ at <t> "<command>"
         let rest = rest.trim_start();
@@ -160,7 +174,7 @@ fn parse_command(cmd: &str, time_s: f64, m: &mut Ns2Movement) -> Result<(), Stri
             m.moves[i].push(SetDest { time_s, dest_m, speed_mps });
             Ok(())
         }
-        _ => Err("not a movement command (expected `$node_(i) set X_|Y_|Z_ v`, `$node_(i) setdest x y v` or `$god_ set-dist a b d`)".into()),
+        _ => Err("not a movement command (expected `$node_(i) set X_|Y_|Z_ v`, `$node_(i) setdest x y v`, `$god_ set-dist a b d` or `set god_ [God instance]`)".into()),
     }
 }
 
@@ -232,13 +246,13 @@ mod tests {
 
     #[test]
     fn reads_all_line_forms() {
-        let text = "# hello\n\n$node_(1) set X_ 10.5\n$node_(1) set Y_ 20\n$node_(1) set Z_ 0.0\n\
+        let text = "set god_ [God instance]\n# hello\n\n$node_(1) set X_ 10.5\n$node_(1) set Y_ 20\n$node_(1) set Z_ 0.0\n\
                     $god_ set-dist 0 1 2\n$ns_ at 3.0 \"$god_ set-dist 0 1 1\"\n\
                     $ns_ at 1.5 \"$node_(1) setdest 30.5 20 4.0\"\n$node_(0) setdest 5 5 1\r\n";
         let m = read_ns2_movement(text).unwrap();
         assert_eq!(m.node_count(), 2);
         assert_eq!(m.initial_m, vec![[0.0, 0.0], [10.5, 20.0]]);
-        assert_eq!(m.god_lines, 2);
+        assert_eq!(m.god_lines, 3);
         assert_eq!(m.moves[1], vec![SetDest { time_s: 1.5, dest_m: [30.5, 20.0], speed_mps: 4.0 }]);
         assert_eq!(m.moves[0], vec![SetDest { time_s: 0.0, dest_m: [5.0, 5.0], speed_mps: 1.0 }]);
         let t = m.trajectories(3).unwrap();
@@ -261,6 +275,8 @@ mod tests {
             ("$node_(99999999) set X_ 1", "larger than"),
             ("$god_ set-dist 0 1 x", "distance `x`"),
             ("set val(nn) 3", "not a movement command"),
+            ("set god_ [God create]", "not a movement command"),
+            ("set god_ [God instance] extra", "not a movement command"),
         ];
         for (line, want) in cases {
             let text = format!("# first\n$node_(0) set X_ 1.0\n{line}\n");

@@ -31,7 +31,6 @@ use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
 use crate::mobility::Trajectory;
 use crate::sim::{SimDuration, SimTime};
-use std::collections::HashMap;
 
 /// Default refresh interval Δ of the moving-node grid: 1 s.
 pub const DEFAULT_REFRESH: SimDuration = SimDuration(1_000_000_000);
@@ -54,6 +53,87 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
+    /// Per node, the index of the leg last used (queries come in time order).
+    leg_hint: Vec<usize>,
+}
+
+/// The uniform grid: cells in a dense row-major array over the occupied
+/// bounding box, each cell's nodes (in node order) a slice of `nodes`.
+#[derive(Default)]
+struct Grid {
+    /// Cell side (m): the channel's `cell_m`, doubled until the array stays
+    /// within a few cells per node (far-flung nodes). Larger cells only add
+    /// candidates: every result is decided by the exact distance.
+    cell_m: f64,
+    x0: i64,
+    y0: i64,
+    cols: i64,
+    rows: i64,
+    /// `start[c]..start[c + 1]`: cell c's range in `nodes`.
+    start: Vec<u32>,
+    nodes: Vec<NodeId>,
+}
+
+impl Grid {
+    fn build(&mut self, positions: &[[f64; 2]], cell_m: f64) {
+        let n = positions.len();
+        let mut cell = cell_m;
+        let cell_of = |p: &[f64; 2], c: f64| ((p[0] / c).floor() as i64, (p[1] / c).floor() as i64);
+        loop {
+            let (mut x0, mut y0, mut x1, mut y1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
+            for p in positions {
+                let (x, y) = cell_of(p, cell);
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+            if n == 0 {
+                (x0, y0, x1, y1) = (0, 0, 0, 0);
+            }
+            let (cols, rows) = ((x1 - x0 + 1) as i128, (y1 - y0 + 1) as i128);
+            if cols * rows > (4 * n as i128).max(1024) && cell < f64::MAX / 4.0 {
+                cell *= 2.0;
+                continue;
+            }
+            (self.cell_m, self.x0, self.y0, self.cols, self.rows) = (cell, x0, y0, cols as i64, rows as i64);
+            break;
+        }
+        let cells = (self.cols * self.rows) as usize;
+        self.start.clear();
+        self.start.resize(cells + 1, 0);
+        let idx: Vec<usize> = positions.iter().map(|p| self.index(cell_of(p, self.cell_m)).expect("inside the box")).collect();
+        for &c in &idx {
+            self.start[c + 1] += 1;
+        }
+        for c in 0..cells {
+            self.start[c + 1] += self.start[c];
+        }
+        self.nodes.clear();
+        self.nodes.resize(n, NodeId(0));
+        let mut fill = self.start.clone();
+        for (i, &c) in idx.iter().enumerate() {
+            self.nodes[fill[c] as usize] = NodeId(i as u32);
+            fill[c] += 1;
+        }
+    }
+
+    fn index(&self, (x, y): (i64, i64)) -> Option<usize> {
+        let (cx, cy) = (x.checked_sub(self.x0)?, y.checked_sub(self.y0)?);
+        (0..self.cols).contains(&cx).then_some(())?;
+        (0..self.rows).contains(&cy).then_some(())?;
+        Some((cy * self.cols + cx) as usize)
+    }
+
+    fn cell(&self, p: [f64; 2]) -> (i64, i64) {
+        ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64)
+    }
+
+    /// The nodes of the 3×3 cells around `p`, cell by cell.
+    fn around(&self, p: [f64; 2]) -> impl Iterator<Item = &[NodeId]> + '_ {
+        let (cx, cy) = self.cell(p);
+        (-1..=1).flat_map(move |dx| (-1..=1).map(move |dy| (dx, dy))).map(move |(dx, dy)| match self.index((cx.saturating_add(dx), cy.saturating_add(dy))) {
+            Some(c) => &self.nodes[self.start[c] as usize..self.start[c + 1] as usize],
+            None => &[][..],
+        })
+    }
 }
 
 pub struct Channel {
@@ -64,7 +144,7 @@ pub struct Channel {
     cell_m: f64,
     /// Static positions, or the positions at the start of the current epoch.
     positions: Vec<[f64; 2]>,
-    grid: HashMap<(i64, i64), Vec<NodeId>>,
+    grid: Grid,
     cache: Vec<Option<Vec<Neighbor>>>,
     motion: Option<Motion>,
 }
@@ -76,7 +156,7 @@ impl Channel {
             _ => 1.0,
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
-        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: HashMap::new(), cache: Vec::new(), motion: None };
+        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -120,17 +200,10 @@ impl Channel {
         self.cell_m
     }
 
-    fn cell(&self, p: [f64; 2]) -> (i64, i64) {
-        ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64)
-    }
-
     fn build_grid(&mut self) {
-        self.grid.clear();
-        for (i, p) in self.positions.iter().enumerate() {
-            let c = ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64);
-            self.grid.entry(c).or_default().push(NodeId(i as u32));
-        }
-        self.cache = vec![None; self.positions.len()];
+        self.grid.build(&self.positions, self.cell_m);
+        self.cache.clear();
+        self.cache.resize(self.positions.len(), None);
     }
 
     /// Replace all positions (nodes moved): rebuilds the grid and drops the cache.
@@ -170,7 +243,8 @@ impl Channel {
         // Relative and absolute slack covers interpolation rounding.
         let margin_m = 2.0 * (vmax * refresh.as_secs_f64() + jump) * (1.0 + 1e-9) + 1e-6;
         self.cell_m = self.cutoff_m + margin_m;
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new() });
+        let leg_hint = vec![0; trajectories.len()];
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), leg_hint });
         self.enter_epoch(0);
     }
 
@@ -214,6 +288,17 @@ impl Channel {
     /// Everyone who senses a transmission `sender` starts at `now`, in node order.
     /// Static nodes: the cached list. Moving nodes: exact distances at `now`.
     pub fn neighbors_at(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        self.neighbors_at_ordered(sender, now, true)
+    }
+
+    /// As [`neighbors_at`](Self::neighbors_at), in node order only when nodes
+    /// stand still (cached lists); with moving nodes in grid order, for callers
+    /// that sort the list themselves (the simulator sorts by arrival time).
+    pub fn neighbors_at_any_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        self.neighbors_at_ordered(sender, now, false)
+    }
+
+    fn neighbors_at_ordered(&mut self, sender: NodeId, now: SimTime, sort: bool) -> &[Neighbor] {
         let Some(m) = self.motion.as_ref() else { return self.neighbors(sender) };
         let k = now.0 / m.refresh.0;
         if m.epoch != Some(k) {
@@ -225,46 +310,41 @@ impl Channel {
         let m = self.motion.as_mut().unwrap();
         let mut out = std::mem::take(&mut m.scratch);
         out.clear();
-        let p = m.trajectories[sender.index()].position_at(now);
-        let (cx, cy) = ((self.positions[sender.index()][0] / self.cell_m).floor() as i64, (self.positions[sender.index()][1] / self.cell_m).floor() as i64);
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                let Some(nodes) = self.grid.get(&(cx + dx, cy + dy)) else { continue };
-                for &n in nodes {
-                    if n == sender {
-                        continue;
-                    }
-                    let q = m.trajectories[n.index()].position_at(now);
-                    if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
-                        out.push(nb);
-                    }
+        let p = m.trajectories[sender.index()].position_at_hint(now, &mut m.leg_hint[sender.index()]);
+        for nodes in self.grid.around(self.positions[sender.index()]) {
+            for &n in nodes {
+                if n == sender {
+                    continue;
+                }
+                let q = m.trajectories[n.index()].position_at_hint(now, &mut m.leg_hint[n.index()]);
+                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
+                    out.push(nb);
                 }
             }
         }
-        out.sort_by_key(|nb| nb.node);
+        // Node ids are unique: an unstable sort gives the same order.
+        if sort {
+            out.sort_unstable_by_key(|nb| nb.node);
+        }
         m.scratch = out;
         &m.scratch
     }
 
     fn compute_neighbors(&self, sender: NodeId) -> Vec<Neighbor> {
         let p = self.positions[sender.index()];
-        let (cx, cy) = self.cell(p);
         let mut out = Vec::new();
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                let Some(nodes) = self.grid.get(&(cx + dx, cy + dy)) else { continue };
-                for &n in nodes {
-                    if n == sender {
-                        continue;
-                    }
-                    if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, self.positions[n.index()], n) {
-                        out.push(nb);
-                    }
+        for nodes in self.grid.around(p) {
+            for &n in nodes {
+                if n == sender {
+                    continue;
+                }
+                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, self.positions[n.index()], n) {
+                    out.push(nb);
                 }
             }
         }
         // Grid order depends on cell layout; sort so event order is a function of node ids.
-        out.sort_by_key(|nb| nb.node);
+        out.sort_unstable_by_key(|nb| nb.node);
         out
     }
 

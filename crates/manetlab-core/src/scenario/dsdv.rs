@@ -20,6 +20,8 @@ pub struct DsdvSpec {
     pub trigger_on_new_seq: Option<bool>,
     pub queue_pkts: Option<u32>,
     pub tcp_ip_header_twice: Option<bool>,
+    pub release_through_recv: Option<bool>,
+    pub stale_advert_bug: Option<bool>,
 }
 
 impl DsdvSpec {
@@ -37,6 +39,8 @@ impl DsdvSpec {
             trigger_on_new_seq: self.trigger_on_new_seq.unwrap_or(d.trigger_on_new_seq),
             queue_pkts: self.queue_pkts.unwrap_or(d.queue_pkts),
             tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
+            release_through_recv: self.release_through_recv.unwrap_or(d.release_through_recv),
+            stale_advert_bug: self.stale_advert_bug.unwrap_or(d.stale_advert_bug),
         }
     }
 

@@ -4,7 +4,8 @@
 //! [`Scenario::from_file`] reads a TOML (or, with a `.json` extension, JSON)
 //! scenario and, for `mobility.model = "ns2_file"` with a `path` but no
 //! `ns2_text`, reads the movement file (relative to the scenario file's folder)
-//! into `mobility.ns2_text` before validating. [`Scenario::from_value`] and the
+//! into `mobility.ns2_text` before validating, and `traffic.ns2_file` into
+//! `traffic.ns2_text` likewise. [`Scenario::from_value`] and the
 //! string parsers never touch the file system; the Python front does the same
 //! inlining in Python before handing the scenario to the core.
 
@@ -24,10 +25,53 @@ impl Scenario {
         } else {
             toml::from_str(text).map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?
         };
-        inline_movement_file(&mut value, path.parent().unwrap_or(Path::new(".")))?;
+        inline_referenced_files(&mut value, path.parent().unwrap_or(Path::new(".")))?;
         Scenario::from_value(value)
     }
 }
+
+/// Read every file a scenario names (movement file, traffic file) relative to `base_dir`.
+pub fn inline_referenced_files(value: &mut Value, base_dir: &Path) -> Result<(), ScenarioError> {
+    check_nesting(value)?;
+    inline_movement_file(value, base_dir)?;
+    inline_traffic_file(value, base_dir)
+}
+
+/// If `value` has `traffic.ns2_file` (a string) and neither `ns2_text` nor the
+/// normalised form's `flows_from_file`, read `base_dir/ns2_file` into
+/// `traffic.ns2_text`. Anything else is left for validation to judge.
+pub fn inline_traffic_file(value: &mut Value, base_dir: &Path) -> Result<(), ScenarioError> {
+    let Some(t) = value.get_mut("traffic").and_then(Value::as_object_mut) else { return Ok(()) };
+    if t.contains_key("ns2_text") || t.contains_key("flows_from_file") {
+        return Ok(());
+    }
+    let Some(rel) = t.get("ns2_file").and_then(Value::as_str) else { return Ok(()) };
+    let full = base_dir.join(rel);
+    let text = read_text(&full).map_err(|e| ScenarioError::new("traffic.ns2_file", format!("cannot read traffic file {}: {e}", full.display())))?;
+    t.insert("ns2_text".into(), Value::String(text));
+    Ok(())
+}
+
+/// A referenced file's text, refusing anything too large to be a scenario's file
+/// (reading a device or a huge file by mistake must not exhaust memory).
+fn read_text(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    f.take(MAX_REFERENCED_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_REFERENCED_FILE_BYTES {
+        return Err(format!(
+            "larger than {} MB (allowed: at most that; a movement file's `$god_` lines are ignored anyway, so `grep -v god_` shrinks it)",
+            MAX_REFERENCED_FILE_BYTES >> 20
+        ));
+    }
+    Ok(text)
+}
+
+/// Largest movement or traffic file read (bytes). ns-2.35's biggest scenario file
+/// is 190 kB; the text is held a few times over (scenario, normalised JSON, the
+/// Python front's copy), so the bound keeps a run's loading well under 1 GB.
+pub const MAX_REFERENCED_FILE_BYTES: u64 = 64 << 20;
 
 /// If `value` has `mobility.model = "ns2_file"` with a string `path` and no
 /// `ns2_text`, read `base_dir/path` into `mobility.ns2_text` (`path` stays, as a
@@ -39,7 +83,7 @@ pub fn inline_movement_file(value: &mut Value, base_dir: &Path) -> Result<(), Sc
     }
     let Some(rel) = m.get("path").and_then(Value::as_str) else { return Ok(()) };
     let full = base_dir.join(rel);
-    let text = std::fs::read_to_string(&full).map_err(|e| ScenarioError::new("mobility.path", format!("cannot read movement file {}: {e}", full.display())))?;
+    let text = read_text(&full).map_err(|e| ScenarioError::new("mobility.path", format!("cannot read movement file {}: {e}", full.display())))?;
     m.insert("ns2_text".into(), Value::String(text));
     Ok(())
 }

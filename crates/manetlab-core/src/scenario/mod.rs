@@ -16,6 +16,7 @@ mod mobility;
 mod routing;
 mod dsdv;
 mod frn;
+mod traffic;
 mod wireless;
 
 pub use crate::faults::FaultSpec;
@@ -27,6 +28,7 @@ pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use dsdv::DsdvSpec;
 pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
+pub use traffic::TrafficSpec;
 pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
@@ -65,6 +67,9 @@ pub struct Scenario {
     pub routing: Option<RoutingSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Flows from an ns-2 traffic file, appended to `flows` by validation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficSpec>,
     /// Wireless interfaces on every node when present (an empty table = ns-2 defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radio: Option<RadioSpec>,
@@ -449,7 +454,8 @@ impl Scenario {
             return Err(ScenarioError::new("(top level)", format!("expected a table of keys, got {}", kind_of(&value))));
         }
         load::check_nesting(&value)?;
-        let scenario: Scenario = deserialize_at(value)?;
+        let mut scenario: Scenario = deserialize_at(value)?;
+        scenario.expand_traffic()?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -509,7 +515,7 @@ impl Scenario {
         }
         self.validate_links()?;
         for (i, f) in self.flows.iter().enumerate() {
-            self.validate_flow(i, f)?;
+            self.validate_flow(i, f).map_err(|e| self.flow_error(i, e))?;
         }
         self.validate_flow_ports()?;
         self.validate_mobility()?;

@@ -38,8 +38,14 @@ impl<E> Ord for Entry<E> {
 pub struct Scheduler<E> {
     heap: BinaryHeap<Entry<E>>,
     now: SimTime,
+    /// Sequence number of the event being executed (or of the last one popped).
+    cur_seq: u64,
+    /// The `until` of the last `pop_until` (events kept outside the heap obey it too).
+    horizon: SimTime,
     next_seq: u64,
     executed: u64,
+    /// Events popped from the heap (`executed` also counts those run inline).
+    popped: u64,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -50,7 +56,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, next_seq: 0, executed: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -61,6 +67,12 @@ impl<E> Scheduler<E> {
     /// Number of events popped so far (including stale timer events).
     pub fn events_executed(&self) -> u64 {
         self.executed
+    }
+
+    /// Number of events popped from the heap (the rest of `events_executed` ran
+    /// inline, [`Scheduler::advance_inline`]).
+    pub fn heap_pops(&self) -> u64 {
+        self.popped
     }
 
     pub fn pending(&self) -> usize {
@@ -75,6 +87,49 @@ impl<E> Scheduler<E> {
         self.heap.push(Entry { time: at, seq, event });
     }
 
+    /// Take the sequence number an event scheduled now would get, without
+    /// scheduling it. [`Scheduler::schedule_reserved`] can later insert the event
+    /// with it, and it then runs exactly where it would have run had it been
+    /// scheduled now: an event whose handler turns out to be a no-op need never
+    /// be inserted, and the order of all others is unchanged.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Whether an event at (`at`, `seq`) is still to run (after the current one).
+    pub fn is_pending_key(&self, at: SimTime, seq: u64) -> bool {
+        (at, seq) > (self.now, self.cur_seq)
+    }
+
+    /// Insert `event` at `at` with a sequence number from [`Scheduler::reserve_seq`].
+    /// Its key must still be ahead of the current event ([`Scheduler::is_pending_key`]).
+    pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: E) {
+        assert!(self.is_pending_key(at, seq), "reserved event already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
+        self.heap.push(Entry { time: at, seq, event });
+    }
+
+    /// Run an event kept outside the heap at key (`at`, `seq`) now, if it is the
+    /// earliest pending one and within the horizon of the last `pop_until`:
+    /// advances the clock as a pop would and returns true. Otherwise returns
+    /// false and the caller schedules it (`schedule_reserved`).
+    pub fn advance_inline(&mut self, at: SimTime, seq: u64) -> bool {
+        debug_assert!(self.is_pending_key(at, seq));
+        if at > self.horizon {
+            return false;
+        }
+        if let Some(top) = self.heap.peek() {
+            if (top.time, top.seq) < (at, seq) {
+                return false;
+            }
+        }
+        self.now = at;
+        self.cur_seq = seq;
+        self.executed += 1;
+        true
+    }
+
     /// Schedule `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         self.schedule_at(self.now + delay, event);
@@ -82,13 +137,16 @@ impl<E> Scheduler<E> {
 
     /// Pop the next event no later than `until`, advancing `now` to its time.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        self.horizon = until;
         if self.heap.peek()?.time > until {
             return None;
         }
         let e = self.heap.pop()?;
         debug_assert!(e.time >= self.now, "time travel");
         self.now = e.time;
+        self.cur_seq = e.seq;
         self.executed += 1;
+        self.popped += 1;
         Some((e.time, e.event))
     }
 
@@ -149,6 +207,11 @@ impl Timer {
 
     pub fn expires(&self) -> Option<SimTime> {
         self.expires
+    }
+
+    /// Whether an event carrying `token` would fire (profiling: stale timer events).
+    pub fn is_live(&self, token: TimerToken) -> bool {
+        self.expires.is_some() && token.0 == self.generation
     }
 
     /// Called when an event carrying `token` pops: true if this arming is live, and

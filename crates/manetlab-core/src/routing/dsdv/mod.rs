@@ -23,7 +23,9 @@
 //!   node advertised as unreachable sends a full dump at once ("the last word on
 //!   yourself"), a neighbour advertising an older broken route is answered at
 //!   once, and packets without a usable route wait in a small per-destination
-//!   queue ([`queue`]).
+//!   queue ([`queue`]), released through the agent's `recv` as in ns-2;
+//! * two ns-2.35 bugs, reproduced by default with a switch each
+//!   (`release_through_recv`, `stale_advert_bug`, docs/routing.md).
 //!
 //! Not implemented: the paper's layer-2/layer-3 address pairs and multiple
 //! interfaces (base stations), splitting a full dump over several packets
@@ -92,6 +94,23 @@ pub struct Params {
     /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
     /// ns-2 agent skips TCP) and as on a real network.
     pub tcp_ip_header_twice: bool,
+    /// Waiting packets go back through the agent's `recv` when a route
+    /// releases them, as ns-2.35 does (`processUpdate`, dsdv.cc:797; likewise
+    /// a packet handed back by the MAC with `use_mac_`, dsdv.cc:386): an
+    /// originated packet gets the IP header counted once more (+20 B on the
+    /// air, `cmh->size() += IP_HDR_LEN`), a forwarded one loses one more TTL.
+    /// Off: they are sent as they were queued.
+    pub release_through_recv: bool,
+    /// ns-2.35's stale-advertisement bug (`processUpdate`, dsdv.cc:788–801):
+    /// a finite route with an *older* sequence number, ignored as a route,
+    /// still flushes the destination's waiting packets through `recv` while
+    /// the entry is still broken, so each is queued again at once: a forwarded
+    /// packet cycles until its TTL runs out (`rtr.TTL`), an originated one —
+    /// whose TTL `recv` resets — forever (ns-2 never returns: the DSDV hang;
+    /// here it is dropped as `rtr.LOOP`). Then the ignored route is written
+    /// into the table, making the older route usable. Off: a stale
+    /// advertisement changes nothing (§3).
+    pub stale_advert_bug: bool,
 }
 
 impl Default for Params {
@@ -108,6 +127,8 @@ impl Default for Params {
             trigger_on_new_seq: false,
             queue_pkts: 5,
             tcp_ip_header_twice: true,
+            release_through_recv: true,
+            stale_advert_bug: true,
         }
     }
 }
@@ -130,7 +151,9 @@ pub struct Dsdv {
     me: NodeId,
     p: Params,
     rng: SimRng,
-    /// Own sequence number: even, +2 per full dump (§3).
+    /// Own sequence number: even, +2 per full dump (§3). As in ns-2
+    /// (`startUp`), the own entry starts with 0 and the first full dump
+    /// advertises 4.
     seq: u32,
     table: RouteTable,
     queue: PacketQueue,
@@ -302,8 +325,47 @@ impl Dsdv {
     fn release(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
         let Some(next_hop) = self.table.next_hop(dst) else { return };
         for pkt in self.queue.take_for(dst) {
-            ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+            if let Some(pkt) = self.recv_again(ctx, pkt) {
+                ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+            }
         }
+    }
+
+    /// What ns-2's `recv` does to a packet that comes back into the agent
+    /// (dsdv.cc:1008–1034), with `release_through_recv`: one this node
+    /// originated (`num_forwards == 0`) gets `IP_HDR_LEN` added again, a
+    /// forwarded one loses a TTL and is dropped at 0. None: dropped.
+    fn recv_again(&self, ctx: &mut RoutingCtx, mut pkt: Packet) -> Option<Packet> {
+        if !self.p.release_through_recv {
+            return Some(pkt);
+        }
+        if pkt.ip.src == self.me {
+            pkt.ip.extra_bytes = pkt.ip.extra_bytes.saturating_add(crate::packet::IP_HEADER_BYTES as u8);
+        } else {
+            pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
+            if pkt.ip.ttl == 0 {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+                return None;
+            }
+        }
+        Some(pkt)
+    }
+
+    /// ns-2's stale-advertisement bug (`stale_advert_bug`, dsdv.cc:788–801):
+    /// `dst`'s waiting packets go through `recv` and straight back into the
+    /// queue of the still broken entry, round after round: forwarded packets
+    /// leave only when their TTL reaches 0 (lowest TTL first), originated ones
+    /// (TTL reset to 32 each round) never — ns-2 hangs there; we drop them as
+    /// a loop. Then the ignored route is written into the table.
+    fn flush_stale(&mut self, ctx: &mut RoutingCtx, from: NodeId, adv: Advert) {
+        let mut pkts: Vec<Packet> = self.queue.take_for(adv.dst).into_iter().collect();
+        // Stable: equal TTLs expire in queue order, as the rounds go.
+        pkts.sort_by_key(|p| if p.ip.src == self.me { u16::MAX } else { u16::from(p.ip.ttl) });
+        for pkt in pkts {
+            let reason = if pkt.ip.src == self.me { DropReason::RouteLoop } else { DropReason::TtlExpired };
+            ctx.actions.push(RoutingAction::Drop { pkt, reason });
+        }
+        self.table.write_stale(ctx.now, from, adv, &self.p);
     }
 
     /// The link to `nb` is gone: advertise every route through it as broken.
@@ -326,6 +388,12 @@ impl Dsdv {
             match self.table.apply(now, self.me, from, adv, &self.p) {
                 Applied::Own { broken } => own_broken |= broken,
                 Applied::Ignored => {}
+                Applied::Stale => {
+                    if self.p.stale_advert_bug && before == Some(false) && self.queue.has_for(adv.dst) {
+                        self.flush_stale(ctx, from, adv);
+                        Self::notice(ctx, adv.dst, before, true);
+                    }
+                }
                 _ => {
                     let after = self.table.get(adv.dst).is_some_and(Route::usable);
                     Self::notice(ctx, adv.dst, before, after);
@@ -362,7 +430,9 @@ impl Routing for Dsdv {
     }
 
     fn start(&mut self, ctx: &mut RoutingCtx) {
+        // ns-2 `startUp`: own entry with number 0, `seqno_` then 2.
         self.table.set_own(ctx.now, self.me, self.seq);
+        self.seq = self.seq.wrapping_add(2);
         let at = ctx.now + self.jitter(self.p.startup_jitter);
         Self::set_timer(ctx, &mut self.periodic_timer, at, KEY_PERIODIC);
     }
@@ -374,7 +444,9 @@ impl Routing for Dsdv {
             return;
         }
         let mut pkt = pkt;
-        if pkt.ip.src == self.me {
+        // Marked once, when the packet first enters (a packet the MAC handed
+        // back already carries its extra bytes: see `recv_again`).
+        if pkt.ip.src == self.me && pkt.ip.extra_bytes == 0 {
             crate::routing::mark_tcp_ip_twice(&mut pkt, self.p.tcp_ip_header_twice);
         }
         let dst = pkt.ip.dst;
@@ -409,7 +481,9 @@ impl Routing for Dsdv {
         // The packet goes back to routing, which queues it until a new route
         // arrives (ns-2 `recv(p)`). Packets still in the interface queue for
         // the lost neighbour stay there and fail in turn, as in ns-2.
-        self.route(ctx, pkt);
+        if let Some(pkt) = self.recv_again(ctx, pkt) {
+            self.route(ctx, pkt);
+        }
     }
 
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, from: NodeId) {

@@ -81,8 +81,34 @@ pub enum Applied {
     /// The neighbour advertised an older number as broken while ours is good:
     /// our route is advertised at once to correct it.
     Educate,
-    /// Older, or same number and not shorter.
+    /// An older number with a finite metric while ours is newer: ignored as a
+    /// route (§3), but see [`RouteTable::write_stale`] for what ns-2 does when
+    /// packets wait for the destination.
+    Stale,
+    /// Older and broken, or same number and not shorter.
     Ignored,
+}
+
+/// The settling-time bookkeeping of an advertisement with `metric` (already
+/// one hop more) and number `seq` against the entry `r` (ns-2 `processUpdate`):
+/// the new `wst`, when the number was first heard, and when the entry may be
+/// advertised.
+fn settling(r: Option<&Route>, now: SimTime, metric: u8, seq: u32, p: &Params) -> (f64, SimTime, SimTime) {
+    // §4 settling time: a new sequence number ends the measurement for the
+    // old one — how long after it first arrived the route last changed.
+    let (wst, new_seq_at) = match r {
+        Some(r) if r.seq == seq => (r.wst, r.new_seq_at),
+        Some(r) => {
+            let settle = if r.changed_at > r.new_seq_at { r.changed_at.since(r.new_seq_at).as_secs_f64() } else { 0.0 };
+            (p.settling_alpha * r.wst + (1.0 - p.settling_alpha) * settle, now)
+        }
+        None => (p.initial_settling_time.as_secs_f64(), now),
+    };
+    // Damping: a finite route replacing a finite one waits 2·wst; a break
+    // or a route back from infinity is news to tell at once.
+    let damped = metric != INFINITY && r.is_none_or(|r| r.usable());
+    let ok_at = if damped { now + SimDuration::from_secs_f64(2.0 * wst) } else { now };
+    (wst, new_seq_at, ok_at)
 }
 
 /// One entry per known destination, this node's own included.
@@ -174,22 +200,8 @@ impl RouteTable {
             // "You have the last word on yourself" (ns-2): never stored.
             return Applied::Own { broken: metric == INFINITY };
         }
-        let wst0 = p.initial_settling_time.as_secs_f64();
         let existing = self.routes.get_mut(&adv.dst);
-        // §4 settling time: a new sequence number ends the measurement for the
-        // old one — how long after it first arrived the route last changed.
-        let (wst, new_seq_at) = match existing.as_deref() {
-            Some(r) if r.seq == adv.seq => (r.wst, r.new_seq_at),
-            Some(r) => {
-                let settle = if r.changed_at > r.new_seq_at { r.changed_at.since(r.new_seq_at).as_secs_f64() } else { 0.0 };
-                (p.settling_alpha * r.wst + (1.0 - p.settling_alpha) * settle, now)
-            }
-            None => (wst0, now),
-        };
-        // Damping: a finite route replacing a finite one waits 2·wst; a break
-        // or a route back from infinity is news to tell at once.
-        let damped = metric != INFINITY && existing.as_deref().is_none_or(|r| r.usable());
-        let ok_at = if damped { now + SimDuration::from_secs_f64(2.0 * wst) } else { now };
+        let (wst, new_seq_at, ok_at) = settling(existing.as_deref(), now, metric, adv.seq, p);
 
         let Some(r) = existing else {
             let fresh = metric != INFINITY;
@@ -250,9 +262,31 @@ impl RouteTable {
             r.advert_metric = true;
             r.trigger_at = Some(now);
             Applied::Educate
+        } else if metric != INFINITY {
+            Applied::Stale
         } else {
             Applied::Ignored
         }
+    }
+
+    /// ns-2's bug after a [`Applied::Stale`] advertisement for a destination
+    /// with waiting packets (`processUpdate`, dsdv.cc:788–801): the entry built
+    /// from the ignored advertisement is written into the table anyway
+    /// (`table_->AddEntry(rte)`), so the older route through `from` becomes the
+    /// route. Timing fields are those `processUpdate` computed for it (a
+    /// different number: the settling time is re-measured); the advertisement
+    /// flags, the last advertised metric and any pending trigger stay.
+    pub fn write_stale(&mut self, now: SimTime, from: NodeId, adv: Advert, p: &Params) {
+        let metric = if adv.metric >= INFINITY { INFINITY } else { adv.metric.saturating_add(1).min(INFINITY) };
+        let Some(r) = self.routes.get_mut(&adv.dst) else { return };
+        let (wst, new_seq_at, ok_at) = settling(Some(r), now, metric, adv.seq, p);
+        r.next_hop = from;
+        r.metric = metric;
+        r.seq = adv.seq;
+        r.changed_at = now;
+        r.new_seq_at = new_seq_at;
+        r.wst = wst;
+        r.advertise_ok_at = ok_at;
     }
 
     /// The link to neighbour `nb` broke (MAC feedback or missed updates):
@@ -289,14 +323,12 @@ impl RouteTable {
     /// The entries of an update sent now (ns-2 `makeUpdate`). An incremental
     /// update carries the entries whose number or metric changed and that may
     /// be advertised; a full dump every entry that may be advertised (damped
-    /// ones wait, even here). This node's own entry comes first, as the paper
-    /// recommends.
-    pub fn collect(&mut self, now: SimTime, me: NodeId, full: bool) -> Vec<Advert> {
+    /// ones wait, even here). Entries go in destination order, this node's own
+    /// among them, as ns-2 walks its sorted table (the paper recommends the
+    /// sender's own entry first; receivers handle entries in packet order).
+    pub fn collect(&mut self, now: SimTime, _me: NodeId, full: bool) -> Vec<Advert> {
         let mut out = Vec::new();
-        let own = self.routes.get(&me).map(|r| r.dst);
-        let order: Vec<NodeId> = own.into_iter().chain(self.routes.keys().copied().filter(|&d| d != me)).collect();
-        for dst in order {
-            let r = self.routes.get_mut(&dst).expect("listed above");
+        for r in self.routes.values_mut() {
             if r.advertise_ok_at > now || !(full || r.advert_seq || r.advert_metric) {
                 continue;
             }
@@ -376,7 +408,7 @@ mod tests {
         assert_eq!((r.next_hop, r.metric, r.seq), (NodeId(2), 5, 12));
         assert!(r.advert_seq);
         // The old number never comes back, even with a better metric.
-        assert_eq!(tb.apply(t(3.0), ME, NodeId(1), adv(5, 0, 10), &p), Applied::Ignored);
+        assert_eq!(tb.apply(t(3.0), ME, NodeId(1), adv(5, 0, 10), &p), Applied::Stale);
         assert_eq!(tb.get(NodeId(5)).unwrap().next_hop, NodeId(2));
         // Wrapping arithmetic: 1 is newer than u32::MAX - 1.
         assert!(seq_newer(1, u32::MAX - 1) && !seq_newer(u32::MAX - 1, 1));
@@ -422,7 +454,7 @@ mod tests {
         assert!(tb.break_via(t(6.0), ME, NodeId(1)).is_empty(), "already broken");
         // Only the destination's next (even) number repairs the route: the
         // neighbour's old finite route for number 10 is stale now.
-        assert_eq!(tb.apply(t(7.0), ME, NodeId(2), adv(5, 1, 10), &p), Applied::Ignored);
+        assert_eq!(tb.apply(t(7.0), ME, NodeId(2), adv(5, 1, 10), &p), Applied::Stale);
         assert_eq!(tb.apply(t(8.0), ME, NodeId(2), adv(5, 1, 12), &p), Applied::Fresher);
         let r = tb.get(NodeId(5)).unwrap();
         assert_eq!((r.next_hop, r.metric), (NodeId(2), 2));

@@ -126,7 +126,8 @@ fn full_dumps_carry_an_even_own_number_and_recur_every_075_to_1_period() {
         assert_eq!(ups.len(), 1);
         let (m, delay) = &ups[0];
         assert_eq!(m.kind, UpdateKind::FullDump);
-        assert_eq!(m.entries, vec![Advert { dst: NodeId(3), metric: 0, seq: 2 * k }], "own number grows by 2 per full dump");
+        // ns-2 `startUp`: own entry 0, `seqno_` 2; each full dump adds 2 first.
+        assert_eq!(m.entries, vec![Advert { dst: NodeId(3), metric: 0, seq: 2 * k + 2 }], "own number 4, 6, 8, ... as in ns-2");
         assert!(*delay < SimDuration::from_millis(10), "broadcast jitter");
         set = timers(&out, KEY_PERIODIC)[0].clone_timer();
         let gap = timer_at(&set).since(last).as_secs_f64();
@@ -277,6 +278,9 @@ fn with_link_layer_detection_a_mac_failure_breaks_the_link_and_queues_the_packet
     // The destination's next number, through another neighbour, repairs it.
     let out = n.at(5.0).recv(3, &[(3, 0, 2), (2, 1, 8)]);
     assert_eq!(forwards(&out), vec![(9, NodeId(3))]);
+    // ns-2 ran the packet through `recv` twice more (lost_link, then the
+    // release): 540 B + 2 × IP_HDR_LEN.
+    assert_eq!(released(&out), vec![(9, DEFAULT_TTL, 580)]);
 }
 
 #[test]
@@ -288,8 +292,8 @@ fn a_node_advertised_as_unreachable_sends_a_full_dump_at_once() {
     assert_eq!(timer_at(per[0]), secs(3.0));
     let ups = updates(&n.fire(per[0]));
     assert_eq!(ups[0].0.kind, UpdateKind::FullDump);
-    assert_eq!(ups[0].0.entries[0], Advert { dst: NodeId(0), metric: 0, seq: 2 }, "a fresh even number, newer than the odd one");
-    assert!(seq_newer(2, 1));
+    assert_eq!(ups[0].0.entries[0], Advert { dst: NodeId(0), metric: 0, seq: 4 }, "a fresh even number, newer than the odd one");
+    assert!(seq_newer(4, 1));
 }
 
 #[test]
@@ -319,10 +323,11 @@ fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
     }
     let mut n = Node::new(0);
     n.run(|a, ctx| a.start(ctx));
-    // Queued before the route exists: charged once, when originated.
+    // Queued before the route exists: charged when originated and once more
+    // when the route releases it through `recv` (release_through_recv).
     n.at(1.0).run(|a, ctx| a.route(ctx, tcp(1, 0, 4, DEFAULT_TTL, 1000)));
     let out = n.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)]);
-    assert_eq!(sizes(&out), vec![1060]);
+    assert_eq!(sizes(&out), vec![1080]);
     let mut out = n.run(|a, ctx| a.route(ctx, tcp(2, 0, 4, DEFAULT_TTL, 0)));
     out.extend(n.run(|a, ctx| a.route(ctx, data(3, 0, 4, DEFAULT_TTL))));
     out.extend(n.run(|a, ctx| a.route(ctx, tcp(4, 9, 4, 20, 1000))));
@@ -331,4 +336,121 @@ fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
     off.run(|a, ctx| a.start(ctx));
     off.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)]);
     assert_eq!(sizes(&off.run(|a, ctx| a.route(ctx, tcp(5, 0, 4, DEFAULT_TTL, 1000)))), vec![1040]);
+}
+
+#[test]
+fn updates_list_entries_in_destination_order_own_entry_included() {
+    // ns-2 `makeUpdate` walks its table, an array sorted by destination
+    // (rtable.cc `AddEntry`): node 5's own entry sits between 2 and 9.
+    let p = Params { initial_settling_time: SimDuration::ZERO, ..Params::default() };
+    let mut n = Node::with(5, p);
+    let start = n.run(|a, ctx| a.start(ctx));
+    n.at(1.0).recv(1, &[(1, 0, 4), (2, 1, 6), (9, 1, 8)]);
+    let per = timers(&start, KEY_PERIODIC)[0].clone_timer();
+    n.now = secs(1.0);
+    let ups = updates(&n.run(|a, ctx| a.timer(ctx, per_key(&per), per_token(&per))));
+    let order: Vec<u32> = ups[0].0.entries.iter().map(|a| a.dst.0).collect();
+    assert_eq!(order, vec![1, 2, 5, 9]);
+}
+
+fn per_key(a: &RoutingAction) -> u64 {
+    match a {
+        RoutingAction::SetTimer { key, .. } => *key,
+        _ => panic!("not a timer"),
+    }
+}
+
+fn per_token(a: &RoutingAction) -> TimerToken {
+    match a {
+        RoutingAction::SetTimer { token, .. } => *token,
+        _ => panic!("not a timer"),
+    }
+}
+
+fn released(actions: &[RoutingAction]) -> Vec<(u64, u8, u32)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Forward { pkt, .. } => Some((pkt.uid, pkt.ip.ttl, pkt.size_bytes())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn released_packets_go_back_through_recv_as_in_ns2() {
+    // ns-2 `processUpdate` hands each waiting packet to `recv` (dsdv.cc:797):
+    // an originated one (num_forwards 0) gets IP_HDR_LEN again (540 -> 560 B
+    // for a 512-byte CBR packet), a forwarded one loses a TTL, at 0 it is
+    // dropped (DROP_RTR_TTL).
+    let run = |p: Params| {
+        let mut n = Node::with(0, p);
+        n.run(|a, ctx| a.start(ctx));
+        n.at(1.0).run(|a, ctx| a.route(ctx, data(1, 0, 4, DEFAULT_TTL)));
+        n.run(|a, ctx| a.route(ctx, data(2, 9, 4, 20)));
+        n.run(|a, ctx| a.route(ctx, data(3, 9, 4, 1)));
+        n.at(2.0).recv(1, &[(1, 0, 2), (4, 2, 10)])
+    };
+    let out = run(Params::default());
+    assert_eq!(released(&out), vec![(1, DEFAULT_TTL, 560), (2, 19, 540)]);
+    assert_eq!(drops(&out), vec![(3, DropReason::TtlExpired)]);
+    let out = run(Params { release_through_recv: false, ..Params::default() });
+    assert_eq!(released(&out), vec![(1, DEFAULT_TTL, 540), (2, 20, 540), (3, 1, 540)], "switch off: sent as queued");
+    assert!(drops(&out).is_empty());
+}
+
+/// Node 0 with a broken route to 4 (number 11, learned from 1 then lost) and
+/// packets waiting for it: two forwarded (TTL 5 and 3) and one originated.
+fn broken_with_waiting(p: Params) -> Node {
+    let mut n = Node::with(0, p);
+    n.run(|a, ctx| a.start(ctx));
+    n.at(1.0).recv(1, &[(1, 0, 4), (4, 1, 10)]);
+    n.at(2.0).recv(1, &[(4, INFINITY, 11)]);
+    assert_eq!(n.dsdv.table.next_hop(NodeId(4)), None);
+    n.run(|a, ctx| a.route(ctx, data(1, 9, 4, 5)));
+    n.run(|a, ctx| a.route(ctx, data(2, 0, 4, DEFAULT_TTL)));
+    n.run(|a, ctx| a.route(ctx, data(3, 8, 4, 3)));
+    assert_eq!(n.dsdv.queued(), 3);
+    n
+}
+
+#[test]
+fn a_stale_finite_advert_flushes_the_queue_and_installs_the_old_route_as_ns2() {
+    // ns-2 `processUpdate` (dsdv.cc:788–801): neighbour 2 still advertises
+    // number 10 (older than our broken 11) with a finite metric. Ignored as a
+    // route, but `rte.q && rte.metric != BIG` holds: every waiting packet goes
+    // through `recv` and back into the queue of the still broken entry;
+    // forwarded ones leave when their TTL reaches 0 (TTL 3 before TTL 5),
+    // the originated one (TTL reset to 32 each round) would loop forever —
+    // ns-2's DSDV hang; here a LOOP drop. Then `AddEntry(rte)` writes the
+    // ignored route: 4 via 2, 3 hops, number 10, usable.
+    let mut n = broken_with_waiting(Params::default());
+    let out = n.at(3.0).recv(2, &[(2, 0, 6), (4, 2, 10)]);
+    assert_eq!(drops(&out), vec![(3, DropReason::TtlExpired), (1, DropReason::TtlExpired), (2, DropReason::RouteLoop)]);
+    assert!(forwards(&out).is_empty());
+    assert_eq!(n.dsdv.queued(), 0);
+    assert_eq!(n.dsdv.route_entry(NodeId(4)), Some(RouteView { next_hop: NodeId(2), hops: Some(3), seq: Some(10) }));
+    let r = n.dsdv.table.get(NodeId(4)).unwrap();
+    assert_eq!(r.advertise_ok_at, secs(3.0), "written over a broken entry: not damped");
+    assert!(out.iter().any(|a| matches!(a, RoutingAction::Notify(TransportNotice::RouteReestablished { dst }) if *dst == NodeId(4))));
+    // A packet sent now takes the stale route.
+    let out = n.run(|a, ctx| a.route(ctx, data(4, 0, 4, DEFAULT_TTL)));
+    assert_eq!(forwards(&out), vec![(4, NodeId(2))]);
+}
+
+#[test]
+fn without_the_stale_advert_bug_an_older_number_changes_nothing() {
+    let mut n = broken_with_waiting(Params { stale_advert_bug: false, ..Params::default() });
+    let out = n.at(3.0).recv(2, &[(2, 0, 6), (4, 2, 10)]);
+    assert!(drops(&out).is_empty() && forwards(&out).is_empty());
+    assert_eq!(n.dsdv.queued(), 3, "the packets still wait");
+    assert_eq!(n.dsdv.route_entry(NodeId(4)).unwrap().hops, None);
+    assert_eq!(n.dsdv.route_entry(NodeId(4)).unwrap().seq, Some(11));
+    // ns-2 too ignores a stale advert when nothing waits: the bug needs `rte.q`.
+    let mut m = Node::new(0);
+    m.run(|a, ctx| a.start(ctx));
+    m.at(1.0).recv(1, &[(1, 0, 4), (4, 1, 10)]);
+    m.at(2.0).recv(1, &[(4, INFINITY, 11)]);
+    m.at(3.0).recv(2, &[(2, 0, 6), (4, 2, 10)]);
+    assert_eq!(m.dsdv.route_entry(NodeId(4)).unwrap().seq, Some(11));
 }

@@ -38,6 +38,9 @@ pub enum Recovery {
     Sack,
     /// SACK with the forward-ACK loss rule and window estimate (Mathis & Mahdavi 1996).
     Fack,
+    /// ns-2.35 `Agent/TCP/Fack` (`tcp-fack.cc` on `scoreboard.cc`): its own ACK
+    /// processing, scoreboard and send loop (`sender/fack_ns2.rs`).
+    FackNs2,
     /// Per-segment timestamps (TCP-PR, Bohacek et al. 2003; MPR, paper 002): a segment
     /// unacknowledged for longer than the variant's [`CongestionControl::loss_timeout_s`]
     /// is declared dropped and resent as the window allows; duplicate ACKs trigger nothing
@@ -47,7 +50,7 @@ pub enum Recovery {
 
 impl Recovery {
     pub fn needs_sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Fack)
+        matches!(self, Recovery::Sack | Recovery::Fack | Recovery::FackNs2)
     }
 }
 
@@ -271,6 +274,8 @@ pub struct VariantParams {
     pub mpr_alpha: f64,
     pub mpr_beta: f64,
     pub elfn_probe_interval_s: f64,
+    /// FACK runs Mathis & Mahdavi's published rules instead of ns-2.35's `Agent/TCP/Fack`.
+    pub fack_mathis: bool,
 }
 
 impl Default for VariantParams {
@@ -288,6 +293,7 @@ impl Default for VariantParams {
             mpr_alpha: 0.99,
             mpr_beta: 3.0,
             elfn_probe_interval_s: 2.0,
+            fack_mathis: false,
         }
     }
 }
@@ -298,7 +304,7 @@ pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] 
     ("reno", |_| Box::new(super::variants::reno::Reno)),
     ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
     ("sack", |_| Box::new(super::variants::sack::Sack)),
-    ("fack", |_| Box::new(super::variants::fack::Fack)),
+    ("fack", |p| Box::new(super::variants::fack::Fack { mathis: p.fack_mathis })),
     ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma).counting_headers(p.vegas_counts_headers))),
     ("westwood", |_| Box::new(super::variants::westwood::Westwood::new(false))),
     ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),

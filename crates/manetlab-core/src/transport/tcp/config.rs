@@ -64,6 +64,9 @@ pub struct TcpConfig {
     pub mpr_beta: Option<f64>,
     /// ELFN probe interval while frozen, seconds (2, Holland & Vaidya 1999). Only with "elfn".
     pub elfn_probe_interval_s: Option<f64>,
+    /// FACK's rules: "ns2" (default, ns-2.35 `Agent/TCP/Fack`) or "mathis" (the
+    /// published algorithm, Mathis & Mahdavi 1996, with RFC 6675's pipe). Only with "fack".
+    pub fack_rules: Option<String>,
 }
 
 impl Default for TcpConfig {
@@ -94,6 +97,7 @@ impl Default for TcpConfig {
             mpr_alpha: None,
             mpr_beta: None,
             elfn_probe_interval_s: None,
+            fack_rules: None,
         }
     }
 }
@@ -115,6 +119,7 @@ impl TcpConfig {
             mpr_alpha: self.mpr_alpha.unwrap_or(d.mpr_alpha),
             mpr_beta: self.mpr_beta.unwrap_or(d.mpr_beta),
             elfn_probe_interval_s: self.elfn_probe_interval_s.unwrap_or(d.elfn_probe_interval_s),
+            fack_mathis: self.fack_rules.as_deref().map_or(d.fack_mathis, |r| r == "mathis"),
         }
     }
 
@@ -175,6 +180,14 @@ impl TcpConfig {
         }
         if self.vegas_counts_headers.is_some() && variant != "vegas" {
             return e("vegas_counts_headers", format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"));
+        }
+        if let Some(r) = self.fack_rules.as_deref() {
+            if variant != "fack" {
+                return e("fack_rules", format!("only applies to transport = \"fack\" (this flow uses \"{variant}\")"));
+            }
+            if r != "ns2" && r != "mathis" {
+                return e("fack_rules", format!("\"{r}\" is not allowed (allowed: \"ns2\", \"mathis\")"));
+            }
         }
         let p = self.variant_params();
         if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {

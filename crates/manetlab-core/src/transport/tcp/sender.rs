@@ -73,6 +73,8 @@ use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
+mod fack_ns2;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
     Closed,
@@ -148,6 +150,8 @@ pub struct TcpSender {
     dupwnd: u32,
     /// NewReno: a partial ACK of this recovery already restarted the timer.
     first_partial: bool,
+    /// ns-2 `Agent/TCP/Fack` state ([`Recovery::FackNs2`] only).
+    f2: fack_ns2::FackNs2,
     /// Sack1's pipe counter during recovery (ns-2 `pipe_`).
     sack1_pipe: i64,
     /// ns-2 `recover_` in our numbering: `max` at the last fast retransmit/timeout.
@@ -221,6 +225,7 @@ impl TcpSender {
             in_recovery: false,
             dupwnd: 0,
             first_partial: false,
+            f2: fack_ns2::FackNs2::default(),
             sack1_pipe: 0,
             recover: None,
             timeout_una: None,
@@ -542,6 +547,8 @@ impl TcpSender {
         let limit = self.total_segs();
         if self.kind == Recovery::Timestamp {
             self.send_by_timestamp(now, limit);
+        } else if self.kind == Recovery::FackNs2 {
+            self.f2_send_much(now);
         } else if self.in_recovery && self.kind == Recovery::Sack {
             self.send_by_sack1_pipe(now, limit);
         } else if self.in_recovery && self.kind == Recovery::Fack {
@@ -807,12 +814,17 @@ impl TcpSender {
         let ack_bytes = ack_abs.saturating_sub(1);
         self.rwnd_segs = (u64::from(h.window) / u64::from(self.mss)).max(1);
         let mut sack_news = false;
+        // ns-2 FACK: the blocks in segments.
+        let mut seg_blocks: Vec<(i64, i64)> = Vec::new();
         if self.sack_ok {
             for &(l, r) in h.sack_blocks() {
                 let lo = unwrap_seq(l, reference).saturating_sub(1);
                 let hi = unwrap_seq(r, reference).saturating_sub(1);
                 let first = lo.div_ceil(u64::from(self.mss)).max(self.una);
                 let last = self.segs_covered(hi).min(self.max);
+                if first < last {
+                    seg_blocks.push((first as i64, last as i64));
+                }
                 for k in first..last {
                     let i = self.info_mut(k);
                     sack_news |= !i.sacked;
@@ -831,7 +843,9 @@ impl TcpSender {
             // ELFN: the probe got through — the path works again.
             self.thaw();
         }
-        if ack_seg > self.una {
+        if self.kind == Recovery::FackNs2 && self.una < self.max {
+            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks);
+        } else if ack_seg > self.una {
             self.on_new_ack(now, ack_seg);
         } else if ack_seg == self.una && self.una < self.max {
             self.on_dup_ack(now, sack_news);
@@ -1035,6 +1049,7 @@ impl TcpSender {
                 self.nxt = self.nxt.max(self.una + 1);
             }
             Recovery::Timestamp => unreachable!("timestamp recovery ignores duplicate ACKs"),
+            Recovery::FackNs2 => unreachable!("ns-2 FACK retransmits in fack_ns2.rs"),
             Recovery::Sack | Recovery::Fack => {
                 self.in_recovery = true;
                 // ns-2 Sack1: pipe = maxseq − highest_ack − numdupacks; the retransmission
@@ -1104,6 +1119,10 @@ impl TcpSender {
         }
         self.cc.on_timeout(&mut self.st);
         self.backoff_rto();
+        if self.kind == Recovery::FackNs2 && data_out {
+            self.fack_ns2_timeout(now);
+            return;
+        }
         self.last_loss_timeout = true;
         self.in_recovery = false;
         self.dupwnd = 0;

@@ -65,6 +65,14 @@ impl H {
         h.sent();
         h
     }
+    fn with_params(variant: &str, p: VariantParams) -> H {
+        let mut s = TcpSender::new(&TcpConfig::default(), by_name(variant, &p).unwrap(), 1, 1);
+        s.open(t(0.0), None);
+        s.on_segment(t(0.1), &syn_ack(false), 0);
+        let mut h = H { s };
+        h.sent();
+        h
+    }
     fn std(variant: &str) -> H {
         H::new(variant, TcpConfig::default(), 0.1)
     }
@@ -340,8 +348,8 @@ fn sack1_pipe_recovery() {
 }
 
 #[test]
-fn fack_enters_recovery_when_fack_is_more_than_three_ahead() {
-    let mut h = H::std("fack");
+fn fack_mathis_enters_recovery_when_fack_is_more_than_three_ahead() {
+    let mut h = H::with_params("fack", VariantParams { fack_mathis: true, ..VariantParams::default() });
     h.nine_in_flight();
     assert_eq!(h.ack(0.3, 1, &[(2, 3)]), vec![10]);
     // Second dup ACK, but SACK of 4 puts snd.fack − snd.una = 5 − 1 = 4 > 3: recovery.
@@ -845,4 +853,118 @@ fn vegas_data_segments_leave_out_their_headers_as_ns2() {
     assert_eq!(headerless("vegas", VariantParams::default()), vec![true, true]);
     assert_eq!(headerless("vegas", VariantParams { vegas_counts_headers: true, ..VariantParams::default() }), vec![false, false]);
     assert_eq!(headerless("newreno", VariantParams::default()), vec![false, false]);
+}
+
+// ----- FACK, ns-2.35 `Agent/TCP/Fack` (default `fack_rules = "ns2"`) ---------------------
+// Expected values from `tcp-fack.cc` / `scoreboard.cc`; ns-2 numbering: last_ack = una − 1,
+// fack = highest SACKed, dupacks = fack − last_ack − 1, send while
+// snd_nxt ≤ fack + ⌊cwnd⌋ − retran_data.
+
+#[test]
+fn fack_ns2_counts_dupacks_from_fack_sends_nothing_before_and_restarts_cwnd_at_one() {
+    let mut h = H::std("fack");
+    assert_eq!(h.s.variant(), "fack");
+    h.nine_in_flight();
+    // Segment 1 lost. fack 2 → dupacks 1, fack 3 → 2: no limited transmit (dupacks ≠ 0).
+    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    assert!(h.ack(0.31, 1, &[(2, 4)]).is_empty());
+    assert_eq!(h.s.stats.fast_retransmits, 0);
+    // fack 4 → dupacks 3: ssthresh = ⌊9/2⌋ = 4, cwnd = wnd_restart_ = 1, resend 1
+    // (recover_ = t_seqno_ = 10); no send_much on this ACK.
+    assert_eq!(h.ack(0.32, 1, &[(2, 5)]), vec![1]);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 4.0));
+    assert!(h.s.in_recovery());
+    // Every ACK in recovery opens cwnd (slow start 1 → 2 → 3 → 4): 10 ≤ 5 + 2 − 1? no;
+    // 10 ≤ 6 + 3 − 1? no; 10 ≤ 7 + 4 − 1 = 10: new segment 10.
+    assert!(h.ack(0.33, 1, &[(2, 6)]).is_empty());
+    assert!(h.ack(0.34, 1, &[(2, 7)]).is_empty());
+    assert_eq!(h.ack(0.35, 1, &[(2, 8)]), vec![10]);
+    assert_eq!(h.s.cwnd(), 4.0);
+    // Congestion avoidance now: 4.25, ⌊4.25⌋ = 4, 11 ≤ 8 + 4 − 1 → 11; then 12.
+    assert_eq!(h.ack(0.36, 1, &[(2, 9)]), vec![11]);
+    assert!(close(h.s.cwnd(), 4.25));
+    assert_eq!(h.ack(0.37, 1, &[(2, 10)]), vec![12]);
+    // The retransmission of 1 arrives: ACK 9 (ns-2 seqno), no SACK blocks, but recover_
+    // (10) is not yet covered: still in recovery; retran_data back to 0 → 13 ≤ 9 + 4.
+    assert_eq!(h.ack(0.38, 10, &[]), vec![13]);
+    assert!(h.s.in_recovery());
+    // ACK 10 ≥ recover_ without SACK blocks ends recovery; send_much: 14 ≤ 10 + 4.
+    assert_eq!(h.ack(0.39, 11, &[]), vec![14]);
+    assert!(!h.s.in_recovery());
+    assert_eq!(h.s.stats.retransmissions, 1);
+}
+
+#[test]
+fn fack_ns2_new_ack_with_sack_blocks_does_not_open_cwnd() {
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    // ACK of 1 and 2 with 4 SACKed (3 lost): `oldack` path, no `opencwnd`; fack 4,
+    // dupacks = 4 − 2 − 1 = 1 → nothing sent (the RFC engines would send 10 and 11).
+    assert!(h.ack(0.3, 3, &[(4, 5)]).is_empty());
+    assert_eq!(h.s.cwnd(), 9.0);
+    assert_eq!(h.s.snd_una(), 3);
+    // A plain new ACK (no blocks) is `newack` + `opencwnd`: cwnd 10, fack = last_ack 4,
+    // window from 5: 5 + 10 − 1 = 14 → 10..=14.
+    assert_eq!(h.ack(0.31, 5, &[]), (10..15).collect::<Vec<_>>());
+    assert_eq!(h.s.cwnd(), 10.0);
+}
+
+#[test]
+fn fack_ns2_lost_retransmission_holds_until_the_timeout_which_keeps_recovery() {
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    assert!(h.ack(0.31, 1, &[(2, 4)]).is_empty());
+    assert_eq!(h.ack(0.32, 1, &[(2, 5)]), vec![1]);
+    assert!(h.ack(0.33, 1, &[(2, 6)]).is_empty());
+    assert!(h.ack(0.34, 1, &[(2, 7)]).is_empty());
+    assert_eq!(h.ack(0.35, 1, &[(2, 8)]), vec![10]);
+    // 10 is SACKed: the retransmission of 1 (sent when snd_nxt was 10) is lost again
+    // (`CheckSndNxt`): nothing more is sent, although the window would allow it.
+    assert!(h.ack(0.36, 1, &[(10, 11), (2, 8)]).is_empty());
+    let rto_before = h.s.rto_s();
+    assert!(h.ack(0.37, 1, &[(2, 11)]).is_empty());
+    // Every ACK restarted the timer (`newtimer` in `oldack`, before the RTT update).
+    let due = h.s.poll_at().unwrap().as_secs_f64();
+    assert!((due - (0.37 + rto_before)).abs() < 1e-6);
+    let rto = h.s.rto_s();
+    h.s.on_timer(t(due));
+    // Timeout: ssthresh = ⌊4.49/2⌋ = 2, cwnd 1, backoff ×2, scoreboard cleared,
+    // fack = last_ack 0, go back to 1; fast recovery is not left.
+    assert_eq!(h.sent(), vec![1]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.0));
+    assert!(close(h.s.rto_s(), 2.0 * rto));
+    assert!(h.s.in_recovery());
+    assert_eq!(h.s.stats.timeouts, 1);
+    // ACK of everything sent (0..=10) without SACK blocks: 10 ≥ recover_, recovery ends;
+    // cwnd 1 → 2 (opencwnd in recovery), 11 ≤ 10 + 2 − 0 → 11; 12 ≤ 12 → 12.
+    assert_eq!(h.ack(due + 0.1, 11, &[]), vec![11, 12]);
+    assert!(!h.s.in_recovery());
+}
+
+#[test]
+fn fack_mathis_rules_stay_available() {
+    let p = VariantParams { fack_mathis: true, ..VariantParams::default() };
+    assert_eq!(by_name("fack", &p).unwrap().recovery(), Recovery::Fack);
+    assert_eq!(by_name("fack", &VariantParams::default()).unwrap().recovery(), Recovery::FackNs2);
+}
+
+#[test]
+fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    assert!(close(h.s.srtt_s().unwrap(), 0.1));
+    // Segment 1 lost; the ACK caused by segment 2 (sent at 0.2) echoes the timestamp
+    // of segment 0 (sent at 0.1, the last in-order arrival: `ts_echo_bugfix_`), so
+    // `oldack` samples 0.3 − 0.1 = 20 ticks: SRTT = (80 + 20 − 10)/8 = 11.25 ticks.
+    // (Segment 2's own timestamp would give 10 ticks and leave SRTT at 0.1 s.)
+    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    let srtt = h.s.srtt_s().unwrap();
+    assert!(srtt > 0.11 && srtt < 0.115, "srtt {srtt}");
+    // The RFC engine (Mathis rules) takes no sample from a duplicate ACK.
+    let mut m = H::with_params("fack", VariantParams { fack_mathis: true, ..VariantParams::default() });
+    m.nine_in_flight();
+    m.ack(0.3, 1, &[(2, 3)]);
+    assert!(close(m.s.srtt_s().unwrap(), 0.1));
 }
