@@ -86,10 +86,10 @@ enum Event {
 /// [`Simulator::event_counts`]; benchmarks print the breakdown).
 /// `Mac` events are split by timer; `Mac (stale)` counts those whose arming had
 /// been cancelled or replaced (they are also counted under their timer).
-pub const EVENT_KINDS: [&str; 23] = [
+pub const EVENT_KINDS: [&str; 24] = [
     "AppSend", "LinkTxDone", "LinkArrive", "IfqArrive", "Mac.Backoff", "ArpOut", "LlUp", "TxEnd", "SignalStart", "SignalEnd",
     "SampleQueues", "TcpOpen", "TcpAppStop", "TcpTimer", "RoutingTimer", "RoutingBroadcast", "RoutingForward", "Fault",
-    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)",
+    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)", "Mac.Slot",
 ];
 const KIND_MAC_STALE: usize = 21;
 const KIND_TCP_STALE: usize = 22;
@@ -108,6 +108,8 @@ impl Event {
             Event::Mac(_, MacTimer::Defer, _) => 18,
             Event::Mac(_, MacTimer::Send, _) => 19,
             Event::Mac(_, MacTimer::Nav, _) => 20,
+            // FRN's slotted MAC (mac/frn).
+            Event::Mac(_, MacTimer::Slot, _) => 23,
             Event::ArpOut(..) => 5,
             Event::LlUp(..) => 6,
             Event::TxEnd(..) => 7,

@@ -736,6 +736,8 @@ impl Dcf {
             MacTimer::Defer => self.defer_timer.is_live(tok),
             MacTimer::Send => self.send_timer.is_live(tok),
             MacTimer::Nav => self.nav_timer.is_live(tok),
+            // FRN's slot timer; the DCF never arms it.
+            MacTimer::Slot => false,
         }
     }
 

@@ -125,6 +125,20 @@ impl WifiMac {
             WifiMac::Frn(m) => m.timer(now, tok, out),
         }
     }
+    /// Whether the event of timer `which` carrying `tok` is the live arming (profiling).
+    pub fn timer_is_live(&self, which: MacTimer, tok: TimerToken) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.timer_is_live(which, tok),
+            WifiMac::Frn(m) => m.timer_is_live(tok),
+        }
+    }
+    /// Whether a held-back NAV event is needed now (the DCF's; FRN has no NAV).
+    pub fn needs_nav_event(&self) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.needs_nav_event(),
+            WifiMac::Frn(_) => false,
+        }
+    }
     pub fn duplicates(&self) -> u64 {
         match self {
             WifiMac::Dcf(d) => d.duplicates,

@@ -286,6 +286,11 @@ impl FrnMac {
         }
     }
 
+    /// Whether a slot-timer event carrying `tok` is the live arming (profiling).
+    pub fn timer_is_live(&self, tok: TimerToken) -> bool {
+        self.timer.is_live(tok)
+    }
+
     pub fn timer(&mut self, now: SimTime, tok: TimerToken, out: &mut Vec<MacAction>) {
         if !self.timer.fire(tok) {
             return;
@@ -331,7 +336,7 @@ impl FrnMac {
         for it in gone {
             self.note(now, || format!("lifetime over uid {}", it.pkt.uid));
             let nh = it.next_hop.unwrap_or(self.me);
-            out.push(MacAction::TxFailed(it.pkt, nh));
+            out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
         }
     }
 
@@ -395,7 +400,7 @@ impl FrnMac {
                     if !it.pkt.is_routing() {
                         self.last_done_app = false;
                         out.push(MacAction::FrameDone { retries: it.retries, ok: false });
-                        out.push(MacAction::TxFailed(it.pkt, nh));
+                        out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
                     }
                 } else {
                     j += 1;
@@ -508,7 +513,7 @@ impl FrnMac {
     fn send(&mut self, f: Frame, out: &mut Vec<MacAction>) {
         self.tx_active = true;
         self.frames_sent += 1;
-        out.push(MacAction::Transmit(f));
+        out.push(MacAction::Transmit(Box::new(f)));
     }
 
     pub fn tx_end(&mut self) {
@@ -596,7 +601,7 @@ impl FrnMac {
                     self.delivered_item(now, i, "echo", out);
                 }
                 match f.dst {
-                    None => out.push(MacAction::Deliver(pkt.clone(), f.src)),
+                    None => out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src)),
                     Some(d) if d == self.me => {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
@@ -631,7 +636,7 @@ impl FrnMac {
                             }
                             self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
-                            out.push(MacAction::Deliver(mine, f.src));
+                            out.push(MacAction::Deliver(Box::new(mine), f.src));
                         }
                         if !self.acks.is_empty() {
                             self.ensure_ticking(now, out);
