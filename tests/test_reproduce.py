@@ -19,11 +19,11 @@ from manetlab.reproduce.base import VERDICTS
 from manetlab.study import SeedHook, Study
 
 
-def test_registry_lists_both_papers(capsys):
-    assert {"abra", "tcp-variants-aodv"} <= set(papers())
+def test_registry_lists_the_papers(capsys):
+    assert {"abra", "tcp-variants-aodv", "frn"} <= set(papers())
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
-    assert "abra" in out and "tcp-variants-aodv" in out
+    assert "abra" in out and "tcp-variants-aodv" in out and "frn" in out
 
 
 def test_unknown_paper_is_one_line_error(capsys):
@@ -55,7 +55,7 @@ def test_seed_hook_is_part_of_the_store_key_and_may_not_set_an_axis(tmp_path):
         Study(study, tmp_path / "c", seed_hook=SeedHook("bad", lambda seed: {"flows[0].rate_kbps": 4}))
 
 
-@pytest.mark.parametrize("name", ["abra", "tcp-variants-aodv"])
+@pytest.mark.parametrize("name", ["abra", "tcp-variants-aodv", "frn"])
 def test_quick_reproduction_writes_a_complete_report_and_resumes(name, tmp_path, capsys):
     out = tmp_path / name
     assert main(["reproduce", name, "--quick", "--jobs", "2", "--out", str(out), "--no-progress"]) == 0

@@ -74,6 +74,8 @@ def metric_frame(s: Study) -> Any:
         ('scenario = "{c}"\n[grid]\nduration_s = [1, 1]', "grid.duration_s: 1 appears twice"),
         ('scenario = "{c}"\n[grid]\nseed = [1, 2]', "grid.seed: vary seeds with the top-level seeds key"),
         ('scenario = "{c}"\n[[zip]]\nduration_s = [1, 2]\n"flows[0].tcp.window_pkts" = [4]', "zip[0]: lists differ in length"),
+        ('scenario = "{c}"\n[[zip]]\nduration_s = [1, 2, 1]\n"flows[0].tcp.window_pkts" = [4, 4, 4]', "zip[0]: the values at positions 0 and 2 are the same in every key"),
+        ('scenario = "{c}"\n[[zip]]\nduration_s = [1, 1]', "zip[0].duration_s: 1 appears twice"),
         ('scenario = "{c}"\n[grid]\n"flows[0].transport" = ["newreno", "vegas"]\n[[derived]]\nname = "x"\nmetric = "flow0.highest_ack_segs"\naxis = "flows[0].transport"\nnew = "abra"\nbase = "newreno"',
          "derived[0].new: 'abra' is not a value of flows[0].transport"),
         ('scenario = "{c}"\n[grid]\n"flows[0].transport" = ["newreno", "vegas"]\n[[derived]]\nname = "x"\nmetric = "flow0.highest_ack"\naxis = "flows[0].transport"\nnew = "vegas"\nbase = "newreno"',

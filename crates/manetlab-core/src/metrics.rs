@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// How many reasons end a packet copy ([`DropReason::PACKET_DROPS`]).
-pub const N_PACKET_DROPS: usize = 13;
+pub const N_PACKET_DROPS: usize = 14;
 
 /// Why a packet was dropped, with ns-2's trace code (docs/metrics.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -49,6 +49,9 @@ pub enum DropReason {
     /// ARP held a packet for an unresolved next hop and a newer one replaced it
     /// (ns-2 `DROP_IFQ_ARP_FULL`, traced `ARP` by the interface queue's drop target).
     ArpHoldReplaced,
+    /// FRN: the packet's lifetime in slots ran out (paper 003 §II), in the MAC's
+    /// buffer or waiting at its source for a route; `LIFE`.
+    LifetimeExpired,
 }
 
 impl DropReason {
@@ -70,6 +73,7 @@ impl DropReason {
         DropReason::NodeOff,
         DropReason::RetryLimit,
         DropReason::ArpHoldReplaced,
+        DropReason::LifetimeExpired,
     ];
 
     /// Position in [`DropReason::PACKET_DROPS`]; `None` for frame-level events.
@@ -89,6 +93,7 @@ impl DropReason {
             DropReason::NodeOff => 10,
             DropReason::RetryLimit => 11,
             DropReason::ArpHoldReplaced => 12,
+            DropReason::LifetimeExpired => 13,
             DropReason::Collision => return None,
         })
     }
@@ -110,6 +115,7 @@ impl DropReason {
             DropReason::RouteLoop => "LOOP",
             DropReason::MacCallback => "CBK",
             DropReason::ArpHoldReplaced => "ARP",
+            DropReason::LifetimeExpired => "LIFE",
         }
     }
     /// The layer that dropped it.
@@ -121,7 +127,8 @@ impl DropReason {
             | DropReason::SendBufferTimeout
             | DropReason::SendBufferFull
             | DropReason::RouteLoop
-            | DropReason::MacCallback => "rtr",
+            | DropReason::MacCallback
+            | DropReason::LifetimeExpired => "rtr",
             DropReason::LinkError | DropReason::LinkDown => "link",
             DropReason::NodeOff => "node",
             DropReason::RetryLimit | DropReason::Collision => "mac",
@@ -587,6 +594,10 @@ pub struct FlowSummary {
     /// TCP flows only: the transport's own counters (docs/tcp.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpFlowSummary>,
+    /// FRN runs only (`[mac] kind = "frn"`): packets delivered per slot over
+    /// the flow's active time, paper 003's throughput measure (docs/metrics.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_per_slot: Option<f64>,
 }
 
 /// Per-flow TCP results. Segment counts are in data segments of `mss_bytes`.
@@ -670,6 +681,7 @@ impl FlowSummary {
             in_flight: fates.in_flight.to_map(),
             drops: fates.dropped.to_map(),
             tcp: None,
+            delivered_per_slot: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! sizes below are the ones that cost air time.
 
 use crate::ids::{FlowId, NodeId};
+use crate::mac::frn::FrnHeader;
 use crate::routing::dsr::SourceRoute;
 use crate::routing::RoutingMessage;
 use crate::sim::SimTime;
@@ -164,6 +165,11 @@ pub struct Packet {
     /// between the IP header and the transport header; `None` for every other
     /// protocol. Boxed so that packets without one stay small.
     pub source_route: Option<Box<SourceRoute>>,
+    /// The FRN header (paper 003: lifetime, checkpoint, ERDN flag, trail) of a
+    /// data packet in an FRN run (`mac/frn`); `None` for every other protocol.
+    /// Each copy carries its own, as on the air. Its bytes are the FRN MAC's
+    /// `header_bytes`, not counted here.
+    pub frn: Option<Box<FrnHeader>>,
 }
 
 impl Packet {
@@ -196,7 +202,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 512,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         assert_eq!(p.size_bytes(), 540);
     }
@@ -222,7 +228,7 @@ mod tests {
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
         p.payload_bytes = 0;

@@ -19,7 +19,7 @@ use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
-use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, Frame, FrameKind, MacAction, MacParams, MacTimer};
+use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, FrnHandle, FrnMac, FrnShared, Frame, FrameKind, MacAction, MacParams, MacTimer, WifiMac};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
@@ -27,7 +27,7 @@ use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{Channel, Radio, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Dsdv, Dsr, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
+use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
@@ -86,10 +86,10 @@ enum Event {
 /// [`Simulator::event_counts`]; benchmarks print the breakdown).
 /// `Mac` events are split by timer; `Mac (stale)` counts those whose arming had
 /// been cancelled or replaced (they are also counted under their timer).
-pub const EVENT_KINDS: [&str; 23] = [
+pub const EVENT_KINDS: [&str; 24] = [
     "AppSend", "LinkTxDone", "LinkArrive", "IfqArrive", "Mac.Backoff", "ArpOut", "LlUp", "TxEnd", "SignalStart", "SignalEnd",
     "SampleQueues", "TcpOpen", "TcpAppStop", "TcpTimer", "RoutingTimer", "RoutingBroadcast", "RoutingForward", "Fault",
-    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)",
+    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)", "Mac.Slot",
 ];
 const KIND_MAC_STALE: usize = 21;
 const KIND_TCP_STALE: usize = 22;
@@ -108,6 +108,8 @@ impl Event {
             Event::Mac(_, MacTimer::Defer, _) => 18,
             Event::Mac(_, MacTimer::Send, _) => 19,
             Event::Mac(_, MacTimer::Nav, _) => 20,
+            // FRN's slotted MAC (mac/frn).
+            Event::Mac(_, MacTimer::Slot, _) => 23,
             Event::ArpOut(..) => 5,
             Event::LlUp(..) => 6,
             Event::TxEnd(..) => 7,
@@ -140,7 +142,7 @@ struct Wifi {
     ifq: Box<dyn Queue>,
     /// ns-2's ARP table (with `[mac] arp`, the default).
     arp: Option<ArpTable>,
-    mac: Dcf,
+    mac: WifiMac,
     radio: Radio,
     /// Last carrier state reported to the MAC.
     sensing: bool,
@@ -252,8 +254,13 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
 }
 
 /// Node `id`'s routing protocol (default: static shortest paths over the shared `static_table`).
-fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRouteTable>) -> Box<dyn Routing> {
+fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRouteTable>, frn: Option<&FrnHandle>) -> Box<dyn Routing> {
     match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
+        RoutingProtocol::Frn => {
+            let p = s.routing.as_ref().expect("frn comes from a [routing] table").frn_params();
+            let shared = frn.expect("validation pairs routing frn with mac frn").clone();
+            Box::new(FrnRouting::new(id, p, shared, stream(s.seed, id.0 as u64, Component::Routing)))
+        }
         RoutingProtocol::Aodv => {
             let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
             Box::new(Aodv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
@@ -333,12 +340,14 @@ impl Simulator {
         }
         // One table for every node; routes are computed per destination on first use.
         let static_table = std::rc::Rc::new(StaticRouteTable::new(adjacency));
+        // FRN's MAC and routing share one run-wide state (mac/frn).
+        let frn = s.mac.as_ref().and_then(|m| m.frn_params()).map(|p| FrnShared::new(n, p));
         let nodes = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
                 let mut p = std::mem::take(&mut ports[i]);
                 p.sort();
-                let routing = make_routing(s, id, &static_table);
+                let routing = make_routing(s, id, &static_table, frn.as_ref());
                 let promiscuous = routing.promiscuous();
                 Node {
                     id,
@@ -348,10 +357,13 @@ impl Simulator {
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
                         arp: mac_params.arp.then(|| ArpTable::new(id)),
-                        mac: {
-                            let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
-                            mac.promiscuous = promiscuous;
-                            mac
+                        mac: match &frn {
+                            Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(id, mac_params, sh.clone(), stream(s.seed, i as u64, Component::Mac)))),
+                            None => {
+                                let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
+                                mac.promiscuous = promiscuous;
+                                WifiMac::Dcf(mac)
+                            }
                         },
                         radio: Radio::new(),
                         sensing: false,
@@ -460,13 +472,23 @@ impl Simulator {
     /// Record node `n`'s MAC events (tests, MAC traces).
     pub fn enable_mac_log(&mut self, n: u32) {
         if let Some(w) = self.nodes[n as usize].wifi.as_mut() {
-            w.mac.log = Some(Vec::new());
+            *w.mac.log_mut() = Some(Vec::new());
         }
+    }
+
+    /// Node `n`'s FRN MAC (`[mac] kind = "frn"`), for its counters.
+    pub fn frn_mac(&self, n: u32) -> Option<&FrnMac> {
+        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.frn())
+    }
+
+    /// The FRN slot length (s) when the run uses FRN's MAC.
+    fn frn_slot_s(&self) -> Option<f64> {
+        self.nodes.first()?.wifi.as_ref()?.mac.frn().map(|m| m.slot().as_secs_f64())
     }
 
     /// Node `n`'s MAC event log, if enabled.
     pub fn mac_log(&self, n: u32) -> &[(SimTime, String)] {
-        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.log.as_deref()).unwrap_or(&[])
+        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.log()).unwrap_or(&[])
     }
 
     /// Run to the end of the scenario and return the results.
@@ -953,11 +975,11 @@ impl Simulator {
     /// Run a DCF handler of node `n` and carry out its actions in order. Actions
     /// that call back into the same MAC (`Ready` → next packet) append to the queue
     /// instead of recursing.
-    fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut Dcf, &mut Vec<MacAction>)) {
+    fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut WifiMac, &mut Vec<MacAction>)) {
         let mut buf = std::mem::take(&mut self.mac_buf);
         // The packet the MAC holds now is the one a `FrameDone` below is about:
         // a packet taken on `Ready` cannot finish within the same handler.
-        let held_app = self.wifi(n).mac.current_packet().is_some_and(|p| p.tag.is_some());
+        let held_app = self.wifi(n).mac.held_app();
         f(&mut self.wifi(n).mac, &mut buf);
         // `buf` is the queue: actions run in order, and those of a `Ready` below
         // are appended behind the rest (no copying between two queues).
@@ -989,8 +1011,9 @@ impl Simulator {
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, ok } => {
+                    let app = self.wifi(n).mac.done_is_app(held_app);
                     let c = &mut self.nodes[n.index()].counters;
-                    if ok && held_app {
+                    if ok && app {
                         // Acknowledged: the copy is the next hop's now.
                         c.sent_packets += 1;
                     }
@@ -1000,7 +1023,8 @@ impl Simulator {
                     // LRED learns the retry count and decides on adaptive pacing.
                     let w = self.wifi(n);
                     w.ifq.mac_feedback(retries);
-                    w.mac.pacing = w.ifq.pacing();
+                    let pacing = w.ifq.pacing();
+                    w.mac.set_pacing(pacing);
                 }
                 MacAction::Ready => {
                     let mut dropped = Vec::new();
@@ -1273,9 +1297,7 @@ impl Simulator {
             n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
             if let Some(w) = &n.wifi {
                 w.ifq.for_each_packet(&mut |p| note(n.id, Holder::Ifq, p));
-                if let Some(p) = w.mac.current_packet() {
-                    note(n.id, Holder::Mac, p);
-                }
+                w.mac.for_each_packet(&mut |p| note(n.id, Holder::Mac, p));
                 if let Some(arp) = &w.arp {
                     arp.for_each_held(&mut |p| note(n.id, Holder::Arp, p));
                 }
@@ -1333,6 +1355,10 @@ impl Simulator {
                     let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters, &fates[i]);
                     summary.throughput_run_kbps = if run_s > 0.0 { f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0 } else { 0.0 };
                     summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
+                    if let Some(slot_s) = self.frn_slot_s() {
+                        let active_s = (f.stop.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
+                        summary.delivered_per_slot = Some(if active_s > 0.0 { summary.delivered_packets as f64 * slot_s / active_s } else { 0.0 });
+                    }
                     summary
                 })
                 .collect(),
@@ -1340,7 +1366,7 @@ impl Simulator {
                 .nodes
                 .iter()
                 .map(|n| {
-                    let dups = n.wifi.as_ref().map_or(0, |w| w.mac.duplicates);
+                    let dups = n.wifi.as_ref().map_or(0, |w| w.mac.duplicates());
                     let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters, &node_held[n.id.index()], dups);
                     s.routing = n.routing.counters().map(RoutingSummary::new);
                     s
@@ -1425,7 +1451,7 @@ impl Simulator {
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
         }
-        if let Some(pkt) = held {
+        for pkt in held {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
         }
     }

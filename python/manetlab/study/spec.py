@@ -210,7 +210,7 @@ def _axes(raw: dict[str, Any]) -> list[dict[str, list[Any]]]:
     axes: list[dict[str, list[Any]]] = []
     seen: set[str] = set()
 
-    def check_values(key: str, values: Any, where: str) -> list[Any]:
+    def check_values(key: str, values: Any, where: str, distinct: bool = True) -> list[Any]:
         if not isinstance(values, list) or not values:
             raise ScenarioError(f"{where}: {_show(values)} is not a non-empty list of values (write {key} = [a, b, ...])")
         if key in seen:
@@ -219,7 +219,7 @@ def _axes(raw: dict[str, Any]) -> list[dict[str, list[Any]]]:
             raise ScenarioError(f"{where}: vary seeds with the top-level seeds key (e.g. seeds = \"1-50\")")
         texts = [json.dumps(v, sort_keys=True) for v in values]
         dup = next((values[i] for i, t in enumerate(texts) if texts.index(t) != i), None)
-        if len(set(texts)) != len(texts):
+        if distinct and len(set(texts)) != len(texts):
             raise ScenarioError(f"{where}: {_show(dup)} appears twice (allowed: distinct values)")
         seen.add(key)
         return values
@@ -238,10 +238,16 @@ def _axes(raw: dict[str, Any]) -> list[dict[str, list[Any]]]:
         flat = _flatten(z, f"zip[{i}]")
         if not flat:
             raise ScenarioError(f"zip[{i}]: empty (allowed: two or more key.path = [values] of equal length)")
-        ax = {k: check_values(k, v, f"zip[{i}].{k}") for k, v in flat.items()}
+        # A zipped axis's values are its tuples: a key may repeat a value (a list of
+        # chosen cells), the tuples may not.
+        ax = {k: check_values(k, v, f"zip[{i}].{k}", distinct=len(flat) == 1) for k, v in flat.items()}
         lengths = {k: len(v) for k, v in ax.items()}
         if len(set(lengths.values())) != 1:
             raise ScenarioError(f"zip[{i}]: lists differ in length ({', '.join(f'{k}: {n}' for k, n in lengths.items())}); zipped values vary together")
+        tuples = [json.dumps([ax[k][j] for k in ax], sort_keys=True) for j in range(len(next(iter(ax.values()))))]
+        dup_at = next((j for j, t in enumerate(tuples) if tuples.index(t) != j), None)
+        if dup_at is not None:
+            raise ScenarioError(f"zip[{i}]: the values at positions {tuples.index(tuples[dup_at])} and {dup_at} are the same in every key (allowed: distinct combinations)")
         axes.append(ax)
     return axes
 

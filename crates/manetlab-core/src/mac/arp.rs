@@ -136,7 +136,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 100,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 

@@ -53,6 +53,8 @@ pub enum MacTimer {
     Send,
     /// The NAV expires.
     Nav,
+    /// The FRN slotted MAC's slot timer (`mac/frn`); the DCF never arms it.
+    Slot,
 }
 
 /// Frames and packets are boxed so that an action is a few words: the
@@ -734,6 +736,8 @@ impl Dcf {
             MacTimer::Defer => self.defer_timer.is_live(tok),
             MacTimer::Send => self.send_timer.is_live(tok),
             MacTimer::Nav => self.nav_timer.is_live(tok),
+            // FRN's slot timer; the DCF never arms it.
+            MacTimer::Slot => false,
         }
     }
 
@@ -758,6 +762,7 @@ impl Dcf {
                     self.send_timer_done(now, out);
                 }
             }
+            MacTimer::Slot => {}
             MacTimer::Nav => {
                 if self.nav_timer.fire(tok) {
                     // ns-2 navHandler resumes a paused backoff; check_backoff does that.
@@ -845,7 +850,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 100,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 

@@ -8,3 +8,158 @@ pub mod frame;
 pub use arp::{ArpMsg, ArpOp, ArpTable};
 pub use dcf::{Dcf, MacAction, MacTimer};
 pub use frame::{EifsMode, Frame, FrameKind, MacParams};
+pub mod frn;
+
+pub use frn::{FrnHandle, FrnMac, FrnParams, FrnShared};
+
+use crate::ids::NodeId;
+use crate::packet::Packet;
+use crate::sim::{SimDuration, SimTime, TimerToken};
+
+/// A wireless interface's MAC: the 802.11 DCF or FRN's slotted MAC, behind
+/// the handlers the simulator calls (`[mac] kind`).
+pub enum WifiMac {
+    Dcf(Dcf),
+    Frn(Box<FrnMac>),
+}
+
+impl WifiMac {
+    pub fn dcf(&self) -> Option<&Dcf> {
+        match self {
+            WifiMac::Dcf(d) => Some(d),
+            WifiMac::Frn(_) => None,
+        }
+    }
+    pub fn frn(&self) -> Option<&FrnMac> {
+        match self {
+            WifiMac::Dcf(_) => None,
+            WifiMac::Frn(f) => Some(f),
+        }
+    }
+    /// Every packet the MAC holds (the DCF one at most).
+    pub fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        match self {
+            WifiMac::Dcf(d) => {
+                if let Some(p) = d.current_packet() {
+                    f(p)
+                }
+            }
+            WifiMac::Frn(m) => m.for_each_packet(f),
+        }
+    }
+    /// Whether a `FrameDone` about to be reported concerns an application
+    /// packet; `held_app` is what the DCF held before the handler ran.
+    pub fn done_is_app(&self, held_app: bool) -> bool {
+        match self {
+            WifiMac::Dcf(_) => held_app,
+            WifiMac::Frn(m) => m.last_done_app,
+        }
+    }
+    pub fn held_app(&self) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.current_packet().is_some_and(|p| p.tag.is_some()),
+            WifiMac::Frn(_) => false,
+        }
+    }
+    pub fn is_free(&self) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.is_free(),
+            WifiMac::Frn(m) => m.is_free(),
+        }
+    }
+    pub fn switch_off(&mut self) -> Vec<Packet> {
+        match self {
+            WifiMac::Dcf(d) => d.switch_off().into_iter().collect(),
+            WifiMac::Frn(m) => m.switch_off(),
+        }
+    }
+    pub fn switch_on(&mut self, now: SimTime) {
+        if let WifiMac::Dcf(d) = self {
+            d.switch_on(now)
+        }
+    }
+    pub fn carrier(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.carrier(now, busy, out),
+            WifiMac::Frn(m) => m.carrier(busy),
+        }
+    }
+    pub fn tx_end(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.tx_end(now, out),
+            WifiMac::Frn(m) => m.tx_end(),
+        }
+    }
+    pub fn rx_error(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if let WifiMac::Dcf(d) = self {
+            d.rx_error(now, out)
+        }
+    }
+    pub fn rx_captured(&mut self, now: SimTime, airtime: SimDuration, out: &mut Vec<MacAction>) {
+        if let WifiMac::Dcf(d) = self {
+            d.rx_captured(now, airtime, out)
+        }
+    }
+    pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.rx_ok(now, f, out),
+            WifiMac::Frn(m) => m.rx_ok(now, f, out),
+        }
+    }
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.enqueue(now, pkt, next_hop, out),
+            WifiMac::Frn(m) => m.enqueue(now, pkt, next_hop, out),
+        }
+    }
+    pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.enqueue_arp(now, m, next_hop, out),
+            // FRN runs without ARP (validation turns it off).
+            WifiMac::Frn(_) => unreachable!("FRN has no ARP"),
+        }
+    }
+    pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
+        match self {
+            WifiMac::Dcf(d) => d.timer(now, which, tok, out),
+            WifiMac::Frn(m) => m.timer(now, tok, out),
+        }
+    }
+    /// Whether the event of timer `which` carrying `tok` is the live arming (profiling).
+    pub fn timer_is_live(&self, which: MacTimer, tok: TimerToken) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.timer_is_live(which, tok),
+            WifiMac::Frn(m) => m.timer_is_live(tok),
+        }
+    }
+    /// Whether a held-back NAV event is needed now (the DCF's; FRN has no NAV).
+    pub fn needs_nav_event(&self) -> bool {
+        match self {
+            WifiMac::Dcf(d) => d.needs_nav_event(),
+            WifiMac::Frn(_) => false,
+        }
+    }
+    pub fn duplicates(&self) -> u64 {
+        match self {
+            WifiMac::Dcf(d) => d.duplicates,
+            WifiMac::Frn(m) => m.duplicates,
+        }
+    }
+    pub fn set_pacing(&mut self, on: bool) {
+        if let WifiMac::Dcf(d) = self {
+            d.pacing = on
+        }
+    }
+    pub fn log_mut(&mut self) -> &mut Option<Vec<(SimTime, String)>> {
+        match self {
+            WifiMac::Dcf(d) => &mut d.log,
+            WifiMac::Frn(m) => &mut m.log,
+        }
+    }
+    pub fn log(&self) -> Option<&[(SimTime, String)]> {
+        match self {
+            WifiMac::Dcf(d) => d.log.as_deref(),
+            WifiMac::Frn(m) => m.log.as_deref(),
+        }
+    }
+}

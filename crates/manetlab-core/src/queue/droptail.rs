@@ -75,7 +75,7 @@ pub(crate) mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 10,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         Queued::packet(pkt, None)
     }

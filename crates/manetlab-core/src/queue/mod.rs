@@ -45,7 +45,7 @@ impl Queued {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         Queued { pkt, next_hop, arp: Some(m) }
     }

@@ -27,11 +27,13 @@ mod static_routes;
 pub mod aodv;
 pub mod dsdv;
 pub mod dsr;
+pub mod frn;
 pub mod send_buffer;
 
 pub use aodv::Aodv;
 pub use dsdv::Dsdv;
 pub use dsr::Dsr;
+pub use frn::FrnRouting;
 pub use static_routes::{StaticRouteTable, StaticRouting};
 
 use crate::ids::NodeId;
@@ -55,6 +57,7 @@ pub enum RoutingMessage {
     Aodv(aodv::AodvMessage),
     Dsdv(dsdv::DsdvMessage),
     Dsr(dsr::DsrMessage),
+    Frn(frn::FrnMessage),
 }
 
 impl RoutingMessage {
@@ -64,6 +67,7 @@ impl RoutingMessage {
             RoutingMessage::Aodv(m) => m.size_bytes(),
             RoutingMessage::Dsdv(m) => m.size_bytes(),
             RoutingMessage::Dsr(m) => m.size_bytes(),
+            RoutingMessage::Frn(m) => m.size_bytes(),
         }
     }
 }

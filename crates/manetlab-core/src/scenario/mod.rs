@@ -15,6 +15,7 @@ pub mod load;
 mod mobility;
 mod routing;
 mod dsdv;
+mod frn;
 mod traffic;
 mod wireless;
 
@@ -26,6 +27,7 @@ pub use error::ScenarioError;
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use dsdv::DsdvSpec;
+pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
 pub use traffic::TrafficSpec;
 pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
@@ -258,6 +260,8 @@ pub enum RoutingProtocol {
     Aodv,
     Dsr,
     Dsdv,
+    /// FRN's table-driven multi-route routing (paper 003; needs `[mac] kind = "frn"`).
+    Frn,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -273,6 +277,9 @@ pub struct RoutingSpec {
     /// DSR parameters (`protocol = "dsr"` only; docs/routing.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsr: Option<DsrSpec>,
+    /// FRN parameters (`protocol = "frn"` only; docs/frn.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frn: Option<FrnRoutingSpec>,
 }
 
 impl RoutingSpec {
@@ -291,10 +298,17 @@ impl RoutingSpec {
         self.dsr.as_ref().map_or_else(crate::routing::dsr::Params::default, |d| d.params())
     }
 
+    /// The FRN routing parameters, defaults filled in.
+    pub fn frn_params(&self) -> crate::routing::frn::Params {
+        self.frn.as_ref().map_or_else(crate::routing::frn::Params::default, |f| f.params())
+    }
+
     fn validate(&self) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
-        match self.protocol {
-            RoutingProtocol::Static | RoutingProtocol::Aodv | RoutingProtocol::Dsdv | RoutingProtocol::Dsr => {}
+        match (&self.frn, self.protocol) {
+            (Some(f), RoutingProtocol::Frn) => f.validate()?,
+            (Some(_), _) => return Err(ScenarioError::new("routing.frn", format!("only applies with protocol = \"frn\" (protocol is \"{name}\")"))),
+            (None, _) => {}
         }
         match (&self.dsdv, self.protocol) {
             (Some(d), RoutingProtocol::Dsdv) => d.validate()?,
@@ -473,6 +487,18 @@ impl Scenario {
                 return Err(ScenarioError::new("mac", "needs a [radio] section (the MAC drives a wireless interface)"));
             }
             m.validate()?;
+        }
+        // FRN is one protocol over two layers: its MAC and routing go together.
+        let mac_frn = self.mac.as_ref().is_some_and(|m| m.kind == MacKind::Frn);
+        let routing_frn = self.routing.as_ref().is_some_and(|r| r.protocol == RoutingProtocol::Frn);
+        if mac_frn && !routing_frn {
+            return Err(ScenarioError::new("mac.kind", "\"frn\" needs [routing] protocol = \"frn\" (FRN's MAC relays by its routing table)"));
+        }
+        if routing_frn && !mac_frn {
+            return Err(ScenarioError::new("routing.protocol", "\"frn\" needs [mac] kind = \"frn\" (FRN routing relies on the slotted MAC's echoes)"));
+        }
+        if !self.links.is_empty() && routing_frn {
+            return Err(ScenarioError::new("links", "point-to-point links are not supported with FRN"));
         }
         // 1 µs .. 10⁷ s (116 days): simulated time is integer nanoseconds.
         within("duration_s", self.duration_s, 1e-6, 1e7)?;

@@ -67,6 +67,12 @@ pub struct RadioSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MacSpec {
+    /// `"dcf"` (802.11, default) or `"frn"` (paper 003's slotted MAC).
+    #[serde(default)]
+    pub kind: super::MacKind,
+    /// FRN MAC parameters (`kind = "frn"` only; docs/frn.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frn: Option<super::FrnMacSpec>,
     pub data_rate_mbps: Option<f64>,
     pub basic_rate_mbps: Option<f64>,
     pub rts_threshold_bytes: Option<u32>,
@@ -212,7 +218,27 @@ impl RadioSpec {
 }
 
 impl MacSpec {
+    /// The FRN MAC parameters when `kind = "frn"`.
+    pub fn frn_params(&self) -> Option<crate::mac::FrnParams> {
+        (self.kind == super::MacKind::Frn).then(|| self.frn.as_ref().map_or_else(Default::default, |f| f.params()))
+    }
+
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        match (&self.frn, self.kind) {
+            (Some(f), super::MacKind::Frn) => f.validate()?,
+            (Some(_), _) => return Err(ScenarioError::new("mac.frn", "only applies with kind = \"frn\"")),
+            (None, _) => {}
+        }
+        if self.kind == super::MacKind::Frn {
+            if self.arp == Some(true) {
+                return Err(ScenarioError::new("mac.arp", "true is not allowed with kind = \"frn\" (FRN has no ARP)"));
+            }
+            for (key, given) in [("rts_threshold_bytes", self.rts_threshold_bytes.is_some()), ("short_retry_limit", self.short_retry_limit.is_some()), ("long_retry_limit", self.long_retry_limit.is_some()), ("cw_min", self.cw_min.is_some()), ("cw_max", self.cw_max.is_some())] {
+                if given {
+                    return Err(ScenarioError::new(format!("mac.{key}"), "is an 802.11 DCF key; it does not apply with kind = \"frn\""));
+                }
+            }
+        }
         // Bounded so frame and timer times stay far inside u64 nanoseconds.
         for (k, v) in [("data_rate_mbps", self.data_rate_mbps), ("basic_rate_mbps", self.basic_rate_mbps)] {
             if let Some(v) = v {
@@ -273,7 +299,8 @@ impl MacSpec {
             },
             ack_data_without_cts: self.ack_data_without_cts.unwrap_or(d.ack_data_without_cts),
             backoff_includes_cw: self.backoff_includes_cw.unwrap_or(d.backoff_includes_cw),
-            arp: self.arp.unwrap_or(d.arp),
+            // FRN has no ARP: relays are addressed by the routing table.
+            arp: self.arp.unwrap_or(d.arp && self.kind == super::MacKind::Dcf),
         }
     }
 }

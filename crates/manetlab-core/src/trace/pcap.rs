@@ -283,7 +283,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000, on_wire: true }),
             payload_bytes: 11,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 

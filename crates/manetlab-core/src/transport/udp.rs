@@ -18,6 +18,6 @@ pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, port: u16, pay
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),
-        source_route: None,
+        source_route: None, frn: None,
     }
 }

@@ -206,7 +206,7 @@ impl Simulator {
                 transport: TransportHeader::Tcp(seg.hdr),
                 payload_bytes: seg.payload_bytes,
                 tag: Some(AppTag { flow: f, seq: seg.data_seg.unwrap_or(0), created: now }),
-                source_route: None,
+                source_route: None, frn: None,
             };
             self.next_uid += 1;
             self.nodes[from.index()].counters.originated_packets += 1;

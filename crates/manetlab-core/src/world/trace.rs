@@ -39,6 +39,7 @@ fn ptype(pkt: &Packet) -> &'static str {
         // ns-2's DSDV agent sends PT_MESSAGE packets.
         TransportHeader::Routing(RoutingMessage::Dsdv(_)) => "message",
         TransportHeader::Routing(RoutingMessage::Dsr(_)) => "DSR",
+        TransportHeader::Routing(RoutingMessage::Frn(_)) => "FRN",
     }
 }
 
@@ -81,6 +82,8 @@ fn app_part(pkt: &Packet) -> AppPart {
         TransportHeader::Routing(RoutingMessage::Aodv(m)) => AppPart::Aodv(aodv_part(m)),
         TransportHeader::Routing(RoutingMessage::Dsr(m)) => AppPart::Dsr(dsr_part(m)),
         TransportHeader::Routing(RoutingMessage::Dsdv(_)) => AppPart::None,
+        // FRN control has no ns-2 counterpart: no application part, as DSDV's.
+        TransportHeader::Routing(RoutingMessage::Frn(_)) => AppPart::None,
     }
 }
 

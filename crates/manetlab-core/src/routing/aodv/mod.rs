@@ -410,7 +410,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 
@@ -935,7 +935,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.broadcast(ctx, pkt, true, true);
     }
@@ -976,7 +976,7 @@ impl Aodv {
                 transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
                 payload_bytes: 0,
                 tag: None,
-                source_route: None,
+                source_route: None, frn: None,
             };
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
             return;
@@ -995,7 +995,7 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.unicast(ctx, pkt, back_next, true);
     }

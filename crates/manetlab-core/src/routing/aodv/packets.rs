@@ -134,7 +134,7 @@ mod tests {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(rreq)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 28, "ns-2: IP_HDR_LEN + 7*sizeof(u_int32_t)");
         assert!(pkt.is_routing());

@@ -45,7 +45,7 @@ impl Node {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
     }
@@ -63,7 +63,7 @@ fn data(src: u32, dst: u32, ttl: u8) -> Packet {
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
-        source_route: None,
+        source_route: None, frn: None,
     }
 }
 

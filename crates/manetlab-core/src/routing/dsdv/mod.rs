@@ -249,7 +249,7 @@ impl Dsdv {
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.counters.on_send(if full { "FULL_DUMP" } else { "INCREMENTAL" }, pkt.size_bytes(), false);
         let delay = self.jitter(self.p.broadcast_jitter);

@@ -84,7 +84,7 @@ mod tests {
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(m.clone())),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         assert_eq!(m.size_bytes(), 24);
         assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 24, "ns-2: change_count * 12 + IP_HDR_LEN");

@@ -70,7 +70,7 @@ mod tests {
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 10,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 

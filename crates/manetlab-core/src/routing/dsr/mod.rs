@@ -302,7 +302,7 @@ impl Dsr {
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         }
     }
 
@@ -618,7 +618,7 @@ impl Dsr {
             transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.broadcast(ctx, pkt, true);
     }
@@ -669,7 +669,7 @@ impl Dsr {
         // `handleForwarding` snoops every source route it forwards).
         self.cache.notice_route_used(&rp.sr.path, None);
         rp.sr.next += 1;
-        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))), payload_bytes: 0, tag: None, source_route: None };
+        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))), payload_bytes: 0, tag: None, source_route: None, frn: None };
         self.unicast_control(ctx, pkt, true);
         self.release_buffered(ctx);
     }
@@ -712,7 +712,7 @@ impl Dsr {
         }
         self.cache.notice_route_used(&re.sr.path, None);
         re.sr.next += 1;
-        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))), payload_bytes: 0, tag: None, source_route: None };
+        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))), payload_bytes: 0, tag: None, source_route: None, frn: None };
         self.unicast_control(ctx, pkt, true);
     }
 

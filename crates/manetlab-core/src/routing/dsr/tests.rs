@@ -38,7 +38,7 @@ impl Node {
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None,
+            source_route: None, frn: None,
         };
         self.run(|d, ctx| d.recv_control(ctx, pkt, NodeId(from)))
     }
@@ -61,7 +61,7 @@ fn data(uid: u64, src: u32, dst: u32) -> Packet {
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
-        source_route: None,
+        source_route: None, frn: None,
     }
 }
 
@@ -371,7 +371,7 @@ fn rrep_pkt(uid: u64, route: &[u32], sr: &[u32], next: u8) -> Packet {
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
         payload_bytes: 0,
         tag: None,
-        source_route: None,
+        source_route: None, frn: None,
     }
 }
 
@@ -409,7 +409,7 @@ fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
         payload_bytes: 0,
         tag: None,
-        source_route: None,
+        source_route: None, frn: None,
     };
     let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(1)));
     let e = rerrs(&a);

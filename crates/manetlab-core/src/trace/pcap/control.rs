@@ -7,6 +7,8 @@
 //!   route carry the header in front of their TCP/UDP header.
 //! * DSDV (no standard encoding): a UDP datagram from and to
 //!   [`DSDV_UDP_PORT`], 12 bytes per advertised destination.
+//! * FRN (paper 003; no public encoding): a UDP datagram from and to
+//!   [`FRN_UDP_PORT`] laid out as `FrnMessage::size_bytes` counts it.
 //!
 //! These are the protocols' own encodings, not ns-2's accounting: the sizes
 //! differ from the simulated on-air sizes by a few bytes (table in
@@ -18,12 +20,15 @@ use crate::packet::{IpProto, Packet};
 use crate::routing::aodv::AodvMessage;
 use crate::routing::dsdv::DsdvMessage;
 use crate::routing::dsr::{DsrMessage, SourceRoute};
+use crate::routing::frn::FrnMessage;
 
 /// AODV's UDP port (RFC 3561 §10, IANA "aodv").
 pub const AODV_UDP_PORT: u16 = 654;
 /// DSDV's UDP port in our pcap files: IANA-unassigned (dynamic range) and
 /// claimed by no Wireshark 4.0 dissector, so the body shows as plain data.
 pub const DSDV_UDP_PORT: u16 = 65_000;
+/// FRN's UDP port in our pcap files (unassigned, no dissector), as DSDV's.
+pub const FRN_UDP_PORT: u16 = 65_001;
 /// IP protocol number of the DSR Options header (RFC 4728 §10).
 pub const IPPROTO_DSR: u8 = 48;
 /// "No Next Header" (RFC 4728 §6.1, IANA protocol 59): a DSR packet carrying options only.
@@ -115,6 +120,30 @@ pub fn dsdv_body(m: &DsdvMessage) -> Vec<u8> {
         put_addr(&mut b, e.dst);
         put_u32(&mut b, e.seq);
         put_u32(&mut b, u32::from(e.metric));
+    }
+    b
+}
+
+/// An FRN control message: a 4-byte header (type 1 configuration, 2 probe,
+/// 3 ERSN; 3 bytes zero), then per configuration entry the destination's
+/// address, its hop count, the number of next hops and their addresses.
+pub fn frn_body(m: &FrnMessage) -> Vec<u8> {
+    let mut b = Vec::with_capacity(m.size_bytes() as usize);
+    let kind = match m {
+        FrnMessage::Config { .. } => 1,
+        FrnMessage::Probe => 2,
+        FrnMessage::Ersn => 3,
+    };
+    b.extend_from_slice(&[kind, 0, 0, 0]);
+    if let FrnMessage::Config { entries } = m {
+        for (dst, hops, next) in entries {
+            put_addr(&mut b, *dst);
+            b.push(*hops);
+            b.push(next.len() as u8);
+            for &n in next {
+                put_addr(&mut b, n);
+            }
+        }
     }
     b
 }
@@ -212,6 +241,7 @@ pub(super) fn encode(pkt: &Packet, m: &crate::routing::RoutingMessage) -> Contro
     match m {
         R::Aodv(a) => Control::Udp { port: AODV_UDP_PORT, body: aodv_body(a) },
         R::Dsdv(d) => Control::Udp { port: DSDV_UDP_PORT, body: dsdv_body(d) },
+        R::Frn(f) => Control::Udp { port: FRN_UDP_PORT, body: frn_body(f) },
         R::Dsr(d) => Control::Dsr(dsr_control(d, pkt.ip.src)),
     }
 }
@@ -283,6 +313,15 @@ mod tests {
         assert_eq!(u32_at(&e, 8), 5);
         assert_eq!(&e[12..16], &addr(2));
         assert_eq!(u32_at(&e, 16), 7);
+    }
+
+    #[test]
+    fn frn_body_is_as_long_as_the_simulation_counts_it() {
+        let m = FrnMessage::Config { entries: vec![(NodeId(3), 2, ids(&[1, 4])), (NodeId(7), 1, ids(&[7]))] };
+        let b = frn_body(&m);
+        assert_eq!(b.len() as u32, m.size_bytes());
+        assert_eq!((b[0], &b[4..8], b[8], b[9]), (1, &addr(3)[..], 2, 2));
+        assert_eq!(frn_body(&FrnMessage::Probe).len() as u32, FrnMessage::Probe.size_bytes());
     }
 
     #[test]
@@ -380,6 +419,7 @@ mod tests {
             payload_bytes: 0,
             tag: None,
             source_route: None,
+            frn: None,
         };
         assert!(matches!(encode(&pkt, &RoutingMessage::Aodv(hello)), Control::Udp { port: 654, .. }));
         let dsdv = RoutingMessage::Dsdv(DsdvMessage { kind: UpdateKind::Incremental, entries: vec![] });
