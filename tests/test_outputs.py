@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -113,6 +114,18 @@ def test_compare_runs_variants_on_the_same_seed(tmp_path: Path):
     page = c.write(tmp_path).read_text()
     assert page.count("<svg") == 3  # sequence, window, throughput over time
     assert (tmp_path / "abra" / "timeseries.parquet").exists() and (tmp_path / "compare_seq.png").stat().st_size > 5000
+    assert json.loads((tmp_path / "comparison.json").read_text())["runs"] == {"newreno": "newreno", "abra": "abra"}
+    # `make run` twice: a comparison replaces the one it wrote before, also one
+    # written before comparison.json existed.
+    c.write(tmp_path)
+    (tmp_path / "comparison.json").unlink()
+    c.write(tmp_path)
+    assert (tmp_path / "comparison.json").exists()
+    # A folder that only looks like one (a run folder without its summary) is kept.
+    (tmp_path / "comparison.json").unlink()
+    (tmp_path / "abra" / "summary.json").unlink()
+    with pytest.raises(OSError, match="not a manetlab result folder"):
+        c.write(tmp_path)
 
 
 def test_mixed_tcp_and_cbr_flows_table_has_tcp_columns():

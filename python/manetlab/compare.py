@@ -11,6 +11,7 @@ runs, overlay figures (sequence number and window against time) and an HTML repo
 from __future__ import annotations
 
 import html
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -135,6 +136,9 @@ class Comparison:
 <pre>{html.escape(self.table())}</pre>{svgs}<h2>runs</h2><ul>{runs}</ul></body></html>
 """
             (staging / "report.html").write_text(page, encoding="utf-8")
+            # The manifest also marks the folder as a comparison the next write may replace.
+            manifest = {"flow": self.flow, "seed": s["seed"], "scenario_name": s.get("scenario_name"), "runs": {t: _safe(t) for t in self.transports}}
+            (staging / "comparison.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
             _replace_dir(staging, final)
         except BaseException:
             import shutil

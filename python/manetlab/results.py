@@ -177,7 +177,7 @@ def _replace_dir(staging: Path, final: Path) -> None:
     if final.is_symlink() or final.exists():
         if not final.is_dir() or final.is_symlink():
             raise OSError(f"{final} exists and is not a folder")
-        if any(final.iterdir()) and not (final / "summary.json").exists():
+        if any(final.iterdir()) and not _is_result_folder(final):
             raise OSError(f"refusing to replace {final}: not empty and not a manetlab result folder (no summary.json)")
         old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
         os.rename(final, old / "x")
@@ -186,6 +186,16 @@ def _replace_dir(staging: Path, final: Path) -> None:
     else:
         os.rename(staging, final)
     _fsync_dir(final.parent)
+
+
+def _is_result_folder(d: Path) -> bool:
+    """A folder manetlab wrote: a run's (summary.json), a comparison's
+    (comparison.json; before that manifest existed, report.html beside run
+    folders)."""
+    if (d / "summary.json").exists() or (d / "comparison.json").exists():
+        return True
+    runs = [p for p in d.iterdir() if p.is_dir()]
+    return (d / "report.html").exists() and bool(runs) and all((p / "summary.json").exists() for p in runs)
 
 
 def _fsync_dir(d: Path) -> None:
