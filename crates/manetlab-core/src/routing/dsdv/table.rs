@@ -64,6 +64,23 @@ impl Route {
     pub fn usable(&self) -> bool {
         self.metric != INFINITY
     }
+
+    /// Take the route `adv` offers through `from` (`metric` already one hop
+    /// longer), with the settling state `settling` computed for it.
+    fn take(&mut self, now: SimTime, from: NodeId, metric: u8, seq: u32, (wst, new_seq_at, ok_at): (f64, SimTime, SimTime)) {
+        self.next_hop = from;
+        self.metric = metric;
+        self.seq = seq;
+        self.changed_at = now;
+        self.new_seq_at = new_seq_at;
+        self.wst = wst;
+        self.advertise_ok_at = ok_at;
+    }
+}
+
+/// An advertised metric one hop further on, through its sender; infinity stays.
+fn one_hop_more(adv_metric: u8) -> u8 {
+    if adv_metric >= INFINITY { INFINITY } else { adv_metric.saturating_add(1).min(INFINITY) }
 }
 
 /// What an advertised entry did to the table (ns-2 `processUpdate` cases).
@@ -194,14 +211,14 @@ impl RouteTable {
     /// `processUpdate`, per entry). Sets the entry's triggered-update time when
     /// the change must be advertised before the next full dump.
     pub fn apply(&mut self, now: SimTime, me: NodeId, from: NodeId, adv: Advert, p: &Params) -> Applied {
-        // One more hop through `from`; infinity stays infinity.
-        let metric = if adv.metric >= INFINITY { INFINITY } else { adv.metric.saturating_add(1).min(INFINITY) };
+        let metric = one_hop_more(adv.metric);
         if adv.dst == me {
             // "You have the last word on yourself" (ns-2): never stored.
             return Applied::Own { broken: metric == INFINITY };
         }
         let existing = self.routes.get_mut(&adv.dst);
-        let (wst, new_seq_at, ok_at) = settling(existing.as_deref(), now, metric, adv.seq, p);
+        let settled = settling(existing.as_deref(), now, metric, adv.seq, p);
+        let (wst, new_seq_at, ok_at) = settled;
 
         let Some(r) = existing else {
             let fresh = metric != INFINITY;
@@ -224,21 +241,12 @@ impl RouteTable {
             );
             return Applied::New;
         };
-        let install = |r: &mut Route| {
-            r.next_hop = from;
-            r.metric = metric;
-            r.seq = adv.seq;
-            r.changed_at = now;
-            r.new_seq_at = new_seq_at;
-            r.wst = wst;
-            r.advertise_ok_at = ok_at;
-        };
         if adv.seq == r.seq {
             if metric >= r.metric {
                 return Applied::Ignored;
             }
             // Standard distance vector: a shorter route for the same number.
-            install(r);
+            r.take(now, from, metric, adv.seq, settled);
             // Back to the metric we last advertised: nothing new to tell.
             r.advert_metric = metric != r.last_advertised_metric;
             if r.advert_metric {
@@ -247,7 +255,7 @@ impl RouteTable {
             Applied::Shorter
         } else if seq_newer(adv.seq, r.seq) {
             // A fresher number must be believed, whatever its metric.
-            install(r);
+            r.take(now, from, metric, adv.seq, settled);
             r.advert_seq = true;
             r.advert_metric = metric != r.last_advertised_metric;
             // ns-2 leaves TRIGGER_UPDATE_ON_FRESH_SEQNUM undefined: new
@@ -277,16 +285,10 @@ impl RouteTable {
     /// different number: the settling time is re-measured); the advertisement
     /// flags, the last advertised metric and any pending trigger stay.
     pub fn write_stale(&mut self, now: SimTime, from: NodeId, adv: Advert, p: &Params) {
-        let metric = if adv.metric >= INFINITY { INFINITY } else { adv.metric.saturating_add(1).min(INFINITY) };
+        let metric = one_hop_more(adv.metric);
         let Some(r) = self.routes.get_mut(&adv.dst) else { return };
-        let (wst, new_seq_at, ok_at) = settling(Some(r), now, metric, adv.seq, p);
-        r.next_hop = from;
-        r.metric = metric;
-        r.seq = adv.seq;
-        r.changed_at = now;
-        r.new_seq_at = new_seq_at;
-        r.wst = wst;
-        r.advertise_ok_at = ok_at;
+        let settled = settling(Some(r), now, metric, adv.seq, p);
+        r.take(now, from, metric, adv.seq, settled);
     }
 
     /// The link to neighbour `nb` broke (MAC feedback or missed updates):
