@@ -151,6 +151,14 @@ pub struct AppTag {
     pub created: SimTime,
 }
 
+#[cfg(test)]
+impl TcpHeader {
+    /// A plain header for tests: ports 1, sequence and ACK 0, `flags`, no options.
+    pub(crate) fn for_tests(flags: TcpFlags) -> TcpHeader {
+        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false }
+    }
+}
+
 /// A network-layer packet.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {

@@ -89,12 +89,12 @@ impl Queue for CmuPriQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpProto, TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
+    use crate::packet::{IpProto, TcpFlags, TcpHeader};
     use crate::queue::droptail::tests::pkt;
 
     fn tcp(uid: u64, payload_bytes: u32, syn: bool) -> Queued {
         let mut q = pkt(uid);
-        let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { syn, ack: !syn, fin: false }, window: 0, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false };
+        let h = TcpHeader::for_tests(TcpFlags { syn, ack: !syn, fin: false });
         q.pkt.ip.proto = IpProto::Tcp;
         q.pkt.transport = TransportHeader::Tcp(h);
         q.pkt.payload_bytes = payload_bytes;

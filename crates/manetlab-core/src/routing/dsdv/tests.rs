@@ -315,7 +315,7 @@ fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
     // originates (num_forwards 0), TCP's too, whose 40-byte header already counts IP.
     fn tcp(uid: u64, src: u32, dst: u32, ttl: u8, payload_bytes: u32) -> Packet {
         use crate::packet::{TcpFlags, TcpHeader};
-        let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); crate::packet::TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false };
+        let h = TcpHeader::for_tests(TcpFlags { ack: true, ..TcpFlags::default() });
         Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..data(uid, src, dst, ttl).ip }, payload_bytes, ..data(uid, src, dst, ttl) }
     }
     fn sizes(a: &[RoutingAction]) -> Vec<u32> {

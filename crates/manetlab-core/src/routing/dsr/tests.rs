@@ -444,7 +444,7 @@ fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
 
 fn tcp_segment(uid: u64, src: u32, dst: u32, payload_bytes: u32) -> Packet {
     use crate::packet::{TcpFlags, TcpHeader};
-    let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); crate::packet::TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false };
+    let h = TcpHeader::for_tests(TcpFlags { ack: true, ..TcpFlags::default() });
     Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..data(uid, src, dst).ip }, payload_bytes, ..data(uid, src, dst) }
 }
 
