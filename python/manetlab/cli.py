@@ -32,9 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
-from manetlab.compare import compare
 from manetlab.plots import KINDS, PlotError, plot
-from manetlab.report import report
 from manetlab.results import ResultFolderError, run
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
 
@@ -270,6 +268,9 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    # Imported here, like report: `manetlab run` does not need them (start-up, issue 15).
+    from manetlab.compare import compare
+
     s = load_scenario(args.scenario, _overrides(args))
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
@@ -287,6 +288,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from manetlab.report import report
+
     print(f"wrote {report(args.result_dir, args.out)}")
     return 0
 

@@ -400,10 +400,19 @@ class Result:
         if self.summary.get("series"):
             tables += ["packet_series", "queue_series"]
         for name in tables:
-            df = getattr(self, name)
-            # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
-            df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
-            df.to_parquet(out / f"{name}.parquet", index=False)
+            cols = self._columns(name)
+            if cols is not None:
+                # Without pandas (importing it and pyarrow was most of a short
+                # `manetlab run`): the same bytes as DataFrame.to_csv, and a
+                # Parquet file that reads back as the same DataFrame.
+                _write_csv(out / f"{name}.csv", cols)
+                _core.write_parquet(str(out / f"{name}.parquet"), cols)
+            else:
+                # A column of values _kind has no rule for: pandas decides.
+                df = getattr(self, name)
+                # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
+                df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
+                df.to_parquet(out / f"{name}.parquet", index=False)
             names += [f"{name}.csv", f"{name}.parquet"]
         for f in self.summary.get("outputs", []):
             # Trace files: already there when the run wrote into `out`, else copied.
@@ -420,6 +429,38 @@ class Result:
         summary.write_bytes(self.summary_json.encode("utf-8"))
         _fsync_file(summary)
         return ["summary.json", *names]
+
+    def _columns(self, name: str) -> list[Column] | None:
+        """Table `name` as (column, kind, values) with the columns, values and
+        dtypes of the DataFrame property `name`, built without pandas; None when
+        a column holds values whose dtype only pandas can say (see `_kind`)."""
+        if name in TABLES:
+            return _table_columns(self.summary[name])
+        if name == "timeseries":
+            parts = []
+            for f in self.summary["flows"]:
+                trace = (f.get("tcp") or {}).get("trace")
+                if trace:
+                    n = len(next(iter(trace.values()), []))
+                    parts.append({"flow": [f["flow"]] * n, "name": [f["name"]] * n, **trace})
+            return _concat_columns(parts, ["flow", "name", "t_s"])
+        if name == "packet_series":
+            names = {f["flow"]: f["name"] for f in self.summary["flows"]}
+            parts = []
+            for s in (self.summary.get("series") or {}).get("flows", []):
+                if s["t_s"]:
+                    n, d = len(s["t_s"]), s["delay_s"]
+                    jitter = [None] + [_float(b) - _float(a) for a, b in zip(d, d[1:])]
+                    parts.append({"flow": [s["flow"]] * n, "name": [names[s["flow"]]] * n, "t_s": s["t_s"], "delay_s": d, "jitter_s": jitter})
+            return _concat_columns(parts, ["flow", "name", "t_s", "delay_s", "jitter_s"])
+        if name == "queue_series":
+            parts = [
+                {"node": [q["node"]] * len(q["t_s"]), "t_s": q["t_s"], "len_pkts": q["len_pkts"]}
+                for q in (self.summary.get("series") or {}).get("queues", [])
+                if q["t_s"]
+            ]
+            return _concat_columns(parts, ["node", "t_s", "len_pkts"])
+        raise KeyError(name)
 
     def table(self) -> str:
         """A per-flow summary table as text."""
@@ -497,3 +538,96 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         if df[col].dtype == object and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in df[col]):
             df[col] = df[col].astype("float64")
     return df
+
+
+# --- tables without pandas ------------------------------------------------------
+
+#: One table column: (name, kind, values); kind as `_core.write_parquet` takes it.
+Column = tuple[str, str, list[Any]]
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _kind(values: list[Any]) -> str | None:
+    """The dtype the DataFrame tables give a column of these values (`_frame`:
+    pandas' inference, then all-number-or-missing columns as float64), or None
+    for a mix with no rule here (the table is then written by pandas):
+    "int64" (ints, none missing), "float64" (numbers, missing ones NaN; also a
+    column with no value at all), "bool" (with a missing one: pandas' object
+    column of True/False/None), "str" (strings, missing ones None)."""
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return "bool"
+    if present and all(isinstance(v, str) for v in present):
+        return "str"
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in present):
+        return None
+    if len(present) == len(values) and all(isinstance(v, int) for v in present):
+        return "int64" if all(_INT64_MIN <= v <= _INT64_MAX for v in present) else None
+    return "float64"
+
+
+def _float(v: Any) -> float | None:
+    return None if v is None else float(v)
+
+
+def _columns_of(names: list[str], data: dict[str, list[Any]]) -> list[Column] | None:
+    cols = []
+    for n in names:
+        values = data[n]
+        kind = _kind(values)
+        if kind is None:
+            return None
+        cols.append((n, kind, [_float(v) for v in values] if kind == "float64" else values))
+    return cols
+
+
+def _table_columns(rows: list[dict[str, Any]]) -> list[Column] | None:
+    """`_frame(rows)` as columns: the same column order and values."""
+    flat = [_flatten(r) for r in rows]
+    base: list[str] = []
+    seen: set[str] = set()
+    for r in flat:
+        for k in r:
+            if k != "drops" and k not in seen:
+                seen.add(k)
+                base.append(k)
+    drop_keys = sorted({k for r in flat for k in r.get("drops", {})})
+    data = {k: [r.get(k) for r in flat] for k in base}
+    for k in drop_keys:
+        data[f"drops_{k}"] = [r.get("drops", {}).get(k, 0) for r in flat]
+    return _columns_of(base + [f"drops_{k}" for k in drop_keys], data)
+
+
+def _concat_columns(parts: list[dict[str, list[Any]]], empty: list[str]) -> list[Column] | None:
+    """Row blocks concatenated like `pd.concat(frames)` (a column missing from a
+    block is missing in its rows); no blocks: the columns `empty`, no rows (an
+    empty table's columns are "null", pandas' object columns of no type)."""
+    if not parts:
+        return [(n, "null", []) for n in empty]
+    names: list[str] = []
+    for p in parts:
+        names += [k for k in p if k not in names]
+    data = {n: [v for p in parts for v in p.get(n, [None] * len(next(iter(p.values()))))] for n in names}
+    return _columns_of(names, data)
+
+
+def _csv_cell(kind: str, v: Any) -> Any:
+    # As DataFrame.to_csv writes them: missing as "", floats as numpy's shortest
+    # repr (the same digits as Python's repr), bools as True/False.
+    if v is None:
+        return ""
+    return repr(v) if kind == "float64" else v
+
+
+def _write_csv(path: Path, cols: list[Column]) -> None:
+    """`DataFrame.to_csv(path, index=False, lineterminator="\\n")` of the table
+    `cols`, byte for byte (pandas writes through this same csv module)."""
+    import csv
+
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        w.writerow([n for n, _, _ in cols])
+        n_rows = len(cols[0][2]) if cols else 0
+        for i in range(n_rows):
+            w.writerow([_csv_cell(kind, values[i]) for _, kind, values in cols])
