@@ -71,12 +71,9 @@ fn levels<T: Clone>(values: &[Option<T>]) -> (Vec<T>, Vec<i16>) {
     (present, defs)
 }
 
-/// Write `columns` (name, values) to `out` as a Parquet file of one row group.
+/// Write `columns` (name, values; all of one length) to `out` as a Parquet
+/// file of one row group.
 pub fn write<W: std::io::Write + Send>(out: W, columns: &[(String, Values)], created_by: &str) -> parquet::errors::Result<()> {
-    let rows = columns.first().map_or(0, |(_, v)| v.len());
-    if let Some((name, v)) = columns.iter().find(|(_, v)| v.len() != rows) {
-        return Err(parquet::errors::ParquetError::General(format!("column {name:?} has {} values, the first column {rows}", v.len())));
-    }
     let fields = columns.iter().map(|(n, v)| field(n, v).map(Arc::new)).collect::<parquet::errors::Result<Vec<_>>>()?;
     let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build()?);
     let props = Arc::new(WriterProperties::builder().set_created_by(created_by.to_string()).build());
@@ -123,6 +120,10 @@ pub fn write_parquet(py: Python<'_>, path: std::path::PathBuf, columns: &Bound<'
         let (name, kind, values): (String, String, Bound<'_, PyAny>) = item?.extract()?;
         let v = Values::from_py(&kind, &values).map_err(|e| PyValueError::new_err(format!("column {name:?} ({kind}): {e}")))?;
         cols.push((name, v));
+    }
+    let rows = cols.first().map_or(0, |(_, v)| v.len());
+    if let Some((name, v)) = cols.iter().find(|(_, v)| v.len() != rows) {
+        return Err(PyValueError::new_err(format!("column {name:?} has {} values, the first column {rows}", v.len())));
     }
     let created_by = format!("manetlab {} (parquet-rs)", manetlab_core::VERSION);
     py.allow_threads(|| {
