@@ -103,11 +103,13 @@ def test_awkward_values_match_pandas(tmp_path: Path) -> None:
             "never": None,
             "big": 2**63 - 1 - i,
             "drops": {"rtr.NRTE": i} if i % 2 else {},
-            "tcp": {"variant": "newreno", "trace": {"t_s": [0.0]}} if i == 0 else None,
+            # Two traces with different columns: NaN where a trace has none.
+            "tcp": {"variant": "newreno", "trace": {"t_s": [0.0]}} if i == 0 else {"trace": {"t_s": [1.0, 2.5], "cwnd_segs": [1, 2]}} if i == 1 else None,
         }
         for i in range(10)
     ]
     r = synthetic(flows)
+    assert list(r.timeseries.columns) == ["flow", "name", "t_s", "cwnd_segs"] and r.timeseries["cwnd_segs"].isna().sum() == 1
     assert [k for _, k, _ in r._columns("flows")] == [
         "int64", "str", "float64", "float64", "float64", "str", "bool", "bool", "float64", "int64", "str", "float64", "int64"
     ]  # fmt: skip

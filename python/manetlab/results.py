@@ -2,8 +2,10 @@
 
 The core returns one JSON document (``summary.json``); `Result` keeps that exact
 text, so what is written is byte-for-byte what the core produced, and derives
-pandas tables from it. pandas is imported only when a table is asked for, which
-keeps ``manetlab validate`` quick.
+pandas tables from it. pandas is imported only when a DataFrame is asked for:
+``Result.write`` (so ``manetlab run``) writes the tables' .csv and .parquet files
+without it (`_columns`, `_write_csv`, `_core.write_parquet`), which keeps
+``manetlab run`` and ``manetlab validate`` quick.
 """
 
 from __future__ import annotations
@@ -608,7 +610,8 @@ def _concat_columns(parts: list[dict[str, list[Any]]], empty: list[str]) -> list
     names: list[str] = []
     for p in parts:
         names += [k for k in p if k not in names]
-    data = {n: [v for p in parts for v in p.get(n, [None] * len(next(iter(p.values()))))] for n in names}
+    rows = [len(next(iter(p.values()))) for p in parts]
+    data = {n: [v for p, k in zip(parts, rows) for v in (p[n] if n in p else [None] * k)] for n in names}
     return _columns_of(names, data)
 
 
