@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from manetlab.stats import mean_ci
+from manetlab.stats import MeanCI, mean_ci
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +42,14 @@ __all__ = [
     "fmt_ci",
     "positive_test",
     "equivalence_test",
+    "all_of",
+    "combine",
+    "finite",
+    "flow_sum",
+    "seed_diffs",
+    "pyplot",
+    "ci_errors",
+    "paper_vs_ours_bars",
 ]
 
 HOLDS = "holds"
@@ -96,6 +104,13 @@ class Claim:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+
+    @classmethod
+    def of_parts(cls, claim: str, where: str, parts: Sequence[tuple[str, str, str]], names: Sequence[str], test_note: str = "") -> Claim:
+        """A claim made of several tests (`all_of`): the first part's test stands for
+        all of them (they differ only in what they compare), plus `test_note`."""
+        verdict, ev = all_of(parts, names)
+        return cls(claim, where, verdict, parts[0][1] + test_note, ev)
 
 
 @dataclass
@@ -173,10 +188,31 @@ class Paper:
     paper_file: str = ""  # the paper's text under /work/shared/papers (provenance)
     full_seeds: str = ""
     quick_seeds: str = ""
+    description: str = ""  # the study's description
+    metrics: Sequence[str] = ()  # the study's metrics (docs/studies.md)
+
+    def seeds(self, quick: bool) -> str:
+        return self.quick_seeds if quick else self.full_seeds
+
+    def scenario(self) -> dict[str, Any]:
+        """The base scenario (inline in the study)."""
+        raise NotImplementedError
+
+    def axes(self, quick: bool) -> dict[str, Any]:
+        """What the study varies: its ``grid`` and/or ``zip`` keys (and ``derived``)."""
+        raise NotImplementedError
 
     def study(self, quick: bool) -> dict[str, Any]:
-        """The study as a mapping (docs/studies.md), inline scenario included."""
-        raise NotImplementedError
+        """The study as a mapping (docs/studies.md), inline scenario included:
+        named after the paper (``NAME-quick`` for the quick variant)."""
+        return {
+            "name": f"{self.name}-quick" if quick else self.name,
+            "description": self.description,
+            "scenario": self.scenario(),
+            "seeds": self.seeds(quick),
+            "metrics": list(self.metrics),
+            **self.axes(quick),
+        }
 
     def seed_hook(self) -> SeedHook | None:
         return None
@@ -255,16 +291,67 @@ def equivalence_test(diffs: Sequence[float], margin: float, what: str, unit: str
     return INCONCLUSIVE, test, ev
 
 
-def all_of(parts: Sequence[tuple[str, str, str]], names: Sequence[str]) -> tuple[str, str]:
-    """A claim made of several parts holds if every part holds, does not hold if
-    any part does not, else inconclusive. Returns (verdict, evidence)."""
-    verdicts = [p[0] for p in parts]
-    ev = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+def combine(verdicts: Sequence[str]) -> str:
+    """The verdict of a claim made of several parts: holds if every part holds,
+    does not hold if any part does not, else inconclusive."""
     if all(v == HOLDS for v in verdicts):
-        return HOLDS, ev
+        return HOLDS
     if any(v == NOT_HOLDS for v in verdicts):
-        return NOT_HOLDS, ev
-    return INCONCLUSIVE, ev
+        return NOT_HOLDS
+    return INCONCLUSIVE
+
+
+def all_of(parts: Sequence[tuple[str, str, str]], names: Sequence[str]) -> tuple[str, str]:
+    """`combine` over tests' results (verdict, test, evidence), with every part's
+    evidence under its name. Returns (verdict, evidence)."""
+    ev = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+    return combine([p[0] for p in parts]), ev
+
+
+def finite(values: Any) -> list[float]:
+    """The values as floats, NaNs (what a run could not measure) left out."""
+    return [float(v) for v in values if not math.isnan(float(v))]
+
+
+def flow_sum(df: pd.DataFrame, field: str, n_flows: int) -> pd.Series:
+    """Per run, `field` summed over flows 0 … n_flows − 1 (their ``flowI.field`` columns)."""
+    return sum(df[f"flow{i}.{field}"] for i in range(n_flows))
+
+
+def seed_diffs(new: pd.Series, base: pd.Series) -> list[float]:
+    """Per-seed differences new − base (both indexed by seed: the same seed is the
+    same scenario, common random numbers), over the seeds both have, in seed order;
+    a pair with a NaN is left out."""
+    seeds = sorted(set(new.index) & set(base.index))
+    return [float(new[s] - base[s]) for s in seeds if not (math.isnan(new[s]) or math.isnan(base[s]))]
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (reports are drawn without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def ci_errors(ms: Sequence[MeanCI]) -> tuple[list[float], list[float]]:
+    """Error bars (below, above the mean) of 95 % intervals; 0 where there is none (n < 2)."""
+    return ([m.mean - m.ci_low if not math.isnan(m.ci_low) else 0.0 for m in ms],
+            [m.ci_high - m.mean if not math.isnan(m.ci_high) else 0.0 for m in ms])
+
+
+def paper_vs_ours_bars(ax: Any, labels: Sequence[str], paper: Sequence[float], ours: Sequence[MeanCI], capsize: float, **tick_kw: Any) -> None:
+    """A paper's values (hatched) beside ours (solid: mean with its 95 % CI) per label."""
+    x = list(range(len(labels)))
+    ax.bar([i - 0.2 for i in x], paper, 0.4, label="paper", color="white", edgecolor="#555", hatch="///")
+    ax.bar([i + 0.2 for i in x], [m.mean if m.n else 0.0 for m in ours], 0.4, yerr=ci_errors(ours), capsize=capsize,
+           color="#3b75af", label="ours (mean, 95 % CI)")
+    ax.set_xticks(x, labels, **tick_kw)
 
 
 # ----------------------------------------------------------------------------- rendering
