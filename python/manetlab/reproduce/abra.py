@@ -330,16 +330,7 @@ class Abra(Paper):
     def _traced(self, ctx: Context, seed: int, variant: str, speed: int) -> Any:
         """Run (AODV, speed, variant, seed) again with the sender's time series on;
         recording changes nothing else (checked against the stored run)."""
-        import manetlab
-
-        cell = ctx.cell(**{RP: "aodv", SP: speed, TP: variant})
-        sc = ctx.study.scenario_for(cell, seed).with_overrides({"flows[0].tcp.trace": True})
-        res = manetlab.run(sc)
-        stored = ctx.cell_runs(**{RP: "aodv", SP: speed, TP: variant}).set_index("seed")[HACK][seed]
-        got = float(res.flows.loc[0, "tcp_highest_ack_segs"])
-        if got != float(stored):
-            raise RuntimeError(f"traced rerun of seed {seed} ({variant}) differs from the stored run: highest ACK {got} vs {stored}")
-        return res
+        return ctx.rerun(ctx.cell(**{RP: "aodv", SP: speed, TP: variant}), seed, {"flows[0].tcp.trace": True}, {HACK: (0, "tcp_highest_ack_segs")})
 
     def _traced_figures(self, ctx: Context) -> list[Figure]:
         plt = pyplot()

@@ -170,6 +170,21 @@ class Context:
             raise KeyError(f"{values}: {len(found)} cells match")
         return found[0]
 
+    def rerun(self, cell: Any, seed: int, overrides: dict[str, Any], checks: dict[str, tuple[int, str]], out: Path | None = None) -> Any:
+        """Run (cell, seed) again with `overrides` that only record more (a trace, a
+        time series; into `out` if given) and check that it is still the stored run:
+        each stored metric of `checks` must equal the rerun's value at (flow index,
+        column of its flows table). Returns the rerun's `manetlab.Result`."""
+        import manetlab
+
+        res = manetlab.run(self.study.scenario_for(cell, seed).with_overrides(overrides), out=out)
+        stored = self.results[(self.results["cell"] == cell.index) & (self.results["seed"] == seed)]
+        for metric, (flow, column) in checks.items():
+            got, want = float(res.flows.loc[flow, column]), float(stored[metric].iloc[0])
+            if got != want:
+                raise RuntimeError(f"traced rerun of seed {seed} ({cell.label()}) differs from the stored run: {metric} {got} vs {want}")
+        return res
+
     def paired(self, axis: str, new: Any, base: Any, metric: str, **fixed: Any) -> tuple[list[int], list[float], list[float]]:
         """Seeds and the paired values of `metric` for `new` and `base` of `axis`,
         in the cells matching `fixed` (the seeds both finished)."""

@@ -241,16 +241,9 @@ class TcpVariantsAodv(Paper):
         """(receive time, delay) of every TCP data packet of each flow in run (variant,
         seed), from the agent-level ns-2 trace of a rerun (recording changes nothing
         else: checked against the stored run's packet counts)."""
-        import manetlab
-
-        cell = ctx.cell(**{TP: variant})
-        sc = ctx.study.scenario_for(cell, seed).with_overrides({"outputs.trace": "old", "outputs.trace_levels": ["agt"]})
         with tempfile.TemporaryDirectory(prefix="manetlab-reproduce-") as tmp:
-            res = manetlab.run(sc, out=Path(tmp) / "run")
-            stored = ctx.cell_runs(**{TP: variant}).set_index("seed")
-            for i in range(len(FLOWS)):
-                if float(res.flows.loc[i, "tx_packets"]) != float(stored[f"flow{i}.tx_packets"][seed]):
-                    raise RuntimeError(f"traced rerun of seed {seed} ({variant}) differs from the stored run (flow {i})")
+            ctx.rerun(ctx.cell(**{TP: variant}), seed, {"outputs.trace": "old", "outputs.trace_levels": ["agt"]},
+                      {f"flow{i}.tx_packets": (i, "tx_packets") for i in range(len(FLOWS))}, out=Path(tmp) / "run")
             return parse_agent_delays((Path(tmp) / "run" / "trace.tr").read_text(encoding="utf-8"), FLOWS)
 
 

@@ -438,14 +438,9 @@ class TcpApLred(Paper):
         seed2 = int(df["seed"].min())
         fig, axes = plt.subplots(2, 1, figsize=(8.6, 5.6), layout="constrained", sharex=True)
         cell = next(c for c in ctx.study.cells if _pair_of(c.values[PAIR]) == (5, 12) and (c.values[TP], c.values[QK]) == ("tcp-ap", "lred"))
-        base = ctx.study.scenario_for(cell, seed2)
-        single = base.with_overrides({"flows[0].tcp.trace": True})
-        multi = base.with_overrides({"flows": [{**_flow(s, d, trace=True), "transport": "tcp-ap"} for s, d in MULTI_PAIRS]})
+        multi = ctx.study.scenario_for(cell, seed2).with_overrides({"flows": [{**_flow(s, d, trace=True), "transport": "tcp-ap"} for s, d in MULTI_PAIRS]})
         with tempfile.TemporaryDirectory(prefix="manetlab-reproduce-") as tmp:
-            r1 = manetlab.run(single, out=Path(tmp) / "single")
-            stored = df[(df["case"] == ("tcp-ap", "lred")) & (df["pair"] == (5, 12))].set_index("seed")
-            if float(r1.flows.loc[0, "tx_packets"]) != float(stored["flow0.tx_packets"][seed2]):
-                raise RuntimeError("traced rerun of flow 5 -> 12 differs from the stored run")
+            r1 = ctx.rerun(cell, seed2, {"flows[0].tcp.trace": True}, {"flow0.tx_packets": (0, "tx_packets")}, out=Path(tmp) / "single")
             r2 = manetlab.run(multi, out=Path(tmp) / "multi")
         for ax, r, label in ((axes[0], r2, "multiple connections"), (axes[1], r1, "single connection 5 → 12")):
             for fl, g in r.timeseries.groupby("name"):
