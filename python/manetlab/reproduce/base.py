@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetlab.plots import pyplot
 from manetlab.stats import MeanCI, mean_ci
 
 if TYPE_CHECKING:
@@ -342,16 +343,6 @@ def seed_diffs(new: pd.Series, base: pd.Series) -> list[float]:
 
 
 # ----------------------------------------------------------------------------- figures
-
-
-def pyplot() -> Any:
-    """matplotlib.pyplot on the Agg backend (reports are drawn without a display)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def ci_errors(ms: Sequence[MeanCI]) -> tuple[list[float], list[float]]:
