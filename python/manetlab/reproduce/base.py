@@ -16,7 +16,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,6 +149,14 @@ class Context:
         self.quick = quick
         self.out = out
         self._results: pd.DataFrame | None = None
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """`make()`, computed once per report under `key`: what a paper's tables,
+        claims, figures and notes all read (a per-run table, a second study)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     @property
     def results(self) -> pd.DataFrame:

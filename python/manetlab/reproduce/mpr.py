@@ -201,12 +201,12 @@ def per_model(ctx: Context) -> Any:
     """One row per (run, model): the paper's three quantities over the model's flows
     (throughput summed; delay averaged over received packets; drops summed) and
     the TCP counters that explain them."""
+    return ctx.memo("mpr per model", lambda: _per_model(ctx.results))
+
+
+def _per_model(df: Any) -> Any:
     import pandas as pd
 
-    cached = getattr(ctx, "_mpr_per_model", None)
-    if cached is not None:
-        return cached
-    df = ctx.results
     rows = []
     for _, r in df.iterrows():
         for model, idx in FLOWS_OF.items():
@@ -225,8 +225,7 @@ def per_model(ctx: Context) -> Any:
                 "drops_detected": sum(float(r[f"flow{i}.drops_detected"]) for i in idx),
                 "delivered": sum(rx),
             })
-    ctx._mpr_per_model = pd.DataFrame(rows)  # type: ignore[attr-defined]
-    return ctx._mpr_per_model  # type: ignore[attr-defined]
+    return pd.DataFrame(rows)
 
 
 def _vals(pm: Any, model: str, variant: str, col: str) -> list[float]:

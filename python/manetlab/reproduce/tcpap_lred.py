@@ -244,28 +244,29 @@ class TcpApLred(Paper):
     def _scenario_i(self, ctx: Context) -> Any:
         """Scenario I's four cases over its seeds, stored beside the main study
         (resumable like it), with the window time series."""
-        if getattr(ctx, "_scenario_i", None) is None:
-            from manetlab.study import Study
+        return ctx.memo("scenario I", lambda: self._run_scenario_i(ctx))
 
-            s = Study({"name": "tcpap-lred-scenario-i", "scenario": copy.deepcopy(SCENARIO_I),
-                       "seeds": self.scenario_i_seeds(ctx.quick),
-                       "metrics": ["flow0.throughput_kbps"], "grid": {TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]}},
-                      ctx.out / "study-scenario-i")
-            s.run(jobs=2, progress=False)
-            ts = s.table("timeseries")
-            ph = phases()
-            rows = []
-            for (seed, tp, qk), g in ts.groupby(["seed", TP, QK]):
-                row = {"seed": int(seed), "case": (tp, qk)}
-                for label, (t0, t1) in ph.items():
-                    cw, gp = _phase_stats(g, t0, t1)
-                    row[f"{label}_cwnd"] = cw
-                    row[f"{label}_kbps"] = gp
-                rows.append(row)
-            import pandas as pd
+    def _run_scenario_i(self, ctx: Context) -> Any:
+        from manetlab.study import Study
 
-            ctx._scenario_i = (s, ts, pd.DataFrame(rows), ph)  # type: ignore[attr-defined]
-        return ctx._scenario_i  # type: ignore[attr-defined]
+        s = Study({"name": "tcpap-lred-scenario-i", "scenario": copy.deepcopy(SCENARIO_I),
+                   "seeds": self.scenario_i_seeds(ctx.quick),
+                   "metrics": ["flow0.throughput_kbps"], "grid": {TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]}},
+                  ctx.out / "study-scenario-i")
+        s.run(jobs=2, progress=False)
+        ts = s.table("timeseries")
+        ph = phases()
+        rows = []
+        for (seed, tp, qk), g in ts.groupby(["seed", TP, QK]):
+            row = {"seed": int(seed), "case": (tp, qk)}
+            for label, (t0, t1) in ph.items():
+                cw, gp = _phase_stats(g, t0, t1)
+                row[f"{label}_cwnd"] = cw
+                row[f"{label}_kbps"] = gp
+            rows.append(row)
+        import pandas as pd
+
+        return s, ts, pd.DataFrame(rows), ph
 
     # ------------------------------------------------------------------ report parts
 
