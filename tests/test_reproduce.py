@@ -15,7 +15,7 @@ import manetlab
 from manetlab.cli import main
 from manetlab.reproduce import papers, reproduce
 from manetlab.reproduce.abra import flow_pairs
-from manetlab.reproduce.base import VERDICTS
+from manetlab.reproduce.base import HOLDS, INCONCLUSIVE, NOT_HOLDS, VERDICTS, Claim, combine, seed_diffs
 from manetlab.study import SeedHook, Study
 
 
@@ -41,6 +41,27 @@ def test_abra_flow_pairs_are_per_seed_and_shared_by_every_cell(tmp_path):
         assert all(a != b for a, b in flow_pairs(seed))
     assert flow_pairs(1) != flow_pairs(2)
     assert flow_pairs(7) == flow_pairs(7)
+
+
+def test_claim_parts_combine_as_stated():
+    # Every part must hold; one that does not decides against the claim; otherwise inconclusive.
+    assert combine([HOLDS, HOLDS]) == HOLDS
+    assert combine([HOLDS, INCONCLUSIVE, NOT_HOLDS]) == NOT_HOLDS
+    assert combine([HOLDS, INCONCLUSIVE]) == INCONCLUSIVE
+    parts = [(HOLDS, "paired t-test (a)", "mean 2"), (INCONCLUSIVE, "paired t-test (b)", "mean 0")]
+    c = Claim.of_parts("x beats y", "§1", parts, ["vs a", "vs b"], " (per seed)")
+    assert (c.verdict, c.test) == (INCONCLUSIVE, "paired t-test (a) (per seed)")
+    assert c.evidence == f"vs a: {HOLDS} (mean 2); vs b: {INCONCLUSIVE} (mean 0)"
+
+
+def test_seed_diffs_pair_by_seed_and_skip_nan():
+    import pandas as pd
+
+    new = pd.Series([5.0, 7.0, float("nan"), 1.0], index=[3, 1, 2, 9])
+    base = pd.Series([1.0, 2.0, 3.0, 4.0], index=[1, 2, 3, 4])
+    # Seeds 1, 2, 3 in both; seed 2 has a NaN; seeds 4 and 9 are unpaired.
+    assert seed_diffs(new, base) == [7.0 - 1.0, 5.0 - 3.0]
+    assert seed_diffs(base, new) == [1.0 - 7.0, 3.0 - 5.0]
 
 
 def test_seed_hook_is_part_of_the_store_key_and_may_not_set_an_axis(tmp_path):

@@ -74,12 +74,9 @@ class Comparison:
         """Sequence number, congestion window and throughput against time, every
         variant overlaid; each variant has its own line style and width so
         identical stretches stay visible (the widest is drawn first)."""
-        import matplotlib
+        from manetlab.plots import STYLES, ack_throughput, extend_to_end, pyplot, save_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from manetlab.plots import STYLES, ack_throughput, extend_to_end, save_figure
+        plt = pyplot()
 
         paths = []
         end_s = float(self.results[0].summary["duration_s"])

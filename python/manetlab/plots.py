@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,16 @@ class PlotError(ValueError):
     """A figure that cannot be drawn from this result (e.g. no traced TCP flow)."""
 
 
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (figures are drawn without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig: Any, out: Path, stem: str, dpi: int = 120) -> list[Path]:
     """Write `fig` as ``out/stem.png`` and ``out/stem.svg``; fixed metadata, so equal
     results give byte-identical files."""
@@ -130,11 +141,7 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
     """Draw figure `kind` for the run in `result_dir`; returns the PNG and SVG paths."""
     if kind not in KINDS:
         raise PlotError(f"unknown plot kind {kind!r} (allowed: {', '.join(KINDS)})")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     summary = load_summary(result_dir)
     fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
     try:
@@ -153,29 +160,32 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
 UNBOUNDED_SSTHRESH_SEGS = 1e6
 
 
-def _cwnd(ax: Any, s: dict[str, Any]) -> None:
+def _traced_pairs(ax: Any, s: dict[str, Any], key: str, label: str, other_key: str, other_label: str, ylabel: str,
+                  shown: Callable[[list[float]], list[float]] | None = None, **other_style: Any) -> None:
+    """Per traced flow, its `key` series and, in the same colour and `other_style`,
+    its `other_key` series (through `shown`, if given), against time (held to the end of the run)."""
     end = float(s["duration_s"])
     for i, f in enumerate(_traced(s)):
         tr = f["tcp"]["trace"]
         width = STYLES[i % len(STYLES)]["linewidth"]
-        line = ax.step(*extend_to_end(tr["t_s"], tr["cwnd_segs"], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) cwnd")[0]
-        ssthresh = [v if v < UNBOUNDED_SSTHRESH_SEGS else float("nan") for v in tr["ssthresh_segs"]]
-        ax.step(*extend_to_end(tr["t_s"], ssthresh, end), where="post", linestyle="--", color=line.get_color(), alpha=0.6, label=f"{f['name']} ssthresh")
+        line = ax.step(*extend_to_end(tr["t_s"], tr[key], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) {label}")[0]
+        other = tr[other_key] if shown is None else shown(tr[other_key])
+        ax.step(*extend_to_end(tr["t_s"], other, end), where="post", color=line.get_color(), label=f"{f['name']} {other_label}", **other_style)
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("window (segments)")
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
+
+
+def _bounded_ssthresh(values: list[float]) -> list[float]:
+    return [v if v < UNBOUNDED_SSTHRESH_SEGS else float("nan") for v in values]
+
+
+def _cwnd(ax: Any, s: dict[str, Any]) -> None:
+    _traced_pairs(ax, s, "cwnd_segs", "cwnd", "ssthresh_segs", "ssthresh", "window (segments)", _bounded_ssthresh, linestyle="--", alpha=0.6)
 
 
 def _seq(ax: Any, s: dict[str, Any]) -> None:
-    end = float(s["duration_s"])
-    for i, f in enumerate(_traced(s)):
-        tr = f["tcp"]["trace"]
-        width = STYLES[i % len(STYLES)]["linewidth"]
-        line = ax.step(*extend_to_end(tr["t_s"], tr["seq_segs"], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) sequence sent")[0]
-        ax.step(*extend_to_end(tr["t_s"], tr["ack_segs"], end), where="post", linestyle=":", color=line.get_color(), label=f"{f['name']} ACK received")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("sequence number (segments)")
-    ax.legend(fontsize=8)
+    _traced_pairs(ax, s, "seq_segs", "sequence sent", "ack_segs", "ACK received", "sequence number (segments)", linestyle=":")
 
 
 def _labels(s: dict[str, Any]) -> list[str]:
@@ -214,13 +224,21 @@ def _series(s: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [(f, ps) for f, ps in zip(s["flows"], series) if ps["t_s"]]
 
 
+def _per_packet(ax: Any, s: dict[str, Any], values_ms: Callable[[dict[str, Any]], tuple[list[float], list[float]]], ylabel: str) -> bool:
+    """Each flow's per-packet (time, value in ms) points from its packet series;
+    False (nothing drawn) if the result recorded none."""
+    if not _series(s):
+        return False
+    for f, ps in _series(s):
+        ax.plot(*values_ms(ps), ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8, markerscale=4)
+    return True
+
+
 def _delay(ax: Any, s: dict[str, Any]) -> None:
-    if _series(s):
-        for f, ps in _series(s):
-            ax.plot(ps["t_s"], [1e3 * d for d in ps["delay_s"]], ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("end-to-end delay (ms)")
-        ax.legend(fontsize=8, markerscale=4)
+    if _per_packet(ax, s, lambda ps: (ps["t_s"], [1e3 * d for d in ps["delay_s"]]), "end-to-end delay (ms)"):
         return
     flows = s["flows"]
     mean = [1e3 * (f["delay_mean_s"] or 0.0) for f in flows]
@@ -231,13 +249,11 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
 
 
 def _jitter(ax: Any, s: dict[str, Any]) -> None:
-    if _series(s):
-        for f, ps in _series(s):
-            d = ps["delay_s"]
-            ax.plot(ps["t_s"][1:], [1e3 * (b - a) for a, b in zip(d, d[1:])], ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("jitter: delay(i+1) − delay(i) (ms)")
-        ax.legend(fontsize=8, markerscale=4)
+    def jitter_ms(ps: dict[str, Any]) -> tuple[list[float], list[float]]:
+        d = ps["delay_s"]
+        return ps["t_s"][1:], [1e3 * (b - a) for a, b in zip(d, d[1:])]
+
+    if _per_packet(ax, s, jitter_ms, "jitter: delay(i+1) − delay(i) (ms)"):
         return
     ax.bar(_labels(s), [1e3 * (f["jitter_mean_s"] or 0.0) for f in s["flows"]], color="tab:green")
     ax.set_ylabel("jitter: mean |Δ delay| (ms)")

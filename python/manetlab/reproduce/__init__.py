@@ -140,7 +140,7 @@ def reproduce(
         "load average before / after the study": f"{load_before} / {load_after}",
         "code version": study.code_version,
         "store": str(study.dir),
-        "seeds": f"{paper.quick_seeds if quick else paper.full_seeds}",
+        "seeds": paper.seeds(quick),
         "paper text": f"/work/shared/papers/{paper.paper_file}",
     }
     for i, h in enumerate(history[-10:]):

@@ -26,11 +26,12 @@ from manetlab.reproduce.base import (
     Figure,
     Paper,
     Table,
-    all_of,
+    ci_errors,
     equivalence_test,
     fmt,
     fmt_ci,
     positive_test,
+    pyplot,
 )
 from manetlab.plots import extend_to_end
 from manetlab.stats import improvement_pct, mean_ci
@@ -94,6 +95,28 @@ def _pair_overrides(seed: int) -> dict[str, Any]:
     return out
 
 
+def _fixed(routing: str, speed: Any) -> dict[str, Any]:
+    """The axis values of a Table 1 row: one speed, or "average" (all speeds)."""
+    return {RP: routing} if speed == "average" else {RP: routing, SP: speed}
+
+
+#: Table 1's rows: (routing, speed or "average"), and the first two cells of each.
+TABLE1_ROWS = [(r, s) for r in ROUTING for s in [*SPEEDS, "average"]]
+
+
+def _row_head(routing: str, speed: Any) -> list[str]:
+    return [NAMES[routing], str(speed) if speed != "average" else "average (all speeds)"]
+
+
+def _median(pct: list[float]) -> str:
+    return fmt(statistics.median(pct)) if pct else "n/a"
+
+
+def _ratio_of_means_pct(new: list[float], base: list[float]) -> float:
+    """ΣX/ΣNewReno − 1 in %: not dominated by scenarios where NewReno is near 0."""
+    return (sum(new) / sum(base) - 1) * 100 if sum(base) else math.nan
+
+
 class Abra(Paper):
     name = "abra"
     title = "ABRA: adaptive backoff and response for TCP over MANETs (paper 000)"
@@ -103,13 +126,14 @@ class Abra(Paper):
     full_seeds = "1-50"
     quick_seeds = "1-2"
 
-    def study(self, quick: bool) -> dict[str, Any]:
+    description = "paper 000 (ABRA): NewReno, Fixed-RTO, ABRA x AODV, DSR x max speed 2, 10, 20 m/s x movement scenarios"
+    metrics = [HACK, "flow0.timeouts", "flow0.throughput_kbps", "total.pdr"]
+
+    def scenario(self) -> dict[str, Any]:
+        return _base_scenario()
+
+    def axes(self, quick: bool) -> dict[str, Any]:
         return {
-            "name": "abra-quick" if quick else "abra",
-            "description": "paper 000 (ABRA): NewReno, Fixed-RTO, ABRA x AODV, DSR x max speed 2, 10, 20 m/s x movement scenarios",
-            "scenario": _base_scenario(),
-            "seeds": self.quick_seeds if quick else self.full_seeds,
-            "metrics": [HACK, "flow0.timeouts", "flow0.throughput_kbps", "total.pdr"],
             "grid": {RP: ROUTING, SP: SPEEDS, TP: VARIANTS},
             "derived": [
                 {"name": "abra_gain_pct", "metric": HACK, "axis": TP, "new": "abra", "base": "newreno"},
@@ -160,29 +184,29 @@ class Abra(Paper):
 
     # ------------------------------------------------------------------ numbers
 
+    def _paired(self, ctx: Context, new: str, base: str, **fixed: Any) -> tuple[list[float], list[float]]:
+        """The highest ACKs of `new` and of `base`, paired by seed, over the cells
+        matching `fixed` (every routing protocol and speed it does not fix)."""
+        new_all, base_all = [], []
+        for r in ([fixed[RP]] if RP in fixed else ROUTING):
+            for s in ([fixed[SP]] if SP in fixed else SPEEDS):
+                _, a, b = ctx.paired(TP, new, base, HACK, **{RP: r, SP: s})
+                new_all += a
+                base_all += b
+        return new_all, base_all
+
     def _gains(self, ctx: Context, variant: str, **fixed: Any) -> tuple[list[float], list[float], list[float]]:
         """(per-scenario improvement %, the variant's highest ACKs, NewReno's) over the cells matching `fixed`."""
-        pct, new_all, base_all = [], [], []
-        routings = [fixed[RP]] if RP in fixed else ROUTING
-        speeds = [fixed[SP]] if SP in fixed else SPEEDS
-        for r in routings:
-            for s in speeds:
-                _, new, base = ctx.paired(TP, variant, "newreno", HACK, **{RP: r, SP: s})
-                new_all += new
-                base_all += base
-                pct += [improvement_pct(x, y) for x, y in zip(new, base) if y != 0]
-        return pct, new_all, base_all
+        new, base = self._paired(ctx, variant, "newreno", **fixed)
+        return [improvement_pct(x, y) for x, y in zip(new, base) if y != 0], new, base
 
     def tables(self, ctx: Context) -> list[Table]:
         rows = []
-        for r in ROUTING:
-            for s in [*SPEEDS, "average"]:
-                fixed = {RP: r} if s == "average" else {RP: r, SP: s}
-                paper = PAPER_TABLE1[(r, s)]
-                row = [NAMES[r], str(s) if s != "average" else "average (all speeds)"]
-                for v in ("fixed-rto", "abra"):
-                    row += [fmt(paper[v]), fmt_ci(self._gains(ctx, v, **fixed)[0])]
-                rows.append(row)
+        for r, s in TABLE1_ROWS:
+            row = _row_head(r, s)
+            for v in ("fixed-rto", "abra"):
+                row += [fmt(PAPER_TABLE1[(r, s)][v]), fmt_ci(self._gains(ctx, v, **_fixed(r, s))[0])]
+            rows.append(row)
         t1 = Table(
             "Table 1: improvement % over NewReno (highest ACK), paper vs ours",
             ["routing", "max speed (m/s)", "paper Fixed-RTO", "ours Fixed-RTO mean [95 % CI]", "paper ABRA", "ours ABRA mean [95 % CI]"],
@@ -208,15 +232,12 @@ class Abra(Paper):
 
     def tables_robust(self, ctx: Context) -> Table:
         rows = []
-        for r in ROUTING:
-            for s in [*SPEEDS, "average"]:
-                fixed = {RP: r} if s == "average" else {RP: r, SP: s}
-                row = [NAMES[r], str(s) if s != "average" else "average (all speeds)"]
-                for v in ("fixed-rto", "abra"):
-                    pct, new, base = self._gains(ctx, v, **fixed)
-                    ratio = (sum(new) / sum(base) - 1) * 100 if sum(base) else math.nan
-                    row += [fmt(statistics.median(pct)) if pct else "n/a", fmt(ratio), f"{len(pct)}/{len(base)}"]
-                rows.append(row)
+        for r, s in TABLE1_ROWS:
+            row = _row_head(r, s)
+            for v in ("fixed-rto", "abra"):
+                pct, new, base = self._gains(ctx, v, **_fixed(r, s))
+                row += [_median(pct), fmt(_ratio_of_means_pct(new, base)), f"{len(pct)}/{len(base)}"]
+            rows.append(row)
         return Table(
             "Table 1, robust views: median improvement and ratio of means",
             ["routing", "max speed (m/s)", "Fixed-RTO median %", "Fixed-RTO ratio of means − 1 (%)", "Fixed-RTO n (pct/all)", "ABRA median %", "ABRA ratio of means − 1 (%)", "ABRA n (pct/all)"],
@@ -226,20 +247,13 @@ class Abra(Paper):
 
     def _sizes(self, ctx: Context, variant: str, **fixed: Any) -> str:
         pct, new, base = self._gains(ctx, variant, **fixed)
-        ratio = (sum(new) / sum(base) - 1) * 100 if sum(base) else math.nan
-        return (f"size: mean improvement {fmt_ci(pct)} %, median {fmt(statistics.median(pct)) if pct else 'n/a'} %, "
-                f"ratio of means {fmt(ratio)} %")
+        return f"size: mean improvement {fmt_ci(pct)} %, median {_median(pct)} %, ratio of means {fmt(_ratio_of_means_pct(new, base))} %"
 
     def claims(self, ctx: Context) -> list[Claim]:
         out = []
 
         def diff(new: str, base: str, **fixed: Any) -> list[float]:
-            ds: list[float] = []
-            for r in ([fixed[RP]] if RP in fixed else ROUTING):
-                for s in ([fixed[SP]] if SP in fixed else SPEEDS):
-                    _, a, b = ctx.paired(TP, new, base, HACK, **{RP: r, SP: s})
-                    ds += [x - y for x, y in zip(a, b)]
-            return ds
+            return [x - y for x, y in zip(*self._paired(ctx, new, base, **fixed))]
 
         what = "highest ACK, segments"
         for v, claim_pct in (("abra", {"aodv": "16 %", "dsr": "17.7 %"}), ("fixed-rto", {"aodv": "12.5 %", "dsr": "9.6 %"})):
@@ -252,19 +266,17 @@ class Abra(Paper):
         out.append(Claim("ABRA improves TCP throughput over NewReno, by about 17 % on average", "abstract, §6", verdict, test + SIZE_NOTE, f"{ev}; {self._sizes(ctx, 'abra')}"))
         # ABRA beats Fixed-RTO at low speed (both protocols).
         parts = [positive_test(diff("abra", "fixed-rto", **{RP: r, SP: 2}), what, " segs") for r in ROUTING]
-        verdict, ev = all_of(parts, ["AODV", "DSR"])
-        out.append(Claim("ABRA outperforms Fixed-RTO at low speed (2 m/s), with DSR and with AODV", "§5 on Figures 4 and 5", verdict, parts[0][1], ev))
+        out.append(Claim.of_parts("ABRA outperforms Fixed-RTO at low speed (2 m/s), with DSR and with AODV", "§5 on Figures 4 and 5", parts, ["AODV", "DSR"]))
         # AODV: both outperform NewReno at every speed.
         parts = [positive_test(diff(v, "newreno", **{RP: "aodv", SP: s}), what, " segs") for v in ("fixed-rto", "abra") for s in SPEEDS]
-        verdict, ev = all_of(parts, [f"{NAMES[v]} {s} m/s" for v in ("fixed-rto", "abra") for s in SPEEDS])
-        out.append(Claim("With AODV, both Fixed-RTO and ABRA outperform NewReno (at each speed)", "§5 on Figure 5", verdict, parts[0][1], ev))
+        out.append(Claim.of_parts("With AODV, both Fixed-RTO and ABRA outperform NewReno (at each speed)", "§5 on Figure 5",
+                                  parts, [f"{NAMES[v]} {s} m/s" for v in ("fixed-rto", "abra") for s in SPEEDS]))
         # DSR at 20 m/s: both behave like NewReno (equivalence within 10 % of NewReno's mean).
         base_mean = mean_ci(ctx.cell_runs(**{RP: "dsr", SP: 20, TP: "newreno"})[HACK].tolist()).mean
         margin = 0.1 * base_mean if not math.isnan(base_mean) else 0.0
         parts = [equivalence_test(diff(v, "newreno", **{RP: "dsr", SP: 20}), margin, what, " segs") for v in ("fixed-rto", "abra")]
-        verdict, ev = all_of(parts, ["Fixed-RTO", "ABRA"])
-        out.append(Claim("With DSR at 20 m/s, Fixed-RTO and ABRA behave like NewReno", "§5 on Figure 4", verdict,
-                         parts[0][1] + " (margin: 10 % of NewReno's mean highest ACK)", ev))
+        out.append(Claim.of_parts("With DSR at 20 m/s, Fixed-RTO and ABRA behave like NewReno", "§5 on Figure 4", parts, ["Fixed-RTO", "ABRA"],
+                                  " (margin: 10 % of NewReno's mean highest ACK)"))
         return out
 
     # ------------------------------------------------------------------ figures
@@ -277,34 +289,25 @@ class Abra(Paper):
         return figs
 
     def _bars(self, ctx: Context, routing: str | None, name: str, title: str) -> Figure:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
         import numpy as np
+
+        plt = pyplot()
 
         groups = SPEEDS if routing else ROUTING
         fig, ax = plt.subplots(figsize=(7.2, 4.0), layout="constrained")
         width = 0.2
         x = np.arange(len(groups))
         heights: list[float] = []
-        series = [("fixed-rto", "paper", "#9ecae1", None), ("fixed-rto", "ours", "#3182bd", None), ("abra", "paper", "#fdae6b", None), ("abra", "ours", "#e6550d", None)]
-        for i, (v, who, color, _) in enumerate(series):
-            ys, lo, hi = [], [], []
-            for g in groups:
-                r, s = (routing, g) if routing else (g, "average")
-                if who == "paper":
-                    ys.append(PAPER_TABLE1[(r, s)][v])
-                    lo.append(0.0)
-                    hi.append(0.0)
-                else:
-                    fixed = {RP: r} if s == "average" else {RP: r, SP: s}
-                    m = mean_ci(self._gains(ctx, v, **fixed)[0])
-                    ys.append(m.mean)
-                    lo.append(m.mean - m.ci_low if not math.isnan(m.ci_low) else 0.0)
-                    hi.append(m.ci_high - m.mean if not math.isnan(m.ci_high) else 0.0)
+        cells = [(routing, g) if routing else (g, "average") for g in groups]
+        series = [("fixed-rto", "paper", "#9ecae1"), ("fixed-rto", "ours", "#3182bd"), ("abra", "paper", "#fdae6b"), ("abra", "ours", "#e6550d")]
+        for i, (v, who, color) in enumerate(series):
+            if who == "paper":
+                ys, err = [PAPER_TABLE1[c][v] for c in cells], None
+            else:
+                ms = [mean_ci(self._gains(ctx, v, **_fixed(*c))[0]) for c in cells]
+                ys, err = [m.mean for m in ms], ci_errors(ms)
             heights += [y for y in ys if not math.isnan(y)]
-            ax.bar(x + (i - 1.5) * width, ys, width, color=color, label=f"{NAMES[v]} ({who})", yerr=(lo, hi) if who == "ours" else None, capsize=3,
+            ax.bar(x + (i - 1.5) * width, ys, width, color=color, label=f"{NAMES[v]} ({who})", yerr=err, capsize=3,
                    hatch="//" if who == "paper" else None, edgecolor="0.3", linewidth=0.5)
         ax.axhline(0, color="0.4", linewidth=0.8)
         # Intervals of a per-scenario ratio can be huge (NewReno near 0): keep the bars readable, clip whiskers.
@@ -336,23 +339,10 @@ class Abra(Paper):
     def _traced(self, ctx: Context, seed: int, variant: str, speed: int) -> Any:
         """Run (AODV, speed, variant, seed) again with the sender's time series on;
         recording changes nothing else (checked against the stored run)."""
-        import manetlab
-
-        cell = ctx.cell(**{RP: "aodv", SP: speed, TP: variant})
-        sc = ctx.study.scenario_for(cell, seed).with_overrides({"flows[0].tcp.trace": True})
-        res = manetlab.run(sc)
-        stored = ctx.cell_runs(**{RP: "aodv", SP: speed, TP: variant}).set_index("seed")[HACK][seed]
-        got = float(res.flows.loc[0, "tcp_highest_ack_segs"])
-        if got != float(stored):
-            raise RuntimeError(f"traced rerun of seed {seed} ({variant}) differs from the stored run: highest ACK {got} vs {stored}")
-        return res
+        return ctx.rerun(ctx.cell(**{RP: "aodv", SP: speed, TP: variant}), seed, {"flows[0].tcp.trace": True}, {HACK: (0, "tcp_highest_ack_segs")})
 
     def _traced_figures(self, ctx: Context) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         speed, s2, s3 = self._pick(ctx)
         figs = []
         fig, ax = plt.subplots(figsize=(7.2, 4.0), layout="constrained")

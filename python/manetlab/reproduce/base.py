@@ -16,12 +16,13 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from manetlab.stats import mean_ci
+from manetlab.plots import pyplot
+from manetlab.stats import MeanCI, mean_ci
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +43,14 @@ __all__ = [
     "fmt_ci",
     "positive_test",
     "equivalence_test",
+    "all_of",
+    "combine",
+    "finite",
+    "flow_sum",
+    "seed_diffs",
+    "pyplot",
+    "ci_errors",
+    "paper_vs_ours_bars",
 ]
 
 HOLDS = "holds"
@@ -97,6 +106,13 @@ class Claim:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
 
+    @classmethod
+    def of_parts(cls, claim: str, where: str, parts: Sequence[tuple[str, str, str]], names: Sequence[str], test_note: str = "") -> Claim:
+        """A claim made of several tests (`all_of`): the first part's test stands for
+        all of them (they differ only in what they compare), plus `test_note`."""
+        verdict, ev = all_of(parts, names)
+        return cls(claim, where, verdict, parts[0][1] + test_note, ev)
+
 
 @dataclass
 class Difference:
@@ -133,6 +149,14 @@ class Context:
         self.quick = quick
         self.out = out
         self._results: pd.DataFrame | None = None
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """`make()`, computed once per report under `key`: what a paper's tables,
+        claims, figures and notes all read (a per-run table, a second study)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     @property
     def results(self) -> pd.DataFrame:
@@ -155,6 +179,21 @@ class Context:
             raise KeyError(f"{values}: {len(found)} cells match")
         return found[0]
 
+    def rerun(self, cell: Any, seed: int, overrides: dict[str, Any], checks: dict[str, tuple[int, str]], out: Path | None = None) -> Any:
+        """Run (cell, seed) again with `overrides` that only record more (a trace, a
+        time series; into `out` if given) and check that it is still the stored run:
+        each stored metric of `checks` must equal the rerun's value at (flow index,
+        column of its flows table). Returns the rerun's `manetlab.Result`."""
+        import manetlab
+
+        res = manetlab.run(self.study.scenario_for(cell, seed).with_overrides(overrides), out=out)
+        stored = self.results[(self.results["cell"] == cell.index) & (self.results["seed"] == seed)]
+        for metric, (flow, column) in checks.items():
+            got, want = float(res.flows.loc[flow, column]), float(stored[metric].iloc[0])
+            if got != want:
+                raise RuntimeError(f"traced rerun of seed {seed} ({cell.label()}) differs from the stored run: {metric} {got} vs {want}")
+        return res
+
     def paired(self, axis: str, new: Any, base: Any, metric: str, **fixed: Any) -> tuple[list[int], list[float], list[float]]:
         """Seeds and the paired values of `metric` for `new` and `base` of `axis`,
         in the cells matching `fixed` (the seeds both finished)."""
@@ -173,10 +212,31 @@ class Paper:
     paper_file: str = ""  # the paper's text under /work/shared/papers (provenance)
     full_seeds: str = ""
     quick_seeds: str = ""
+    description: str = ""  # the study's description
+    metrics: Sequence[str] = ()  # the study's metrics (docs/studies.md)
+
+    def seeds(self, quick: bool) -> str:
+        return self.quick_seeds if quick else self.full_seeds
+
+    def scenario(self) -> dict[str, Any]:
+        """The base scenario (inline in the study)."""
+        raise NotImplementedError
+
+    def axes(self, quick: bool) -> dict[str, Any]:
+        """What the study varies: its ``grid`` and/or ``zip`` keys (and ``derived``)."""
+        raise NotImplementedError
 
     def study(self, quick: bool) -> dict[str, Any]:
-        """The study as a mapping (docs/studies.md), inline scenario included."""
-        raise NotImplementedError
+        """The study as a mapping (docs/studies.md), inline scenario included:
+        named after the paper (``NAME-quick`` for the quick variant)."""
+        return {
+            "name": f"{self.name}-quick" if quick else self.name,
+            "description": self.description,
+            "scenario": self.scenario(),
+            "seeds": self.seeds(quick),
+            "metrics": list(self.metrics),
+            **self.axes(quick),
+        }
 
     def seed_hook(self) -> SeedHook | None:
         return None
@@ -255,16 +315,57 @@ def equivalence_test(diffs: Sequence[float], margin: float, what: str, unit: str
     return INCONCLUSIVE, test, ev
 
 
-def all_of(parts: Sequence[tuple[str, str, str]], names: Sequence[str]) -> tuple[str, str]:
-    """A claim made of several parts holds if every part holds, does not hold if
-    any part does not, else inconclusive. Returns (verdict, evidence)."""
-    verdicts = [p[0] for p in parts]
-    ev = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+def combine(verdicts: Sequence[str]) -> str:
+    """The verdict of a claim made of several parts: holds if every part holds,
+    does not hold if any part does not, else inconclusive."""
     if all(v == HOLDS for v in verdicts):
-        return HOLDS, ev
+        return HOLDS
     if any(v == NOT_HOLDS for v in verdicts):
-        return NOT_HOLDS, ev
-    return INCONCLUSIVE, ev
+        return NOT_HOLDS
+    return INCONCLUSIVE
+
+
+def all_of(parts: Sequence[tuple[str, str, str]], names: Sequence[str]) -> tuple[str, str]:
+    """`combine` over tests' results (verdict, test, evidence), with every part's
+    evidence under its name. Returns (verdict, evidence)."""
+    ev = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+    return combine([p[0] for p in parts]), ev
+
+
+def finite(values: Any) -> list[float]:
+    """The values as floats, NaNs (what a run could not measure) left out."""
+    return [float(v) for v in values if not math.isnan(float(v))]
+
+
+def flow_sum(df: pd.DataFrame, field: str, n_flows: int) -> pd.Series:
+    """Per run, `field` summed over flows 0 … n_flows − 1 (their ``flowI.field`` columns)."""
+    return sum(df[f"flow{i}.{field}"] for i in range(n_flows))
+
+
+def seed_diffs(new: pd.Series, base: pd.Series) -> list[float]:
+    """Per-seed differences new − base (both indexed by seed: the same seed is the
+    same scenario, common random numbers), over the seeds both have, in seed order;
+    a pair with a NaN is left out."""
+    seeds = sorted(set(new.index) & set(base.index))
+    return [float(new[s] - base[s]) for s in seeds if not (math.isnan(new[s]) or math.isnan(base[s]))]
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def ci_errors(ms: Sequence[MeanCI]) -> tuple[list[float], list[float]]:
+    """Error bars (below, above the mean) of 95 % intervals; 0 where there is none (n < 2)."""
+    return ([m.mean - m.ci_low if not math.isnan(m.ci_low) else 0.0 for m in ms],
+            [m.ci_high - m.mean if not math.isnan(m.ci_high) else 0.0 for m in ms])
+
+
+def paper_vs_ours_bars(ax: Any, labels: Sequence[str], paper: Sequence[float], ours: Sequence[MeanCI], capsize: float, **tick_kw: Any) -> None:
+    """A paper's values (hatched) beside ours (solid: mean with its 95 % CI) per label."""
+    x = list(range(len(labels)))
+    ax.bar([i - 0.2 for i in x], paper, 0.4, label="paper", color="white", edgecolor="#555", hatch="///")
+    ax.bar([i + 0.2 for i in x], [m.mean if m.n else 0.0 for m in ours], 0.4, yerr=ci_errors(ours), capsize=capsize,
+           color="#3b75af", label="ours (mean, 95 % CI)")
+    ax.set_xticks(x, labels, **tick_kw)
 
 
 # ----------------------------------------------------------------------------- rendering

@@ -24,6 +24,7 @@ from typing import Any
 
 from manetlab.reproduce.base import (
     ASSUMED,
+    HOLDS,
     INCONCLUSIVE,
     LOST,
     NOT_HOLDS,
@@ -35,9 +36,14 @@ from manetlab.reproduce.base import (
     Figure,
     Paper,
     Table,
+    combine,
+    finite,
     fmt,
     fmt_ci,
+    paper_vs_ours_bars,
     positive_test,
+    pyplot,
+    seed_diffs,
 )
 from manetlab.stats import mean_ci
 
@@ -195,12 +201,12 @@ def per_model(ctx: Context) -> Any:
     """One row per (run, model): the paper's three quantities over the model's flows
     (throughput summed; delay averaged over received packets; drops summed) and
     the TCP counters that explain them."""
+    return ctx.memo("mpr per model", lambda: _per_model(ctx.results))
+
+
+def _per_model(df: Any) -> Any:
     import pandas as pd
 
-    cached = getattr(ctx, "_mpr_per_model", None)
-    if cached is not None:
-        return cached
-    df = ctx.results
     rows = []
     for _, r in df.iterrows():
         for model, idx in FLOWS_OF.items():
@@ -219,13 +225,11 @@ def per_model(ctx: Context) -> Any:
                 "drops_detected": sum(float(r[f"flow{i}.drops_detected"]) for i in idx),
                 "delivered": sum(rx),
             })
-    ctx._mpr_per_model = pd.DataFrame(rows)  # type: ignore[attr-defined]
-    return ctx._mpr_per_model  # type: ignore[attr-defined]
+    return pd.DataFrame(rows)
 
 
 def _vals(pm: Any, model: str, variant: str, col: str) -> list[float]:
-    g = pm[(pm["model"] == model) & (pm["variant"] == variant)]
-    return [float(v) for v in g[col].tolist() if not math.isnan(float(v))]
+    return finite(pm[(pm["model"] == model) & (pm["variant"] == variant)][col].tolist())
 
 
 class Mpr(Paper):
@@ -239,16 +243,15 @@ class Mpr(Paper):
     full_seeds = "1-10"
     quick_seeds = "1"
 
-    def study(self, quick: bool) -> dict[str, Any]:
-        return {
-            "name": "mpr-quick" if quick else "mpr",
-            "description": "paper 002: nine TCP variants in six network models (placed 3 km apart in one plane), 150 s, AODV",
-            "scenario": copy.deepcopy(BASE),
-            "seeds": self.quick_seeds if quick else self.full_seeds,
-            "metrics": ["total.throughput_kbps", "total.tx_packets", "total.rx_packets"],
-            # One variant on every flow of every model: one zipped axis.
-            "zip": [{f"flows[{i}].transport": VARIANTS for i in range(N_FLOWS)}],
-        }
+    description = "paper 002: nine TCP variants in six network models (placed 3 km apart in one plane), 150 s, AODV"
+    metrics = ["total.throughput_kbps", "total.tx_packets", "total.rx_packets"]
+
+    def scenario(self) -> dict[str, Any]:
+        return copy.deepcopy(BASE)
+
+    def axes(self, quick: bool) -> dict[str, Any]:
+        # One variant on every flow of every model: one zipped axis.
+        return {"zip": [{f"flows[{i}].transport": VARIANTS for i in range(N_FLOWS)}]}
 
     def setup(self) -> list[str]:
         return [
@@ -341,11 +344,10 @@ class Mpr(Paper):
             g = pm[pm["model"] == model]
             a = g[g["variant"] == "mpr"].set_index("seed")[col]
             b = g[g["variant"] == other].set_index("seed")[col]
-            seeds = sorted(set(a.index) & set(b.index))
-            return [float(b[s] - a[s]) if low_better else float(a[s] - b[s]) for s in seeds if not (math.isnan(a[s]) or math.isnan(b[s]))]
+            return seed_diffs(b, a) if low_better else seed_diffs(a, b)
 
         summary: list[str] = []
-        tag = {"holds": "✓", NOT_HOLDS: "✗", INCONCLUSIVE: "?"}
+        tag = {HOLDS: "✓", NOT_HOLDS: "✗", INCONCLUSIVE: "?"}
         for model in MODELS:
             parts, lines = [], []
             for col, low, label, unit in tests:
@@ -358,13 +360,8 @@ class Mpr(Paper):
                     cells.append(f"{NAMES[o]} {tag[p[0]]} {m.mean:+.1f}" + (f" [{m.ci_low:+.1f}, {m.ci_high:+.1f}]" if m.n > 1 else "") if m.n else f"{NAMES[o]} ? (no pairs)")
                 lines.append(f"{label} ({'other − MPR' if low else 'MPR − other'}{',' + unit if unit else ''}): " + ", ".join(cells))
             verdicts = [p[0] for p in parts]
-            if all(v == "holds" for v in verdicts):
-                verdict = "holds"
-            elif any(v == NOT_HOLDS for v in verdicts):
-                verdict = NOT_HOLDS
-            else:
-                verdict = INCONCLUSIVE
-            ev = (f"{verdicts.count('holds')} of {len(parts)} comparisons hold, {verdicts.count(NOT_HOLDS)} do not, {verdicts.count(INCONCLUSIVE)} inconclusive; "
+            verdict = combine(verdicts)
+            ev = (f"{verdicts.count(HOLDS)} of {len(parts)} comparisons hold, {verdicts.count(NOT_HOLDS)} do not, {verdicts.count(INCONCLUSIVE)} inconclusive; "
                   f"n = {mean_ci(diffs(model, 'throughput_kbps', False, 'newreno')).n} seeds. " + "; ".join(lines))
             summary.append(f"{TITLE[model]}: {verdict}")
             pt = PAPER_VALUES[model]
@@ -372,31 +369,19 @@ class Mpr(Paper):
                              f"{SECTION[model]}, Table {TABLE_NO[model]} (paper: MPR {pt['mpr'][0]}, {pt['mpr'][1]}, {pt['mpr'][2]:.0f})",
                              verdict, "for each other variant and quantity, a paired t-test: 95 % CI of the mean per-seed difference (positive = MPR better; "
                              "✓ above 0, ✗ at or below 0, ? contains 0); holds if all 24 comparisons hold, does not hold if any is ✗", ev))
-        verdicts = [c.verdict for c in out]
-        overall = "holds" if all(v == "holds" for v in verdicts) else (NOT_HOLDS if NOT_HOLDS in verdicts else INCONCLUSIVE)
         out.insert(0, Claim("TCP-MPR gives the highest throughput, minimum delay and packet drop compared to all variants, in all six network models",
-                            "§VI conclusion, abstract", overall, "all six per-model claims below hold", "; ".join(summary)))
+                            "§VI conclusion, abstract", combine([c.verdict for c in out]), "all six per-model claims below hold", "; ".join(summary)))
         return out
 
     def figures(self, ctx: Context) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         pm = per_model(ctx)
         figs = []
-        x = list(range(len(VARIANTS)))
         for model in MODELS:
             fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained")
             for ax, (col, k, label) in zip(axes, (("throughput_kbps", 0, "throughput (kbit/s)"), ("delay_ms", 1, "delay (ms)"), ("dropped", 2, "dropped packets"))):
-                paper = [PAPER_VALUES[model][v][k] for v in VARIANTS]
-                ms = [mean_ci(_vals(pm, model, v, col)) for v in VARIANTS]
-                means = [m.mean if m.n else 0.0 for m in ms]
-                err = [[(m.mean - m.ci_low) if m.n > 1 else 0.0 for m in ms], [(m.ci_high - m.mean) if m.n > 1 else 0.0 for m in ms]]
-                ax.bar([i - 0.2 for i in x], paper, 0.4, label="paper", color="white", edgecolor="#555", hatch="///")
-                ax.bar([i + 0.2 for i in x], means, 0.4, yerr=err, capsize=2, label="ours (mean, 95 % CI)", color="#3b75af")
-                ax.set_xticks(x, [NAMES[v] for v in VARIANTS], rotation=60, fontsize=7)
+                paper_vs_ours_bars(ax, [NAMES[v] for v in VARIANTS], [PAPER_VALUES[model][v][k] for v in VARIANTS],
+                                   [mean_ci(_vals(pm, model, v, col)) for v in VARIANTS], capsize=2, rotation=60, fontsize=7)
                 ax.set_title(label, fontsize=9)
             axes[0].legend(fontsize=7)
             fig.suptitle(f"Fig. {FIG_NO[model]}: {TITLE[model]} network model", fontsize=10)

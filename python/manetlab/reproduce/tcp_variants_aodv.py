@@ -9,7 +9,6 @@ waypoint over many movement scenarios instead.
 
 from __future__ import annotations
 
-import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,12 @@ from manetlab.reproduce.base import (
     Figure,
     Paper,
     Table,
-    all_of,
+    flow_sum,
     fmt,
     fmt_ci,
     positive_test,
+    pyplot,
+    seed_diffs,
 )
 
 VARIANTS = ["tahoe", "reno", "newreno", "vegas"]
@@ -60,26 +61,22 @@ def _base_scenario() -> dict[str, Any]:
     }
 
 
-def _sum(df: Any, field: str) -> Any:
-    return sum(df[f"flow{i}.{field}"] for i in range(len(FLOWS)))
-
-
 def per_run(ctx: Context) -> Any:
     """One row per run: the paper's quantities summed over its three flows."""
     df = ctx.results.copy()
     df["variant"] = df[TP]
-    df["sent"] = _sum(df, "tx_packets")
-    df["received"] = _sum(df, "delivered_packets")
-    df["received_in_order"] = _sum(df, "rx_packets")
-    df["dropped"] = _sum(df, "dropped_packets")
+    df["sent"] = flow_sum(df, "tx_packets", len(FLOWS))
+    df["received"] = flow_sum(df, "delivered_packets", len(FLOWS))
+    df["received_in_order"] = flow_sum(df, "rx_packets", len(FLOWS))
+    df["dropped"] = flow_sum(df, "dropped_packets", len(FLOWS))
     df["sent_minus_received"] = df["sent"] - df["received"]
     df["drop_rate_pct"] = 100 * df["dropped"] / df["sent"]
     df["paper_drop_rate_pct"] = 100 * df["sent_minus_received"] / df["sent"]
     df["pdr_pct"] = 100 * df["received"] / df["sent"]
-    df["send_bps"] = _sum(df, "tx_bytes") * 8 / DURATION_S
-    df["recv_bps"] = _sum(df, "rx_bytes") * 8 / DURATION_S
-    df["delay_ms"] = 1000 * sum(df[f"flow{i}.delay_mean_s"] for i in range(len(FLOWS))) / len(FLOWS)
-    df["abs_jitter_ms"] = 1000 * sum(df[f"flow{i}.jitter_mean_s"] for i in range(len(FLOWS))) / len(FLOWS)
+    df["send_bps"] = flow_sum(df, "tx_bytes", len(FLOWS)) * 8 / DURATION_S
+    df["recv_bps"] = flow_sum(df, "rx_bytes", len(FLOWS)) * 8 / DURATION_S
+    df["delay_ms"] = 1000 * flow_sum(df, "delay_mean_s", len(FLOWS)) / len(FLOWS)
+    df["abs_jitter_ms"] = 1000 * flow_sum(df, "jitter_mean_s", len(FLOWS)) / len(FLOWS)
     return df
 
 
@@ -92,16 +89,15 @@ class TcpVariantsAodv(Paper):
     full_seeds = "1-50"
     quick_seeds = "1-3"
 
-    def study(self, quick: bool) -> dict[str, Any]:
-        return {
-            "name": "tcp-variants-aodv-quick" if quick else "tcp-variants-aodv",
-            "description": "paper 004: Tahoe, Reno, NewReno, Vegas on flows 6->0, 15->1, 5->11; 16 nodes, AODV, DropTail 50, 40 s; random waypoint per seed",
-            "scenario": _base_scenario(),
-            "seeds": self.quick_seeds if quick else self.full_seeds,
-            "metrics": ["total.tx_packets", "total.rx_packets", "flow0.delay_mean_s", "flow0.jitter_mean_s"],
-            # The three flows use one variant at a time, as in the paper: one zipped axis.
-            "zip": [{f"flows[{i}].transport": VARIANTS for i in range(len(FLOWS))}],
-        }
+    description = "paper 004: Tahoe, Reno, NewReno, Vegas on flows 6->0, 15->1, 5->11; 16 nodes, AODV, DropTail 50, 40 s; random waypoint per seed"
+    metrics = ["total.tx_packets", "total.rx_packets", "flow0.delay_mean_s", "flow0.jitter_mean_s"]
+
+    def scenario(self) -> dict[str, Any]:
+        return _base_scenario()
+
+    def axes(self, quick: bool) -> dict[str, Any]:
+        # The three flows use one variant at a time, as in the paper: one zipped axis.
+        return {"zip": [{f"flows[{i}].transport": VARIANTS for i in range(len(FLOWS))}]}
 
     def setup(self) -> list[str]:
         return [
@@ -171,8 +167,8 @@ class TcpVariantsAodv(Paper):
         for v in VARIANTS:
             g = df[df["variant"] == v]
             rows.append([NAMES[v], fmt_ci(g["delay_ms"].tolist(), 1), fmt_ci(g["abs_jitter_ms"].tolist(), 1), fmt_ci(g["received_in_order"].tolist(), 1),
-                         fmt_ci(sum(g[f"flow{i}.retransmissions"] for i in range(len(FLOWS))).tolist(), 1),
-                         fmt_ci(sum(g[f"flow{i}.timeouts"] for i in range(len(FLOWS))).tolist(), 1)])
+                         fmt_ci(flow_sum(g, "retransmissions", len(FLOWS)).tolist(), 1),
+                         fmt_ci(flow_sum(g, "timeouts", len(FLOWS)).tolist(), 1)])
         return [Table("Delay and jitter (Figures 2–9 summarised), in-order delivery, retransmissions, timeouts",
                       ["variant", "mean delay (ms)", "mean |jitter| (ms)", "segments delivered in order", "retransmissions", "RTO expiries"], rows, [], [],
                       "Mean over the three flows of each run, then mean [95 % CI] over scenarios. The paper shows delay and jitter only as time plots of one run.")]
@@ -184,29 +180,24 @@ class TcpVariantsAodv(Paper):
         def diffs(col: str, better_low: bool, other: str) -> list[float]:
             a = df[df["variant"] == "vegas"].set_index("seed")[col]
             b = df[df["variant"] == other].set_index("seed")[col]
-            seeds = sorted(set(a.index) & set(b.index))
-            return [(b[s] - a[s]) if better_low else (a[s] - b[s]) for s in seeds if not (math.isnan(a[s]) or math.isnan(b[s]))]
+            return seed_diffs(b, a) if better_low else seed_diffs(a, b)
 
         others = [v for v in VARIANTS if v != "vegas"]
         for col, low, label in (("paper_drop_rate_pct", True, "drop rate, sent − received over sent"), ("drop_rate_pct", True, "drop rate, fate-counted drops over sent"),
                                 ("pdr_pct", False, "delivery ratio")):
             parts = [positive_test(diffs(col, low, o), f"{'other − Vegas' if low else 'Vegas − other'} {label}, percentage points", " pp") for o in others]
-            verdict, ev = all_of(parts, [f"vs {NAMES[o]}" for o in others])
             what = "the lowest drop rate" if low else "the highest delivery ratio"
-            out.append(Claim(f"Vegas has {what} of the four variants ({label})", "§XI conclusion (1.59 % vs 1.75–4.71 %; 97.22 % vs 89.38–92.65 %)", verdict, parts[0][1], ev))
+            out.append(Claim.of_parts(f"Vegas has {what} of the four variants ({label})", "§XI conclusion (1.59 % vs 1.75–4.71 %; 97.22 % vs 89.38–92.65 %)",
+                                      parts, [f"vs {NAMES[o]}" for o in others]))
         parts = [positive_test(diffs("recv_bps", False, o), "Vegas − other receiving throughput, bit/s", " bit/s") for o in others]
-        verdict, ev = all_of(parts, [f"vs {NAMES[o]}" for o in others])
-        out.append(Claim("In terms of throughput, Vegas is clearly best among the four variants (highest receiving throughput)", "§XI conclusion, Table III", verdict, parts[0][1], ev))
+        out.append(Claim.of_parts("In terms of throughput, Vegas is clearly best among the four variants (highest receiving throughput)", "§XI conclusion, Table III",
+                                  parts, [f"vs {NAMES[o]}" for o in others]))
         return out
 
     # ------------------------------------------------------------------ figures
 
     def figures(self, ctx: Context) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         seed = self._figure_seed(ctx)
         series = {v: self._packet_delays(ctx, v, seed) for v in VARIANTS}
         figs = []
@@ -250,16 +241,9 @@ class TcpVariantsAodv(Paper):
         """(receive time, delay) of every TCP data packet of each flow in run (variant,
         seed), from the agent-level ns-2 trace of a rerun (recording changes nothing
         else: checked against the stored run's packet counts)."""
-        import manetlab
-
-        cell = ctx.cell(**{TP: variant})
-        sc = ctx.study.scenario_for(cell, seed).with_overrides({"outputs.trace": "old", "outputs.trace_levels": ["agt"]})
         with tempfile.TemporaryDirectory(prefix="manetlab-reproduce-") as tmp:
-            res = manetlab.run(sc, out=Path(tmp) / "run")
-            stored = ctx.cell_runs(**{TP: variant}).set_index("seed")
-            for i in range(len(FLOWS)):
-                if float(res.flows.loc[i, "tx_packets"]) != float(stored[f"flow{i}.tx_packets"][seed]):
-                    raise RuntimeError(f"traced rerun of seed {seed} ({variant}) differs from the stored run (flow {i})")
+            ctx.rerun(ctx.cell(**{TP: variant}), seed, {"outputs.trace": "old", "outputs.trace_levels": ["agt"]},
+                      {f"flow{i}.tx_packets": (i, "tx_packets") for i in range(len(FLOWS))}, out=Path(tmp) / "run")
             return parse_agent_delays((Path(tmp) / "run" / "trace.tr").read_text(encoding="utf-8"), FLOWS)
 
 

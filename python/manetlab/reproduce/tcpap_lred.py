@@ -33,10 +33,13 @@ from manetlab.reproduce.base import (
     Figure,
     Paper,
     Table,
-    all_of,
+    finite,
     fmt,
     fmt_ci,
+    paper_vs_ours_bars,
     positive_test,
+    pyplot,
+    seed_diffs,
 )
 
 TP = "flows[0].transport"
@@ -206,8 +209,7 @@ def per_run(ctx: Context) -> Any:
 
 
 def _vals(df: Any, case: tuple[str, str], pair: tuple[int, int], col: str) -> list[float]:
-    g = df[(df["case"] == case) & (df["pair"] == pair)]
-    return [float(v) for v in g[col].tolist() if not math.isnan(float(v))]
+    return finite(df[(df["case"] == case) & (df["pair"] == pair)][col].tolist())
 
 
 class TcpApLred(Paper):
@@ -223,45 +225,48 @@ class TcpApLred(Paper):
     scenario_i_full_seeds = "1-10"
     scenario_i_quick_seeds = "1"
 
-    def study(self, quick: bool) -> dict[str, Any]:
+    description = "paper 001 scenario II: 30 nodes, 750 m x 750 m, random waypoint, 500 s; one TCP connection per pair x NewReno/TCP-AP x DropTail/LRED"
+    metrics = ["flow0.throughput_kbps", "flow0.rx_packets", "flow0.delay_mean_s"]
+
+    def scenario(self) -> dict[str, Any]:
+        return scenario_ii()
+
+    def axes(self, quick: bool) -> dict[str, Any]:
         pairs = QUICK_PAIRS if quick else PAIRS
-        return {
-            "name": "tcpap-lred-quick" if quick else "tcpap-lred",
-            "description": "paper 001 scenario II: 30 nodes, 750 m x 750 m, random waypoint, 500 s; one TCP connection per pair x NewReno/TCP-AP x DropTail/LRED",
-            "scenario": scenario_ii(),
-            "seeds": self.quick_seeds if quick else self.full_seeds,
-            "metrics": ["flow0.throughput_kbps", "flow0.rx_packets", "flow0.delay_mean_s"],
-            # The pair axis replaces flow 0 whole; the transport axis then sets its variant (axes apply in this order).
-            "grid": {PAIR: [_flow(s, d) for s, d in pairs], TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]},
-        }
+        # The pair axis replaces flow 0 whole; the transport axis then sets its variant (axes apply in this order).
+        return {"grid": {PAIR: [_flow(s, d) for s, d in pairs], TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]}}
+
+    def scenario_i_seeds(self, quick: bool) -> str:
+        return self.scenario_i_quick_seeds if quick else self.scenario_i_full_seeds
 
     # ------------------------------------------------------------------ scenario I sub-study
 
     def _scenario_i(self, ctx: Context) -> Any:
         """Scenario I's four cases over its seeds, stored beside the main study
         (resumable like it), with the window time series."""
-        if getattr(ctx, "_scenario_i", None) is None:
-            from manetlab.study import Study
+        return ctx.memo("scenario I", lambda: self._run_scenario_i(ctx))
 
-            s = Study({"name": "tcpap-lred-scenario-i", "scenario": copy.deepcopy(SCENARIO_I),
-                       "seeds": self.scenario_i_quick_seeds if ctx.quick else self.scenario_i_full_seeds,
-                       "metrics": ["flow0.throughput_kbps"], "grid": {TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]}},
-                      ctx.out / "study-scenario-i")
-            s.run(jobs=2, progress=False)
-            ts = s.table("timeseries")
-            ph = phases()
-            rows = []
-            for (seed, tp, qk), g in ts.groupby(["seed", TP, QK]):
-                row = {"seed": int(seed), "case": (tp, qk)}
-                for label, (t0, t1) in ph.items():
-                    cw, gp = _phase_stats(g, t0, t1)
-                    row[f"{label}_cwnd"] = cw
-                    row[f"{label}_kbps"] = gp
-                rows.append(row)
-            import pandas as pd
+    def _run_scenario_i(self, ctx: Context) -> Any:
+        from manetlab.study import Study
 
-            ctx._scenario_i = (s, ts, pd.DataFrame(rows), ph)  # type: ignore[attr-defined]
-        return ctx._scenario_i  # type: ignore[attr-defined]
+        s = Study({"name": "tcpap-lred-scenario-i", "scenario": copy.deepcopy(SCENARIO_I),
+                   "seeds": self.scenario_i_seeds(ctx.quick),
+                   "metrics": ["flow0.throughput_kbps"], "grid": {TP: ["newreno", "tcp-ap"], QK: ["droptail", "lred"]}},
+                  ctx.out / "study-scenario-i")
+        s.run(jobs=2, progress=False)
+        ts = s.table("timeseries")
+        ph = phases()
+        rows = []
+        for (seed, tp, qk), g in ts.groupby(["seed", TP, QK]):
+            row = {"seed": int(seed), "case": (tp, qk)}
+            for label, (t0, t1) in ph.items():
+                cw, gp = _phase_stats(g, t0, t1)
+                row[f"{label}_cwnd"] = cw
+                row[f"{label}_kbps"] = gp
+            rows.append(row)
+        import pandas as pd
+
+        return s, ts, pd.DataFrame(rows), ph
 
     # ------------------------------------------------------------------ report parts
 
@@ -347,7 +352,7 @@ class TcpApLred(Paper):
             rows_i.append([CASE_NAMES[case]] + [fmt_ci(g[f"{lab}_{k}"].tolist(), 2 if k == "cwnd" else 1) for lab in ph for k in ("cwnd", "kbps")])
         ti = Table("Scenario I: window and goodput by phase (our hop count's phases)",
                    ["case"] + [f"{lab} {ph[lab][0]:.1f}–{ph[lab][1]:.1f} s: {k}" for lab in ph for k in ("mean cwnd (segments)", "goodput (kbit/s)")], rows_i, [], [],
-                   "Time-weighted mean congestion window and cumulative-ACK goodput within each phase; mean [95 % CI] over seeds " + (self.scenario_i_quick_seeds if ctx.quick else self.scenario_i_full_seeds) + ".")
+                   "Time-weighted mean congestion window and cumulative-ACK goodput within each phase; mean [95 % CI] over seeds " + self.scenario_i_seeds(ctx.quick) + ".")
         return [t, ti]
 
     def claims(self, ctx: Context) -> list[Claim]:
@@ -360,22 +365,19 @@ class TcpApLred(Paper):
             for p in pairs:
                 a = df[(df["case"] == new) & (df["pair"] == p)].set_index("seed")[col]
                 b = df[(df["case"] == base) & (df["pair"] == p)].set_index("seed")[col]
-                for s in sorted(set(a.index) & set(b.index)):
-                    if not (math.isnan(a[s]) or math.isnan(b[s])):
-                        d.append(float(b[s] - a[s]) if low_better else float(a[s] - b[s]))
+                d += seed_diffs(b, a) if low_better else seed_diffs(a, b)
             return d
 
         for base, where in ((nr_dt, "Table 1, §6"), (("newreno", "lred"), "Table 1, abstract, §6"), (("tcp-ap", "droptail"), "abstract, §6")):
             parts = [positive_test(paired(ap_lred, base, "tput_kbps", [(5, 12)], False), f"TCP-AP+LRED − {CASE_NAMES[base]} throughput, flow 5→12", " kbit/s"),
                      positive_test(paired(ap_lred, base, "delay_ms", [(5, 12)], True), f"{CASE_NAMES[base]} − TCP-AP+LRED delay, flow 5→12", " ms")]
-            verdict, ev = all_of(parts, ["throughput", "delay"])
-            out.append(Claim(f"TCP-AP + LRED gives higher throughput and lower delay than {CASE_NAMES[base]} (flow 5 → 12)", where, verdict, parts[0][1] + "; same for delay", ev))
+            out.append(Claim.of_parts(f"TCP-AP + LRED gives higher throughput and lower delay than {CASE_NAMES[base]} (flow 5 → 12)", where,
+                                      parts, ["throughput", "delay"], "; same for delay"))
         present = sorted(set(df["pair"]), key=PAIRS.index)
         parts = [positive_test(paired(ap_lred, nr_dt, "tput_kbps", present, False), "TCP-AP+LRED − NewReno+DropTail throughput, every (pair, scenario)", " kbit/s"),
                  positive_test(paired(ap_lred, nr_dt, "delay_ms", present, True), "NewReno+DropTail − TCP-AP+LRED delay, every (pair, scenario)", " ms")]
-        verdict, ev = all_of(parts, ["throughput", "delay"])
-        out.append(Claim("The combination beats plain TCP in throughput and delay over all the paper's pairs", "§6 (\"throughput is increased and delay is decreased\")",
-                         verdict, parts[0][1] + "; same for delay", ev))
+        out.append(Claim.of_parts("The combination beats plain TCP in throughput and delay over all the paper's pairs", "§6 (\"throughput is increased and delay is decreased\")",
+                                  parts, ["throughput", "delay"], "; same for delay"))
 
         _, _, ph_df, ph = self._scenario_i(ctx)
 
@@ -385,10 +387,9 @@ class TcpApLred(Paper):
 
         mh, cl = ph["multi-hop"], ph["close"]
         parts = [positive_test(phase_diff(c, "multi-hop_cwnd", "close_cwnd"), f"{CASE_NAMES[c]} mean cwnd multi-hop − close", " segments") for c in (("newreno", "lred"), ap_lred)]
-        verdict, ev = all_of(parts, [CASE_NAMES[("newreno", "lred")], CASE_NAMES[ap_lred]])
-        out.append(Claim("Scenario I: with LRED the window is larger while 0 and 1 are multi-hop apart than when they are close",
-                         f"§5.4 (multi-hop 10–75 s, close 80–120 s; ours {mh[0]:.0f}–{mh[1]:.0f} s and {cl[0]:.0f}–{cl[1]:.0f} s)", verdict,
-                         parts[0][1] + " (per seed)", ev))
+        out.append(Claim.of_parts("Scenario I: with LRED the window is larger while 0 and 1 are multi-hop apart than when they are close",
+                                  f"§5.4 (multi-hop 10–75 s, close 80–120 s; ours {mh[0]:.0f}–{mh[1]:.0f} s and {cl[0]:.0f}–{cl[1]:.0f} s)",
+                                  parts, [CASE_NAMES[("newreno", "lred")], CASE_NAMES[ap_lred]], " (per seed)"))
         a = ph_df[ph_df["case"] == ap_lred].set_index("seed")
         b = ph_df[ph_df["case"] == nr_dt].set_index("seed")
         seeds = sorted(set(a.index) & set(b.index))
@@ -406,13 +407,9 @@ class TcpApLred(Paper):
     # ------------------------------------------------------------------ figures
 
     def figures(self, ctx: Context) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         from manetlab.stats import mean_ci
 
+        plt = pyplot()
         figs = []
         _, ts, _, ph = self._scenario_i(ctx)
         seed = int(ts["seed"].min())
@@ -442,14 +439,9 @@ class TcpApLred(Paper):
         seed2 = int(df["seed"].min())
         fig, axes = plt.subplots(2, 1, figsize=(8.6, 5.6), layout="constrained", sharex=True)
         cell = next(c for c in ctx.study.cells if _pair_of(c.values[PAIR]) == (5, 12) and (c.values[TP], c.values[QK]) == ("tcp-ap", "lred"))
-        base = ctx.study.scenario_for(cell, seed2)
-        single = base.with_overrides({"flows[0].tcp.trace": True})
-        multi = base.with_overrides({"flows": [{**_flow(s, d, trace=True), "transport": "tcp-ap"} for s, d in MULTI_PAIRS]})
+        multi = ctx.study.scenario_for(cell, seed2).with_overrides({"flows": [{**_flow(s, d, trace=True), "transport": "tcp-ap"} for s, d in MULTI_PAIRS]})
         with tempfile.TemporaryDirectory(prefix="manetlab-reproduce-") as tmp:
-            r1 = manetlab.run(single, out=Path(tmp) / "single")
-            stored = df[(df["case"] == ("tcp-ap", "lred")) & (df["pair"] == (5, 12))].set_index("seed")
-            if float(r1.flows.loc[0, "tx_packets"]) != float(stored["flow0.tx_packets"][seed2]):
-                raise RuntimeError("traced rerun of flow 5 -> 12 differs from the stored run")
+            r1 = ctx.rerun(cell, seed2, {"flows[0].tcp.trace": True}, {"flow0.tx_packets": (0, "tx_packets")}, out=Path(tmp) / "single")
             r2 = manetlab.run(multi, out=Path(tmp) / "multi")
         for ax, r, label in ((axes[0], r2, "multiple connections"), (axes[1], r1, "single connection 5 → 12")):
             for fl, g in r.timeseries.groupby("name"):
@@ -469,13 +461,8 @@ class TcpApLred(Paper):
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), layout="constrained")
         cases = list(PAPER_T1)
         for ax, (col, k, label) in zip(axes, (("tput_kbps", 1, "avgTput (kbit/s)"), ("delay_ms", 2, "avgDelay (ms)"))):
-            ms = [mean_ci(_vals(df, c, (5, 12), col)) for c in cases]
-            x = list(range(len(cases)))
-            ax.bar([i - 0.2 for i in x], [PAPER_T1[c][k] for c in cases], 0.4, label="paper", color="white", edgecolor="#555", hatch="///")
-            ax.bar([i + 0.2 for i in x], [m.mean if m.n else 0 for m in ms], 0.4,
-                   yerr=[[(m.mean - m.ci_low) if m.n > 1 else 0 for m in ms], [(m.ci_high - m.mean) if m.n > 1 else 0 for m in ms]],
-                   capsize=3, color="#3b75af", label="ours (mean, 95 % CI)")
-            ax.set_xticks(x, [CASE_NAMES[c] for c in cases], fontsize=8)
+            paper_vs_ours_bars(ax, [CASE_NAMES[c] for c in cases], [PAPER_T1[c][k] for c in cases],
+                               [mean_ci(_vals(df, c, (5, 12), col)) for c in cases], capsize=3, fontsize=8)
             ax.set_title(label, fontsize=9)
         axes[0].legend(fontsize=7)
         figs.append(Figure("table1_bars", "Table 1 as bars: flow 5 → 12", "The paper's single run (hatched) beside our mean over movement scenarios (solid, 95 % CI).", fig))

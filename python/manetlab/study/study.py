@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from manetlab.plots import save_figure
+from manetlab.plots import pyplot, save_figure
 from manetlab.scenario import ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, code_version
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
@@ -363,11 +363,7 @@ class Study:
         axis with numeric values, else the first axis), one line per combination of
         the other axes; and one per [[derived]] quantity. PNG and SVG into `out`
         (default: <study dir>/figures)."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         out = Path(out) if out is not None else self.dir / "figures"
         out.mkdir(parents=True, exist_ok=True)
         keys = self.spec.axis_keys
@@ -383,13 +379,7 @@ class Study:
         for m in metrics:
             g = summ[summ["metric"] == m]
             fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-            lines = g.groupby(others, sort=False, dropna=False) if others else [((), g)]
-            for label, line in lines:
-                xs = line[x].astype(str).tolist() if x is not None and not _numeric(line[x]) else (line[x].tolist() if x is not None else ["all"])
-                ys = line["mean"].to_numpy(dtype=float)
-                err = (ys - line["ci_low"].to_numpy(dtype=float), line["ci_high"].to_numpy(dtype=float) - ys)
-                name = ", ".join(f"{k}={v}" for k, v in zip(others, label if isinstance(label, tuple) else (label,)))
-                ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name or None)
+            _ci_lines(ax, g, x, others)
             ax.set_xlabel(x or "")
             ax.set_ylabel(m)
             ax.set_title(f"{self.spec.name}: {m} (mean ± 95 % CI)", fontsize=10)
@@ -413,12 +403,7 @@ class Study:
             dx = x if x in keys else (keys[0] if keys else None)
             others = [k for k in keys if k != dx]
             fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-            for label, line in (g.groupby(others, sort=False, dropna=False) if others else [((), g)]):
-                xs = (line[dx].tolist() if _numeric(line[dx]) else line[dx].astype(str).tolist()) if dx else ["all"]
-                ys = line["mean"].to_numpy(dtype=float)
-                err = (ys - line["ci_low"].to_numpy(dtype=float), line["ci_high"].to_numpy(dtype=float) - ys)
-                name = ", ".join(f"{k}={v}" for k, v in zip(others, label if isinstance(label, tuple) else (label,)))
-                ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name or None)
+            _ci_lines(ax, g, dx, others)
             ax.axhline(0, color="0.6", linewidth=0.8)
             ax.set_xlabel(dx or "")
             unit = " (%)" if d.kind == "improvement_pct" else ""
@@ -448,6 +433,18 @@ def _cellvalue(v: Any) -> Any:
 
 def _numeric(s: Any) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in s)
+
+
+def _ci_lines(ax: Any, g: Any, x: str | None, others: list[str]) -> None:
+    """Summary rows `g` as mean ± 95 % CI against axis `x` (its values as labels
+    unless numeric; one point "all" without an axis), one line per combination of
+    the `others` axes."""
+    for label, line in (g.groupby(others, sort=False, dropna=False) if others else [((), g)]):
+        xs = (line[x].tolist() if _numeric(line[x]) else line[x].astype(str).tolist()) if x is not None else ["all"]
+        ys = line["mean"].to_numpy(dtype=float)
+        err = (ys - line["ci_low"].to_numpy(dtype=float), line["ci_high"].to_numpy(dtype=float) - ys)
+        name = ", ".join(f"{k}={v}" for k, v in zip(others, label if isinstance(label, tuple) else (label,)))
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name or None)
 
 
 def _g(v: Any) -> str:
