@@ -42,8 +42,32 @@ def _start_cli(*args: str | Path) -> subprocess.Popen[str]:
     )
 
 
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a running process (Linux /proc), None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_inside_run(p: subprocess.Popen[str]) -> None:
+    # Start-up (imports, scenario parsing) costs ~0.1 s of CPU; once the child has used
+    # 1 s of CPU it is inside the simulation. Waiting on CPU, not wall, time keeps this
+    # right on a loaded machine, where 2 s of wall time can still be start-up.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        cpu = _cpu_s(p.pid)
+        if cpu is None:
+            time.sleep(2.0)
+            return
+        if cpu >= 1.0:
+            return
+        time.sleep(0.05)
+
+
 def _stop_after_start(p: subprocess.Popen[str], sig: int) -> tuple[str, str, float]:
-    time.sleep(2.0)  # past start-up, inside the run
+    _wait_inside_run(p)  # past start-up, inside the run
     assert p.poll() is None, p.communicate()
     t0 = time.monotonic()
     p.send_signal(sig)
