@@ -55,7 +55,9 @@ fn checksum(acc: u32, bytes: &[u8]) -> u16 {
 }
 
 fn tcp_bytes(h: &TcpHeader) -> Vec<u8> {
-    let len = h.size_bytes() as usize;
+    // The capture holds real options even where the simulation counts SACK blocks
+    // as ns-2 does (`ns2_sack_bytes`).
+    let len = TcpHeader { ns2_sack_bytes: false, ..*h }.size_bytes() as usize;
     let mut b = Vec::with_capacity(len);
     b.extend_from_slice(&h.src_port.to_be_bytes());
     b.extend_from_slice(&h.dst_port.to_be_bytes());
@@ -316,6 +318,7 @@ mod tests {
             sack,
             sack_len: 1,
             headerless: false,
+            ns2_sack_bytes: false,
         };
         let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
         let b = datagram_bytes(&p);
