@@ -331,6 +331,12 @@ mod tests {
         let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 6];
         pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
         assert_eq!(ones_sum(ones_sum(0, &pseudo), tcp), 0xffff);
+        // Counting SACK blocks as ns-2 does (8 B each) changes the simulated size only:
+        // the capture still holds the real, padded option.
+        let h2 = TcpHeader { ns2_sack_bytes: true, ..h };
+        assert_eq!(h2.size_bytes(), 28);
+        let p2 = Packet { transport: TransportHeader::Tcp(h2), ..p };
+        assert_eq!(datagram_bytes(&p2), b);
     }
 
     #[test]
