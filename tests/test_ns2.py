@@ -20,6 +20,7 @@ import manetlab
 from manetlab.cli import main
 from manetlab.ns2 import Ns2Unsupported, crosscheck, export_ns2, metrics_from_dir, paired_ci, parse_seeds, summarize, t_quantile
 from manetlab.ns2.crosscheck import SeedsError, _scalars, our_metrics
+from manetlab.ns2.trace import drop_code
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "tests" / "fixtures" / "ns2"
@@ -170,6 +171,33 @@ def test_parser_on_committed_excerpt_gives_exact_numbers() -> None:
     assert m["routing_ctrl_pkts"] == 4
     assert m["drops"] == {"ifq.END": 19}
     assert tcp["drops"] == {"ifq.END": 17} and cbr["drops"] == {"ifq.END": 2}
+
+
+def test_priqueue_overflow_traced_as_ifq_dashes_counts_as_ifq_drop(tmp_path: Path) -> None:
+    # ns-2.35's Queue/DropTail/PriQueue drops an arrival to a full queue with a plain
+    # `drop(p)`, which the IFQ's CMUTrace writes with the reason "---" (line from ns-2.35,
+    # rwp20_aodv_tcp_cbr seed 1, t = 28.985 s, moved onto the excerpt's CBR flow 2:1 -> 0:1).
+    # It is the event manetlab traces as "IFQ IFQ" (and DSR's CMUPriQueue as "IFQ IFQ"):
+    # both must land on ifq.IFQ so crosscheck's drop rows line up.
+    old = (
+        "D 28.985387752 _1_ IFQ  --- 3448 cbr 532 [0 6 12 800] ------- [2:1 0:1 30 0] [111] 0 0\n",
+        "D 28.995387752 _1_ IFQ  IFQ 3485 cbr 532 [0 6 12 800] ------- [2:1 0:1 30 0] [112] 0 0\n",
+    )
+    new = (
+        "d -t 28.985387752 -Hs 1 -Hd 0 -Ni 1 -Nx 200.00 -Ny 0.00 -Nz 0.00 -Ne -1.000000 -Nl IFQ -Nw --- -Ma 0 -Md 6 -Ms 12 -Mt 800 "
+        "-Is 2.1 -Id 0.1 -It cbr -Il 532 -If 0 -Ii 3448 -Iv 30 -Pn cbr -Pi 111 -Pf 0 -Po 0 \n",
+        "d -t 28.995387752 -Hs 1 -Hd 0 -Ni 1 -Nx 200.00 -Ny 0.00 -Nz 0.00 -Ne -1.000000 -Nl IFQ -Nw IFQ -Ma 0 -Md 6 -Ms 12 -Mt 800 "
+        "-Is 2.1 -Id 0.1 -It cbr -Il 532 -If 0 -Ii 3485 -Iv 30 -Pn cbr -Pi 112 -Pf 0 -Po 0 \n",
+    )
+    for fmt, lines in (("excerpt_old", old), ("excerpt_new", new)):
+        d = tmp_path / fmt
+        shutil.copytree(FIX / fmt, d)
+        with (d / "trace.tr").open("a", encoding="utf-8") as fh:
+            fh.writelines(lines)
+        m = metrics_from_dir(d).to_dict()
+        assert m["drops"] == {"ifq.END": 19, "ifq.IFQ": 2}, fmt
+        assert m["flows"][1]["drops"] == {"ifq.END": 2, "ifq.IFQ": 2}, fmt
+    assert drop_code("IFQ", "---") == "ifq.IFQ" and drop_code("IFQ", "END") == "ifq.END" and drop_code("RTR", "CBK") == "rtr.CBK"
 
 
 def test_parser_reads_old_and_new_format_alike() -> None:

@@ -70,7 +70,8 @@ pub struct TcpFlags {
 ///
 /// Size on the wire: 20 bytes plus options, padded to a multiple of 4 (RFC 9293):
 /// a SYN carries MSS (4 B) and, when offered, SACK-permitted (2 B) → 24 or 28 B;
-/// a segment with n SACK blocks carries 2 + 8n bytes of option → 32, 40 or 48 B.
+/// a segment with n SACK blocks carries 2 + 8n bytes of option → 32, 40 or 48 B
+/// (ns-2.35's accounting, 8n → 28, 36, 44 B, with `ns2_sack_bytes`).
 /// Plain data and ACK segments are 20 B, so with IP a data segment of 1000 B is
 /// 1040 B and a pure ACK 40 B, exactly what ns-2 counts (docs/tcp.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +95,11 @@ pub struct TcpHeader {
     /// (ns-2.35 Vegas, whose data packets are `packetSize_` bytes only):
     /// [`Packet::size_bytes`] leaves out the 20-byte TCP and 20-byte IP headers.
     pub headerless: bool,
+    /// Not on the wire: SACK blocks are counted as ns-2.35's `TCPSink/Sack1` counts
+    /// them (`tcp-sink.cc`: 8 B per block, no option kind/length, no padding), so an
+    /// ACK with n blocks is 40 + 8n B. Set by the one-way (ns-2) sink; false gives
+    /// the real option (2 + 8n B padded to 4).
+    pub ns2_sack_bytes: bool,
 }
 
 impl TcpHeader {
@@ -106,7 +112,11 @@ impl TcpHeader {
             opt += 2;
         }
         if self.sack_len > 0 {
-            opt += 2 + 8 * self.sack_len as u32;
+            if self.ns2_sack_bytes {
+                opt += 8 * self.sack_len as u32;
+            } else {
+                opt += 2 + 8 * self.sack_len as u32;
+            }
         }
         TCP_HEADER_BYTES + opt.div_ceil(4) * 4
     }
@@ -155,7 +165,7 @@ pub struct AppTag {
 impl TcpHeader {
     /// A plain header for tests: ports 1, sequence and ACK 0, `flags`, no options.
     pub(crate) fn for_tests(flags: TcpFlags) -> TcpHeader {
-        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false }
+        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false, ns2_sack_bytes: false }
     }
 }
 
@@ -229,6 +239,7 @@ mod tests {
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
             headerless: false,
+            ns2_sack_bytes: false,
         };
         let mut p = Packet {
             uid: 0,
@@ -261,6 +272,15 @@ mod tests {
         for (n, size) in [(1, 32), (2, 40), (3, 48)] {
             h.sack_len = n;
             assert_eq!(h.size_bytes(), size, "{n} SACK blocks: 2 + 8n option bytes, padded");
+        }
+        // ns-2.35 TCPSink/Sack1 (`ch->size() += sack_index * 8`): 48, 56, 64 B ACKs with
+        // IP, as its traces show.
+        h.ns2_sack_bytes = true;
+        p.transport = TransportHeader::Tcp(h);
+        for (n, size) in [(0, 40), (1, 48), (2, 56), (3, 64)] {
+            let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+            hh.sack_len = n;
+            assert_eq!(p.size_bytes(), size, "ns-2: 40 + 8 B per SACK block ({n} blocks)");
         }
     }
 }

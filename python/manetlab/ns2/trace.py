@@ -23,7 +23,8 @@ Definitions, matching manetlab's (docs/ns2.md has the full table):
 * ``routing_ctrl_pkts``: routing control transmissions (``s`` and ``f`` lines at
   RTR level of AODV / DSR / DSDV ("message") packets) — manetlab's
   routing_ctrl_originated_pkts + routing_ctrl_forwarded_pkts summed over nodes.
-* ``drops``: ``D`` lines by ``level.REASON`` (``rtr.CBK``, ``ifq.IFQ``, ...),
+* ``drops``: ``D`` lines by ``level.REASON`` (``rtr.CBK``, ``ifq.IFQ``, ...; a
+  queue overflow that ns-2's PriQueue traces as ``IFQ ---`` counts as ``ifq.IFQ``),
   per run and, for a flow's own packets (data, and ACKs of a TCP flow), per flow.
   MAC-level drops (COL, RET) appear only when the script traces the MAC.
 """
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Ns2Metrics", "TraceEvent", "parse_trace", "read_ports", "metrics_from_dir", "iter_events"]
+__all__ = ["Ns2Metrics", "TraceEvent", "parse_trace", "read_ports", "metrics_from_dir", "iter_events", "drop_code"]
 
 #: Packet types ns-2 gives routing control packets (DSDV's updates are "message").
 ROUTING_TYPES = frozenset({"AODV", "DSR", "message"})
@@ -123,6 +124,21 @@ def _new(tok: list[str]) -> TraceEvent | None:
     )
 
 
+def drop_code(level: str, reason: str) -> str:
+    """The ``level.REASON`` key of a ``D`` line.
+
+    ns-2's `Queue/DropTail/PriQueue` (AODV, DSDV) drops a packet that finds its queue
+    full with a plain `Connector::drop(p)`; that reaches the IFQ's `CMUTrace::recv`,
+    which writes the reason ``---``. DSR's `CMUPriQueue` names the same event
+    `DROP_IFQ_QFULL` (``IFQ``), and manetlab's trace writes ``IFQ`` for every
+    overflow. No other IFQ drop is reasonless (ARP and end-of-run flushes carry
+    ``ARP`` / ``END``), so ``IFQ ---`` is counted as ``ifq.IFQ``.
+    """
+    if level == "IFQ" and reason == "---":
+        reason = "IFQ"
+    return f"{level.lower()}.{reason}"
+
+
 def iter_events(path: str | Path) -> Iterator[TraceEvent]:
     """Every packet event (s, r, f, D) of a trace, either format."""
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -187,7 +203,7 @@ def parse_trace(path: str | Path, meta: Mapping[str, Any], ports: Mapping[int, t
     for ev in iter_events(path):
         events += 1
         if ev.op == "D":
-            code = f"{ev.level.lower()}.{ev.reason}"
+            code = drop_code(ev.level, ev.reason)
             drops[code] += 1
             fk = key.get((ev.src, ev.dst))
             if fk is not None and ev.ptype in ("cbr", "tcp", "ack"):

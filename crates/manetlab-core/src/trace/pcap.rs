@@ -55,7 +55,9 @@ fn checksum(acc: u32, bytes: &[u8]) -> u16 {
 }
 
 fn tcp_bytes(h: &TcpHeader) -> Vec<u8> {
-    let len = h.size_bytes() as usize;
+    // The capture holds real options even where the simulation counts SACK blocks
+    // as ns-2 does (`ns2_sack_bytes`).
+    let len = TcpHeader { ns2_sack_bytes: false, ..*h }.size_bytes() as usize;
     let mut b = Vec::with_capacity(len);
     b.extend_from_slice(&h.src_port.to_be_bytes());
     b.extend_from_slice(&h.dst_port.to_be_bytes());
@@ -316,6 +318,7 @@ mod tests {
             sack,
             sack_len: 1,
             headerless: false,
+            ns2_sack_bytes: false,
         };
         let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
         let b = datagram_bytes(&p);
@@ -328,6 +331,12 @@ mod tests {
         let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 6];
         pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
         assert_eq!(ones_sum(ones_sum(0, &pseudo), tcp), 0xffff);
+        // Counting SACK blocks as ns-2 does (8 B each) changes the simulated size only:
+        // the capture still holds the real, padded option.
+        let h2 = TcpHeader { ns2_sack_bytes: true, ..h };
+        assert_eq!(h2.size_bytes(), 28);
+        let p2 = Packet { transport: TransportHeader::Tcp(h2), ..p };
+        assert_eq!(datagram_bytes(&p2), b);
     }
 
     #[test]

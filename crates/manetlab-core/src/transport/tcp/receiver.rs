@@ -147,6 +147,8 @@ impl TcpReceiver {
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
             headerless: false,
+            // The one-way agent is ns-2's sink: its SACK blocks count 8 B each.
+            ns2_sack_bytes: self.one_way,
         }
     }
 
@@ -323,6 +325,7 @@ mod tests {
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
             headerless: false,
+            ns2_sack_bytes: false,
         }
     }
 
@@ -392,6 +395,12 @@ mod tests {
         // Data flows as usual; no FIN is ever sent.
         let (d, o) = data(&mut r, 1.0, 0);
         assert_eq!((d.len(), o[0].hdr.ack), (1, 1001));
+        // ns-2's Sack1 sink adds 8 B per SACK block (tcp-sink.cc), no option header:
+        // its traces show 48- and 56-byte ACKs (with IP) for one and two blocks.
+        let (_, o) = data(&mut r, 1.1, 2);
+        assert_eq!((o[0].hdr.sack_len, o[0].hdr.size_bytes()), (1, 28));
+        let (_, o) = data(&mut r, 1.2, 4);
+        assert_eq!((o[0].hdr.sack_len, o[0].hdr.size_bytes()), (2, 36));
     }
 
     #[test]

@@ -423,6 +423,7 @@ impl TcpSender {
             sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
             sack_len: 0,
             headerless: false,
+            ns2_sack_bytes: false,
         }
     }
 

@@ -35,6 +35,7 @@ fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
         sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
         sack_len: 0,
         headerless: false,
+        ns2_sack_bytes: false,
     };
     for (i, (l, r)) in sack_segs.iter().enumerate() {
         h.sack[i] = ((1 + l * MSS) as u32, (1 + r * MSS) as u32);
