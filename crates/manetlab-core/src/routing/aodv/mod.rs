@@ -845,7 +845,8 @@ impl Aodv {
         let rev_until = now + self.p.reverse_route_life;
         let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
         let ns2 = self.p.rules == Rules::Ns2;
-        if self.table.update(now, rev) {
+        let rev_updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, rev) } else { self.table.update(now, rev) };
+        if rev_updated {
             if ns2 && self.req.get(&rq.originator).is_some_and(|st| st.timeout.is_some()) {
                 // ns-2: we were asking for the originator ourselves: that
                 // discovery is over, and the route counts as used.
@@ -949,7 +950,7 @@ impl Aodv {
         // the destination, refreshing that route first would revalidate it with
         // its old number and make this reply look stale, so it would not be
         // forwarded and the discovery would fail.
-        let updated = self.table.update(now, fwd);
+        let updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, fwd) } else { self.table.update(now, fwd) };
         self.neighbour_route(ctx, from);
         let ns2 = self.p.rules == Rules::Ns2;
         if updated {

@@ -176,6 +176,39 @@ impl RouteTable {
         true
     }
 
+    /// ns-2's freshness test (`recvReply`, `recvRequest`): newer number, or the
+    /// same number and fewer hops than the entry has. ns-2 looks at neither the
+    /// route's flags nor its lifetime: only `rt_down` sets the hop count to
+    /// `INFINITY2`, so an invalid entry takes any reply with its number, but a
+    /// route under local repair (or up past its lifetime, until the purge timer
+    /// sees it) keeps its hop count, and a reply with the same number and as
+    /// many or more hops is turned down. That is why ns-2's local repair, whose
+    /// request carries the route's own number, is answered by the neighbours
+    /// (which hold that number) and yet never repaired by them.
+    /// Information without a number is judged as [`RouteTable::update`] does.
+    pub fn update_ns2(&mut self, now: SimTime, info: RouteInfo) -> bool {
+        let (Some(s), Some(r)) = (info.seq, self.routes.get(&info.dst)) else {
+            return self.update(now, info);
+        };
+        let hops = if r.state == RouteState::Invalid { u8::MAX } else { r.hops };
+        let fresher = !r.valid_seq || seq_newer(s, r.seq) || (s == r.seq && info.hops < hops);
+        if !fresher {
+            return false;
+        }
+        let usable = r.state == RouteState::Valid && r.expires > now;
+        let r = self.routes.get_mut(&info.dst).expect("looked up above");
+        r.seq = s;
+        r.valid_seq = true;
+        if r.next_hop != info.next_hop || !usable {
+            r.precursors.clear();
+        }
+        r.hops = info.hops;
+        r.next_hop = info.next_hop;
+        r.state = RouteState::Valid;
+        r.expires = if usable { r.expires.max(info.expires) } else { info.expires };
+        true
+    }
+
     /// Invalidate the route to `dst` (link break, RERR): the sequence number is
     /// set to `seq`, precursors are returned to the caller.
     pub fn invalidate(&mut self, dst: NodeId, seq: u32) -> Vec<NodeId> {
