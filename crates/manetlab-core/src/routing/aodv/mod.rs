@@ -690,7 +690,7 @@ impl Aodv {
             let r = self.table.get_mut(dst).expect("listed above");
             if r.state == RouteState::Valid && r.expires < now {
                 r.seq = r.seq.wrapping_add(1);
-                r.down();
+                r.down_keep_precursors();
                 self.drop_buffered(ctx, dst, DropReason::NoRoute);
             } else if r.state == RouteState::Valid {
                 if self.buffer.has_for(dst) {
@@ -737,7 +737,7 @@ impl Aodv {
             RouteState::Valid => {}
             RouteState::Invalid => {}
             RouteState::Repairing => {
-                r.down();
+                r.down_keep_precursors();
                 self.counters.local_repairs_failed += 1;
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
@@ -755,7 +755,7 @@ impl Aodv {
                 r.seq = r.seq.wrapping_add(1);
                 r.valid_seq = true;
                 unreachable.push((r.dst, r.seq));
-                r.down();
+                r.down_keep_precursors();
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
             }
             r.precursors.retain(|&p| p != nb);
@@ -955,6 +955,11 @@ impl Aodv {
         let ns2 = self.p.rules == Rules::Ns2;
         if updated {
             if ns2 {
+                // ns-2 `rt_update`: the lifetime is the reply's, even if the
+                // route had a later one.
+                if let Some(r) = self.table.get_mut(rp.dst) {
+                    r.expires = fwd.expires;
+                }
                 self.ns2_reset_req(now, rp.dst, hops);
                 if rp.originator == self.me {
                     // ns-2: discovery latency per hop, for PerHopTime.
@@ -1039,13 +1044,15 @@ impl Aodv {
             }
             r.seq = seq;
             let had_precursors = !r.precursors.is_empty();
-            r.down();
+            r.down_keep_precursors();
             ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if self.p.rerr_purges_queue && !purged {
                 purged = true;
                 ctx.actions.push(RoutingAction::ReclaimQueued { next_hop: from });
             }
             if had_precursors {
+                // ns-2 `pc_delete()`: the list is emptied once the RERR is passed on.
+                r.precursors.clear();
                 propagate.push((dst, seq));
             }
         }

@@ -53,12 +53,20 @@ impl Route {
     /// Take the route down (ns-2 `rt_down`): it keeps its number, remembers its
     /// hop count for the next request, and loses its precursors.
     pub fn down(&mut self) {
+        self.down_keep_precursors();
+        self.precursors.clear();
+    }
+
+    /// ns-2's `rt_down` exactly: the precursor list survives (ns-2 empties it
+    /// only when it passes a RERR on, and removes a lost neighbour from it), so
+    /// a route set up again later, e.g. by a request, still has its old
+    /// precursors and a later RERR for it is passed upstream.
+    pub fn down_keep_precursors(&mut self) {
         if self.state == RouteState::Invalid {
             return;
         }
         self.last_hops = Some(self.hops);
         self.state = RouteState::Invalid;
-        self.precursors.clear();
     }
 
     pub fn add_precursor(&mut self, n: NodeId) {
@@ -197,11 +205,9 @@ impl RouteTable {
         }
         let usable = r.state == RouteState::Valid && r.expires > now;
         let r = self.routes.get_mut(&info.dst).expect("looked up above");
+        // ns-2 `rt_update` leaves the precursor list alone.
         r.seq = s;
         r.valid_seq = true;
-        if r.next_hop != info.next_hop || !usable {
-            r.precursors.clear();
-        }
         r.hops = info.hops;
         r.next_hop = info.next_hop;
         r.state = RouteState::Valid;
