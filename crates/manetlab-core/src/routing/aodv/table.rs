@@ -313,6 +313,36 @@ mod tests {
     }
 
     #[test]
+    fn ns2_freshness_compares_hops_whatever_the_state_except_for_a_route_that_is_down() {
+        // ns-2 `recvReply`: newer, or equal with fewer hops; only `rt_down`
+        // makes the hop count INFINITY2.
+        let mut rt = RouteTable::new();
+        rt.update(t(0.0), info(Some(4), 2, 1));
+        rt.get_mut(NodeId(9)).unwrap().state = RouteState::Repairing;
+        assert!(!rt.update_ns2(t(1.0), info(Some(4), 2, 2)), "same number, as many hops");
+        assert!(!rt.update_ns2(t(1.0), info(Some(4), 4, 3)), "same number, more hops");
+        assert_eq!(rt.get(NodeId(9)).unwrap().state, RouteState::Repairing);
+        // The RFC rule takes any equal number for a route that is not usable.
+        let mut rfc = RouteTable::new();
+        rfc.update(t(0.0), info(Some(4), 2, 1));
+        rfc.get_mut(NodeId(9)).unwrap().state = RouteState::Repairing;
+        assert!(rfc.update(t(1.0), info(Some(4), 4, 3)));
+        // Up but past its lifetime (the purge timer has not seen it yet): still
+        // compared by hops in ns-2.
+        let mut old = RouteTable::new();
+        old.update(t(0.0), info(Some(4), 2, 1));
+        assert!(!old.update_ns2(t(20.0), info(Some(4), 3, 3)));
+        assert!(old.update_ns2(t(20.0), info(Some(4), 1, 3)), "fewer hops");
+        // Down: any reply with its number.
+        rt.get_mut(NodeId(9)).unwrap().down_keep_precursors();
+        assert!(rt.update_ns2(t(1.0), info(Some(4), 6, 3)));
+        let r = rt.get(NodeId(9)).unwrap();
+        assert_eq!((r.state, r.hops, r.next_hop), (RouteState::Valid, 6, NodeId(3)));
+        // Older numbers never.
+        assert!(!rt.update_ns2(t(1.0), info(Some(3), 1, 2)));
+    }
+
+    #[test]
     fn expired_routes_are_invalid_with_a_bumped_number() {
         let mut rt = RouteTable::new();
         rt.update(t(0.0), info(Some(4), 2, 1));
