@@ -88,9 +88,11 @@ pub struct Params {
     pub repair_timer_bug: bool,
     /// ns-2 rules: a local repair asks for the broken route's number + 1
     /// (RFC §6.12). ns-2 asks with the same number (`rt_seqno++` is commented
-    /// out), so a node upstream whose route runs through the repairing node may
-    /// answer and form a loop (data dropped as `rtr.TTL`/`rtr.LOOP`): an ns-2
-    /// bug, off by default.
+    /// out), so the neighbours, which hold that number, answer instead of
+    /// passing the request on, and ns-2 refuses their replies (same number, no
+    /// fewer hops: [`RouteTable::update_ns2`]): the route stays in repair, its
+    /// packets buffered, until a newer number turns up or the retries run out.
+    /// An ns-2 bug, off by default.
     pub local_repair_new_seq: bool,
     /// A RERR from a neighbour drops every packet queued for that neighbour
     /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.

@@ -700,3 +700,20 @@ fn ns2_a_reply_gives_the_route_exactly_its_lifetime() {
     n.recv(AodvMessage::Rrep(rp), 1, 20);
     assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, SimTime::from_secs_f64(5.0));
 }
+
+#[test]
+fn ns2_with_the_new_number_switch_a_repair_request_passes_the_neighbours_and_the_destination_repairs_it() {
+    let mut r = ns2_relay(Params { local_repair_new_seq: true, ..Params::default() });
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    let (q, _) = rreqs(&a)[0];
+    assert_eq!(q.dst_seq, 5, "number + 1 (RFC §6.12)");
+    // Node 6 still holds number 4: it cannot answer and passes the request on.
+    let mut six = Node::with(6, Params::default());
+    six.recv(rrep(9, 4, 0, 0), 9, 20);
+    let b = six.recv(AodvMessage::Rreq(q), 5, 29);
+    assert!(rreps(&b).is_empty());
+    assert_eq!(rreqs(&b).len(), 1);
+    // The destination's reply (max(own, 5) + 1, even: 6) repairs the route.
+    let c = r.recv(rrep(9, 6, 1, 5), 6, 30);
+    assert_eq!(forwards_after(&c), vec![(NodeId(6), ms(0))]);
+}
