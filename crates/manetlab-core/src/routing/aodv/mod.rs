@@ -918,9 +918,10 @@ impl Aodv {
             }
         }
 
-        // Rebroadcast while the TTL lasts (a request whose TTL is used up ends
-        // here: that is the expanding ring, not a drop).
-        if ttl == 0 {
+        // Rebroadcast while the TTL lasts. A request whose TTL is used up ends
+        // here (the expanding ring); ns-2's `forward` traces it as a drop
+        // (`DROP_RTR_TTL`), so under ns-2 rules it is counted as `rtr.TTL`.
+        if ttl == 0 && !ns2 {
             return;
         }
         let mut fwd = rq;
@@ -940,6 +941,10 @@ impl Aodv {
             tag: None,
             source_route: None, frn: None,
         };
+        if ttl == 0 {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+            return;
+        }
         self.broadcast(ctx, pkt, true, true);
     }
 

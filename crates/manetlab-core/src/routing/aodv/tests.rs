@@ -717,3 +717,28 @@ fn ns2_with_the_new_number_switch_a_repair_request_passes_the_neighbours_and_the
     let c = r.recv(rrep(9, 6, 1, 5), 6, 30);
     assert_eq!(forwards_after(&c), vec![(NodeId(6), ms(0))]);
 }
+
+#[test]
+fn ns2_a_request_whose_ttl_is_used_up_is_dropped_as_ttl() {
+    // ns-2 `recv` decrements the TTL, `recvRequest` rewrites the request for
+    // forwarding, and `forward` drops it with DROP_RTR_TTL when the TTL is 0.
+    let mut n = ns2(4);
+    let a = n.recv(rreq(0, 1, 9, None, 3), 3, 1);
+    assert!(rreqs(&a).is_empty());
+    let dropped: Vec<(u8, u8, NodeId)> = a
+        .iter()
+        .filter_map(|x| match x {
+            RoutingAction::Drop { pkt, reason: DropReason::TtlExpired } => match &pkt.transport {
+                TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(q))) => Some((pkt.ip.ttl, q.hop_count, pkt.ip.src)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dropped, vec![(0, 4, NodeId(4))]);
+    // With TTL left it is rebroadcast; under the RFC rules the end of the ring is silent.
+    assert_eq!(rreqs(&n.recv(rreq(0, 2, 9, None, 3), 3, 2)).len(), 1);
+    let mut r = Node::new(4);
+    let b = r.recv(rreq(0, 1, 9, None, 3), 3, 1);
+    assert!(rreqs(&b).is_empty() && drops(&b).is_empty(), "{b:?}");
+}
