@@ -164,8 +164,11 @@ def our_metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
     ctrl = 0
     for n in summary["nodes"]:
         ctrl += int(n.get("routing_ctrl_originated_pkts", 0)) + int(n.get("routing_ctrl_forwarded_pkts", 0))
-        for k, v in (n.get("drops") or {}).items():
-            drops[k] = drops.get(k, 0) + int(v)
+        # ns-2's D lines count routing packets too (e.g. AODV requests at the end
+        # of a ring, rtr.TTL): add our control-packet drops to the data ones.
+        for part in ("drops", "ctrl_drops"):
+            for k, v in (n.get(part) or {}).items():
+                drops[k] = drops.get(k, 0) + int(v)
     return {"flows": flows, "routing_ctrl_pkts": ctrl, "drops": drops}
 
 

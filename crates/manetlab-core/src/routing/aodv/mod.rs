@@ -88,9 +88,11 @@ pub struct Params {
     pub repair_timer_bug: bool,
     /// ns-2 rules: a local repair asks for the broken route's number + 1
     /// (RFC §6.12). ns-2 asks with the same number (`rt_seqno++` is commented
-    /// out), so a node upstream whose route runs through the repairing node may
-    /// answer and form a loop (data dropped as `rtr.TTL`/`rtr.LOOP`): an ns-2
-    /// bug, off by default.
+    /// out), so the neighbours, which hold that number, answer instead of
+    /// passing the request on, and ns-2 refuses their replies (same number, no
+    /// fewer hops: [`RouteTable::update_ns2`]): the route stays in repair, its
+    /// packets buffered, until a newer number turns up or the retries run out.
+    /// An ns-2 bug, off by default.
     pub local_repair_new_seq: bool,
     /// A RERR from a neighbour drops every packet queued for that neighbour
     /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.
@@ -690,7 +692,7 @@ impl Aodv {
             let r = self.table.get_mut(dst).expect("listed above");
             if r.state == RouteState::Valid && r.expires < now {
                 r.seq = r.seq.wrapping_add(1);
-                r.down();
+                r.down_keep_precursors();
                 self.drop_buffered(ctx, dst, DropReason::NoRoute);
             } else if r.state == RouteState::Valid {
                 if self.buffer.has_for(dst) {
@@ -737,7 +739,7 @@ impl Aodv {
             RouteState::Valid => {}
             RouteState::Invalid => {}
             RouteState::Repairing => {
-                r.down();
+                r.down_keep_precursors();
                 self.counters.local_repairs_failed += 1;
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
@@ -755,7 +757,7 @@ impl Aodv {
                 r.seq = r.seq.wrapping_add(1);
                 r.valid_seq = true;
                 unreachable.push((r.dst, r.seq));
-                r.down();
+                r.down_keep_precursors();
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
             }
             r.precursors.retain(|&p| p != nb);
@@ -845,7 +847,8 @@ impl Aodv {
         let rev_until = now + self.p.reverse_route_life;
         let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
         let ns2 = self.p.rules == Rules::Ns2;
-        if self.table.update(now, rev) {
+        let rev_updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, rev) } else { self.table.update(now, rev) };
+        if rev_updated {
             if ns2 && self.req.get(&rq.originator).is_some_and(|st| st.timeout.is_some()) {
                 // ns-2: we were asking for the originator ourselves: that
                 // discovery is over, and the route counts as used.
@@ -915,9 +918,10 @@ impl Aodv {
             }
         }
 
-        // Rebroadcast while the TTL lasts (a request whose TTL is used up ends
-        // here: that is the expanding ring, not a drop).
-        if ttl == 0 {
+        // Rebroadcast while the TTL lasts. A request whose TTL is used up ends
+        // here (the expanding ring); ns-2's `forward` traces it as a drop
+        // (`DROP_RTR_TTL`), so under ns-2 rules it is counted as `rtr.TTL`.
+        if ttl == 0 && !ns2 {
             return;
         }
         let mut fwd = rq;
@@ -937,6 +941,10 @@ impl Aodv {
             tag: None,
             source_route: None, frn: None,
         };
+        if ttl == 0 {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+            return;
+        }
         self.broadcast(ctx, pkt, true, true);
     }
 
@@ -949,11 +957,16 @@ impl Aodv {
         // the destination, refreshing that route first would revalidate it with
         // its old number and make this reply look stale, so it would not be
         // forwarded and the discovery would fail.
-        let updated = self.table.update(now, fwd);
+        let updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, fwd) } else { self.table.update(now, fwd) };
         self.neighbour_route(ctx, from);
         let ns2 = self.p.rules == Rules::Ns2;
         if updated {
             if ns2 {
+                // ns-2 `rt_update`: the lifetime is the reply's, even if the
+                // route had a later one.
+                if let Some(r) = self.table.get_mut(rp.dst) {
+                    r.expires = fwd.expires;
+                }
                 self.ns2_reset_req(now, rp.dst, hops);
                 if rp.originator == self.me {
                     // ns-2: discovery latency per hop, for PerHopTime.
@@ -1038,13 +1051,15 @@ impl Aodv {
             }
             r.seq = seq;
             let had_precursors = !r.precursors.is_empty();
-            r.down();
+            r.down_keep_precursors();
             ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if self.p.rerr_purges_queue && !purged {
                 purged = true;
                 ctx.actions.push(RoutingAction::ReclaimQueued { next_hop: from });
             }
             if had_precursors {
+                // ns-2 `pc_delete()`: the list is emptied once the RERR is passed on.
+                r.precursors.clear();
                 propagate.push((dst, seq));
             }
         }

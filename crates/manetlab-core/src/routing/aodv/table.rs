@@ -53,12 +53,20 @@ impl Route {
     /// Take the route down (ns-2 `rt_down`): it keeps its number, remembers its
     /// hop count for the next request, and loses its precursors.
     pub fn down(&mut self) {
+        self.down_keep_precursors();
+        self.precursors.clear();
+    }
+
+    /// ns-2's `rt_down` exactly: the precursor list survives (ns-2 empties it
+    /// only when it passes a RERR on, and removes a lost neighbour from it), so
+    /// a route set up again later, e.g. by a request, still has its old
+    /// precursors and a later RERR for it is passed upstream.
+    pub fn down_keep_precursors(&mut self) {
         if self.state == RouteState::Invalid {
             return;
         }
         self.last_hops = Some(self.hops);
         self.state = RouteState::Invalid;
-        self.precursors.clear();
     }
 
     pub fn add_precursor(&mut self, n: NodeId) {
@@ -176,6 +184,37 @@ impl RouteTable {
         true
     }
 
+    /// ns-2's freshness test (`recvReply`, `recvRequest`): newer number, or the
+    /// same number and fewer hops than the entry has. ns-2 looks at neither the
+    /// route's flags nor its lifetime: only `rt_down` sets the hop count to
+    /// `INFINITY2`, so an invalid entry takes any reply with its number, but a
+    /// route under local repair (or up past its lifetime, until the purge timer
+    /// sees it) keeps its hop count, and a reply with the same number and as
+    /// many or more hops is turned down. That is why ns-2's local repair, whose
+    /// request carries the route's own number, is answered by the neighbours
+    /// (which hold that number) and yet never repaired by them.
+    /// Information without a number is judged as [`RouteTable::update`] does.
+    pub fn update_ns2(&mut self, now: SimTime, info: RouteInfo) -> bool {
+        let (Some(s), Some(r)) = (info.seq, self.routes.get(&info.dst)) else {
+            return self.update(now, info);
+        };
+        let hops = if r.state == RouteState::Invalid { u8::MAX } else { r.hops };
+        let fresher = !r.valid_seq || seq_newer(s, r.seq) || (s == r.seq && info.hops < hops);
+        if !fresher {
+            return false;
+        }
+        let usable = r.state == RouteState::Valid && r.expires > now;
+        let r = self.routes.get_mut(&info.dst).expect("looked up above");
+        // ns-2 `rt_update` leaves the precursor list alone.
+        r.seq = s;
+        r.valid_seq = true;
+        r.hops = info.hops;
+        r.next_hop = info.next_hop;
+        r.state = RouteState::Valid;
+        r.expires = if usable { r.expires.max(info.expires) } else { info.expires };
+        true
+    }
+
     /// Invalidate the route to `dst` (link break, RERR): the sequence number is
     /// set to `seq`, precursors are returned to the caller.
     pub fn invalidate(&mut self, dst: NodeId, seq: u32) -> Vec<NodeId> {
@@ -271,6 +310,36 @@ mod tests {
         assert!(rt.update(t(0.0), info(None, 1, 9)));
         let r = rt.get(NodeId(9)).unwrap();
         assert_eq!((r.seq, r.valid_seq, r.hops, r.next_hop), (3, true, 1, NodeId(9)));
+    }
+
+    #[test]
+    fn ns2_freshness_compares_hops_whatever_the_state_except_for_a_route_that_is_down() {
+        // ns-2 `recvReply`: newer, or equal with fewer hops; only `rt_down`
+        // makes the hop count INFINITY2.
+        let mut rt = RouteTable::new();
+        rt.update(t(0.0), info(Some(4), 2, 1));
+        rt.get_mut(NodeId(9)).unwrap().state = RouteState::Repairing;
+        assert!(!rt.update_ns2(t(1.0), info(Some(4), 2, 2)), "same number, as many hops");
+        assert!(!rt.update_ns2(t(1.0), info(Some(4), 4, 3)), "same number, more hops");
+        assert_eq!(rt.get(NodeId(9)).unwrap().state, RouteState::Repairing);
+        // The RFC rule takes any equal number for a route that is not usable.
+        let mut rfc = RouteTable::new();
+        rfc.update(t(0.0), info(Some(4), 2, 1));
+        rfc.get_mut(NodeId(9)).unwrap().state = RouteState::Repairing;
+        assert!(rfc.update(t(1.0), info(Some(4), 4, 3)));
+        // Up but past its lifetime (the purge timer has not seen it yet): still
+        // compared by hops in ns-2.
+        let mut old = RouteTable::new();
+        old.update(t(0.0), info(Some(4), 2, 1));
+        assert!(!old.update_ns2(t(20.0), info(Some(4), 3, 3)));
+        assert!(old.update_ns2(t(20.0), info(Some(4), 1, 3)), "fewer hops");
+        // Down: any reply with its number.
+        rt.get_mut(NodeId(9)).unwrap().down_keep_precursors();
+        assert!(rt.update_ns2(t(1.0), info(Some(4), 6, 3)));
+        let r = rt.get(NodeId(9)).unwrap();
+        assert_eq!((r.state, r.hops, r.next_hop), (RouteState::Valid, 6, NodeId(3)));
+        // Older numbers never.
+        assert!(!rt.update_ns2(t(1.0), info(Some(3), 1, 2)));
     }
 
     #[test]

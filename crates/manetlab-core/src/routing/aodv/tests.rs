@@ -629,3 +629,116 @@ fn ns2_destination_always_takes_a_new_even_number_for_a_reply() {
     let b = d.recv(rreq(0, 2, 9, None, 1), 1, 10);
     assert_eq!(rreps(&b)[0].0.dst_seq, 10);
 }
+
+#[test]
+fn ns2_a_route_under_repair_refuses_replies_with_its_number_and_as_many_hops() {
+    // ns-2 `recvReply` takes a reply if rt_seqno < rp_dst_seqno, or equal and
+    // rt_hops > rp_hop_count; a route in RTF_IN_REPAIR keeps its rt_hops.
+    let mut r = ns2_relay(Params::default());
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    assert_eq!(rreqs(&a)[0].0.dst_seq, 4, "the repair asks with the route's own number");
+    // Node 6 answers from its route (number 4, 2 hops from us, as before) and
+    // node 3, whose route runs through us, too (number 4, 4 hops): both refused.
+    let b = r.recv(rrep(9, 4, 1, 5), 6, 30);
+    let c = r.recv(rrep(9, 4, 3, 5), 3, 30);
+    assert!(forwards_after(&b).is_empty() && forwards_after(&c).is_empty());
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.hops, rt.next_hop), (RouteState::Repairing, 2, NodeId(6)));
+    assert_eq!(r.aodv.buffered(), 1);
+    // Only a newer number (here from the destination) repairs it and releases
+    // the packet.
+    let d = r.recv(rrep(9, 6, 1, 5), 6, 30);
+    assert_eq!(forwards_after(&d), vec![(NodeId(6), ms(0))]);
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+
+    // Once the repair timer has taken the route down (hop count INFINITY2), a
+    // reply with the same number and any hop count is taken.
+    let mut f = ns2_relay(Params::default());
+    let a = f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    let t = a.iter().find(|x| matches!(x, RoutingAction::SetTimer { key, .. } if key & !0xffff_ffff == KEY_REPAIR)).unwrap();
+    f.fire(&t.clone_timer());
+    assert_eq!(f.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    f.recv(rrep(9, 4, 3, 5), 3, 30);
+    let rt = f.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.hops, rt.next_hop), (RouteState::Valid, 4, NodeId(3)));
+}
+
+#[test]
+fn ns2_precursors_survive_a_route_going_down_and_are_emptied_when_a_rerr_is_passed_on() {
+    let mut r = ns2_relay(Params::default());
+    // Forwarding the reply made node 3 a precursor of the route to 9.
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    // A break nearer the source (travelled 1 hop, 2 to go): no repair, the route
+    // goes down with number 5 (rt_down keeps the precursor list).
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 1), NodeId(6)));
+    assert_eq!(rerrs(&a).len(), 1);
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq, rt.precursors.clone()), (RouteState::Invalid, 5, vec![NodeId(3)]));
+    // Node 9's own request, heard from 6, brings the route back (rt_update
+    // leaves the list alone).
+    let AodvMessage::Rreq(mut q) = rreq(9, 1, 0, None, 1) else { unreachable!() };
+    q.originator_seq = 8;
+    r.recv(AodvMessage::Rreq(q), 6, 30);
+    let rt = r.aodv.table().get(NodeId(9)).unwrap();
+    assert_eq!((rt.state, rt.seq, rt.precursors.clone()), (RouteState::Valid, 8, vec![NodeId(3)]));
+    // A RERR from 6 for it is therefore passed on, and the list emptied (pc_delete).
+    let c = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 9)] }), 6, 1);
+    assert_eq!(rerrs(&c).iter().map(|e| e.unreachable.clone()).collect::<Vec<_>>(), vec![vec![(NodeId(9), 9)]]);
+    assert!(r.aodv.table().get(NodeId(9)).unwrap().precursors.is_empty());
+}
+
+#[test]
+fn ns2_a_reply_gives_the_route_exactly_its_lifetime() {
+    let mut n = ns2(0);
+    n.route(data(0, 9, DEFAULT_TTL));
+    n.recv(rrep(9, 4, 1, 0), 1, 20); // the buffered packet leaves: up until 11 s
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, SimTime::from_secs_f64(11.0));
+    // ns-2 `rt_update(.., CURRENT_TIME + rp_lifetime)`: a newer reply with a
+    // 3 s lifetime shortens it.
+    n.now = SimTime::from_secs_f64(2.0);
+    let rp = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 6, originator: NodeId(0), lifetime_ns: SimDuration::from_secs_f64(3.0).0, timestamp_ns: 0 };
+    n.recv(AodvMessage::Rrep(rp), 1, 20);
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, SimTime::from_secs_f64(5.0));
+}
+
+#[test]
+fn ns2_with_the_new_number_switch_a_repair_request_passes_the_neighbours_and_the_destination_repairs_it() {
+    let mut r = ns2_relay(Params { local_repair_new_seq: true, ..Params::default() });
+    let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    let (q, _) = rreqs(&a)[0];
+    assert_eq!(q.dst_seq, 5, "number + 1 (RFC §6.12)");
+    // Node 6 still holds number 4: it cannot answer and passes the request on.
+    let mut six = Node::with(6, Params::default());
+    six.recv(rrep(9, 4, 0, 0), 9, 20);
+    let b = six.recv(AodvMessage::Rreq(q), 5, 29);
+    assert!(rreps(&b).is_empty());
+    assert_eq!(rreqs(&b).len(), 1);
+    // The destination's reply (max(own, 5) + 1, even: 6) repairs the route.
+    let c = r.recv(rrep(9, 6, 1, 5), 6, 30);
+    assert_eq!(forwards_after(&c), vec![(NodeId(6), ms(0))]);
+}
+
+#[test]
+fn ns2_a_request_whose_ttl_is_used_up_is_dropped_as_ttl() {
+    // ns-2 `recv` decrements the TTL, `recvRequest` rewrites the request for
+    // forwarding, and `forward` drops it with DROP_RTR_TTL when the TTL is 0.
+    let mut n = ns2(4);
+    let a = n.recv(rreq(0, 1, 9, None, 3), 3, 1);
+    assert!(rreqs(&a).is_empty());
+    let dropped: Vec<(u8, u8, NodeId)> = a
+        .iter()
+        .filter_map(|x| match x {
+            RoutingAction::Drop { pkt, reason: DropReason::TtlExpired } => match &pkt.transport {
+                TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(q))) => Some((pkt.ip.ttl, q.hop_count, pkt.ip.src)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dropped, vec![(0, 4, NodeId(4))]);
+    // With TTL left it is rebroadcast; under the RFC rules the end of the ring is silent.
+    assert_eq!(rreqs(&n.recv(rreq(0, 2, 9, None, 3), 3, 2)).len(), 1);
+    let mut r = Node::new(4);
+    let b = r.recv(rreq(0, 1, 9, None, 3), 3, 1);
+    assert!(rreqs(&b).is_empty() && drops(&b).is_empty(), "{b:?}");
+}
