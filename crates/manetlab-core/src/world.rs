@@ -156,8 +156,9 @@ struct Wifi {
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    frame: Box<Frame>,
-    pending_ends: u32,
+    /// Taken out (`None`) only while a receiver's MAC reads it.
+    frame: Option<Box<Frame>>,
+    airtime: SimDuration,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
     /// Index in `rx` of the next signal start and of the next signal end.
@@ -1134,8 +1135,7 @@ impl Simulator {
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));
-            let pending_ends = rx.len() as u32;
-            self.txs[id as usize] = Some(TxRecord { frame, pending_ends, rx, next_start: 0, next_end: 0 });
+            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0 });
         }
     }
 
@@ -1149,8 +1149,9 @@ impl Simulator {
             let rec = self.txs[tx as usize].as_mut().expect("live transmission");
             let a = rec.rx[rec.next_start];
             rec.next_start += 1;
+            let airtime = rec.airtime;
             let next = rec.rx.get(rec.next_start).copied();
-            self.signal_start(now, a.node, tx, a.power_w);
+            self.signal_start(now, a.node, tx, a.power_w, airtime);
             let Some(b) = next else { return };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
@@ -1167,10 +1168,13 @@ impl Simulator {
             let rec = self.txs[tx as usize].as_mut().expect("live transmission");
             let a = rec.rx[rec.next_end];
             rec.next_end += 1;
-            let airtime = rec.frame.airtime;
+            let airtime = rec.airtime;
             let next = rec.rx.get(rec.next_end).copied();
             self.signal_end(now, a.node, tx);
-            let Some(b) = next else { return };
+            let Some(b) = next else {
+                self.free_tx(tx);
+                return;
+            };
             let (at, seq) = (b.start + airtime, b.seq + 1);
             if !self.sched.advance_inline(at, seq) {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
@@ -1181,72 +1185,102 @@ impl Simulator {
         }
     }
 
-    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64) {
+    /// All of `tx`'s signals have ended: its slot and receiver list are reused.
+    fn free_tx(&mut self, tx: TxId) {
+        let rec = self.txs[tx as usize].take().expect("live transmission");
+        self.free_txs.push(tx);
+        let mut rx = rec.rx;
+        rx.clear();
+        self.rx_pool.push(rx);
+    }
+
+    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration) {
         if self.is_off(n) {
             return; // switched off since the frame was sent
         }
-        let airtime = self.txs[tx as usize].as_ref().expect("live transmission").frame.airtime;
-        let params = self.channel.as_ref().expect("channel").params;
-        let w = self.wifi(n);
-        let captured = w.radio.signal_start(&params, tx, power_w, now + airtime);
+        let Simulator { nodes, channel, .. } = self;
+        let params = &channel.as_ref().expect("channel").params;
+        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
+            // The radio was busy already: no carrier change to report.
             self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
+        } else {
+            self.report_carrier(now, n);
         }
-        self.report_carrier(now, n, None);
     }
 
     fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
-        let params = self.channel.as_ref().expect("channel").params;
-        let mut result = self.wifi(n).radio.signal_end(&params, tx);
-        if self.is_off(n) {
+        let Simulator { nodes, channel, faults, .. } = self;
+        let params = &channel.as_ref().expect("channel").params;
+        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let result = w.radio.signal_end(params, tx);
+        if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
-            result = RxResult::NotLocked;
+            self.report_carrier(now, n);
+            return;
         }
-        // Take the record out while the MAC reads it; put it back unless this was the last receiver.
-        let mut rec = self.txs[tx as usize].take().expect("live transmission");
         match result {
-            RxResult::NotLocked => self.report_carrier(now, n, None),
+            RxResult::NotLocked => self.report_carrier(now, n),
             RxResult::Decoded(_) => {
-                if rec.frame.dst.map_or(true, |d| d == n) {
-                    self.trace_frame(trace::Ev::Recv, n, &rec.frame);
+                // Take the frame out while the MAC reads it (a pointer move).
+                let frame = self.take_frame(tx);
+                if frame.dst.map_or(true, |d| d == n) {
+                    self.trace_frame(trace::Ev::Recv, n, &frame);
                 }
-                self.report_carrier(now, n, Some(Ok(&rec.frame)))
+                self.report_reception(now, n, Ok(&frame));
+                self.put_frame(tx, frame);
             }
             RxResult::Failed(_, why) => {
-                let f = &rec.frame;
-                let for_us = f.dst.map_or(true, |d| d == n);
-                if why == RxFailure::Collision && for_us {
-                    self.frame_collision(n, f);
+                if why == RxFailure::Collision {
+                    let frame = self.take_frame(tx);
+                    if frame.dst.map_or(true, |d| d == n) {
+                        self.frame_collision(n, &frame);
+                    }
+                    self.put_frame(tx, frame);
                 }
-                self.report_carrier(now, n, Some(Err(())));
+                self.report_reception(now, n, Err(()));
             }
         }
-        rec.pending_ends -= 1;
-        if rec.pending_ends == 0 {
-            self.free_txs.push(tx);
-            let mut rx = rec.rx;
-            rx.clear();
-            self.rx_pool.push(rx);
-        } else {
-            self.txs[tx as usize] = Some(rec);
+    }
+
+    fn take_frame(&mut self, tx: TxId) -> Box<Frame> {
+        self.txs[tx as usize].as_mut().and_then(|r| r.frame.take()).expect("live transmission")
+    }
+
+    fn put_frame(&mut self, tx: TxId, frame: Box<Frame>) {
+        self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
+    }
+
+    /// Tell the MAC of a carrier change, if the radio's carrier differs from
+    /// what the MAC was last told. Most changes cannot matter to the MAC
+    /// ([`Dcf::carrier_quiet`]) and cost no handler run.
+    fn report_carrier(&mut self, now: SimTime, n: NodeId) {
+        let w = self.wifi(n);
+        let sensing = w.radio.sensing();
+        if sensing == w.sensing {
+            return;
         }
+        w.sensing = sensing;
+        if let WifiMac::Dcf(d) = &mut w.mac {
+            if d.carrier_quiet(sensing) {
+                return;
+            }
+        }
+        self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
     }
 
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),
     /// so that EIFS is chosen before the idle medium resumes the backoff.
-    fn report_carrier(&mut self, now: SimTime, n: NodeId, rx: Option<Result<&Frame, ()>>) {
+    fn report_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>) {
         let w = self.wifi(n);
         let sensing = w.radio.sensing();
         let changed = sensing != w.sensing;
         w.sensing = sensing;
-        if rx.is_none() && !changed {
-            return;
-        }
         self.run_mac(now, n, |mac, out| {
             match rx {
-                Some(Ok(frame)) => mac.rx_ok(now, frame, out),
-                Some(Err(())) => mac.rx_error(now, out),
-                None => {}
+                Ok(frame) => mac.rx_ok(now, frame, out),
+                Err(()) => mac.rx_error(now, out),
             }
             if changed {
                 mac.carrier(now, sensing, out);

@@ -296,6 +296,9 @@ impl Dcf {
 
     /// ns-2 `checkBackoffTimer`, run after every change of the medium's state.
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.medium_unwatched() {
+            return;
+        }
         self.sync_idle(now);
         let idle = self.is_idle(now);
         if idle != self.was_idle {
@@ -324,6 +327,16 @@ impl Dcf {
             self.was_idle = true;
             self.idle_since = self.nav_until;
         }
+    }
+
+    /// Whether a change of the medium's state can matter now: it pauses or
+    /// resumes a backoff (none runs), and when the medium became idle is read
+    /// only by immediate access (`send`). Most nodes most of the time have no
+    /// backoff, so most carrier changes, NAV settings and errored receptions
+    /// skip `check_backoff`'s bookkeeping; its idle-time fields are then stale,
+    /// which nothing reads without immediate access.
+    fn medium_unwatched(&self) -> bool {
+        !self.bo.busy && !self.p.immediate_access
     }
 
     /// Whether the NAV timer's event must run: only a running (or paused)
@@ -388,6 +401,18 @@ impl Dcf {
     }
 
     // ---- from the radio -------------------------------------------------------
+
+    /// Physical carrier sense changed, at a moment when it cannot matter
+    /// ([`Dcf::medium_unwatched`]): records it and returns true, with the same
+    /// effect as [`Dcf::carrier`], which it saves the simulator from running
+    /// (no actions can follow). Otherwise changes nothing and returns false.
+    pub fn carrier_quiet(&mut self, busy: bool) -> bool {
+        if !self.medium_unwatched() {
+            return false;
+        }
+        self.phy_busy = busy;
+        true
+    }
 
     /// Physical carrier sense changed.
     pub fn carrier(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacAction>) {
