@@ -1273,10 +1273,25 @@ impl Simulator {
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),
     /// so that EIFS is chosen before the idle medium resumes the backoff.
     fn report_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>) {
-        let w = self.wifi(n);
+        let Simulator { nodes, sched, .. } = self;
+        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
         let sensing = w.radio.sensing();
         let changed = sensing != w.sensing;
         w.sensing = sensing;
+        if let WifiMac::Dcf(d) = &mut w.mac {
+            // Most receptions only set the NAV (`Dcf::rx_quiet`): no handler run.
+            if let Some(nav) = d.rx_quiet(now, rx.ok()) {
+                if changed {
+                    let quiet = d.carrier_quiet(sensing);
+                    debug_assert!(quiet, "a quiet reception leaves the medium unwatched");
+                }
+                if let Some((at, tok)) = nav {
+                    // As `run_mac` does for `SetTimer(Nav)`; no backoff runs, so no release.
+                    w.nav_pending = Some((at, sched.reserve_seq(), tok));
+                }
+                return;
+            }
+        }
         self.run_mac(now, n, |mac, out| {
             match rx {
                 Ok(frame) => mac.rx_ok(now, frame, out),

@@ -447,6 +447,48 @@ impl Dcf {
         }
     }
 
+    /// A reception's outcome (`Some`: a frame arrived intact; `None`: it ended
+    /// in error) when all it can do is set the NAV: no backoff runs and no log
+    /// is kept ([`Dcf::medium_unwatched`]), and the frame, if any, is a unicast
+    /// for another node and we do not snoop. Then it has the same effect as
+    /// [`Dcf::rx_ok`] or [`Dcf::rx_error`] and returns `Some` with the NAV
+    /// arming the simulator must record (the `SetTimer(Nav)` those would have
+    /// pushed), saving it a handler run for most receptions (a frame is heard
+    /// by every node in carrier-sense range). Otherwise returns `None` and
+    /// changes nothing.
+    pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
+        if !self.medium_unwatched() || self.log.is_some() {
+            return None;
+        }
+        match f {
+            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => None,
+            _ if self.tx_active => Some(None),
+            Some(f) => {
+                self.use_eifs = false;
+                Some(self.set_nav_quiet(now, f.nav))
+            }
+            None => match self.p.eifs_mode {
+                EifsMode::Ns2 => Some(self.set_nav_quiet(now, self.p.eifs())),
+                EifsMode::Standard => {
+                    self.use_eifs = true;
+                    Some(None)
+                }
+            },
+        }
+    }
+
+    /// [`Dcf::set_nav`] while the medium is unwatched: no `check_backoff`, and
+    /// the arming is returned instead of pushed.
+    fn set_nav_quiet(&mut self, now: SimTime, d: SimDuration) -> Option<(SimTime, TimerToken)> {
+        let until = now + d;
+        if until > self.nav_until {
+            self.nav_until = until;
+            Some((until, self.nav_timer.arm(until)))
+        } else {
+            None
+        }
+    }
+
     /// A frame arrived intact.
     pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
         if self.tx_active {
