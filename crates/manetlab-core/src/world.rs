@@ -154,6 +154,26 @@ struct Wifi {
     nav_pending: Option<(SimTime, u64, TimerToken)>,
 }
 
+impl Wifi {
+    /// Note the radio's carrier state; returns it when the MAC must run its
+    /// carrier handler: the state changed since the MAC was last told, and
+    /// the change can matter to it ([`Dcf::carrier_quiet`]).
+    #[inline]
+    fn note_carrier(&mut self) -> Option<bool> {
+        let sensing = self.radio.sensing();
+        if sensing == self.sensing {
+            return None;
+        }
+        self.sensing = sensing;
+        if let WifiMac::Dcf(d) = &mut self.mac {
+            if d.carrier_quiet(sensing) {
+                return None;
+            }
+        }
+        Some(sensing)
+    }
+}
+
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
     /// Taken out (`None`) only while a receiver's MAC reads it.
@@ -1205,8 +1225,8 @@ impl Simulator {
         if captured {
             // The radio was busy already: no carrier change to report.
             self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
-        } else {
-            self.report_carrier(now, n);
+        } else if let Some(sensing) = w.note_carrier() {
+            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
         }
     }
 
@@ -1255,19 +1275,11 @@ impl Simulator {
     /// Tell the MAC of a carrier change, if the radio's carrier differs from
     /// what the MAC was last told. Most changes cannot matter to the MAC
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
+    #[inline]
     fn report_carrier(&mut self, now: SimTime, n: NodeId) {
-        let w = self.wifi(n);
-        let sensing = w.radio.sensing();
-        if sensing == w.sensing {
-            return;
+        if let Some(sensing) = self.wifi(n).note_carrier() {
+            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
         }
-        w.sensing = sensing;
-        if let WifiMac::Dcf(d) = &mut w.mac {
-            if d.carrier_quiet(sensing) {
-                return;
-            }
-        }
-        self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
     }
 
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),

@@ -132,6 +132,8 @@ struct Backoff {
 
 pub struct Dcf {
     pub p: MacParams,
+    /// `p.eifs()`, which divides and rounds: read at every errored reception.
+    eifs: SimDuration,
     me: NodeId,
     rng: SimRng,
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
@@ -178,6 +180,7 @@ impl Dcf {
     pub fn new(me: NodeId, p: MacParams, rng: SimRng) -> Self {
         Dcf {
             cw: p.cw_min,
+            eifs: p.eifs(),
             p,
             me,
             rng,
@@ -253,7 +256,7 @@ impl Dcf {
     /// The wait before a resumed countdown: DIFS, or EIFS after an errored frame
     /// in standard mode (ns-2 gets its EIFS from the NAV instead).
     fn resume_ifs(&self) -> SimDuration {
-        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.p.eifs() } else { self.p.difs() }
+        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.eifs } else { self.p.difs() }
     }
 
     // ---- backoff timer (ns-2 BackoffTimer) ---------------------------------------
@@ -335,6 +338,7 @@ impl Dcf {
     /// backoff, so most carrier changes, NAV settings and errored receptions
     /// skip `check_backoff`'s bookkeeping; its idle-time fields are then stale,
     /// which nothing reads without immediate access.
+    #[inline]
     fn medium_unwatched(&self) -> bool {
         !self.bo.busy && !self.p.immediate_access
     }
@@ -406,6 +410,7 @@ impl Dcf {
     /// ([`Dcf::medium_unwatched`]): records it and returns true, with the same
     /// effect as [`Dcf::carrier`], which it saves the simulator from running
     /// (no actions can follow). Otherwise changes nothing and returns false.
+    #[inline]
     pub fn carrier_quiet(&mut self, busy: bool) -> bool {
         if !self.medium_unwatched() {
             return false;
@@ -434,7 +439,7 @@ impl Dcf {
         }
         self.note(now, || "rx error".into());
         match self.p.eifs_mode {
-            EifsMode::Ns2 => self.set_nav(now, self.p.eifs(), out),
+            EifsMode::Ns2 => self.set_nav(now, self.eifs, out),
             EifsMode::Standard => self.use_eifs = true,
         }
     }
@@ -443,7 +448,7 @@ impl Dcf {
     /// were receiving a stronger one. ns-2 `capture`: NAV to its end + EIFS.
     pub fn rx_captured(&mut self, now: SimTime, airtime: SimDuration, out: &mut Vec<MacAction>) {
         if self.p.eifs_mode == EifsMode::Ns2 {
-            self.set_nav(now, duration_field(self.p.eifs() + airtime), out);
+            self.set_nav(now, duration_field(self.eifs + airtime), out);
         }
     }
 
@@ -468,7 +473,7 @@ impl Dcf {
                 Some(self.set_nav_quiet(now, f.nav))
             }
             None => match self.p.eifs_mode {
-                EifsMode::Ns2 => Some(self.set_nav_quiet(now, self.p.eifs())),
+                EifsMode::Ns2 => Some(self.set_nav_quiet(now, self.eifs)),
                 EifsMode::Standard => {
                     self.use_eifs = true;
                     Some(None)
