@@ -174,6 +174,35 @@ impl Wifi {
     }
 }
 
+impl Wifi {
+    /// A reception's outcome (`Some`: the frame arrived intact; `None`: it
+    /// ended in error) and the carrier change after it, when all they can do
+    /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
+    /// with no handler run. Otherwise returns the carrier state and whether it
+    /// changed, for [`Simulator::mac_reception`]. Either way the carrier state
+    /// is noted as reported.
+    #[inline(always)]
+    fn reception_quiet(&mut self, now: SimTime, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<(), (bool, bool)> {
+        let sensing = self.radio.sensing();
+        let changed = sensing != self.sensing;
+        self.sensing = sensing;
+        if let WifiMac::Dcf(d) = &mut self.mac {
+            if let Some(nav) = d.rx_quiet(now, f) {
+                if changed {
+                    let quiet = d.carrier_quiet(sensing);
+                    debug_assert!(quiet, "a quiet reception leaves the medium unwatched");
+                }
+                if let Some((at, tok)) = nav {
+                    // As `run_mac` does for `SetTimer(Nav)`; no backoff runs, so no release.
+                    self.nav_pending = Some((at, sched.reserve_seq(), tok));
+                }
+                return Ok(());
+            }
+        }
+        Err((sensing, changed))
+    }
+}
+
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
     /// Taken out (`None`) only while a receiver's MAC reads it.
@@ -1165,55 +1194,57 @@ impl Simulator {
     /// back in the heap at the next start's key. The events run in the same
     /// order, at the same times, as if each had been its own heap entry.
     fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+        // The receiver list is lent to the walk: no handler reads it, and the
+        // slot stays `tx`'s while the walk runs (it is freed after the last end).
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        let (rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
         loop {
-            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-            let a = rec.rx[rec.next_start];
-            rec.next_start += 1;
-            let airtime = rec.airtime;
-            let next = rec.rx.get(rec.next_start).copied();
+            let a = rx[i];
+            i += 1;
             self.signal_start(now, a.node, tx, a.power_w, airtime);
-            let Some(b) = next else { return };
+            let Some(b) = rx.get(i) else { break };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
-                return;
+                break;
             }
             self.event_counts[KIND_SIGNAL_START] += 1;
             now = b.start;
         }
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        rec.rx = rx;
+        rec.next_start = i;
     }
 
     /// As [`Simulator::signal_starts`] for the signal ends; the last one frees `tx`.
     fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
         loop {
-            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-            let a = rec.rx[rec.next_end];
-            rec.next_end += 1;
-            let airtime = rec.airtime;
-            let next = rec.rx.get(rec.next_end).copied();
+            let a = rx[i];
+            i += 1;
             self.signal_end(now, a.node, tx);
-            let Some(b) = next else {
-                self.free_tx(tx);
+            let Some(b) = rx.get(i) else {
+                // All of `tx`'s signals have ended: its slot and receiver list are reused.
+                self.txs[tx as usize] = None;
+                self.free_txs.push(tx);
+                rx.clear();
+                self.rx_pool.push(rx);
                 return;
             };
             let (at, seq) = (b.start + airtime, b.seq + 1);
             if !self.sched.advance_inline(at, seq) {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
-                return;
+                break;
             }
             self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        rec.rx = rx;
+        rec.next_end = i;
     }
 
-    /// All of `tx`'s signals have ended: its slot and receiver list are reused.
-    fn free_tx(&mut self, tx: TxId) {
-        let rec = self.txs[tx as usize].take().expect("live transmission");
-        self.free_txs.push(tx);
-        let mut rx = rec.rx;
-        rx.clear();
-        self.rx_pool.push(rx);
-    }
-
+    #[inline(always)]
     fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration) {
         if self.is_off(n) {
             return; // switched off since the frame was sent
@@ -1230,8 +1261,9 @@ impl Simulator {
         }
     }
 
+    #[inline(always)]
     fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
-        let Simulator { nodes, channel, faults, .. } = self;
+        let Simulator { nodes, channel, faults, sched, txs, .. } = self;
         let params = &channel.as_ref().expect("channel").params;
         let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
         let result = w.radio.signal_end(params, tx);
@@ -1241,25 +1273,39 @@ impl Simulator {
             return;
         }
         match result {
-            RxResult::NotLocked => self.report_carrier(now, n),
-            RxResult::Decoded(_) => {
-                // Take the frame out while the MAC reads it (a pointer move).
-                let frame = self.take_frame(tx);
-                if frame.dst.map_or(true, |d| d == n) {
-                    self.trace_frame(trace::Ev::Recv, n, &frame);
+            RxResult::NotLocked => {
+                if let Some(sensing) = w.note_carrier() {
+                    self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
                 }
-                self.report_reception(now, n, Ok(&frame));
-                self.put_frame(tx, frame);
             }
-            RxResult::Failed(_, why) => {
-                if why == RxFailure::Collision {
+            RxResult::Decoded(_) => {
+                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
+                let for_us = frame.dst.map_or(true, |d| d == n);
+                // A frame for us is never quiet, so it is traced before the MAC hears of it.
+                if let Err((sensing, changed)) = w.reception_quiet(now, Some(frame), sched) {
+                    // Take the frame out while the MAC reads it (a pointer move).
                     let frame = self.take_frame(tx);
-                    if frame.dst.map_or(true, |d| d == n) {
-                        self.frame_collision(n, &frame);
+                    if for_us {
+                        self.trace_frame(trace::Ev::Recv, n, &frame);
                     }
+                    self.mac_reception(now, n, Ok(&frame), sensing, changed);
                     self.put_frame(tx, frame);
                 }
-                self.report_reception(now, n, Err(()));
+            }
+            RxResult::Failed(_, why) => {
+                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
+                if why == RxFailure::Collision && frame.dst.map_or(true, |d| d == n) {
+                    let frame = self.take_frame(tx);
+                    self.frame_collision(n, &frame);
+                    self.put_frame(tx, frame);
+                    let Simulator { nodes, sched, .. } = self;
+                    let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+                    if let Err((sensing, changed)) = w.reception_quiet(now, None, sched) {
+                        self.mac_reception(now, n, Err(()), sensing, changed);
+                    }
+                } else if let Err((sensing, changed)) = w.reception_quiet(now, None, sched) {
+                    self.mac_reception(now, n, Err(()), sensing, changed);
+                }
             }
         }
     }
@@ -1283,27 +1329,11 @@ impl Simulator {
     }
 
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),
-    /// so that EIFS is chosen before the idle medium resumes the backoff.
-    fn report_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>) {
-        let Simulator { nodes, sched, .. } = self;
-        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
-        let sensing = w.radio.sensing();
-        let changed = sensing != w.sensing;
-        w.sensing = sensing;
-        if let WifiMac::Dcf(d) = &mut w.mac {
-            // Most receptions only set the NAV (`Dcf::rx_quiet`): no handler run.
-            if let Some(nav) = d.rx_quiet(now, rx.ok()) {
-                if changed {
-                    let quiet = d.carrier_quiet(sensing);
-                    debug_assert!(quiet, "a quiet reception leaves the medium unwatched");
-                }
-                if let Some((at, tok)) = nav {
-                    // As `run_mac` does for `SetTimer(Nav)`; no backoff runs, so no release.
-                    w.nav_pending = Some((at, sched.reserve_seq(), tok));
-                }
-                return;
-            }
-        }
+    /// so that EIFS is chosen before the idle medium resumes the backoff: the
+    /// part of a reception [`Wifi::reception_quiet`] left to the MAC's handlers
+    /// (`sensing` and whether it `changed` are already noted).
+    #[inline(never)]
+    fn mac_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>, sensing: bool, changed: bool) {
         self.run_mac(now, n, |mac, out| {
             match rx {
                 Ok(frame) => mac.rx_ok(now, frame, out),

@@ -461,6 +461,7 @@ impl Dcf {
     /// pushed), saving it a handler run for most receptions (a frame is heard
     /// by every node in carrier-sense range). Otherwise returns `None` and
     /// changes nothing.
+    #[inline]
     pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
         if !self.medium_unwatched() || self.log.is_some() {
             return None;
@@ -484,6 +485,7 @@ impl Dcf {
 
     /// [`Dcf::set_nav`] while the medium is unwatched: no `check_backoff`, and
     /// the arming is returned instead of pushed.
+    #[inline]
     fn set_nav_quiet(&mut self, now: SimTime, d: SimDuration) -> Option<(SimTime, TimerToken)> {
         let until = now + d;
         if until > self.nav_until {
