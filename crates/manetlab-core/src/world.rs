@@ -25,7 +25,7 @@ use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity,
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
-use crate::phy::{Channel, Radio, RxResult};
+use crate::phy::{Channel, Radio, RadioParams, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
@@ -1198,10 +1198,11 @@ impl Simulator {
         // slot stays `tx`'s while the walk runs (it is freed after the last end).
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
+        let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_start(now, a.node, tx, a.power_w, airtime);
+            self.signal_start(now, a.node, tx, a.power_w, airtime, &params);
             let Some(b) = rx.get(i) else { break };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
@@ -1219,10 +1220,11 @@ impl Simulator {
     fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_end(now, a.node, tx);
+            self.signal_end(now, a.node, tx, &params);
             let Some(b) = rx.get(i) else {
                 // All of `tx`'s signals have ended: its slot and receiver list are reused.
                 self.txs[tx as usize] = None;
@@ -1245,13 +1247,11 @@ impl Simulator {
     }
 
     #[inline(always)]
-    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration) {
+    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
         if self.is_off(n) {
             return; // switched off since the frame was sent
         }
-        let Simulator { nodes, channel, .. } = self;
-        let params = &channel.as_ref().expect("channel").params;
-        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let w = self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
         let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
             // The radio was busy already: no carrier change to report.
@@ -1262,9 +1262,8 @@ impl Simulator {
     }
 
     #[inline(always)]
-    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
-        let Simulator { nodes, channel, faults, sched, txs, .. } = self;
-        let params = &channel.as_ref().expect("channel").params;
+    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, params: &RadioParams) {
+        let Simulator { nodes, faults, sched, txs, .. } = self;
         let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
         let result = w.radio.signal_end(params, tx);
         if faults.as_ref().is_some_and(|f| f.off[n.index()]) {

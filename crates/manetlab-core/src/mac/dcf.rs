@@ -1024,6 +1024,48 @@ mod tests {
         m.log.as_ref().unwrap().iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect()
     }
 
+    /// The quiet paths the simulator takes instead of a handler run must leave
+    /// the MAC exactly as the handlers do: same NAV, same NAV arming (time and
+    /// token), same EIFS flag, nothing else to do; and refuse whenever the
+    /// handler could do more (a backoff runs, the frame is ours or broadcast).
+    #[test]
+    fn quiet_receptions_equal_the_handlers() {
+        for eifs_mode in [EifsMode::Ns2, EifsMode::Standard] {
+            let p = MacParams { eifs_mode, ..MacParams::default() };
+            let other = frame(FrameKind::Cts, 5, Some(7), us(900), &p);
+            let (mut quiet, mut full) = (Bench::new(p, 1), Bench::new(p, 1));
+            // Errored frame, overheard unicast (shorter, then longer NAV), carrier changes.
+            for (t, f) in [(100, None), (200, Some(&other)), (2000, Some(&other)), (2100, None)] {
+                quiet.now = t_us(t);
+                full.now = t_us(t);
+                let now = quiet.now;
+                assert!(quiet.m.carrier_quiet(true));
+                full.with(|m, now, out| m.carrier(now, true, out));
+                let nav = quiet.m.rx_quiet(now, f).expect("no backoff: quiet");
+                full.with(|m, now, out| match f {
+                    Some(f) => m.rx_ok(now, f, out),
+                    None => m.rx_error(now, out),
+                });
+                assert!(quiet.m.carrier_quiet(false));
+                full.with(|m, now, out| m.carrier(now, false, out));
+                let full_nav: Vec<_> = full.timers.drain(..).map(|(at, which, tok)| {
+                    assert_eq!(which, MacTimer::Nav);
+                    (at, tok)
+                }).collect();
+                assert_eq!(nav.into_iter().collect::<Vec<_>>(), full_nav, "{eifs_mode:?} at {t} us");
+                assert!(full.events.is_empty() && full.sent.is_empty());
+                assert_eq!((quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy), (full.m.nav_until, full.m.use_eifs, full.m.phy_busy));
+            }
+            let mut b = Bench::new(p, 1);
+            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Rts, 5, Some(0), us(900), &p))), None, "a frame for us");
+            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Data, 5, None, us(0), &p))), None, "a broadcast");
+            b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+            assert!(b.m.bo.busy);
+            assert_eq!(b.m.rx_quiet(b.now, None), None, "a backoff runs");
+            assert!(!b.m.carrier_quiet(true), "a backoff runs");
+        }
+    }
+
     #[test]
     fn backoff_draws_zero_to_cw_minus_one() {
         // ns-2 BackoffTimer::start: Random::random() % cw → 0..=30 for cw = 31.
