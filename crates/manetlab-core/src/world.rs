@@ -159,14 +159,14 @@ impl Wifi {
     /// carrier handler: the state changed since the MAC was last told, and
     /// the change can matter to it ([`Dcf::carrier_quiet`]).
     #[inline]
-    fn note_carrier(&mut self) -> Option<bool> {
+    fn note_carrier(&mut self, now: SimTime) -> Option<bool> {
         let sensing = self.radio.sensing();
         if sensing == self.sensing {
             return None;
         }
         self.sensing = sensing;
         if let WifiMac::Dcf(d) = &mut self.mac {
-            if d.carrier_quiet(sensing) {
+            if d.carrier_quiet(now, sensing) {
                 return None;
             }
         }
@@ -178,28 +178,31 @@ impl Wifi {
     /// A reception's outcome (`Some`: the frame arrived intact; `None`: it
     /// ended in error) and the carrier change after it, when all they can do
     /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
-    /// with no handler run. Otherwise returns the carrier state and whether it
-    /// changed, for [`Simulator::mac_reception`]. Either way the carrier state
-    /// is noted as reported.
+    /// with no handler run (`Ok(None)`), or with the carrier handler only when
+    /// the carrier change can matter (`Ok(Some(sensing))`). Otherwise returns
+    /// the carrier state and whether it changed, for [`Simulator::mac_reception`].
+    /// Either way the carrier state is noted as reported.
     #[inline(always)]
-    fn reception_quiet(&mut self, now: SimTime, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<(), (bool, bool)> {
+    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
         let changed = sensing != self.sensing;
         self.sensing = sensing;
-        if let WifiMac::Dcf(d) = &mut self.mac {
-            if let Some(nav) = d.rx_quiet(now, f) {
-                if changed {
-                    let quiet = d.carrier_quiet(sensing);
-                    debug_assert!(quiet, "a quiet reception leaves the medium unwatched");
-                }
-                if let Some((at, tok)) = nav {
-                    // As `run_mac` does for `SetTimer(Nav)`; no backoff runs, so no release.
-                    self.nav_pending = Some((at, sched.reserve_seq(), tok));
-                }
-                return Ok(());
+        let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
+        let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
+        if let Some((at, tok)) = nav {
+            // As `run_mac` does for `SetTimer(Nav)` and then `release_nav`.
+            let seq = sched.reserve_seq();
+            if d.needs_nav_event() {
+                self.nav_pending = None;
+                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            } else {
+                self.nav_pending = Some((at, seq, tok));
             }
         }
-        Err((sensing, changed))
+        if changed && !d.carrier_quiet(now, sensing) {
+            return Ok(Some(sensing));
+        }
+        Ok(None)
     }
 }
 
@@ -1256,7 +1259,7 @@ impl Simulator {
         if captured {
             // The radio was busy already: no carrier change to report.
             self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
-        } else if let Some(sensing) = w.note_carrier() {
+        } else if let Some(sensing) = w.note_carrier(now) {
             self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
         }
     }
@@ -1273,7 +1276,7 @@ impl Simulator {
         }
         match result {
             RxResult::NotLocked => {
-                if let Some(sensing) = w.note_carrier() {
+                if let Some(sensing) = w.note_carrier(now) {
                     self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
                 }
             }
@@ -1281,14 +1284,18 @@ impl Simulator {
                 let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
                 let for_us = frame.dst.map_or(true, |d| d == n);
                 // A frame for us is never quiet, so it is traced before the MAC hears of it.
-                if let Err((sensing, changed)) = w.reception_quiet(now, Some(frame), sched) {
-                    // Take the frame out while the MAC reads it (a pointer move).
-                    let frame = self.take_frame(tx);
-                    if for_us {
-                        self.trace_frame(trace::Ev::Recv, n, &frame);
+                match w.reception_quiet(now, n, Some(frame), sched) {
+                    Ok(None) => {}
+                    Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
+                    Err((sensing, changed)) => {
+                        // Take the frame out while the MAC reads it (a pointer move).
+                        let frame = self.take_frame(tx);
+                        if for_us {
+                            self.trace_frame(trace::Ev::Recv, n, &frame);
+                        }
+                        self.mac_reception(now, n, Ok(&frame), sensing, changed);
+                        self.put_frame(tx, frame);
                     }
-                    self.mac_reception(now, n, Ok(&frame), sensing, changed);
-                    self.put_frame(tx, frame);
                 }
             }
             RxResult::Failed(_, why) => {
@@ -1299,11 +1306,11 @@ impl Simulator {
                     self.put_frame(tx, frame);
                     let Simulator { nodes, sched, .. } = self;
                     let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
-                    if let Err((sensing, changed)) = w.reception_quiet(now, None, sched) {
-                        self.mac_reception(now, n, Err(()), sensing, changed);
-                    }
-                } else if let Err((sensing, changed)) = w.reception_quiet(now, None, sched) {
-                    self.mac_reception(now, n, Err(()), sensing, changed);
+                    let quiet = w.reception_quiet(now, n, None, sched);
+                    self.after_quiet_error(now, n, quiet);
+                } else {
+                    let quiet = w.reception_quiet(now, n, None, sched);
+                    self.after_quiet_error(now, n, quiet);
                 }
             }
         }
@@ -1322,8 +1329,18 @@ impl Simulator {
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
     fn report_carrier(&mut self, now: SimTime, n: NodeId) {
-        if let Some(sensing) = self.wifi(n).note_carrier() {
+        if let Some(sensing) = self.wifi(n).note_carrier(now) {
             self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+        }
+    }
+
+    /// What [`Wifi::reception_quiet`] left of an errored reception to the MAC's handlers.
+    #[inline(always)]
+    fn after_quiet_error(&mut self, now: SimTime, n: NodeId, quiet: Result<Option<bool>, (bool, bool)>) {
+        match quiet {
+            Ok(None) => {}
+            Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
+            Err((sensing, changed)) => self.mac_reception(now, n, Err(()), sensing, changed),
         }
     }
 

@@ -343,6 +343,14 @@ impl Dcf {
         !self.bo.busy && !self.p.immediate_access
     }
 
+    /// Whether `check_backoff` now would change nothing that is read: no
+    /// backoff to pause (it is paused already, or the medium is idle) or to
+    /// resume (it runs already, or the medium is busy), and no immediate access.
+    #[inline]
+    fn check_is_noop(&self, now: SimTime) -> bool {
+        !self.p.immediate_access && (!self.bo.busy || self.bo.paused != self.is_idle(now))
+    }
+
     /// Whether the NAV timer's event must run: only a running (or paused)
     /// backoff makes the NAV handler do more than note when the medium became
     /// idle, which [`Dcf::sync_idle`] reconstructs. Checked by the simulator
@@ -406,17 +414,20 @@ impl Dcf {
 
     // ---- from the radio -------------------------------------------------------
 
-    /// Physical carrier sense changed, at a moment when it cannot matter
-    /// ([`Dcf::medium_unwatched`]): records it and returns true, with the same
-    /// effect as [`Dcf::carrier`], which it saves the simulator from running
-    /// (no actions can follow). Otherwise changes nothing and returns false.
+    /// Physical carrier sense changed, and the change cannot matter now
+    /// ([`Dcf::check_is_noop`] with the new carrier: no backoff, or one that
+    /// stays paused or stays running): records it and returns true, with the
+    /// same effect as [`Dcf::carrier`], which it saves the simulator from
+    /// running (no actions can follow). Otherwise changes nothing and returns false.
     #[inline]
-    pub fn carrier_quiet(&mut self, busy: bool) -> bool {
-        if !self.medium_unwatched() {
-            return false;
-        }
+    pub fn carrier_quiet(&mut self, now: SimTime, busy: bool) -> bool {
+        let was = self.phy_busy;
         self.phy_busy = busy;
-        true
+        if self.check_is_noop(now) {
+            return true;
+        }
+        self.phy_busy = was;
+        false
     }
 
     /// Physical carrier sense changed.
@@ -453,47 +464,48 @@ impl Dcf {
     }
 
     /// A reception's outcome (`Some`: a frame arrived intact; `None`: it ended
-    /// in error) when all it can do is set the NAV: no backoff runs and no log
-    /// is kept ([`Dcf::medium_unwatched`]), and the frame, if any, is a unicast
-    /// for another node and we do not snoop. Then it has the same effect as
+    /// in error) when all it can do is set the NAV: no log is kept, the frame,
+    /// if any, is a unicast for another node and we do not snoop, and the
+    /// `check_backoff` after a NAV change is a no-op ([`Dcf::check_is_noop`]:
+    /// no backoff, or one that stays paused). Then it has the same effect as
     /// [`Dcf::rx_ok`] or [`Dcf::rx_error`] and returns `Some` with the NAV
     /// arming the simulator must record (the `SetTimer(Nav)` those would have
     /// pushed), saving it a handler run for most receptions (a frame is heard
     /// by every node in carrier-sense range). Otherwise returns `None` and
-    /// changes nothing.
+    /// changes nothing. The carrier change that follows is the caller's
+    /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
     #[inline]
     pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
-        if !self.medium_unwatched() || self.log.is_some() {
+        if self.p.immediate_access || self.log.is_some() {
             return None;
         }
-        match f {
-            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => None,
-            _ if self.tx_active => Some(None),
-            Some(f) => {
-                self.use_eifs = false;
-                Some(self.set_nav_quiet(now, f.nav))
+        let nav = match f {
+            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => return None,
+            // rx_ok / rx_error: a frame that ends while we transmit was never seen.
+            _ if self.tx_active => return Some(None),
+            Some(f) => f.nav,
+            None if self.p.eifs_mode == EifsMode::Standard => {
+                self.use_eifs = true;
+                return Some(None);
             }
-            None => match self.p.eifs_mode {
-                EifsMode::Ns2 => Some(self.set_nav_quiet(now, self.eifs)),
-                EifsMode::Standard => {
-                    self.use_eifs = true;
-                    Some(None)
-                }
-            },
-        }
-    }
-
-    /// [`Dcf::set_nav`] while the medium is unwatched: no `check_backoff`, and
-    /// the arming is returned instead of pushed.
-    #[inline]
-    fn set_nav_quiet(&mut self, now: SimTime, d: SimDuration) -> Option<(SimTime, TimerToken)> {
-        let until = now + d;
+            None => self.eifs,
+        };
+        let until = now + nav;
+        let mut arming = None;
         if until > self.nav_until {
+            let old = self.nav_until;
             self.nav_until = until;
-            Some((until, self.nav_timer.arm(until)))
-        } else {
-            None
+            if !self.check_is_noop(now) {
+                self.nav_until = old;
+                return None;
+            }
+            arming = Some((until, self.nav_timer.arm(until)));
         }
+        if f.is_some() {
+            // A correct reception ends any EIFS (§9.2.3.4).
+            self.use_eifs = false;
+        }
+        Some(arming)
     }
 
     /// A frame arrived intact.
@@ -1026,28 +1038,46 @@ mod tests {
 
     /// The quiet paths the simulator takes instead of a handler run must leave
     /// the MAC exactly as the handlers do: same NAV, same NAV arming (time and
-    /// token), same EIFS flag, nothing else to do; and refuse whenever the
-    /// handler could do more (a backoff runs, the frame is ours or broadcast).
+    /// token), same EIFS flag, nothing else to do; with no backoff, and with a
+    /// backoff that stays paused. They refuse whenever the handler could do
+    /// more (a backoff would resume or pause, the frame is ours or broadcast).
     #[test]
     fn quiet_receptions_equal_the_handlers() {
-        for eifs_mode in [EifsMode::Ns2, EifsMode::Standard] {
+        for (eifs_mode, backoff) in [(EifsMode::Ns2, false), (EifsMode::Standard, false), (EifsMode::Ns2, true)] {
             let p = MacParams { eifs_mode, ..MacParams::default() };
             let other = frame(FrameKind::Cts, 5, Some(7), us(900), &p);
+            let ack = frame(FrameKind::Ack, 5, Some(7), us(0), &p);
             let (mut quiet, mut full) = (Bench::new(p, 1), Bench::new(p, 1));
-            // Errored frame, overheard unicast (shorter, then longer NAV), carrier changes.
-            for (t, f) in [(100, None), (200, Some(&other)), (2000, Some(&other)), (2100, None)] {
+            if backoff {
+                // A backoff, paused by a busy medium.
+                for b in [&mut quiet, &mut full] {
+                    b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+                    b.now = t_us(5);
+                    b.with(|m, now, out| m.carrier(now, true, out));
+                    assert!(b.m.bo.busy && b.m.bo.paused);
+                    b.timers.clear();
+                }
+            }
+            // Errored frame, overheard unicast (shorter, then longer NAV, then an
+            // ACK's zero NAV after the NAV expired), carrier changes.
+            for (t, f) in [(10, None), (200, Some(&other)), (2000, Some(&other)), (2100, None), (3000, Some(&ack))] {
                 quiet.now = t_us(t);
                 full.now = t_us(t);
                 let now = quiet.now;
-                assert!(quiet.m.carrier_quiet(true));
+                assert!(quiet.m.carrier_quiet(now, true));
                 full.with(|m, now, out| m.carrier(now, true, out));
-                let nav = quiet.m.rx_quiet(now, f).expect("no backoff: quiet");
+                let nav = quiet.m.rx_quiet(now, f).expect("no backoff, or a paused one: quiet");
                 full.with(|m, now, out| match f {
                     Some(f) => m.rx_ok(now, f, out),
                     None => m.rx_error(now, out),
                 });
-                assert!(quiet.m.carrier_quiet(false));
+                let nav_covers = quiet.m.nav_until > now;
+                assert_eq!(quiet.m.carrier_quiet(now, false), !backoff || nav_covers, "{eifs_mode:?} at {t} us");
                 full.with(|m, now, out| m.carrier(now, false, out));
+                if backoff && !nav_covers {
+                    assert_eq!(full.backoff_timers().len(), 1, "the idle medium resumes the backoff");
+                    break;
+                }
                 let full_nav: Vec<_> = full.timers.drain(..).map(|(at, which, tok)| {
                     assert_eq!(which, MacTimer::Nav);
                     (at, tok)
@@ -1055,14 +1085,17 @@ mod tests {
                 assert_eq!(nav.into_iter().collect::<Vec<_>>(), full_nav, "{eifs_mode:?} at {t} us");
                 assert!(full.events.is_empty() && full.sent.is_empty());
                 assert_eq!((quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy), (full.m.nav_until, full.m.use_eifs, full.m.phy_busy));
+                assert_eq!((quiet.m.bo.busy, quiet.m.bo.paused, quiet.m.bo.rtime), (full.m.bo.busy, full.m.bo.paused, full.m.bo.rtime));
             }
             let mut b = Bench::new(p, 1);
             assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Rts, 5, Some(0), us(900), &p))), None, "a frame for us");
             assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Data, 5, None, us(0), &p))), None, "a broadcast");
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
-            assert!(b.m.bo.busy);
-            assert_eq!(b.m.rx_quiet(b.now, None), None, "a backoff runs");
-            assert!(!b.m.carrier_quiet(true), "a backoff runs");
+            assert!(b.m.bo.busy && !b.m.bo.paused);
+            if eifs_mode == EifsMode::Ns2 {
+                assert_eq!(b.m.rx_quiet(b.now, None), None, "the NAV would pause the running backoff");
+            }
+            assert!(!b.m.carrier_quiet(b.now, true), "the busy carrier would pause the running backoff");
         }
     }
 
