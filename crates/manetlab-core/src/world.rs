@@ -25,7 +25,7 @@ use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity,
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
-use crate::phy::{Channel, Radio, RxResult};
+use crate::phy::{Channel, Radio, RadioParams, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
@@ -154,10 +154,63 @@ struct Wifi {
     nav_pending: Option<(SimTime, u64, TimerToken)>,
 }
 
+impl Wifi {
+    /// Note the radio's carrier state; returns it when the MAC must run its
+    /// carrier handler: the state changed since the MAC was last told, and
+    /// the change can matter to it ([`Dcf::carrier_quiet`]).
+    #[inline]
+    fn note_carrier(&mut self, now: SimTime) -> Option<bool> {
+        let sensing = self.radio.sensing();
+        if sensing == self.sensing {
+            return None;
+        }
+        self.sensing = sensing;
+        if let WifiMac::Dcf(d) = &mut self.mac {
+            if d.carrier_quiet(now, sensing) {
+                return None;
+            }
+        }
+        Some(sensing)
+    }
+}
+
+impl Wifi {
+    /// A reception's outcome (`Some`: the frame arrived intact; `None`: it
+    /// ended in error) and the carrier change after it, when all they can do
+    /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
+    /// with no handler run (`Ok(None)`), or with the carrier handler only when
+    /// the carrier change can matter (`Ok(Some(sensing))`). Otherwise returns
+    /// the carrier state and whether it changed, for [`Simulator::mac_reception`].
+    /// Either way the carrier state is noted as reported.
+    #[inline(always)]
+    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
+        let sensing = self.radio.sensing();
+        let changed = sensing != self.sensing;
+        self.sensing = sensing;
+        let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
+        let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
+        if let Some((at, tok)) = nav {
+            // As `run_mac` does for `SetTimer(Nav)` and then `release_nav`.
+            let seq = sched.reserve_seq();
+            if d.needs_nav_event() {
+                self.nav_pending = None;
+                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            } else {
+                self.nav_pending = Some((at, seq, tok));
+            }
+        }
+        if changed && !d.carrier_quiet(now, sensing) {
+            return Ok(Some(sensing));
+        }
+        Ok(None)
+    }
+}
+
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    frame: Box<Frame>,
-    pending_ends: u32,
+    /// Taken out (`None`) only while a receiver's MAC reads it.
+    frame: Option<Box<Frame>>,
+    airtime: SimDuration,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
     /// Index in `rx` of the next signal start and of the next signal end.
@@ -1134,8 +1187,7 @@ impl Simulator {
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));
-            let pending_ends = rx.len() as u32;
-            self.txs[id as usize] = Some(TxRecord { frame, pending_ends, rx, next_start: 0, next_end: 0 });
+            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0 });
         }
     }
 
@@ -1145,108 +1197,163 @@ impl Simulator {
     /// back in the heap at the next start's key. The events run in the same
     /// order, at the same times, as if each had been its own heap entry.
     fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+        // The receiver list is lent to the walk: no handler reads it, and the
+        // slot stays `tx`'s while the walk runs (it is freed after the last end).
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        let (rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
+        let params = self.channel.as_ref().expect("channel").params;
         loop {
-            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-            let a = rec.rx[rec.next_start];
-            rec.next_start += 1;
-            let next = rec.rx.get(rec.next_start).copied();
-            self.signal_start(now, a.node, tx, a.power_w);
-            let Some(b) = next else { return };
+            let a = rx[i];
+            i += 1;
+            self.signal_start(now, a.node, tx, a.power_w, airtime, &params);
+            let Some(b) = rx.get(i) else { break };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
-                return;
+                break;
             }
             self.event_counts[KIND_SIGNAL_START] += 1;
             now = b.start;
         }
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        rec.rx = rx;
+        rec.next_start = i;
     }
 
     /// As [`Simulator::signal_starts`] for the signal ends; the last one frees `tx`.
     fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let params = self.channel.as_ref().expect("channel").params;
         loop {
-            let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-            let a = rec.rx[rec.next_end];
-            rec.next_end += 1;
-            let airtime = rec.frame.airtime;
-            let next = rec.rx.get(rec.next_end).copied();
-            self.signal_end(now, a.node, tx);
-            let Some(b) = next else { return };
+            let a = rx[i];
+            i += 1;
+            self.signal_end(now, a.node, tx, &params);
+            let Some(b) = rx.get(i) else {
+                // All of `tx`'s signals have ended: its slot and receiver list are reused.
+                self.txs[tx as usize] = None;
+                self.free_txs.push(tx);
+                rx.clear();
+                self.rx_pool.push(rx);
+                return;
+            };
             let (at, seq) = (b.start + airtime, b.seq + 1);
             if !self.sched.advance_inline(at, seq) {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
-                return;
+                break;
             }
             self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        rec.rx = rx;
+        rec.next_end = i;
     }
 
-    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64) {
+    #[inline(always)]
+    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
         if self.is_off(n) {
             return; // switched off since the frame was sent
         }
-        let airtime = self.txs[tx as usize].as_ref().expect("live transmission").frame.airtime;
-        let params = self.channel.as_ref().expect("channel").params;
-        let w = self.wifi(n);
-        let captured = w.radio.signal_start(&params, tx, power_w, now + airtime);
+        let w = self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
+            // The radio was busy already: no carrier change to report.
             self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
+        } else if let Some(sensing) = w.note_carrier(now) {
+            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
         }
-        self.report_carrier(now, n, None);
     }
 
-    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId) {
-        let params = self.channel.as_ref().expect("channel").params;
-        let mut result = self.wifi(n).radio.signal_end(&params, tx);
-        if self.is_off(n) {
+    #[inline(always)]
+    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, params: &RadioParams) {
+        let Simulator { nodes, faults, sched, txs, .. } = self;
+        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let result = w.radio.signal_end(params, tx);
+        if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
-            result = RxResult::NotLocked;
+            self.report_carrier(now, n);
+            return;
         }
-        // Take the record out while the MAC reads it; put it back unless this was the last receiver.
-        let mut rec = self.txs[tx as usize].take().expect("live transmission");
         match result {
-            RxResult::NotLocked => self.report_carrier(now, n, None),
-            RxResult::Decoded(_) => {
-                if rec.frame.dst.map_or(true, |d| d == n) {
-                    self.trace_frame(trace::Ev::Recv, n, &rec.frame);
+            RxResult::NotLocked => {
+                if let Some(sensing) = w.note_carrier(now) {
+                    self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
                 }
-                self.report_carrier(now, n, Some(Ok(&rec.frame)))
+            }
+            RxResult::Decoded(_) => {
+                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
+                let for_us = frame.dst.map_or(true, |d| d == n);
+                // A frame for us is never quiet, so it is traced before the MAC hears of it.
+                match w.reception_quiet(now, n, Some(frame), sched) {
+                    Ok(None) => {}
+                    Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
+                    Err((sensing, changed)) => {
+                        // Take the frame out while the MAC reads it (a pointer move).
+                        let frame = self.take_frame(tx);
+                        if for_us {
+                            self.trace_frame(trace::Ev::Recv, n, &frame);
+                        }
+                        self.mac_reception(now, n, Ok(&frame), sensing, changed);
+                        self.put_frame(tx, frame);
+                    }
+                }
             }
             RxResult::Failed(_, why) => {
-                let f = &rec.frame;
-                let for_us = f.dst.map_or(true, |d| d == n);
-                if why == RxFailure::Collision && for_us {
-                    self.frame_collision(n, f);
+                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
+                if why == RxFailure::Collision && frame.dst.map_or(true, |d| d == n) {
+                    let frame = self.take_frame(tx);
+                    self.frame_collision(n, &frame);
+                    self.put_frame(tx, frame);
+                    let Simulator { nodes, sched, .. } = self;
+                    let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+                    let quiet = w.reception_quiet(now, n, None, sched);
+                    self.after_quiet_error(now, n, quiet);
+                } else {
+                    let quiet = w.reception_quiet(now, n, None, sched);
+                    self.after_quiet_error(now, n, quiet);
                 }
-                self.report_carrier(now, n, Some(Err(())));
             }
         }
-        rec.pending_ends -= 1;
-        if rec.pending_ends == 0 {
-            self.free_txs.push(tx);
-            let mut rx = rec.rx;
-            rx.clear();
-            self.rx_pool.push(rx);
-        } else {
-            self.txs[tx as usize] = Some(rec);
+    }
+
+    fn take_frame(&mut self, tx: TxId) -> Box<Frame> {
+        self.txs[tx as usize].as_mut().and_then(|r| r.frame.take()).expect("live transmission")
+    }
+
+    fn put_frame(&mut self, tx: TxId, frame: Box<Frame>) {
+        self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
+    }
+
+    /// Tell the MAC of a carrier change, if the radio's carrier differs from
+    /// what the MAC was last told. Most changes cannot matter to the MAC
+    /// ([`Dcf::carrier_quiet`]) and cost no handler run.
+    #[inline]
+    fn report_carrier(&mut self, now: SimTime, n: NodeId) {
+        if let Some(sensing) = self.wifi(n).note_carrier(now) {
+            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+        }
+    }
+
+    /// What [`Wifi::reception_quiet`] left of an errored reception to the MAC's handlers.
+    #[inline(always)]
+    fn after_quiet_error(&mut self, now: SimTime, n: NodeId, quiet: Result<Option<bool>, (bool, bool)>) {
+        match quiet {
+            Ok(None) => {}
+            Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
+            Err((sensing, changed)) => self.mac_reception(now, n, Err(()), sensing, changed),
         }
     }
 
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),
-    /// so that EIFS is chosen before the idle medium resumes the backoff.
-    fn report_carrier(&mut self, now: SimTime, n: NodeId, rx: Option<Result<&Frame, ()>>) {
-        let w = self.wifi(n);
-        let sensing = w.radio.sensing();
-        let changed = sensing != w.sensing;
-        w.sensing = sensing;
-        if rx.is_none() && !changed {
-            return;
-        }
+    /// so that EIFS is chosen before the idle medium resumes the backoff: the
+    /// part of a reception [`Wifi::reception_quiet`] left to the MAC's handlers
+    /// (`sensing` and whether it `changed` are already noted).
+    #[inline(never)]
+    fn mac_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>, sensing: bool, changed: bool) {
         self.run_mac(now, n, |mac, out| {
             match rx {
-                Some(Ok(frame)) => mac.rx_ok(now, frame, out),
-                Some(Err(())) => mac.rx_error(now, out),
-                None => {}
+                Ok(frame) => mac.rx_ok(now, frame, out),
+                Err(()) => mac.rx_error(now, out),
             }
             if changed {
                 mac.carrier(now, sensing, out);

@@ -132,6 +132,8 @@ struct Backoff {
 
 pub struct Dcf {
     pub p: MacParams,
+    /// `p.eifs()`, which divides and rounds: read at every errored reception.
+    eifs: SimDuration,
     me: NodeId,
     rng: SimRng,
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
@@ -178,6 +180,7 @@ impl Dcf {
     pub fn new(me: NodeId, p: MacParams, rng: SimRng) -> Self {
         Dcf {
             cw: p.cw_min,
+            eifs: p.eifs(),
             p,
             me,
             rng,
@@ -253,7 +256,7 @@ impl Dcf {
     /// The wait before a resumed countdown: DIFS, or EIFS after an errored frame
     /// in standard mode (ns-2 gets its EIFS from the NAV instead).
     fn resume_ifs(&self) -> SimDuration {
-        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.p.eifs() } else { self.p.difs() }
+        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.eifs } else { self.p.difs() }
     }
 
     // ---- backoff timer (ns-2 BackoffTimer) ---------------------------------------
@@ -296,6 +299,9 @@ impl Dcf {
 
     /// ns-2 `checkBackoffTimer`, run after every change of the medium's state.
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.medium_unwatched() {
+            return;
+        }
         self.sync_idle(now);
         let idle = self.is_idle(now);
         if idle != self.was_idle {
@@ -324,6 +330,25 @@ impl Dcf {
             self.was_idle = true;
             self.idle_since = self.nav_until;
         }
+    }
+
+    /// Whether a change of the medium's state can matter now: it pauses or
+    /// resumes a backoff (none runs), and when the medium became idle is read
+    /// only by immediate access (`send`). Most nodes most of the time have no
+    /// backoff, so most carrier changes, NAV settings and errored receptions
+    /// skip `check_backoff`'s bookkeeping; its idle-time fields are then stale,
+    /// which nothing reads without immediate access.
+    #[inline]
+    fn medium_unwatched(&self) -> bool {
+        !self.bo.busy && !self.p.immediate_access
+    }
+
+    /// Whether `check_backoff` now would change nothing that is read: no
+    /// backoff to pause (it is paused already, or the medium is idle) or to
+    /// resume (it runs already, or the medium is busy), and no immediate access.
+    #[inline]
+    fn check_is_noop(&self, now: SimTime) -> bool {
+        !self.p.immediate_access && (!self.bo.busy || self.bo.paused != self.is_idle(now))
     }
 
     /// Whether the NAV timer's event must run: only a running (or paused)
@@ -389,6 +414,22 @@ impl Dcf {
 
     // ---- from the radio -------------------------------------------------------
 
+    /// Physical carrier sense changed, and the change cannot matter now
+    /// ([`Dcf::check_is_noop`] with the new carrier: no backoff, or one that
+    /// stays paused or stays running): records it and returns true, with the
+    /// same effect as [`Dcf::carrier`], which it saves the simulator from
+    /// running (no actions can follow). Otherwise changes nothing and returns false.
+    #[inline]
+    pub fn carrier_quiet(&mut self, now: SimTime, busy: bool) -> bool {
+        let was = self.phy_busy;
+        self.phy_busy = busy;
+        if self.check_is_noop(now) {
+            return true;
+        }
+        self.phy_busy = was;
+        false
+    }
+
     /// Physical carrier sense changed.
     pub fn carrier(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacAction>) {
         self.phy_busy = busy;
@@ -409,7 +450,7 @@ impl Dcf {
         }
         self.note(now, || "rx error".into());
         match self.p.eifs_mode {
-            EifsMode::Ns2 => self.set_nav(now, self.p.eifs(), out),
+            EifsMode::Ns2 => self.set_nav(now, self.eifs, out),
             EifsMode::Standard => self.use_eifs = true,
         }
     }
@@ -418,8 +459,53 @@ impl Dcf {
     /// were receiving a stronger one. ns-2 `capture`: NAV to its end + EIFS.
     pub fn rx_captured(&mut self, now: SimTime, airtime: SimDuration, out: &mut Vec<MacAction>) {
         if self.p.eifs_mode == EifsMode::Ns2 {
-            self.set_nav(now, duration_field(self.p.eifs() + airtime), out);
+            self.set_nav(now, duration_field(self.eifs + airtime), out);
         }
+    }
+
+    /// A reception's outcome (`Some`: a frame arrived intact; `None`: it ended
+    /// in error) when all it can do is set the NAV: no log is kept, the frame,
+    /// if any, is a unicast for another node and we do not snoop, and the
+    /// `check_backoff` after a NAV change is a no-op ([`Dcf::check_is_noop`]:
+    /// no backoff, or one that stays paused). Then it has the same effect as
+    /// [`Dcf::rx_ok`] or [`Dcf::rx_error`] and returns `Some` with the NAV
+    /// arming the simulator must record (the `SetTimer(Nav)` those would have
+    /// pushed), saving it a handler run for most receptions (a frame is heard
+    /// by every node in carrier-sense range). Otherwise returns `None` and
+    /// changes nothing. The carrier change that follows is the caller's
+    /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
+    #[inline]
+    pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
+        if self.p.immediate_access || self.log.is_some() {
+            return None;
+        }
+        let nav = match f {
+            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => return None,
+            // rx_ok / rx_error: a frame that ends while we transmit was never seen.
+            _ if self.tx_active => return Some(None),
+            Some(f) => f.nav,
+            None if self.p.eifs_mode == EifsMode::Standard => {
+                self.use_eifs = true;
+                return Some(None);
+            }
+            None => self.eifs,
+        };
+        let until = now + nav;
+        let mut arming = None;
+        if until > self.nav_until {
+            let old = self.nav_until;
+            self.nav_until = until;
+            if !self.check_is_noop(now) {
+                self.nav_until = old;
+                return None;
+            }
+            arming = Some((until, self.nav_timer.arm(until)));
+        }
+        if f.is_some() {
+            // A correct reception ends any EIFS (§9.2.3.4).
+            self.use_eifs = false;
+        }
+        Some(arming)
     }
 
     /// A frame arrived intact.
@@ -948,6 +1034,69 @@ mod tests {
     }
     fn backoff_slots(m: &Dcf) -> Vec<u64> {
         m.log.as_ref().unwrap().iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect()
+    }
+
+    /// The quiet paths the simulator takes instead of a handler run must leave
+    /// the MAC exactly as the handlers do: same NAV, same NAV arming (time and
+    /// token), same EIFS flag, nothing else to do; with no backoff, and with a
+    /// backoff that stays paused. They refuse whenever the handler could do
+    /// more (a backoff would resume or pause, the frame is ours or broadcast).
+    #[test]
+    fn quiet_receptions_equal_the_handlers() {
+        for (eifs_mode, backoff) in [(EifsMode::Ns2, false), (EifsMode::Standard, false), (EifsMode::Ns2, true)] {
+            let p = MacParams { eifs_mode, ..MacParams::default() };
+            let other = frame(FrameKind::Cts, 5, Some(7), us(900), &p);
+            let ack = frame(FrameKind::Ack, 5, Some(7), us(0), &p);
+            let (mut quiet, mut full) = (Bench::new(p, 1), Bench::new(p, 1));
+            if backoff {
+                // A backoff, paused by a busy medium.
+                for b in [&mut quiet, &mut full] {
+                    b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+                    b.now = t_us(5);
+                    b.with(|m, now, out| m.carrier(now, true, out));
+                    assert!(b.m.bo.busy && b.m.bo.paused);
+                    b.timers.clear();
+                }
+            }
+            // Errored frame, overheard unicast (shorter, then longer NAV, then an
+            // ACK's zero NAV after the NAV expired), carrier changes.
+            for (t, f) in [(10, None), (200, Some(&other)), (2000, Some(&other)), (2100, None), (3000, Some(&ack))] {
+                quiet.now = t_us(t);
+                full.now = t_us(t);
+                let now = quiet.now;
+                assert!(quiet.m.carrier_quiet(now, true));
+                full.with(|m, now, out| m.carrier(now, true, out));
+                let nav = quiet.m.rx_quiet(now, f).expect("no backoff, or a paused one: quiet");
+                full.with(|m, now, out| match f {
+                    Some(f) => m.rx_ok(now, f, out),
+                    None => m.rx_error(now, out),
+                });
+                let nav_covers = quiet.m.nav_until > now;
+                assert_eq!(quiet.m.carrier_quiet(now, false), !backoff || nav_covers, "{eifs_mode:?} at {t} us");
+                full.with(|m, now, out| m.carrier(now, false, out));
+                if backoff && !nav_covers {
+                    assert_eq!(full.backoff_timers().len(), 1, "the idle medium resumes the backoff");
+                    break;
+                }
+                let full_nav: Vec<_> = full.timers.drain(..).map(|(at, which, tok)| {
+                    assert_eq!(which, MacTimer::Nav);
+                    (at, tok)
+                }).collect();
+                assert_eq!(nav.into_iter().collect::<Vec<_>>(), full_nav, "{eifs_mode:?} at {t} us");
+                assert!(full.events.is_empty() && full.sent.is_empty());
+                assert_eq!((quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy), (full.m.nav_until, full.m.use_eifs, full.m.phy_busy));
+                assert_eq!((quiet.m.bo.busy, quiet.m.bo.paused, quiet.m.bo.rtime), (full.m.bo.busy, full.m.bo.paused, full.m.bo.rtime));
+            }
+            let mut b = Bench::new(p, 1);
+            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Rts, 5, Some(0), us(900), &p))), None, "a frame for us");
+            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Data, 5, None, us(0), &p))), None, "a broadcast");
+            b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+            assert!(b.m.bo.busy && !b.m.bo.paused);
+            if eifs_mode == EifsMode::Ns2 {
+                assert_eq!(b.m.rx_quiet(b.now, None), None, "the NAV would pause the running backoff");
+            }
+            assert!(!b.m.carrier_quiet(b.now, true), "the busy carrier would pause the running backoff");
+        }
     }
 
     #[test]

@@ -67,12 +67,14 @@ impl Radio {
     }
 
     /// Carrier busy: transmitting, or any sensed signal on the air.
+    #[inline]
     pub fn busy(&self) -> bool {
         self.transmitting || !self.signals.is_empty()
     }
 
     /// Physical carrier sense from other transmitters (what the MAC's CCA reports;
     /// the MAC knows about its own transmissions).
+    #[inline]
     pub fn sensing(&self) -> bool {
         !self.signals.is_empty()
     }
@@ -85,6 +87,7 @@ impl Radio {
     /// Returns true when it was captured: the radio stays locked on a frame at
     /// least `capture_threshold`× stronger and treats the newcomer as noise (the
     /// MAC then defers as ns-2's `Mac802_11::capture` does).
+    #[inline]
     pub fn signal_start(&mut self, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
         self.signals.push(Signal { tx, power_w });
         match self.lock.as_mut() {
@@ -116,6 +119,7 @@ impl Radio {
     }
 
     /// A signal ends. Returns what became of it if it was the locked frame.
+    #[inline]
     pub fn signal_end(&mut self, p: &RadioParams, tx: TxId) -> RxResult {
         if let Some(i) = self.signals.iter().position(|s| s.tx == tx) {
             self.signals.swap_remove(i);
