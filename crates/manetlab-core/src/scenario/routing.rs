@@ -222,6 +222,8 @@ pub struct DsrSpec {
     pub primary_cache_paths: Option<u32>,
     pub secondary_cache_paths: Option<u32>,
     pub tcp_ip_header_twice: Option<bool>,
+    pub flow_state: Option<bool>,
+    pub request_size_bug: Option<bool>,
 }
 
 impl DsrSpec {
@@ -254,6 +256,8 @@ impl DsrSpec {
             primary_cache_paths: self.primary_cache_paths.unwrap_or(d.primary_cache_paths),
             secondary_cache_paths: self.secondary_cache_paths.unwrap_or(d.secondary_cache_paths),
             tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
+            flow_state: self.flow_state.unwrap_or(d.flow_state),
+            request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
         }
     }
 
