@@ -76,6 +76,7 @@ _NS2_SWITCHES = {
     ("dsr", "tcp_ip_header_twice"): True,
     ("dsr", "flow_state"): True,
     ("dsr", "request_size_bug"): True,
+    ("dsr", "grat_holdoff_bug"): True,
     ("dsdv", "tcp_ip_header_twice"): True,
     ("dsdv", "release_through_recv"): True,
     ("dsdv", "stale_advert_bug"): True,

@@ -28,15 +28,16 @@
 //!   another cached route (at most MAX_SALVAGE_COUNT times);
 //! * §3.4.3 automatic route shortening: a node that overhears a packet that
 //!   will reach it later on its route sends the route's first node a
-//!   gratuitous reply without the hops in between (held down per route).
+//!   gratuitous reply without the hops in between (held down per route);
+//! * ns-2.35's flow state at the source (`dsragent_enable_flowstate`): after
+//!   a flow's first packets, data travels flow-only ([`FlowMark`]), and relays
+//!   and overhearers learn nothing from it.
 //!
-//! Not implemented: the flow-state extension (§3.5; ns-2.35 enables it — see
+//! Not implemented: flow tables at relays (unknown-flow errors; see
 //! docs/routing.md), DSR acknowledgements and the maintenance buffer (§8.3.1–
 //! 8.3.3), the blacklist for unidirectional links (§4.6), route-reply storm
 //! prevention (§3.3.4; ns-2 has it disabled too), piggybacking data on
-//! requests, route-cache timeouts, and requests by intermediate nodes for
-//! packets they cannot salvage (ns-2's `NEW_SALVAGE_LOGIC` allows one
-//! non-propagating request; we drop them).
+//! requests, route-cache timeouts.
 
 pub mod cache;
 pub mod packets;
@@ -146,6 +147,11 @@ pub struct Params {
     /// bytes after one relay, 68 after two (instead of 36, 40). Off: each
     /// request is its current header only.
     pub request_size_bug: bool,
+    /// Reproduce ns-2.35's gratuitous-reply hold-down slip: a route entering
+    /// the table gets the next slot's time stamped instead of its own, so the
+    /// second shortening of a route is usually not held down. Off: each
+    /// route's own time (the evident intent).
+    pub grat_holdoff_bug: bool,
 }
 
 impl Default for Params {
@@ -176,6 +182,7 @@ impl Default for Params {
             tcp_ip_header_twice: true,
             flow_state: true,
             request_size_bug: true,
+            grat_holdoff_bug: true,
         }
     }
 }
@@ -273,7 +280,8 @@ pub struct Dsr {
     /// The last route error addressed to us: (from, to, when) (ns-2
     /// `route_error_held`, `err_from`, `err_to`, `route_error_data_time`).
     held_error: Option<(NodeId, NodeId, SimTime)>,
-    /// Gratuitous-reply hold-down: (route, last reply), round robin.
+    /// Gratuitous-reply hold-down: (route, last reply), round robin (ns-2
+    /// `grat_hold`, `RTREP_HOLDOFF_SIZE` slots, times 0 at first).
     grat_hold: Vec<(Vec<NodeId>, SimTime)>,
     grat_victim: usize,
     /// uids of recently overheard packets (ns-2 `tap_uid_cache`).
@@ -307,7 +315,7 @@ impl Dsr {
             buffer_timer: Timer::new(),
             next_request_id: 1,
             held_error: None,
-            grat_hold: Vec::new(),
+            grat_hold: vec![(Vec::new(), SimTime::ZERO); GRAT_HOLD_SLOTS],
             grat_victim: 0,
             tap_seen: vec![u64::MAX; TAP_SLOTS],
             pending_replies: BTreeMap::new(),
@@ -901,16 +909,19 @@ impl Dsr {
     /// can go (ns-2 `sendRouteShortening`).
     fn route_shortening(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, heard_at: usize, xmit_at: usize) {
         let now = ctx.now;
-        match self.grat_hold.iter_mut().find(|(r, _)| *r == sr.path) {
-            Some((_, t)) if now.since(*t) < self.p.grat_reply_holdoff => return,
-            Some((_, t)) => *t = now,
+        match self.grat_hold.iter().position(|(r, _)| *r == sr.path) {
+            Some(i) if now.since(self.grat_hold[i].1) < self.p.grat_reply_holdoff => return,
+            Some(i) => self.grat_hold[i].1 = now,
             None => {
-                if self.grat_hold.len() < GRAT_HOLD_SLOTS {
-                    self.grat_hold.push((sr.path.clone(), now));
-                } else {
-                    self.grat_hold[self.grat_victim] = (sr.path.clone(), now);
-                    self.grat_victim = (self.grat_victim + 1) % GRAT_HOLD_SLOTS;
-                }
+                let v = self.grat_victim;
+                self.grat_hold[v].0 = sr.path.clone();
+                self.grat_victim = (v + 1) % GRAT_HOLD_SLOTS;
+                // ns-2 `sendRouteShortening` stamps the slot after the one it
+                // filled (it advances `grat_hold_victim` before taking the
+                // entry): the new route keeps that slot's old time (0 at
+                // first), so its next shortening is not held down.
+                let stamped = if self.p.grat_holdoff_bug { self.grat_victim } else { v };
+                self.grat_hold[stamped].1 = now;
             }
         }
         let first = sr.path[0];

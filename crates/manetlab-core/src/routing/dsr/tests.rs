@@ -312,7 +312,8 @@ fn route_errors_cut_the_link_on_the_way_and_ride_on_the_next_request() {
 #[test]
 fn overhearing_a_packet_that_will_reach_us_later_shortens_the_route() {
     // Node 3 overhears 1 → 2 of a packet routed 0 1 2 3 4: 1 can reach 3 directly.
-    let mut n = Node::new(3);
+    // (The hold-down as meant; ns-2's slip is the next test.)
+    let mut n = Node::with(3, Params { grat_holdoff_bug: false, ..Params::default() });
     let pkt = routed(7, &[0, 1, 2, 3, 4], 2);
     let a = n.run(|d, ctx| d.overheard(ctx, &pkt, NodeId(1), NodeId(2)));
     let rp = rreps(&a);
@@ -608,4 +609,27 @@ fn overheard_replies_and_errors_teach_the_route_they_travel_on() {
     let rp = rrep_pkt(5, &[0, 1, 2, 3], &[3, 2, 1, 0], 2); // 2 → 1 overheard
     n.run(|d, ctx| d.overheard(ctx, &rp, NodeId(2), NodeId(1)));
     assert_eq!(n.dsr.cache.find(NodeId(0), false), Some(ids(&[9, 2, 1, 0])));
+}
+
+#[test]
+fn ns2_holds_a_new_routes_second_shortening_against_the_wrong_slot() {
+    // ns-2 sendRouteShortening: a route not yet in grat_hold goes into slot
+    // `victim`, then `victim` advances and *that* slot's time is stamped; the
+    // route's own slot keeps its old time (0), so the next overheard packet of
+    // the route is shortened again; from then on it is held down.
+    let mut n = Node::new(3);
+    n.now = SimTime::from_secs_f64(5.0);
+    let mut sent = Vec::new();
+    for uid in [7, 8, 9] {
+        let pkt = routed(uid, &[0, 1, 2, 3, 4], 2);
+        sent.push(rreps(&n.run(|d, ctx| d.overheard(ctx, &pkt, NodeId(1), NodeId(2)))).len());
+    }
+    assert_eq!(sent, vec![1, 1, 0]);
+    // A second route entering the table now takes slot 1, whose time (just
+    // stamped) holds down its own second shortening for 1 s.
+    let other = routed(10, &[5, 1, 2, 3, 4], 2);
+    let again = routed(11, &[5, 1, 2, 3, 4], 2);
+    let a = n.run(|d, ctx| d.overheard(ctx, &other, NodeId(1), NodeId(2)));
+    let b = n.run(|d, ctx| d.overheard(ctx, &again, NodeId(1), NodeId(2)));
+    assert_eq!((rreps(&a).len(), rreps(&b).len()), (1, 0));
 }
