@@ -139,8 +139,8 @@ pub struct Params {
     /// have set the flow up, data packets travel without their source route
     /// ([`FlowMark`]), and the source keeps using its default flow's route
     /// while the cache offers none shorter (`dsragent_prefer_default_flow`).
-    /// Off: every data packet carries its route (RFC 4728 without §3.5's
-    /// extension).
+    /// Off: every data packet carries its route (RFC 4728, which left the
+    /// drafts' flow-state extension out).
     pub flow_state: bool,
     /// Reproduce ns-2.35's size accounting of relayed route requests, which
     /// counts every earlier hop's header again ([`Rreq::stale_bytes`]): 48
