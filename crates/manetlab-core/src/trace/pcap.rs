@@ -131,9 +131,9 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     if proto != control::IPPROTO_DSR {
         set_l4_checksum(&mut l4, proto, src, dst);
     }
-    if let Some(sr) = pkt.source_route.as_deref().filter(|s| s.on_air()) {
+    if let Some(sr) = &pkt.source_route {
         // RFC 4728 §6.1: the DSR header sits between IP and the transport header.
-        // (A flow-only packet of ns-2's flow state carries no route: none written.)
+        // (RFC 4728 has no flow state: flow-only packets are written with their route.)
         let next = if proto == IpProto::Tcp as u8 { IpProto::Tcp } else { IpProto::Udp };
         let mut b = control::dsr_data(sr, next);
         b.extend_from_slice(&l4);
