@@ -239,9 +239,9 @@ def _gap(reason: str) -> pytest.MarkDecorator:
 
 
 # Measured gaps (manetlab mean / ns-2 mean over each fixture's seeds, after the MAC, ARP,
-# TCP, AODV, DSR (CMUPriQueue, 1060-byte TCP) and DSDV fidelity work): goodput chain4
-# 0.965, rwp20 AODV 1.032 (0.906 before AODV judged replies to a route under repair as
-# ns-2 does, issue 10), DSR 0.891, DSDV 0.941; CBR delivery AODV +0.002, DSR +0.015,
+# TCP, AODV, DSR (CMUPriQueue, 1060-byte TCP, flow state) and DSDV fidelity work): goodput
+# chain4 0.965, rwp20 AODV 1.032 (0.906 before AODV judged replies to a route under repair as
+# ns-2 does, issue 10), DSR 0.920, DSDV 0.941; CBR delivery AODV +0.002, DSR +0.018,
 # DSDV +0.013 (docs/ns2-differences.md).
 @pytest.mark.parametrize(
     "case",

@@ -74,6 +74,9 @@ _ROUTING = {"aodv": "AODV", "dsr": "DSR", "dsdv": "DSDV"}
 # other value has no ns-2 equivalent and is refused).
 _NS2_SWITCHES = {
     ("dsr", "tcp_ip_header_twice"): True,
+    ("dsr", "flow_state"): True,
+    ("dsr", "request_size_bug"): True,
+    ("dsr", "grat_holdoff_bug"): True,
     ("dsdv", "tcp_ip_header_twice"): True,
     ("dsdv", "release_through_recv"): True,
     ("dsdv", "stale_advert_bug"): True,

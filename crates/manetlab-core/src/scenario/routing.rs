@@ -222,6 +222,9 @@ pub struct DsrSpec {
     pub primary_cache_paths: Option<u32>,
     pub secondary_cache_paths: Option<u32>,
     pub tcp_ip_header_twice: Option<bool>,
+    pub flow_state: Option<bool>,
+    pub request_size_bug: Option<bool>,
+    pub grat_holdoff_bug: Option<bool>,
 }
 
 impl DsrSpec {
@@ -254,6 +257,9 @@ impl DsrSpec {
             primary_cache_paths: self.primary_cache_paths.unwrap_or(d.primary_cache_paths),
             secondary_cache_paths: self.secondary_cache_paths.unwrap_or(d.secondary_cache_paths),
             tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
+            flow_state: self.flow_state.unwrap_or(d.flow_state),
+            request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
+            grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
         }
     }
 
@@ -303,6 +309,7 @@ impl DsrSpec {
         }
         let only = [
             ("grat_reply_holdoff_s", self.grat_reply_holdoff_s.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
+            ("grat_holdoff_bug", self.grat_holdoff_bug.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
             ("max_salvage_count", self.max_salvage_count.is_some(), q.salvage, "salvage = true"),
             ("salvage_requests", self.salvage_requests.is_some(), q.salvage, "salvage = true"),
             ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms.is_some(), q.ring_zero_search, "ring_zero_search = true"),

@@ -135,6 +135,7 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     }
     if let Some(sr) = &pkt.source_route {
         // RFC 4728 §6.1: the DSR header sits between IP and the transport header.
+        // (RFC 4728 has no flow state: flow-only packets are written with their route.)
         let next = if proto == IpProto::Tcp as u8 { IpProto::Tcp } else { IpProto::Udp };
         let mut b = control::dsr_data(sr, next);
         b.extend_from_slice(&l4);
@@ -343,7 +344,7 @@ mod tests {
     fn source_routed_data_carries_the_dsr_header_before_udp() {
         use crate::routing::dsr::SourceRoute;
         let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
-        let p = Packet { source_route: Some(Box::new(SourceRoute { path, next: 1, salvaged: 0 })), ..udp() };
+        let p = Packet { source_route: Some(Box::new(SourceRoute { path, next: 1, salvaged: 0, flow: Default::default() })), ..udp() };
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 48, "IP protocol: DSR");
         assert_eq!(usize::from(u16::from_be_bytes([b[2], b[3]])), b.len(), "IP total length counts the DSR header");

@@ -28,22 +28,23 @@
 //!   another cached route (at most MAX_SALVAGE_COUNT times);
 //! * §3.4.3 automatic route shortening: a node that overhears a packet that
 //!   will reach it later on its route sends the route's first node a
-//!   gratuitous reply without the hops in between (held down per route).
+//!   gratuitous reply without the hops in between (held down per route);
+//! * ns-2.35's flow state at the source (`dsragent_enable_flowstate`): after
+//!   a flow's first packets, data travels flow-only ([`FlowMark`]), and relays
+//!   and overhearers learn nothing from it.
 //!
-//! Not implemented: the flow-state extension (§3.5; ns-2.35 enables it — see
+//! Not implemented: flow tables at relays (unknown-flow errors; see
 //! docs/routing.md), DSR acknowledgements and the maintenance buffer (§8.3.1–
 //! 8.3.3), the blacklist for unidirectional links (§4.6), route-reply storm
 //! prevention (§3.3.4; ns-2 has it disabled too), piggybacking data on
-//! requests, route-cache timeouts, and requests by intermediate nodes for
-//! packets they cannot salvage (ns-2's `NEW_SALVAGE_LOGIC` allows one
-//! non-propagating request; we drop them).
+//! requests, route-cache timeouts.
 
 pub mod cache;
 pub mod packets;
 pub mod request_table;
 
 pub use cache::RouteCache;
-pub use packets::{DsrMessage, Rerr, Rrep, Rreq, SourceRoute};
+pub use packets::{DsrMessage, FlowMark, Rerr, Rrep, Rreq, SourceRoute};
 pub use request_table::{RequestKind, RequestTable};
 
 use super::send_buffer::SendBuffer;
@@ -133,6 +134,24 @@ pub struct Params {
     /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
     /// ns-2 agent skips TCP) and as on a real network.
     pub tcp_ip_header_twice: bool,
+    /// ns-2.35's flow state at the source (`dsragent_enable_flowstate`, a
+    /// `static const` true in `dsragent.cc`): after a route's first packets
+    /// have set the flow up, data packets travel without their source route
+    /// ([`FlowMark`]), and the source keeps using its default flow's route
+    /// while the cache offers none shorter (`dsragent_prefer_default_flow`).
+    /// Off: every data packet carries its route (RFC 4728, which left the
+    /// drafts' flow-state extension out).
+    pub flow_state: bool,
+    /// Reproduce ns-2.35's size accounting of relayed route requests, which
+    /// counts every earlier hop's header again ([`Rreq::stale_bytes`]): 48
+    /// bytes after one relay, 68 after two (instead of 36, 40). Off: each
+    /// request is its current header only.
+    pub request_size_bug: bool,
+    /// Reproduce ns-2.35's gratuitous-reply hold-down slip: a route entering
+    /// the table gets the next slot's time stamped instead of its own, so the
+    /// second shortening of a route is usually not held down. Off: each
+    /// route's own time (the evident intent).
+    pub grat_holdoff_bug: bool,
 }
 
 impl Default for Params {
@@ -161,6 +180,9 @@ impl Default for Params {
             primary_cache_paths: 30,
             secondary_cache_paths: 64,
             tcp_ip_header_twice: true,
+            flow_state: true,
+            request_size_bug: true,
+            grat_holdoff_bug: true,
         }
     }
 }
@@ -181,6 +203,26 @@ impl Params {
         }
         SimDuration((w as u64).min(self.max_request_period.0))
     }
+}
+
+/// ns-2 `END_TO_END_COUNT`: a flow's packets carry the route until this many
+/// have (the entry is created by the first, then counted up to it).
+const FLOW_EST_COUNT: u32 = 2;
+/// ns-2 `min_adv_interval` (s): an established flow re-advertises its route
+/// when its last establishing packet is older than this.
+const FLOW_ADV_INTERVAL_S: f64 = 5.0;
+/// ns-2 `default_flow_timeout` (s), refreshed by every packet
+/// (`dsragent_always_reestablish`).
+const FLOW_TIMEOUT_S: f64 = 60.0;
+
+/// A flow this node originates (ns-2 `TableEntry` with `sourceIP` = us).
+#[derive(Clone, Debug)]
+struct SourceFlow {
+    route: Vec<NodeId>,
+    /// Packets sent with the route on the air (ns-2 `count`).
+    count: u32,
+    last_adv: SimTime,
+    timeout: SimTime,
 }
 
 /// ns-2 `RTREP_HOLDOFF_SIZE`: routes remembered for the gratuitous-reply hold-down.
@@ -238,7 +280,8 @@ pub struct Dsr {
     /// The last route error addressed to us: (from, to, when) (ns-2
     /// `route_error_held`, `err_from`, `err_to`, `route_error_data_time`).
     held_error: Option<(NodeId, NodeId, SimTime)>,
-    /// Gratuitous-reply hold-down: (route, last reply), round robin.
+    /// Gratuitous-reply hold-down: (route, last reply), round robin (ns-2
+    /// `grat_hold`, `RTREP_HOLDOFF_SIZE` slots, times 0 at first).
     grat_hold: Vec<(Vec<NodeId>, SimTime)>,
     grat_victim: usize,
     /// uids of recently overheard packets (ns-2 `tap_uid_cache`).
@@ -251,6 +294,11 @@ pub struct Dsr {
     /// Destinations this node originates data for: the ones whose route loss or
     /// return is told to the transport layer (ELFN notices).
     talked_to: std::collections::BTreeSet<NodeId>,
+    /// Flows this node originates, per destination in creation order (ns-2
+    /// `flow_table` entries with us as source; never removed, as ns-2's
+    /// `FlowTable::cleanup` returns at once). The last one is the pair's
+    /// default flow (ns-2 `DRTable`: the newest odd flow id).
+    flows: BTreeMap<NodeId, Vec<SourceFlow>>,
 }
 
 impl Dsr {
@@ -267,7 +315,7 @@ impl Dsr {
             buffer_timer: Timer::new(),
             next_request_id: 1,
             held_error: None,
-            grat_hold: Vec::new(),
+            grat_hold: vec![(Vec::new(), SimTime::ZERO); GRAT_HOLD_SLOTS],
             grat_victim: 0,
             tap_seen: vec![u64::MAX; TAP_SLOTS],
             pending_replies: BTreeMap::new(),
@@ -275,6 +323,7 @@ impl Dsr {
             counters,
             scratch: Vec::new(),
             talked_to: std::collections::BTreeSet::new(),
+            flows: BTreeMap::new(),
         }
     }
 
@@ -348,10 +397,15 @@ impl Dsr {
         self.send_on_route_after(ctx, pkt, route, salvaged, SimDuration::ZERO);
     }
 
-    fn send_on_route_after(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, route: Vec<NodeId>, salvaged: u8, delay: SimDuration) {
+    fn send_on_route_after(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, mut route: Vec<NodeId>, salvaged: u8, delay: SimDuration) {
         debug_assert_eq!(route[0], self.me);
+        let flow = if self.p.flow_state && pkt.ip.src == self.me && !pkt.is_routing() {
+            self.flow_for(ctx.now, pkt.ip.dst, &mut route)
+        } else {
+            FlowMark::None
+        };
         let next_hop = route[1];
-        let sr = SourceRoute { path: route, next: 1, salvaged };
+        let sr = SourceRoute { path: route, next: 1, salvaged, flow };
         if let Some(old) = control_route_mut(&mut pkt) {
             // A reply or error sent afresh (re-routed, salvaged or released
             // from the send buffer): ns-2 traces each such send.
@@ -365,6 +419,56 @@ impl Dsr {
             ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
         } else {
             ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
+        }
+    }
+
+    /// ns-2 `sendOutPacketWithRoute`'s flow-state part for a data packet we
+    /// originate on `route`: the default flow's route replaces it unless the
+    /// cache's is shorter; the flow on that route is found or set up, and the
+    /// packet carries the route while the flow is new (its first
+    /// `FLOW_EST_COUNT` + 1 packets) or has not advertised it for
+    /// `FLOW_ADV_INTERVAL_S`; otherwise it goes flow-only.
+    fn flow_for(&mut self, now: SimTime, dst: NodeId, route: &mut Vec<NodeId>) -> FlowMark {
+        let list = self.flows.entry(dst).or_default();
+        if let Some(d) = list.last() {
+            if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
+                route.clone_from(&d.route);
+            }
+        }
+        let adv = SimDuration::from_secs_f64(FLOW_ADV_INTERVAL_S);
+        let (i, mark) = match list.iter().rposition(|f| f.route == *route) {
+            Some(i) if list[i].timeout >= now => {
+                let f = &mut list[i];
+                if f.count <= FLOW_EST_COUNT || f.last_adv + adv < now {
+                    f.count += 1;
+                    f.last_adv = now;
+                    (i, FlowMark::Establish)
+                } else if i + 1 == list.len() {
+                    (i, FlowMark::Default)
+                } else {
+                    (i, FlowMark::FlowId)
+                }
+            }
+            _ => {
+                list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
+                (list.len() - 1, FlowMark::Establish)
+            }
+        };
+        list[i].timeout = now + SimDuration::from_secs_f64(FLOW_TIMEOUT_S);
+        mark
+    }
+
+    /// A link is broken: cut it from the cache and end our flows over it
+    /// (ns-2 `noticeDeadLink` of the route cache and of the flow table).
+    fn dead_link(&mut self, now: SimTime, from: NodeId, to: NodeId) {
+        self.cache.dead_link(from, to);
+        for list in self.flows.values_mut() {
+            for f in list.iter_mut() {
+                if f.timeout >= now && f.route.windows(2).any(|w| w[0] == from && w[1] == to) {
+                    // ns-2 sets the timeout 1 s in the past.
+                    f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
+                }
+            }
         }
     }
 
@@ -539,7 +643,7 @@ impl Dsr {
                 }
             }
         }
-        let rq = Rreq { id, target: dst, path: vec![self.me], max_propagation, error };
+        let rq = Rreq { id, target: dst, path: vec![self.me], max_propagation, error, stale_bytes: 0 };
         let pkt = self.control(ctx, IP_BROADCAST, DsrMessage::Rreq(rq));
         self.broadcast(ctx, pkt, false);
         let d = self.requests.target(dst);
@@ -574,7 +678,7 @@ impl Dsr {
             return; // our own request, rebroadcast by a neighbour
         }
         if let Some((from, to)) = rq.error {
-            self.cache.dead_link(from, to);
+            self.dead_link(ctx.now, from, to);
         }
         let originator = rq.path[0];
         if rq.target == self.me {
@@ -588,7 +692,7 @@ impl Dsr {
             route.push(self.me);
             let back: Vec<NodeId> = route.iter().rev().copied().collect();
             self.cache.add_route(&back);
-            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
             let pkt = self.control(ctx, originator, DsrMessage::Rrep(rp));
             // ns-2 jitters the target's replies: they answer a broadcast.
             let delay = self.jitter();
@@ -610,6 +714,9 @@ impl Dsr {
         }
         if rq.path.len() > rq.max_propagation as usize {
             return; // a non-propagating request ends at the neighbours
+        }
+        if self.p.request_size_bug {
+            rq.stale_bytes += rq.header_bytes();
         }
         rq.path.push(self.me);
         let pkt = Packet {
@@ -637,7 +744,7 @@ impl Dsr {
         }
         let back: Vec<NodeId> = std::iter::once(self.me).chain(rq.path.iter().rev().copied()).collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
         let pkt = self.control(ctx, rq.path[0], DsrMessage::Rrep(rp));
         self.counters.replies_from_cache += 1;
         self.unicast_control(ctx, pkt, false);
@@ -687,9 +794,9 @@ impl Dsr {
     fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64) {
         // §8.3.5: every node the error passes cuts the link (ns-2
         // `dsragent_snoop_forwarded_errors`).
-        self.cache.dead_link(re.from, re.to);
+        self.dead_link(ctx.now, re.from, re.to);
         for &(_, from, to) in &re.nested {
-            self.cache.dead_link(from, to);
+            self.dead_link(ctx.now, from, to);
         }
         let k = re.sr.next as usize;
         if re.sr.path.get(k) != Some(&self.me) {
@@ -701,7 +808,7 @@ impl Dsr {
             // ns-2 `processBrokenRouteError`: the errors it was nested around
             // go on to the next one's `tell`, as a packet of our own.
             if let Some((tell, from, to)) = re.nested.pop() {
-                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute { path: vec![self.me], next: 0, salvaged: 0 } };
+                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute { path: vec![self.me], next: 0, salvaged: 0, flow: FlowMark::None } };
                 let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
                 if tell == self.me {
                     return;
@@ -728,7 +835,7 @@ impl Dsr {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
-        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
@@ -802,16 +909,19 @@ impl Dsr {
     /// can go (ns-2 `sendRouteShortening`).
     fn route_shortening(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, heard_at: usize, xmit_at: usize) {
         let now = ctx.now;
-        match self.grat_hold.iter_mut().find(|(r, _)| *r == sr.path) {
-            Some((_, t)) if now.since(*t) < self.p.grat_reply_holdoff => return,
-            Some((_, t)) => *t = now,
+        match self.grat_hold.iter().position(|(r, _)| *r == sr.path) {
+            Some(i) if now.since(self.grat_hold[i].1) < self.p.grat_reply_holdoff => return,
+            Some(i) => self.grat_hold[i].1 = now,
             None => {
-                if self.grat_hold.len() < GRAT_HOLD_SLOTS {
-                    self.grat_hold.push((sr.path.clone(), now));
-                } else {
-                    self.grat_hold[self.grat_victim] = (sr.path.clone(), now);
-                    self.grat_victim = (self.grat_victim + 1) % GRAT_HOLD_SLOTS;
-                }
+                let v = self.grat_victim;
+                self.grat_hold[v].0 = sr.path.clone();
+                self.grat_victim = (v + 1) % GRAT_HOLD_SLOTS;
+                // ns-2 `sendRouteShortening` stamps the slot after the one it
+                // filled (it advances `grat_hold_victim` before taking the
+                // entry): the new route keeps that slot's old time (0 at
+                // first), so its next shortening is not held down.
+                let stamped = if self.p.grat_holdoff_bug { self.grat_victim } else { v };
+                self.grat_hold[stamped].1 = now;
             }
         }
         let first = sr.path[0];
@@ -821,7 +931,7 @@ impl Dsr {
         let short: Vec<NodeId> = sr.path[..heard_at].iter().chain(sr.path[xmit_at..].iter()).copied().collect();
         let back: Vec<NodeId> = std::iter::once(self.me).chain(sr.path[..heard_at].iter().rev().copied()).collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute { path: back, next: 1, salvaged: 0 } };
+        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
         let pkt = self.control(ctx, first, DsrMessage::Rrep(rp));
         self.counters.gratuitous_replies += 1;
         self.unicast_control(ctx, pkt, false);
@@ -856,7 +966,9 @@ impl Routing for Dsr {
         }
         sr.next += 1;
         let next_hop = sr.path[k + 1];
-        let learned = self.cache.notice_route_used(&sr.path, None);
+        // A flow-only packet shows no route to learn from (ns-2
+        // `handleForwarding` returns after flow forwarding).
+        let learned = sr.on_air() && self.cache.notice_route_used(&sr.path, None);
         ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
         if learned {
             self.release_buffered(ctx);
@@ -867,7 +979,7 @@ impl Routing for Dsr {
         // ns-2 `xmitFailed`: the link is gone from the cache, the packet is
         // saved if possible, the queue is purged of packets for that neighbour,
         // and the route's first node hears of it.
-        self.cache.dead_link(self.me, next_hop);
+        self.dead_link(ctx.now, self.me, next_hop);
         self.counters.route_breaks += 1;
         self.notify_lost_routes(ctx);
         // Replies and errors are treated like data (ns-2 `xmitFailed` does not
@@ -921,6 +1033,13 @@ impl Routing for Dsr {
         if !self.p.promiscuous || pkt.ip.src == self.me {
             return;
         }
+        if pkt.source_route.as_deref().is_some_and(|sr| !sr.on_air()) {
+            // ns-2 `tap` hands flow-only packets to `processFlowARS`, whose
+            // route shortening never fires (`handleFlowForwarding` tests
+            // `p.route.index() - amt > 0` on a route-less packet, index 0);
+            // nothing is learned and the uid is not remembered.
+            return;
+        }
         // Each packet once, however many hops or retries we overhear (ns-2
         // `DSR_FILTER_TAP`).
         let slot = (pkt.uid as usize) & (TAP_SLOTS - 1);
@@ -929,14 +1048,20 @@ impl Routing for Dsr {
         }
         self.tap_seen[slot] = pkt.uid;
         let learned = match &pkt.transport {
+            // ns-2 `tap` also snoops the source route a reply or an error
+            // travels on (`dsragent_snoop_source_routes`), as for data.
             TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))) => {
-                self.cache.dead_link(re.from, re.to);
+                self.dead_link(ctx.now, re.from, re.to);
                 for &(_, from, to) in &re.nested {
-                    self.cache.dead_link(from, to);
+                    self.dead_link(ctx.now, from, to);
                 }
-                false
+                self.cache.notice_route_used(&re.sr.path, Some((re.sr.next as usize).saturating_sub(1)))
             }
-            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) => self.cache.notice_route_used(&rp.route, None),
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) => {
+                let a = self.cache.notice_route_used(&rp.route, None);
+                let b = self.cache.notice_route_used(&rp.sr.path, Some((rp.sr.next as usize).saturating_sub(1)));
+                a || b
+            }
             TransportHeader::Routing(_) => false,
             _ => {
                 let Some(sr) = pkt.source_route.as_deref() else { return };

@@ -53,16 +53,56 @@ pub struct SourceRoute {
     pub next: u8,
     /// Times the packet was salvaged (RFC 4728 §6.7 "Salvage").
     pub salvaged: u8,
+    /// What of the route a data packet carries on the air under ns-2's flow
+    /// state (`FlowMark::None` for control packets and without flow state).
+    pub flow: FlowMark,
 }
+
+/// ns-2.35's DSR flow-state header on a data packet (`dsragent_enable_flowstate`,
+/// hard-wired on; the flow-state extension of the DSR drafts, Hu et al.). The
+/// source route stays in [`SourceRoute::path`] for the simulation's own
+/// forwarding, but a flow-only packet does not carry it on the air: it costs
+/// fewer bytes and nodes that forward or overhear it learn no route from it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlowMark {
+    /// A plain source route: control packets, salvaged packets, flow state off.
+    #[default]
+    None,
+    /// The source route plus flow id and flow timeout: sets the flow up at
+    /// each hop (ns-2 trace `SFESTs`): 8 bytes more than a plain route.
+    Establish,
+    /// Flow id only, no route (ns-2 `SFs` with `flow_header`): 4 bytes.
+    FlowId,
+    /// The (src, dst) pair's default flow: no DSR header at all (ns-2 `SFs`
+    /// without `flow_header`): 0 bytes.
+    Default,
+}
+
+/// The flow-state options an establishing packet adds: flow timeout and flow id
+/// (ns-2 `hdr_sr::size()`: `flow_timeout` 4, `flow_header` 4).
+pub const FLOW_EST_BYTES: u32 = 8;
+/// The flow-id option alone.
+pub const FLOW_ID_BYTES: u32 = 4;
 
 impl SourceRoute {
     pub fn new(path: Vec<NodeId>) -> Self {
-        SourceRoute { path, next: 0, salvaged: 0 }
+        SourceRoute { path, next: 0, salvaged: 0, flow: FlowMark::None }
     }
 
     /// Header bytes as ns-2 counts them for a data packet.
     pub fn size_bytes(&self) -> u32 {
-        align4(SR_HDR_BYTES + route_bytes(self.path.len()))
+        match self.flow {
+            FlowMark::None => align4(SR_HDR_BYTES + route_bytes(self.path.len())),
+            FlowMark::Establish => align4(SR_HDR_BYTES + route_bytes(self.path.len()) + FLOW_EST_BYTES),
+            FlowMark::FlowId => FLOW_ID_BYTES,
+            FlowMark::Default => 0,
+        }
+    }
+
+    /// Whether the route itself is on the air (ns-2 `num_addrs` > 0): false
+    /// for flow-only packets, which forwarders and overhearers cannot learn from.
+    pub fn on_air(&self) -> bool {
+        matches!(self.flow, FlowMark::None | FlowMark::Establish)
     }
 
     /// Hops of the whole route.
@@ -86,6 +126,19 @@ pub struct Rreq {
     /// A broken link (from, to) piggybacked from the last route error this
     /// node received (ns-2 `dsragent_propagate_last_error`; RFC 4728 §8.2.1).
     pub error: Option<(NodeId, NodeId)>,
+    /// Bytes ns-2.35 still counts from the headers of earlier hops: its
+    /// `handleRouteRequest` adds the grown header to the packet size again
+    /// without removing the old one (`handleForwarding` does remove it), so a
+    /// request is 32, 48, 68, 92, 120 … bytes after 0, 1, 2, 3, 4 relays.
+    /// 0 unless `Params::request_size_bug`.
+    pub stale_bytes: u32,
+}
+
+impl Rreq {
+    /// The request's DSR header as it stands (without `stale_bytes`).
+    pub fn header_bytes(&self) -> u32 {
+        align4(SR_HDR_BYTES + route_bytes(self.path.len()) + RREQ_OPT_BYTES + if self.error.is_some() { RERR_LINK_BYTES } else { 0 })
+    }
 }
 
 /// Route Reply (RFC 4728 §6.3), unicast along `sr`.
@@ -129,7 +182,7 @@ impl DsrMessage {
     /// Header bytes after the IP header (ns-2 `hdr_sr::size()`).
     pub fn size_bytes(&self) -> u32 {
         let b = match self {
-            DsrMessage::Rreq(r) => route_bytes(r.path.len()) + RREQ_OPT_BYTES + if r.error.is_some() { RERR_LINK_BYTES } else { 0 },
+            DsrMessage::Rreq(r) => return r.header_bytes() + r.stale_bytes,
             DsrMessage::Rrep(r) => route_bytes(r.sr.path.len()) + RREP_OPT_BASE_BYTES + ADDR_BYTES * r.route.len() as u32,
             DsrMessage::Rerr(r) => route_bytes(r.sr.path.len()) + RERR_LINK_BYTES * (1 + r.nested.len() as u32),
         };
@@ -162,7 +215,7 @@ mod tests {
         // 4-hop data route: 4 + 4·4 = 20 B.
         assert_eq!(SourceRoute::new(ids(&[0, 1, 2, 3, 4])).size_bytes(), 20);
         // A fresh request: 4 + 0 + 8 = 12 B; after two rebroadcasts 20 B.
-        let mut rq = Rreq { id: 1, target: NodeId(4), path: ids(&[0]), max_propagation: 0, error: None };
+        let mut rq = Rreq { id: 1, target: NodeId(4), path: ids(&[0]), max_propagation: 0, error: None, stale_bytes: 0 };
         assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 12);
         rq.path = ids(&[0, 1, 2]);
         assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 20);

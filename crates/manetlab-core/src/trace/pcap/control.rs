@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn dsr_request_with_piggybacked_error_per_rfc4728() {
-        let m = DsrMessage::Rreq(Rreq { id: 0x1_0005, target: NodeId(9), path: ids(&[0, 2, 3]), max_propagation: 255, error: Some((NodeId(4), NodeId(6))) });
+        let m = DsrMessage::Rreq(Rreq { id: 0x1_0005, target: NodeId(9), path: ids(&[0, 2, 3]), max_propagation: 255, error: Some((NodeId(4), NodeId(6))), stale_bytes: 0 });
         let (next, opts) = dsr_options(&dsr_control(&m, NodeId(0)));
         assert_eq!(next, IPPROTO_NONE, "options only: No Next Header");
         assert_eq!(opts.len(), 2);
@@ -373,7 +373,7 @@ mod tests {
     #[test]
     fn dsr_reply_and_error_carry_their_source_route() {
         // A reply for the route 0-1-2-3 travelling back 3-2-1-0, now sent from 2 to 1.
-        let rp = Rrep { route: ids(&[0, 1, 2, 3]), req_id: 1, sr: SourceRoute { path: ids(&[3, 2, 1, 0]), next: 2, salvaged: 0 } };
+        let rp = Rrep { route: ids(&[0, 1, 2, 3]), req_id: 1, sr: SourceRoute { path: ids(&[3, 2, 1, 0]), next: 2, salvaged: 0, flow: Default::default() } };
         let (next, opts) = dsr_options(&dsr_control(&DsrMessage::Rrep(rp), NodeId(3)));
         assert_eq!(next, IPPROTO_NONE);
         let (t, d) = &opts[0];
@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn dsr_data_header_segments_left_counts_down_along_the_route() {
-        let mut sr = SourceRoute { path: ids(&[0, 1, 2, 3, 4]), next: 1, salvaged: 2 };
+        let mut sr = SourceRoute { path: ids(&[0, 1, 2, 3, 4]), next: 1, salvaged: 2, flow: Default::default() };
         for (next, left) in [(1, 3), (2, 2), (3, 1), (4, 0)] {
             sr.next = next;
             let (nh, opts) = dsr_options(&dsr_data(&sr, IpProto::Tcp));
