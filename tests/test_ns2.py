@@ -248,7 +248,7 @@ def _gap(reason: str) -> pytest.MarkDecorator:
     [
         pytest.param("chain4_newreno_aodv", marks=_gap("goodput 3.5 % below ns-2 (128.0 vs 132.6 kbit/s)")),
         pytest.param("rwp20_aodv", marks=_gap("goodput 3.2 % above ns-2 (146.2 vs 141.7 kbit/s, 10 seeds)")),
-        pytest.param("rwp20_dsr", marks=_gap("goodput 10.9 % below ns-2 (122.0 vs 137.0 kbit/s, 10 seeds)")),
+        pytest.param("rwp20_dsr", marks=_gap("goodput 8.0 % below ns-2 (126.0 vs 137.0 kbit/s, 10 seeds)")),
         pytest.param("rwp20_dsdv", marks=_gap("goodput 5.9 % below ns-2 (165.6 vs 176.0 kbit/s, 8 seeds)")),
     ],
 )
