@@ -163,6 +163,71 @@ impl TrajectoryCursor<'_> {
     }
 }
 
+/// One node's leg in force at its last query, copied out of the trajectory with
+/// the interval over which it stays in force: a query inside that interval reads
+/// only this compact record (no leg search, no second division). The channel
+/// keeps one per node in a dense array, so a transmission's receivers touch one
+/// small record each. Positions are bit-identical to [`Trajectory::position_at`]:
+/// the same leg, the same operations in the same order.
+#[derive(Clone, Copy, Debug)]
+pub struct LegCache {
+    /// `[valid_from, valid_until)`: the times for which this leg is the last
+    /// one starting at or before the query (empty until first filled).
+    valid_from: SimTime,
+    valid_until: SimTime,
+    start: SimTime,
+    end: SimTime,
+    from_m: Position,
+    to_m: Position,
+    /// `(end - start)` in seconds, as `Leg::position_at` computes it.
+    span_s: f64,
+    /// The node stands still on this leg (a pause or the open last leg).
+    still: bool,
+}
+
+impl Default for LegCache {
+    fn default() -> Self {
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], span_s: 0.0, still: true }
+    }
+}
+
+impl LegCache {
+    /// Forget the cached leg (its trajectory was replaced).
+    pub fn clear(&mut self) {
+        *self = LegCache::default();
+    }
+
+    /// Position of `traj` at `t`; refills the record from the trajectory when `t`
+    /// lies outside the cached leg's interval.
+    #[inline]
+    pub fn position_at(&mut self, traj: &Trajectory, t: SimTime) -> Position {
+        if t < self.valid_from || t >= self.valid_until {
+            self.fill(traj, t);
+        }
+        if self.still || t <= self.start {
+            return self.from_m;
+        }
+        if t >= self.end {
+            return self.to_m;
+        }
+        let f = (t - self.start).as_secs_f64() / self.span_s;
+        let lerp = |a: f64, b: f64| (a + f * (b - a)).clamp(a.min(b), a.max(b));
+        [lerp(self.from_m[0], self.to_m[0]), lerp(self.from_m[1], self.to_m[1])]
+    }
+
+    #[cold]
+    fn fill(&mut self, traj: &Trajectory, t: SimTime) {
+        let i = traj.leg_index(t);
+        let l = &traj.legs[i];
+        self.valid_from = l.start;
+        self.valid_until = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
+        (self.start, self.end, self.from_m, self.to_m) = (l.start, l.end, l.from_m, l.to_m);
+        self.still = l.is_pause();
+        // Only read for a moving leg, which always ends.
+        self.span_s = if l.end > l.start { (l.end - l.start).as_secs_f64() } else { 0.0 };
+    }
+}
+
 /// Builds a trajectory with ns-2 `setdest` semantics: commands in time order;
 /// a new command cuts the current leg short wherever the node then is.
 #[derive(Clone, Debug)]
@@ -339,5 +404,31 @@ mod tests {
         }
         // Going backwards still works.
         assert_eq!(c.position_at(s(1.0)), t.position_at(s(1.0)));
+    }
+
+    /// The cached leg gives bit-identical positions, forwards, backwards, exactly
+    /// at leg boundaries and across zero-length legs.
+    #[test]
+    fn leg_cache_agrees_bit_for_bit() {
+        let mut b = TrajectoryBuilder::new([1.0, 2.0]);
+        for k in 0..40 {
+            let k = k as f64;
+            b.move_to([k * 7.3 % 100.0, k * 13.1 % 90.0], 0.7 + k);
+            if k as u32 % 3 == 0 {
+                b.pause_until(b.free_at() + crate::sim::SimDuration::from_millis(250));
+            }
+            if k as u32 % 7 == 0 {
+                b.setdest(b.free_at(), [5.0, 5.0], 1e12); // a (near) jump
+            }
+        }
+        let t = b.finish();
+        let mut times: Vec<SimTime> = (0..5_000u64).map(|i| SimTime(i * 37_000_001)).collect();
+        times.extend(t.legs().iter().flat_map(|l| [l.start, SimTime(l.start.0.saturating_sub(1)), SimTime(l.start.0 + 1)]));
+        times.extend((0..2_000u64).map(|i| SimTime((i * 7_919_000_017) % 200_000_000_000)));
+        let mut c = LegCache::default();
+        for &q in &times {
+            let (a, e) = (c.position_at(&t, q), t.position_at(q));
+            assert_eq!((a[0].to_bits(), a[1].to_bits()), (e[0].to_bits(), e[1].to_bits()), "at {q}");
+        }
     }
 }

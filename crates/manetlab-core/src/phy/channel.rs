@@ -29,7 +29,7 @@
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
-use crate::mobility::Trajectory;
+use crate::mobility::{LegCache, Trajectory};
 use crate::sim::{SimDuration, SimTime};
 
 /// Default refresh interval Δ of the moving-node grid: 1 s.
@@ -53,8 +53,14 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
-    /// Per node, the index of the leg last used (queries come in time order).
-    leg_hint: Vec<usize>,
+    /// Per node, the leg in force at its last query (queries come mostly in time order).
+    legs: Vec<LegCache>,
+    /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
+    gen: u64,
+    /// Per sender, its candidate receivers this epoch: every node within
+    /// `cell_m` of it at the epoch's start, nearest first.
+    cand: Vec<Vec<NodeId>>,
+    cand_gen: Vec<u64>,
 }
 
 /// The uniform grid: cells in a dense row-major array over the occupied
@@ -146,6 +152,8 @@ pub struct Channel {
     positions: Vec<[f64; 2]>,
     grid: Grid,
     cache: Vec<Option<Vec<Neighbor>>>,
+    /// The cached lists in arrival order (static nodes).
+    arrival_cache: Vec<Option<Vec<Neighbor>>>,
     motion: Option<Motion>,
 }
 
@@ -156,7 +164,7 @@ impl Channel {
             _ => 1.0,
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
-        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), motion: None };
+        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), arrival_cache: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -204,6 +212,8 @@ impl Channel {
         self.grid.build(&self.positions, self.cell_m);
         self.cache.clear();
         self.cache.resize(self.positions.len(), None);
+        self.arrival_cache.clear();
+        self.arrival_cache.resize(self.positions.len(), None);
     }
 
     /// Replace all positions (nodes moved): rebuilds the grid and drops the cache.
@@ -243,8 +253,9 @@ impl Channel {
         // Relative and absolute slack covers interpolation rounding.
         let margin_m = 2.0 * (vmax * refresh.as_secs_f64() + jump) * (1.0 + 1e-9) + 1e-6;
         self.cell_m = self.cutoff_m + margin_m;
-        let leg_hint = vec![0; trajectories.len()];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), leg_hint });
+        let n = trajectories.len();
+        let legs = vec![LegCache::default(); n];
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -254,6 +265,7 @@ impl Channel {
         match self.motion.as_mut() {
             Some(m) => {
                 m.trajectories[n.index()] = Trajectory::stationary(pos_m);
+                m.legs[n.index()].clear();
                 m.epoch = None;
             }
             None => {
@@ -270,6 +282,7 @@ impl Channel {
         let t0 = SimTime(k.saturating_mul(m.refresh.0));
         let t1 = SimTime(t0.0.saturating_add(m.refresh.0));
         m.epoch = Some(k);
+        m.gen += 1;
         m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1));
         self.positions = m.trajectories.iter().map(|tr| tr.position_at(t0)).collect();
         self.build_grid();
@@ -288,46 +301,89 @@ impl Channel {
     /// Everyone who senses a transmission `sender` starts at `now`, in node order.
     /// Static nodes: the cached list. Moving nodes: exact distances at `now`.
     pub fn neighbors_at(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
-        self.neighbors_at_ordered(sender, now, true)
+        if self.moving_epoch(now) {
+            self.compute_moving(sender, now);
+            let m = self.motion.as_mut().unwrap();
+            // Node ids are unique: an unstable sort gives the same order.
+            m.scratch.sort_unstable_by_key(|nb| nb.node);
+            return &self.motion.as_ref().unwrap().scratch;
+        }
+        self.neighbors(sender)
     }
 
-    /// As [`neighbors_at`](Self::neighbors_at), in node order only when nodes
-    /// stand still (cached lists); with moving nodes in grid order, for callers
-    /// that sort the list themselves (the simulator sorts by arrival time).
+    /// As [`neighbors_at`](Self::neighbors_at), in arrival order: by (propagation
+    /// delay, node id), the order in which the receivers' signal events run.
+    pub fn neighbors_at_arrival_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        if self.moving_epoch(now) {
+            self.compute_moving(sender, now);
+            let m = self.motion.as_mut().unwrap();
+            // Candidates come nearest first (at the epoch's start), so the list
+            // is nearly in order: insertion sort moves each entry a step or two.
+            insertion_sort_by_arrival(&mut m.scratch);
+            return &self.motion.as_ref().unwrap().scratch;
+        }
+        let i = sender.index();
+        if self.arrival_cache[i].is_none() {
+            let mut list = self.neighbors(sender).to_vec();
+            list.sort_unstable_by_key(|nb| (nb.delay, nb.node));
+            self.arrival_cache[i] = Some(list);
+        }
+        self.arrival_cache[i].as_deref().unwrap()
+    }
+
+    /// As [`neighbors_at_arrival_order`](Self::neighbors_at_arrival_order)
+    /// (kept for callers that sort the list themselves).
     pub fn neighbors_at_any_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
-        self.neighbors_at_ordered(sender, now, false)
+        self.neighbors_at_arrival_order(sender, now)
     }
 
-    fn neighbors_at_ordered(&mut self, sender: NodeId, now: SimTime, sort: bool) -> &[Neighbor] {
-        let Some(m) = self.motion.as_ref() else { return self.neighbors(sender) };
+    /// Whether a query at `now` must use moving positions (entering `now`'s epoch first).
+    fn moving_epoch(&mut self, now: SimTime) -> bool {
+        let Some(m) = self.motion.as_ref() else { return false };
         let k = now.0 / m.refresh.0;
         if m.epoch != Some(k) {
             self.enter_epoch(k);
         }
-        if self.motion.as_ref().unwrap().epoch_still {
-            return self.neighbors(sender);
-        }
+        !self.motion.as_ref().unwrap().epoch_still
+    }
+
+    /// The receivers of `sender` at `now` (moving epoch) into `scratch`, in
+    /// candidate order.
+    fn compute_moving(&mut self, sender: NodeId, now: SimTime) {
+        let s = sender.index();
         let m = self.motion.as_mut().unwrap();
-        let mut out = std::mem::take(&mut m.scratch);
-        out.clear();
-        let p = m.trajectories[sender.index()].position_at_hint(now, &mut m.leg_hint[sender.index()]);
-        for nodes in self.grid.around(self.positions[sender.index()]) {
-            for &n in nodes {
-                if n == sender {
-                    continue;
-                }
-                let q = m.trajectories[n.index()].position_at_hint(now, &mut m.leg_hint[n.index()]);
-                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
-                    out.push(nb);
+        if m.cand_gen[s] != m.gen {
+            // Two nodes within the cutoff at a time in this epoch were within
+            // `cell_m` at its start (the bound the grid cells rely on), so the
+            // nodes within `cell_m` then are every possible receiver.
+            let p = self.positions[s];
+            let lim2 = self.cell_m * self.cell_m;
+            let mut c: Vec<(f64, NodeId)> = Vec::new();
+            for nodes in self.grid.around(p) {
+                for &n in nodes {
+                    let q = self.positions[n.index()];
+                    let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+                    if n != sender && d2 <= lim2 {
+                        c.push((d2, n));
+                    }
                 }
             }
+            c.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let list = &mut m.cand[s];
+            list.clear();
+            list.extend(c.iter().map(|&(_, n)| n));
+            m.cand_gen[s] = m.gen;
         }
-        // Node ids are unique: an unstable sort gives the same order.
-        if sort {
-            out.sort_unstable_by_key(|nb| nb.node);
+        let mut out = std::mem::take(&mut m.scratch);
+        out.clear();
+        let p = m.legs[s].position_at(&m.trajectories[s], now);
+        for &n in &m.cand[s] {
+            let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
+            if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
+                out.push(nb);
+            }
         }
         m.scratch = out;
-        &m.scratch
     }
 
     fn compute_neighbors(&self, sender: NodeId) -> Vec<Neighbor> {
@@ -367,6 +423,21 @@ fn neighbor(params: &RadioParams, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: No
     let pw = params.propagation.mean_rx_w(&params.antennas, params.tx_power_w, d);
     let delay = SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS);
     Some(Neighbor { node: n, distance_m: d, delay, mean_power_w: pw })
+}
+
+/// Sort by (delay, node): insertion sort, linear on nearly sorted input.
+fn insertion_sort_by_arrival(v: &mut [Neighbor]) {
+    let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
+    for i in 1..v.len() {
+        let x = v[i];
+        let kx = key(&x);
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > kx {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
 }
 
 /// The fastest leg of a trajectory (m/s, from its endpoints and rounded duration)
@@ -409,6 +480,10 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "sender {s}");
+            let mut by_arrival: Vec<(u64, u32)> = ch.neighbors(NodeId(s as u32)).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            by_arrival.sort();
+            let arr: Vec<(u64, u32)> = ch.neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            assert_eq!(arr, by_arrival, "arrival order, sender {s}");
         }
     }
 
@@ -452,6 +527,10 @@ mod tests {
                 let s = (i * 37) % trajs.len();
                 let got: Vec<(u32, u64)> = ch.neighbors_at(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
                 assert_eq!(got, brute(t, s, cut), "refresh {refresh_s} s, t {t}, sender {s}");
+                let mut want = got.clone();
+                want.sort_by_key(|&(n, d)| (d, n));
+                let arr: Vec<(u32, u64)> = ch.neighbors_at_arrival_order(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
+                assert_eq!(arr, want, "arrival order, refresh {refresh_s} s, t {t}, sender {s}");
                 per.push(got);
             }
             answers.push(per);
