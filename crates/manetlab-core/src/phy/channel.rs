@@ -26,6 +26,7 @@
 //! where the mean power is 3σ below CSThresh, so only draws more than 3σ above
 //! the mean are cut off (documented in docs/wireless.md).
 
+use super::propagation::MeanRx;
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
@@ -146,6 +147,8 @@ pub struct Channel {
     pub params: RadioParams,
     /// Beyond this distance a signal is never sensed.
     cutoff_m: f64,
+    /// The mean received power of `params`' model and transmit power.
+    mean_rx: MeanRx,
     /// Grid cell side: the cutoff, widened by 2·vmax·Δ with moving nodes.
     cell_m: f64,
     /// Static positions, or the positions at the start of the current epoch.
@@ -164,7 +167,8 @@ impl Channel {
             _ => 1.0,
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
-        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), arrival_cache: Vec::new(), motion: None };
+        let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
+        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), arrival_cache: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -379,7 +383,7 @@ impl Channel {
         let p = m.legs[s].position_at(&m.trajectories[s], now);
         for &n in &m.cand[s] {
             let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
-            if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
+            if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
                 out.push(nb);
             }
         }
@@ -394,7 +398,7 @@ impl Channel {
                 if n == sender {
                     continue;
                 }
-                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, self.positions[n.index()], n) {
+                if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, self.positions[n.index()], n) {
                     out.push(nb);
                 }
             }
@@ -415,14 +419,37 @@ impl Channel {
 }
 
 /// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`.
-fn neighbor(params: &RadioParams, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+#[inline]
+fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
     if d > cutoff_m {
         return None;
     }
-    let pw = params.propagation.mean_rx_w(&params.antennas, params.tx_power_w, d);
-    let delay = SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS);
-    Some(Neighbor { node: n, distance_m: d, delay, mean_power_w: pw })
+    let pw = mean_rx.at(d);
+    Some(Neighbor { node: n, distance_m: d, delay: propagation_delay(d), mean_power_w: pw })
+}
+
+/// `SimDuration::from_secs_f64(d_m / c)` without the library call for `round`
+/// (x86-64's baseline has no rounding instruction): the same nanoseconds.
+#[inline]
+fn propagation_delay(d_m: f64) -> SimDuration {
+    let s = d_m / SPEED_OF_LIGHT_MPS;
+    let ns = s * 1e9;
+    match round_half_away_small(ns) {
+        Some(r) => SimDuration(r),
+        None => SimDuration::from_secs_f64(s),
+    }
+}
+
+/// `x.round() as u64` for 0 ≤ x < 2⁵²: truncate, then compare the (exact)
+/// remainder with one half. `None` outside that range (and for NaN).
+#[inline]
+fn round_half_away_small(x: f64) -> Option<u64> {
+    if !(0.0..4_503_599_627_370_496.0).contains(&x) {
+        return None;
+    }
+    let i = x as u64;
+    Some(if x - i as f64 >= 0.5 { i + 1 } else { i })
 }
 
 /// Sort by (delay, node): insertion sort, linear on nearly sorted input.
@@ -484,6 +511,25 @@ mod tests {
             by_arrival.sort();
             let arr: Vec<(u64, u32)> = ch.neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO).iter().map(|n| (n.delay.0, n.node.0)).collect();
             assert_eq!(arr, by_arrival, "arrival order, sender {s}");
+        }
+    }
+
+    #[test]
+    fn delay_rounding_matches_from_secs_f64() {
+        let mut xs: Vec<f64> = vec![0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e15 + 0.5, 4_503_599_627_370_495.5];
+        for k in 0..5000u64 {
+            let h = k as f64 + 0.5;
+            xs.extend([h, h.next_up(), h.next_down(), k as f64, (k as f64).next_down()]);
+        }
+        for x in xs.into_iter().filter(|&x| x >= 0.0) {
+            assert_eq!(round_half_away_small(x), Some(x.round() as u64), "{x}");
+        }
+        assert_eq!(round_half_away_small(-0.1), None);
+        assert_eq!(round_half_away_small(f64::NAN), None);
+        let mut d = 0.0;
+        while d < 1e7 {
+            assert_eq!(propagation_delay(d), SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), "{d} m");
+            d = d * 1.0003 + 0.0137;
         }
     }
 
