@@ -10,7 +10,7 @@
 //! to the segment's bounding box, so a node whose waypoints lie in the area never
 //! leaves it through float rounding.
 
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 
 /// A position in metres, `[x_m, y_m]` (z is ignored throughout, as in the CMU model).
 pub type Position = [f64; 2];
@@ -179,6 +179,11 @@ pub struct LegCache {
     end: SimTime,
     from_m: Position,
     to_m: Position,
+    /// `to_m - from_m`, and the segment's bounding box (the clamp of
+    /// `Leg::position_at`), per coordinate.
+    delta_m: Position,
+    lo_m: Position,
+    hi_m: Position,
     /// `(end - start)` in seconds, as `Leg::position_at` computes it.
     span_s: f64,
     /// The node stands still on this leg (a pause or the open last leg).
@@ -187,7 +192,7 @@ pub struct LegCache {
 
 impl Default for LegCache {
     fn default() -> Self {
-        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], span_s: 0.0, still: true }
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], delta_m: [0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2], span_s: 0.0, still: true }
     }
 }
 
@@ -210,9 +215,20 @@ impl LegCache {
         if t >= self.end {
             return self.to_m;
         }
-        let f = (t - self.start).as_secs_f64() / self.span_s;
-        let lerp = |a: f64, b: f64| (a + f * (b - a)).clamp(a.min(b), a.max(b));
-        [lerp(self.from_m[0], self.to_m[0]), lerp(self.from_m[1], self.to_m[1])]
+        // `Leg::position_at`'s arithmetic with its leg-constant parts read from
+        // the record: `a + f·(b − a)`, clamped as `f64::clamp` does.
+        let f = SimDuration(t.0 - self.start.0).as_secs_f64() / self.span_s;
+        let lerp = |i: usize| {
+            let v = self.from_m[i] + f * self.delta_m[i];
+            if v < self.lo_m[i] {
+                self.lo_m[i]
+            } else if v > self.hi_m[i] {
+                self.hi_m[i]
+            } else {
+                v
+            }
+        };
+        [lerp(0), lerp(1)]
     }
 
     #[cold]
@@ -223,6 +239,10 @@ impl LegCache {
         self.valid_until = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
         (self.start, self.end, self.from_m, self.to_m) = (l.start, l.end, l.from_m, l.to_m);
         self.still = l.is_pause();
+        for i in 0..2 {
+            let (a, b) = (l.from_m[i], l.to_m[i]);
+            (self.delta_m[i], self.lo_m[i], self.hi_m[i]) = (b - a, a.min(b), a.max(b));
+        }
         // Only read for a moving leg, which always ends.
         self.span_s = if l.end > l.start { (l.end - l.start).as_secs_f64() } else { 0.0 };
     }
