@@ -431,13 +431,13 @@ mod tests {
     #[test]
     fn leg_cache_agrees_bit_for_bit() {
         let mut b = TrajectoryBuilder::new([1.0, 2.0]);
-        for k in 0..40 {
-            let k = k as f64;
+        for i in 0..40u32 {
+            let k = i as f64;
             b.move_to([k * 7.3 % 100.0, k * 13.1 % 90.0], 0.7 + k);
-            if k as u32 % 3 == 0 {
+            if i.is_multiple_of(3) {
                 b.pause_until(b.free_at() + crate::sim::SimDuration::from_millis(250));
             }
-            if k as u32 % 7 == 0 {
+            if i.is_multiple_of(7) {
                 b.setdest(b.free_at(), [5.0, 5.0], 1e12); // a (near) jump
             }
         }

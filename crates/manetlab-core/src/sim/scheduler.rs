@@ -411,7 +411,7 @@ mod tests {
                     _ => {
                         let want = reference.pop_first();
                         let got = s.pop_until(SimTime::MAX);
-                        prop_assert_eq!(got.map(|(t, e)| (t, e)), want);
+                        prop_assert_eq!(got, want);
                         prop_assert_eq!(s.pending(), reference.len());
                     }
                 }
