@@ -218,15 +218,22 @@ impl<E> Scheduler<E> {
         let mut i = 0;
         loop {
             let c = 4 * i + 1;
-            if c >= n {
-                break;
-            }
-            let mut m = c;
-            for j in c + 1..(c + 4).min(n) {
-                if h[j] < h[m] {
-                    m = j;
+            let m = if c + 4 <= n {
+                // All four children: a tournament of two pairs (keys are unique).
+                let a = if h[c + 1] < h[c] { c + 1 } else { c };
+                let b = if h[c + 3] < h[c + 2] { c + 3 } else { c + 2 };
+                if h[b] < h[a] { b } else { a }
+            } else if c < n {
+                let mut m = c;
+                for j in c + 1..n {
+                    if h[j] < h[m] {
+                        m = j;
+                    }
                 }
-            }
+                m
+            } else {
+                break;
+            };
             h[i] = h[m];
             i = m;
         }
