@@ -13,9 +13,13 @@
 //! positions at k·Δ, with cells widened to `cutoff + 2·vmax·Δ` (vmax = the
 //! fastest leg of any node, plus any jump). Two nodes within the cutoff at a time
 //! t in epoch k were within `cutoff + 2·vmax·Δ` at k·Δ, so the 3×3 cells around
-//! the sender's epoch position hold every receiver; for those candidates the
-//! exact distance at `now` decides, and the list is sorted by node id. The grid
-//! only narrows the candidates: the result is a pure function of (trajectories,
+//! the sender's epoch position hold every receiver. At a sender's first query in
+//! the epoch, the nodes of those cells within `cutoff + 2·vmax·Δ` of it (at k·Δ)
+//! become its candidate list, nearest first; each query then decides by the exact
+//! distance at `now` (positions from a per-node [`LegCache`]) and sorts the
+//! receivers by node id, or by (delay, node id) — arrival order, an insertion
+//! sort over the nearly ordered candidates. Grid and candidate lists only narrow
+//! the candidates: the result is a pure function of (trajectories,
 //! sender, now), whatever Δ is and in whatever order queries come. Δ = 1 s, or
 //! less when nodes are so fast that 2·vmax·Δ would exceed the cutoff (then
 //! Δ = cutoff / (2·vmax)), so cells stay within twice the cutoff. An epoch in
