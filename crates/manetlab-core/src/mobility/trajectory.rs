@@ -10,7 +10,7 @@
 //! to the segment's bounding box, so a node whose waypoints lie in the area never
 //! leaves it through float rounding.
 
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 
 /// A position in metres, `[x_m, y_m]` (z is ignored throughout, as in the CMU model).
 pub type Position = [f64; 2];
@@ -160,6 +160,91 @@ impl TrajectoryCursor<'_> {
             self.index += 1;
         }
         legs[self.index].position_at(t)
+    }
+}
+
+/// One node's leg in force at its last query, copied out of the trajectory with
+/// the interval over which it stays in force: a query inside that interval reads
+/// only this compact record (no leg search, no second division). The channel
+/// keeps one per node in a dense array, so a transmission's receivers touch one
+/// small record each. Positions are bit-identical to [`Trajectory::position_at`]:
+/// the same leg, the same operations in the same order.
+#[derive(Clone, Copy, Debug)]
+pub struct LegCache {
+    /// `[valid_from, valid_until)`: the times for which this leg is the last
+    /// one starting at or before the query (empty until first filled).
+    valid_from: SimTime,
+    valid_until: SimTime,
+    start: SimTime,
+    end: SimTime,
+    from_m: Position,
+    to_m: Position,
+    /// `to_m - from_m`, and the segment's bounding box (the clamp of
+    /// `Leg::position_at`), per coordinate.
+    delta_m: Position,
+    lo_m: Position,
+    hi_m: Position,
+    /// `(end - start)` in seconds, as `Leg::position_at` computes it.
+    span_s: f64,
+    /// The node stands still on this leg (a pause or the open last leg).
+    still: bool,
+}
+
+impl Default for LegCache {
+    fn default() -> Self {
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], delta_m: [0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2], span_s: 0.0, still: true }
+    }
+}
+
+impl LegCache {
+    /// Forget the cached leg (its trajectory was replaced).
+    pub fn clear(&mut self) {
+        *self = LegCache::default();
+    }
+
+    /// Position of `traj` at `t`; refills the record from the trajectory when `t`
+    /// lies outside the cached leg's interval.
+    #[inline]
+    pub fn position_at(&mut self, traj: &Trajectory, t: SimTime) -> Position {
+        if t < self.valid_from || t >= self.valid_until {
+            self.fill(traj, t);
+        }
+        if self.still || t <= self.start {
+            return self.from_m;
+        }
+        if t >= self.end {
+            return self.to_m;
+        }
+        // `Leg::position_at`'s arithmetic with its leg-constant parts read from
+        // the record: `a + f·(b − a)`, clamped as `f64::clamp` does.
+        let f = SimDuration(t.0 - self.start.0).as_secs_f64() / self.span_s;
+        let lerp = |i: usize| {
+            let v = self.from_m[i] + f * self.delta_m[i];
+            if v < self.lo_m[i] {
+                self.lo_m[i]
+            } else if v > self.hi_m[i] {
+                self.hi_m[i]
+            } else {
+                v
+            }
+        };
+        [lerp(0), lerp(1)]
+    }
+
+    #[cold]
+    fn fill(&mut self, traj: &Trajectory, t: SimTime) {
+        let i = traj.leg_index(t);
+        let l = &traj.legs[i];
+        self.valid_from = l.start;
+        self.valid_until = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
+        (self.start, self.end, self.from_m, self.to_m) = (l.start, l.end, l.from_m, l.to_m);
+        self.still = l.is_pause();
+        for i in 0..2 {
+            let (a, b) = (l.from_m[i], l.to_m[i]);
+            (self.delta_m[i], self.lo_m[i], self.hi_m[i]) = (b - a, a.min(b), a.max(b));
+        }
+        // Only read for a moving leg, which always ends.
+        self.span_s = if l.end > l.start { (l.end - l.start).as_secs_f64() } else { 0.0 };
     }
 }
 
@@ -339,5 +424,31 @@ mod tests {
         }
         // Going backwards still works.
         assert_eq!(c.position_at(s(1.0)), t.position_at(s(1.0)));
+    }
+
+    /// The cached leg gives bit-identical positions, forwards, backwards, exactly
+    /// at leg boundaries and across zero-length legs.
+    #[test]
+    fn leg_cache_agrees_bit_for_bit() {
+        let mut b = TrajectoryBuilder::new([1.0, 2.0]);
+        for i in 0..40u32 {
+            let k = i as f64;
+            b.move_to([k * 7.3 % 100.0, k * 13.1 % 90.0], 0.7 + k);
+            if i.is_multiple_of(3) {
+                b.pause_until(b.free_at() + crate::sim::SimDuration::from_millis(250));
+            }
+            if i.is_multiple_of(7) {
+                b.setdest(b.free_at(), [5.0, 5.0], 1e12); // a (near) jump
+            }
+        }
+        let t = b.finish();
+        let mut times: Vec<SimTime> = (0..5_000u64).map(|i| SimTime(i * 37_000_001)).collect();
+        times.extend(t.legs().iter().flat_map(|l| [l.start, SimTime(l.start.0.saturating_sub(1)), SimTime(l.start.0 + 1)]));
+        times.extend((0..2_000u64).map(|i| SimTime((i * 7_919_000_017) % 200_000_000_000)));
+        let mut c = LegCache::default();
+        for &q in &times {
+            let (a, e) = (c.position_at(&t, q), t.position_at(q));
+            assert_eq!((a[0].to_bits(), a[1].to_bits()), (e[0].to_bits(), e[1].to_bits()), "at {q}");
+        }
     }
 }

@@ -13,9 +13,13 @@
 //! positions at k·Δ, with cells widened to `cutoff + 2·vmax·Δ` (vmax = the
 //! fastest leg of any node, plus any jump). Two nodes within the cutoff at a time
 //! t in epoch k were within `cutoff + 2·vmax·Δ` at k·Δ, so the 3×3 cells around
-//! the sender's epoch position hold every receiver; for those candidates the
-//! exact distance at `now` decides, and the list is sorted by node id. The grid
-//! only narrows the candidates: the result is a pure function of (trajectories,
+//! the sender's epoch position hold every receiver. At a sender's first query in
+//! the epoch, the nodes of those cells within `cutoff + 2·vmax·Δ` of it (at k·Δ)
+//! become its candidate list, nearest first; each query then decides by the exact
+//! distance at `now` (positions from a per-node [`LegCache`]) and sorts the
+//! receivers by node id, or by (delay, node id) — arrival order, an insertion
+//! sort over the nearly ordered candidates. Grid and candidate lists only narrow
+//! the candidates: the result is a pure function of (trajectories,
 //! sender, now), whatever Δ is and in whatever order queries come. Δ = 1 s, or
 //! less when nodes are so fast that 2·vmax·Δ would exceed the cutoff (then
 //! Δ = cutoff / (2·vmax)), so cells stay within twice the cutoff. An epoch in
@@ -26,10 +30,11 @@
 //! where the mean power is 3σ below CSThresh, so only draws more than 3σ above
 //! the mean are cut off (documented in docs/wireless.md).
 
+use super::propagation::MeanRx;
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
-use crate::mobility::Trajectory;
+use crate::mobility::{LegCache, Trajectory};
 use crate::sim::{SimDuration, SimTime};
 
 /// Default refresh interval Δ of the moving-node grid: 1 s.
@@ -53,8 +58,14 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
-    /// Per node, the index of the leg last used (queries come in time order).
-    leg_hint: Vec<usize>,
+    /// Per node, the leg in force at its last query (queries come mostly in time order).
+    legs: Vec<LegCache>,
+    /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
+    gen: u64,
+    /// Per sender, its candidate receivers this epoch: every node within
+    /// `cell_m` of it at the epoch's start, nearest first.
+    cand: Vec<Vec<NodeId>>,
+    cand_gen: Vec<u64>,
 }
 
 /// The uniform grid: cells in a dense row-major array over the occupied
@@ -140,12 +151,16 @@ pub struct Channel {
     pub params: RadioParams,
     /// Beyond this distance a signal is never sensed.
     cutoff_m: f64,
+    /// The mean received power of `params`' model and transmit power.
+    mean_rx: MeanRx,
     /// Grid cell side: the cutoff, widened by 2·vmax·Δ with moving nodes.
     cell_m: f64,
     /// Static positions, or the positions at the start of the current epoch.
     positions: Vec<[f64; 2]>,
     grid: Grid,
     cache: Vec<Option<Vec<Neighbor>>>,
+    /// The cached lists in arrival order (static nodes).
+    arrival_cache: Vec<Option<Vec<Neighbor>>>,
     motion: Option<Motion>,
 }
 
@@ -156,7 +171,8 @@ impl Channel {
             _ => 1.0,
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
-        let mut ch = Channel { params, cutoff_m, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), motion: None };
+        let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
+        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), arrival_cache: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -204,6 +220,8 @@ impl Channel {
         self.grid.build(&self.positions, self.cell_m);
         self.cache.clear();
         self.cache.resize(self.positions.len(), None);
+        self.arrival_cache.clear();
+        self.arrival_cache.resize(self.positions.len(), None);
     }
 
     /// Replace all positions (nodes moved): rebuilds the grid and drops the cache.
@@ -243,8 +261,9 @@ impl Channel {
         // Relative and absolute slack covers interpolation rounding.
         let margin_m = 2.0 * (vmax * refresh.as_secs_f64() + jump) * (1.0 + 1e-9) + 1e-6;
         self.cell_m = self.cutoff_m + margin_m;
-        let leg_hint = vec![0; trajectories.len()];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), leg_hint });
+        let n = trajectories.len();
+        let legs = vec![LegCache::default(); n];
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -254,6 +273,7 @@ impl Channel {
         match self.motion.as_mut() {
             Some(m) => {
                 m.trajectories[n.index()] = Trajectory::stationary(pos_m);
+                m.legs[n.index()].clear();
                 m.epoch = None;
             }
             None => {
@@ -270,6 +290,7 @@ impl Channel {
         let t0 = SimTime(k.saturating_mul(m.refresh.0));
         let t1 = SimTime(t0.0.saturating_add(m.refresh.0));
         m.epoch = Some(k);
+        m.gen += 1;
         m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1));
         self.positions = m.trajectories.iter().map(|tr| tr.position_at(t0)).collect();
         self.build_grid();
@@ -288,46 +309,89 @@ impl Channel {
     /// Everyone who senses a transmission `sender` starts at `now`, in node order.
     /// Static nodes: the cached list. Moving nodes: exact distances at `now`.
     pub fn neighbors_at(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
-        self.neighbors_at_ordered(sender, now, true)
+        if self.moving_epoch(now) {
+            self.compute_moving(sender, now);
+            let m = self.motion.as_mut().unwrap();
+            // Node ids are unique: an unstable sort gives the same order.
+            m.scratch.sort_unstable_by_key(|nb| nb.node);
+            return &self.motion.as_ref().unwrap().scratch;
+        }
+        self.neighbors(sender)
     }
 
-    /// As [`neighbors_at`](Self::neighbors_at), in node order only when nodes
-    /// stand still (cached lists); with moving nodes in grid order, for callers
-    /// that sort the list themselves (the simulator sorts by arrival time).
+    /// As [`neighbors_at`](Self::neighbors_at), in arrival order: by (propagation
+    /// delay, node id), the order in which the receivers' signal events run.
+    pub fn neighbors_at_arrival_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
+        if self.moving_epoch(now) {
+            self.compute_moving(sender, now);
+            let m = self.motion.as_mut().unwrap();
+            // Candidates come nearest first (at the epoch's start), so the list
+            // is nearly in order: insertion sort moves each entry a step or two.
+            insertion_sort_by_arrival(&mut m.scratch);
+            return &self.motion.as_ref().unwrap().scratch;
+        }
+        let i = sender.index();
+        if self.arrival_cache[i].is_none() {
+            let mut list = self.neighbors(sender).to_vec();
+            list.sort_unstable_by_key(|nb| (nb.delay, nb.node));
+            self.arrival_cache[i] = Some(list);
+        }
+        self.arrival_cache[i].as_deref().unwrap()
+    }
+
+    /// As [`neighbors_at_arrival_order`](Self::neighbors_at_arrival_order)
+    /// (kept for callers that sort the list themselves).
     pub fn neighbors_at_any_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
-        self.neighbors_at_ordered(sender, now, false)
+        self.neighbors_at_arrival_order(sender, now)
     }
 
-    fn neighbors_at_ordered(&mut self, sender: NodeId, now: SimTime, sort: bool) -> &[Neighbor] {
-        let Some(m) = self.motion.as_ref() else { return self.neighbors(sender) };
+    /// Whether a query at `now` must use moving positions (entering `now`'s epoch first).
+    fn moving_epoch(&mut self, now: SimTime) -> bool {
+        let Some(m) = self.motion.as_ref() else { return false };
         let k = now.0 / m.refresh.0;
         if m.epoch != Some(k) {
             self.enter_epoch(k);
         }
-        if self.motion.as_ref().unwrap().epoch_still {
-            return self.neighbors(sender);
-        }
+        !self.motion.as_ref().unwrap().epoch_still
+    }
+
+    /// The receivers of `sender` at `now` (moving epoch) into `scratch`, in
+    /// candidate order.
+    fn compute_moving(&mut self, sender: NodeId, now: SimTime) {
+        let s = sender.index();
         let m = self.motion.as_mut().unwrap();
-        let mut out = std::mem::take(&mut m.scratch);
-        out.clear();
-        let p = m.trajectories[sender.index()].position_at_hint(now, &mut m.leg_hint[sender.index()]);
-        for nodes in self.grid.around(self.positions[sender.index()]) {
-            for &n in nodes {
-                if n == sender {
-                    continue;
-                }
-                let q = m.trajectories[n.index()].position_at_hint(now, &mut m.leg_hint[n.index()]);
-                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, q, n) {
-                    out.push(nb);
+        if m.cand_gen[s] != m.gen {
+            // Two nodes within the cutoff at a time in this epoch were within
+            // `cell_m` at its start (the bound the grid cells rely on), so the
+            // nodes within `cell_m` then are every possible receiver.
+            let p = self.positions[s];
+            let lim2 = self.cell_m * self.cell_m;
+            let mut c: Vec<(f64, NodeId)> = Vec::new();
+            for nodes in self.grid.around(p) {
+                for &n in nodes {
+                    let q = self.positions[n.index()];
+                    let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+                    if n != sender && d2 <= lim2 {
+                        c.push((d2, n));
+                    }
                 }
             }
+            c.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let list = &mut m.cand[s];
+            list.clear();
+            list.extend(c.iter().map(|&(_, n)| n));
+            m.cand_gen[s] = m.gen;
         }
-        // Node ids are unique: an unstable sort gives the same order.
-        if sort {
-            out.sort_unstable_by_key(|nb| nb.node);
+        let mut out = std::mem::take(&mut m.scratch);
+        out.clear();
+        let p = m.legs[s].position_at(&m.trajectories[s], now);
+        for &n in &m.cand[s] {
+            let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
+            if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
+                out.push(nb);
+            }
         }
         m.scratch = out;
-        &m.scratch
     }
 
     fn compute_neighbors(&self, sender: NodeId) -> Vec<Neighbor> {
@@ -338,7 +402,7 @@ impl Channel {
                 if n == sender {
                     continue;
                 }
-                if let Some(nb) = neighbor(&self.params, self.cutoff_m, p, self.positions[n.index()], n) {
+                if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, self.positions[n.index()], n) {
                     out.push(nb);
                 }
             }
@@ -359,14 +423,52 @@ impl Channel {
 }
 
 /// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`.
-fn neighbor(params: &RadioParams, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+#[inline]
+fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
     if d > cutoff_m {
         return None;
     }
-    let pw = params.propagation.mean_rx_w(&params.antennas, params.tx_power_w, d);
-    let delay = SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS);
-    Some(Neighbor { node: n, distance_m: d, delay, mean_power_w: pw })
+    let pw = mean_rx.at(d);
+    Some(Neighbor { node: n, distance_m: d, delay: propagation_delay(d), mean_power_w: pw })
+}
+
+/// `SimDuration::from_secs_f64(d_m / c)` without the library call for `round`
+/// (x86-64's baseline has no rounding instruction): the same nanoseconds.
+#[inline]
+fn propagation_delay(d_m: f64) -> SimDuration {
+    let s = d_m / SPEED_OF_LIGHT_MPS;
+    let ns = s * 1e9;
+    match round_half_away_small(ns) {
+        Some(r) => SimDuration(r),
+        None => SimDuration::from_secs_f64(s),
+    }
+}
+
+/// `x.round() as u64` for 0 ≤ x < 2⁵²: truncate, then compare the (exact)
+/// remainder with one half. `None` outside that range (and for NaN).
+#[inline]
+fn round_half_away_small(x: f64) -> Option<u64> {
+    if !(0.0..4_503_599_627_370_496.0).contains(&x) {
+        return None;
+    }
+    let i = x as u64;
+    Some(if x - i as f64 >= 0.5 { i + 1 } else { i })
+}
+
+/// Sort by (delay, node): insertion sort, linear on nearly sorted input.
+fn insertion_sort_by_arrival(v: &mut [Neighbor]) {
+    let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
+    for i in 1..v.len() {
+        let x = v[i];
+        let kx = key(&x);
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > kx {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
 }
 
 /// The fastest leg of a trajectory (m/s, from its endpoints and rounded duration)
@@ -409,6 +511,29 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "sender {s}");
+            let mut by_arrival: Vec<(u64, u32)> = ch.neighbors(NodeId(s as u32)).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            by_arrival.sort();
+            let arr: Vec<(u64, u32)> = ch.neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            assert_eq!(arr, by_arrival, "arrival order, sender {s}");
+        }
+    }
+
+    #[test]
+    fn delay_rounding_matches_from_secs_f64() {
+        let mut xs: Vec<f64> = vec![0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e15 + 0.5, 4_503_599_627_370_495.5];
+        for k in 0..5000u64 {
+            let h = k as f64 + 0.5;
+            xs.extend([h, h.next_up(), h.next_down(), k as f64, (k as f64).next_down()]);
+        }
+        for x in xs.into_iter().filter(|&x| x >= 0.0) {
+            assert_eq!(round_half_away_small(x), Some(x.round() as u64), "{x}");
+        }
+        assert_eq!(round_half_away_small(-0.1), None);
+        assert_eq!(round_half_away_small(f64::NAN), None);
+        let mut d = 0.0;
+        while d < 1e7 {
+            assert_eq!(propagation_delay(d), SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), "{d} m");
+            d = d * 1.0003 + 0.0137;
         }
     }
 
@@ -452,6 +577,10 @@ mod tests {
                 let s = (i * 37) % trajs.len();
                 let got: Vec<(u32, u64)> = ch.neighbors_at(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
                 assert_eq!(got, brute(t, s, cut), "refresh {refresh_s} s, t {t}, sender {s}");
+                let mut want = got.clone();
+                want.sort_by_key(|&(n, d)| (d, n));
+                let arr: Vec<(u32, u64)> = ch.neighbors_at_arrival_order(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
+                assert_eq!(arr, want, "arrival order, refresh {refresh_s} s, t {t}, sender {s}");
                 per.push(got);
             }
             answers.push(per);

@@ -101,6 +101,64 @@ impl Propagation {
     }
 }
 
+/// [`Propagation::mean_rx_w`] for one transmit power and antenna set, with
+/// every factor that does not depend on distance computed once (the channel
+/// evaluates it for every receiver of every frame). Bit-identical to
+/// `mean_rx_w`: the same operations on the same values in the same order, only
+/// the constant prefixes hoisted.
+#[derive(Clone, Copy, Debug)]
+pub struct MeanRx {
+    kind: MeanRxKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum MeanRxKind {
+    /// Friis: `num / (four_pi_sq · d · d · loss)`; two-ray above `crossover_m`:
+    /// `two_ray_num / (d⁴ · loss)`.
+    Friis { num: f64, four_pi_sq: f64, loss: f64, crossover_m: f64, two_ray_num: f64 },
+    /// `p0` up to `d0_m`, then `p0 · (d0_m / d)^β`.
+    Shadowing { p0: f64, d0_m: f64, exponent: f64 },
+}
+
+impl MeanRx {
+    pub fn new(model: &Propagation, a: &Antennas, pt_w: f64) -> MeanRx {
+        let l = a.wavelength_m;
+        let num = pt_w * a.tx_gain * a.rx_gain * l * l;
+        let four_pi_sq = (4.0 * std::f64::consts::PI).powi(2);
+        let (ht, hr) = (a.tx_height_m, a.rx_height_m);
+        let kind = match *model {
+            Propagation::FreeSpace => MeanRxKind::Friis { num, four_pi_sq, loss: a.system_loss, crossover_m: f64::INFINITY, two_ray_num: 0.0 },
+            Propagation::TwoRayGround => {
+                MeanRxKind::Friis { num, four_pi_sq, loss: a.system_loss, crossover_m: a.crossover_m(), two_ray_num: pt_w * a.tx_gain * a.rx_gain * ht * ht * hr * hr }
+            }
+            Propagation::Shadowing { path_loss_exponent, d0_m, .. } => MeanRxKind::Shadowing { p0: a.friis_w(pt_w, d0_m), d0_m, exponent: path_loss_exponent },
+        };
+        MeanRx { kind }
+    }
+
+    /// Mean received power (W) at `d_m`.
+    #[inline]
+    pub fn at(&self, d_m: f64) -> f64 {
+        let d = d_m.max(0.01);
+        match self.kind {
+            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => {
+                if d < crossover_m {
+                    num / (four_pi_sq * d * d * loss)
+                } else {
+                    two_ray_num / (d.powi(4) * loss)
+                }
+            }
+            MeanRxKind::Shadowing { p0, d0_m, exponent } => {
+                if d <= d0_m {
+                    p0
+                } else {
+                    p0 * (d0_m / d).powf(exponent)
+                }
+            }
+        }
+    }
+}
+
 /// A standard normal deviate (Box–Muller on the run's own stream, so draws are
 /// reproducible without another dependency's sampling order).
 mod rand_distr_normal {
@@ -158,6 +216,28 @@ mod tests {
         let p1 = Propagation::FreeSpace.mean_rx_w(&a, 1.0, 100.0);
         let p2 = Propagation::FreeSpace.mean_rx_w(&a, 1.0, 200.0);
         assert!((p1 / p2 - 4.0).abs() < 1e-9);
+    }
+
+    /// The hoisted form gives the same bits as `mean_rx_w` for every model,
+    /// across the crossover and the shadowing reference distance.
+    #[test]
+    fn mean_rx_precomputed_is_bit_identical() {
+        let mut a = ns2();
+        for model in [Propagation::FreeSpace, Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: 2.7, sigma_db: 4.0, d0_m: 1.0 }] {
+            for (pt, gain) in [(PT_W, 1.0), (0.001, 1.7)] {
+                a.tx_gain = gain;
+                let m = MeanRx::new(&model, &a, pt);
+                let mut d = 0.0;
+                while d < 3000.0 {
+                    assert_eq!(m.at(d).to_bits(), model.mean_rx_w(&a, pt, d).to_bits(), "{model:?} at {d} m");
+                    d = d * 1.001 + 0.0037;
+                }
+                let dc = a.crossover_m();
+                for x in [dc, dc.next_up(), dc.next_down(), 1.0, 0.01, 0.0] {
+                    assert_eq!(m.at(x).to_bits(), model.mean_rx_w(&a, pt, x).to_bits(), "{model:?} at {x} m");
+                }
+            }
+        }
     }
 
     #[test]
