@@ -20,7 +20,7 @@ import pytest
 import manetlab
 from manetlab.cli import main
 from manetlab.ns2 import Ns2Unsupported, crosscheck, export_ns2, metrics_from_dir, paired_ci, parse_seeds, summarize, t_quantile
-from manetlab.ns2.crosscheck import SeedsError, _scalars, our_metrics
+from manetlab.ns2.crosscheck import Ns2RunFailed, SeedsError, _scalars, our_metrics
 from manetlab.ns2.trace import drop_code
 
 REPO = Path(__file__).resolve().parents[1]
@@ -156,6 +156,17 @@ def test_crosscheck_without_ns_says_how_to_install(monkeypatch: pytest.MonkeyPat
 
 
 # ----------------------------------------------------------------- (b) parser
+
+
+def test_crosscheck_ends_an_ns2_run_whose_trace_stops_growing(tmp_path: Path) -> None:
+    # A stand-in for ns-2.35's DSDV hang: writes a little trace, then spins silently.
+    fake = tmp_path / "ns"
+    fake.write_text("#!/bin/sh\necho 's 0.1 _0_ AGT' > trace.tr\nexec sleep 300\n", encoding="utf-8")
+    fake.chmod(0o755)
+    scen = {"name": "stall", "duration_s": 1, "radio": {}, "nodes": {"count": 2, "placement": {"kind": "chain", "spacing_m": 200}},
+            "routing": {"protocol": "aodv"}, "flows": [{"kind": "cbr", "src": 0, "dst": 1, "interval_s": 0.5}]}
+    with pytest.raises(Ns2RunFailed, match=r"stopped writing its trace for 1 s .*ns-2 hung"):
+        crosscheck(scen, seeds="1", ns=str(fake), stall_s=1.0)
 
 
 def test_parser_on_committed_excerpt_gives_exact_numbers() -> None:

@@ -211,6 +211,44 @@ def _drop_scalars(ours: Mapping[str, int], theirs: Mapping[str, int]) -> list[tu
 # --------------------------------------------------------------------------- one seed
 
 
+# ns-2.35's DSDV can spin forever at one simulated instant (docs/ns2.md): the trace then
+# stops growing while the process burns CPU. A run whose trace has not grown for this
+# long is declared hung; a live ns-2 writes its trace in 4 KiB blocks far more often.
+STALL_S = 120.0
+
+
+def _run_ns(ns: str, ns_dir: Path, seed: int, limit_s: float, stall_s: float | None) -> tuple[int, str]:
+    """Run ``ns run.tcl`` in `ns_dir`; (status, stderr or stdout). Ns2RunFailed when it
+    outlives `limit_s` or its trace stops growing for `stall_s` seconds."""
+    import time
+
+    trace = ns_dir / "trace.tr"
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([ns, "run.tcl"], cwd=ns_dir, stdout=out, stderr=subprocess.STDOUT, text=True)
+        start = last_growth = time.monotonic()
+        size = -1
+        try:
+            while proc.poll() is None:
+                time.sleep(0.2)
+                now = time.monotonic()
+                grown = trace.stat().st_size if trace.exists() else 0
+                if grown != size:
+                    size, last_growth = grown, now
+                if now - start > limit_s:
+                    raise Ns2RunFailed(f"seed {seed}: ns run.tcl did not finish within {limit_s:g} s (ns-2 hung; see docs/ns2.md)")
+                if stall_s is not None and now - last_growth > stall_s:
+                    raise Ns2RunFailed(
+                        f"seed {seed}: ns run.tcl stopped writing its trace for {stall_s:g} s at {size} bytes "
+                        "(ns-2 hung; see docs/ns2.md)"
+                    )
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        out.seek(0)
+        return proc.returncode, out.read()
+
+
 def _one_seed(
     data: dict[str, Any],
     source: str | None,
@@ -219,6 +257,7 @@ def _one_seed(
     keep_dir: str | None,
     timeout_s: float | None,
     mac_trace: bool = False,
+    stall_s: float | None = STALL_S,
 ) -> list[tuple[int, str, float, float]]:
     """Run one seed in both simulators (in a worker process); long-form rows."""
     s = Scenario(data, source).with_overrides({"seed": seed})
@@ -230,13 +269,10 @@ def _one_seed(
         ns_dir = Path(keep_dir) / f"seed{seed}" if keep_dir else tmp / "ns2"
         export_ns2(s, ns_dir, movement_file=ours_dir / "movement.tcl", mac_trace=mac_trace)
         limit = timeout_s if timeout_s is not None else 300.0 + 5.0 * s.duration_s
-        try:
-            proc = subprocess.run([ns, "run.tcl"], cwd=ns_dir, capture_output=True, text=True, timeout=limit)
-        except subprocess.TimeoutExpired:
-            raise Ns2RunFailed(f"seed {seed}: ns run.tcl did not finish within {limit:g} s (ns-2 hung; see docs/ns2.md)") from None
-        if proc.returncode != 0 or not (ns_dir / "ports.txt").exists():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {ns_dir} (status {proc.returncode}): {' | '.join(tail)}")
+        returncode, output = _run_ns(ns, ns_dir, seed, limit, stall_s)
+        if returncode != 0 or not (ns_dir / "ports.txt").exists():
+            tail = output.strip().splitlines()[-3:]
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {ns_dir} (status {returncode}): {' | '.join(tail)}")
         theirs = metrics_from_dir(ns_dir).to_dict()
         ours = our_metrics(result.summary)
         a, b = _scalars(ours), _scalars(theirs)
@@ -262,6 +298,7 @@ def crosscheck(
     keep_dir: str | os.PathLike[str] | None = None,
     timeout_s: float | None = None,
     mac_trace: bool = False,
+    stall_s: float | None = STALL_S,
 ) -> pd.DataFrame:
     """Per-seed metrics of manetlab and ns-2 for `scenario`: a long DataFrame with
     columns ``seed``, ``metric``, ``ours``, ``ns2``. `seeds` is "1-20"-style text or
@@ -270,7 +307,8 @@ def crosscheck(
     `mac_trace` turns on ns-2's MAC trace so MAC drops (``mac.RET``, ``mac.COL``)
     are compared too (traces grow several-fold). A drop code seen in some seeds
     only counts 0 in the others. `timeout_s` bounds each ns-2 run (default
-    300 s + 5 x the simulated duration): ns-2.35 can hang (DSDV, docs/ns2.md). A seed
+    300 s + 5 x the simulated duration) and `stall_s` (default 120; None: off) ends a run
+    whose trace has not grown for that long: ns-2.35 can hang (DSDV, docs/ns2.md). A seed
     whose ns-2 run fails or hangs is left out of the table for both simulators and
     listed in ``df.attrs["failed"]`` ({seed: message}); if every seed fails,
     Ns2RunFailed is raised.
@@ -283,7 +321,7 @@ def crosscheck(
     seed_list = parse_seeds(seeds)
     export_check(s)
     args = [
-        (s.data, str(s.source) if s.source else None, seed, ns_path, str(keep_dir) if keep_dir else None, timeout_s, mac_trace)
+        (s.data, str(s.source) if s.source else None, seed, ns_path, str(keep_dir) if keep_dir else None, timeout_s, mac_trace, stall_s)
         for seed in seed_list
     ]
     rows: list[tuple[int, str, float, float]] = []
