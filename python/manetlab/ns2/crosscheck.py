@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -220,8 +221,6 @@ STALL_S = 120.0
 def _run_ns(ns: str, ns_dir: Path, seed: int, limit_s: float, stall_s: float | None) -> tuple[int, str]:
     """Run ``ns run.tcl`` in `ns_dir`; (status, stderr or stdout). Ns2RunFailed when it
     outlives `limit_s` or its trace stops growing for `stall_s` seconds."""
-    import time
-
     trace = ns_dir / "trace.tr"
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen([ns, "run.tcl"], cwd=ns_dir, stdout=out, stderr=subprocess.STDOUT, text=True)
@@ -236,7 +235,9 @@ def _run_ns(ns: str, ns_dir: Path, seed: int, limit_s: float, stall_s: float | N
                     size, last_growth = grown, now
                 if now - start > limit_s:
                     raise Ns2RunFailed(f"seed {seed}: ns run.tcl did not finish within {limit_s:g} s (ns-2 hung; see docs/ns2.md)")
-                if stall_s is not None and now - last_growth > stall_s:
+                # Armed once the trace has its first block: building a large network
+                # (nodes, movement file) may take longer than stall_s before that.
+                if stall_s is not None and size > 0 and now - last_growth > stall_s:
                     raise Ns2RunFailed(
                         f"seed {seed}: ns run.tcl stopped writing its trace for {stall_s:g} s at {size} bytes "
                         "(ns-2 hung; see docs/ns2.md)"
