@@ -127,7 +127,8 @@ pub fn write_parquet(py: Python<'_>, path: std::path::PathBuf, columns: &Bound<'
     }
     let created_by = format!("manetlab {} (parquet-rs)", manetlab_core::VERSION);
     py.allow_threads(|| {
-        let file = std::io::BufWriter::new(File::create(&path)?);
+        let file = File::create(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let file = std::io::BufWriter::new(file);
         write(file, &cols, &created_by).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
     })
 }

@@ -108,20 +108,6 @@ impl Trajectory {
         (end != SimTime::MAX).then_some(end)
     }
 
-    /// Position (m) at `t`, starting the leg search at `*hint` (a leg index kept
-    /// by the caller, updated here): amortised O(1) for non-decreasing times,
-    /// and the same leg, hence the same position, as [`position_at`](Self::position_at).
-    pub fn position_at_hint(&self, t: SimTime, hint: &mut usize) -> Position {
-        let legs = &self.legs;
-        if *hint >= legs.len() || t < legs[*hint].start {
-            *hint = self.leg_index(t);
-        }
-        while *hint + 1 < legs.len() && legs[*hint + 1].start <= t {
-            *hint += 1;
-        }
-        legs[*hint].position_at(t)
-    }
-
     /// A cursor for monotone (non-decreasing) queries: amortised O(1) per query.
     pub fn cursor(&self) -> TrajectoryCursor<'_> {
         TrajectoryCursor { trajectory: self, index: 0 }

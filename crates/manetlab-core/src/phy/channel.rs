@@ -339,12 +339,6 @@ impl Channel {
         self.arrival_cache[i].as_deref().unwrap()
     }
 
-    /// As [`neighbors_at_arrival_order`](Self::neighbors_at_arrival_order)
-    /// (kept for callers that sort the list themselves).
-    pub fn neighbors_at_any_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
-        self.neighbors_at_arrival_order(sender, now)
-    }
-
     /// Whether a query at `now` must use moving positions (entering `now`'s epoch first).
     fn moving_epoch(&mut self, now: SimTime) -> bool {
         let Some(m) = self.motion.as_ref() else { return false };

@@ -50,8 +50,11 @@ pub struct Route {
 }
 
 impl Route {
-    /// Take the route down (ns-2 `rt_down`): it keeps its number, remembers its
-    /// hop count for the next request, and loses its precursors.
+    /// Take the route down: it keeps its number, remembers its hop count for the
+    /// next request, and loses its precursors. ns-2's `rt_down` keeps them
+    /// ([`down_keep_precursors`](Self::down_keep_precursors), what the ns-2 rules
+    /// use after a RERR); lazy expiry in [`RouteTable::active`] and `invalidate`
+    /// still clear them under both rule sets.
     pub fn down(&mut self) {
         self.down_keep_precursors();
         self.precursors.clear();

@@ -692,7 +692,7 @@ impl Dsr {
             route.push(self.me);
             let back: Vec<NodeId> = route.iter().rev().copied().collect();
             self.cache.add_route(&back);
-            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
+            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute::outbound(back) };
             let pkt = self.control(ctx, originator, DsrMessage::Rrep(rp));
             // ns-2 jitters the target's replies: they answer a broadcast.
             let delay = self.jitter();
@@ -744,7 +744,7 @@ impl Dsr {
         }
         let back: Vec<NodeId> = std::iter::once(self.me).chain(rq.path.iter().rev().copied()).collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
+        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute::outbound(back) };
         let pkt = self.control(ctx, rq.path[0], DsrMessage::Rrep(rp));
         self.counters.replies_from_cache += 1;
         self.unicast_control(ctx, pkt, false);
@@ -808,7 +808,7 @@ impl Dsr {
             // ns-2 `processBrokenRouteError`: the errors it was nested around
             // go on to the next one's `tell`, as a packet of our own.
             if let Some((tell, from, to)) = re.nested.pop() {
-                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute { path: vec![self.me], next: 0, salvaged: 0, flow: FlowMark::None } };
+                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute::new(vec![self.me]) };
                 let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
                 if tell == self.me {
                     return;
@@ -835,7 +835,7 @@ impl Dsr {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
-        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
+        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute::outbound(back) };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
@@ -931,7 +931,7 @@ impl Dsr {
         let short: Vec<NodeId> = sr.path[..heard_at].iter().chain(sr.path[xmit_at..].iter()).copied().collect();
         let back: Vec<NodeId> = std::iter::once(self.me).chain(sr.path[..heard_at].iter().rev().copied()).collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute { path: back, next: 1, salvaged: 0, flow: FlowMark::None } };
+        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute::outbound(back) };
         let pkt = self.control(ctx, first, DsrMessage::Rrep(rp));
         self.counters.gratuitous_replies += 1;
         self.unicast_control(ctx, pkt, false);

@@ -13,8 +13,9 @@
 //!
 //! on top of the 20-byte IP header. We keep ns-2's accounting: a data packet
 //! with a 4-hop route carries 4 + 16 = 20 bytes of DSR header; a first route
-//! request 4 + 8 = 12 bytes. (RFC 4728's own encoding differs in detail; the
-//! flow-state extension's headers are not modelled.)
+//! request 4 + 8 = 12 bytes. (RFC 4728's own encoding differs in detail.) With
+//! flow state ([`FlowMark`]) a data packet carries the route plus 8 bytes of flow
+//! options while its flow is set up, then a 4-byte flow id or no DSR header at all.
 //!
 //! Data packets carry their [`SourceRoute`] in [`Packet::source_route`]
 //! (crate::packet::Packet); control packets are `TransportHeader::Routing`
@@ -87,6 +88,11 @@ pub const FLOW_ID_BYTES: u32 = 4;
 impl SourceRoute {
     pub fn new(path: Vec<NodeId>) -> Self {
         SourceRoute { path, next: 0, salvaged: 0, flow: FlowMark::None }
+    }
+
+    /// A control packet's route from the sender (`path[0]`): next hop `path[1]`.
+    pub fn outbound(path: Vec<NodeId>) -> Self {
+        SourceRoute { next: 1, ..SourceRoute::new(path) }
     }
 
     /// Header bytes as ns-2 counts them for a data packet.
