@@ -77,6 +77,7 @@ _NS2_SWITCHES = {
     ("dsr", "flow_state"): True,
     ("dsr", "request_size_bug"): True,
     ("dsr", "grat_holdoff_bug"): True,
+    ("dsr", "learned_route_resets_backoff"): False,
     ("dsdv", "tcp_ip_header_twice"): True,
     ("dsdv", "release_through_recv"): True,
     ("dsdv", "stale_advert_bug"): True,

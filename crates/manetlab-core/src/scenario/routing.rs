@@ -225,6 +225,7 @@ pub struct DsrSpec {
     pub flow_state: Option<bool>,
     pub request_size_bug: Option<bool>,
     pub grat_holdoff_bug: Option<bool>,
+    pub learned_route_resets_backoff: Option<bool>,
 }
 
 impl DsrSpec {
@@ -260,6 +261,7 @@ impl DsrSpec {
             flow_state: self.flow_state.unwrap_or(d.flow_state),
             request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
             grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
+            learned_route_resets_backoff: self.learned_route_resets_backoff.unwrap_or(d.learned_route_resets_backoff),
         }
     }
 

@@ -152,6 +152,14 @@ pub struct Params {
     /// second shortening of a route is usually not held down. Off: each
     /// route's own time (the evident intent).
     pub grat_holdoff_bug: bool,
+    /// Back the route-request backoff down whenever a route to a destination
+    /// we are discovering turns up (overheard, forwarded, or in a reply for
+    /// another target). Off (ns-2.35): only a route reply for that target
+    /// resets it (`acceptRouteReply` is the only place `rt_reqs_outstanding`
+    /// returns to 0); a route learned otherwise ends the wait but the next
+    /// discovery for the destination waits out the backoff the last one
+    /// reached, and a relay's salvage request counts against it.
+    pub learned_route_resets_backoff: bool,
 }
 
 impl Default for Params {
@@ -183,6 +191,7 @@ impl Default for Params {
             flow_state: true,
             request_size_bug: true,
             grat_holdoff_bug: true,
+            learned_route_resets_backoff: false,
         }
     }
 }
@@ -516,8 +525,9 @@ impl Dsr {
             if let Some(d) = self.requests.get(dst) {
                 if d.started.is_some() {
                     // Learned without a reply for this target (overheard, or a
-                    // reply for another target): the discovery is over.
-                    self.discovery_done(ctx, dst, route.len() - 1);
+                    // reply for another target): the discovery is over, but
+                    // ns-2 keeps its backoff (`learned_route_resets_backoff`).
+                    self.discovery_done(ctx, dst, route.len() - 1, self.p.learned_route_resets_backoff);
                 }
             }
         }
@@ -533,12 +543,13 @@ impl Dsr {
         }
     }
 
-    fn discovery_done(&mut self, ctx: &mut RoutingCtx, target: NodeId, hops: usize) {
+    fn discovery_done(&mut self, ctx: &mut RoutingCtx, target: NodeId, hops: usize, reset_backoff: bool) {
         if self.talked_to.contains(&target) {
             // ERSN: a route to a destination we send to was found again.
             ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst: target }));
         }
-        if let Some(started) = self.requests.route_found(target) {
+        let started = if reset_backoff { self.requests.route_found(target) } else { self.requests.route_learned(target) };
+        if let Some(started) = started {
             self.counters.routes_found += 1;
             self.counters.route_hops_sum += hops as u64;
             self.counters.discovery_time_sum_s += ctx.now.since(started).as_secs_f64();
@@ -787,7 +798,7 @@ impl Dsr {
             return;
         }
         let target = *route.last().expect("a route has two nodes");
-        self.discovery_done(ctx, target, route.len() - 1);
+        self.discovery_done(ctx, target, route.len() - 1, true);
         self.release_buffered_spaced(ctx, self.p.release_spacing);
     }
 

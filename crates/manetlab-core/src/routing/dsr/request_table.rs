@@ -87,6 +87,16 @@ impl RequestTable {
         d.timer.cancel();
         d.started.take()
     }
+
+    /// A route to `target` was learned without a reply (snooped, or a reply
+    /// for another target): the discovery is over, but the backoff stays, as
+    /// ns-2 backs its counters down only in `acceptRouteReply`.
+    /// Returns when the discovery started, if one was under way.
+    pub fn route_learned(&mut self, target: NodeId) -> Option<SimTime> {
+        let d = self.targets.get_mut(&target)?;
+        d.timer.cancel();
+        d.started.take()
+    }
 }
 
 #[cfg(test)]

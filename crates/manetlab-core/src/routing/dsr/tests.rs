@@ -633,3 +633,45 @@ fn ns2_holds_a_new_routes_second_shortening_against_the_wrong_slot() {
     let b = n.run(|d, ctx| d.overheard(ctx, &again, NodeId(1), NodeId(2)));
     assert_eq!((rreps(&a).len(), rreps(&b).len()), (1, 0));
 }
+
+/// ns-2.35 backs the request counters down only in `acceptRouteReply`: a
+/// route to the destination learned otherwise (here from a packet we
+/// forward) sends the waiting packet, but when that route breaks the source
+/// waits out the backoff its discovery reached (next cycle 2 s after the first
+/// request) instead of asking again at once.
+#[test]
+fn a_route_learned_without_a_reply_keeps_the_request_backoff_as_ns2() {
+    for resets in [false, true] {
+        let mut n = Node::with(0, Params { learned_route_resets_backoff: resets, ..Params::default() });
+        let a = n.route(data(1, 0, 4));
+        assert_eq!(rreqs(&a)[0].max_propagation, 0);
+        let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+        let b = n.fire(t);
+        assert_eq!(rreqs(&b)[0].max_propagation, 16, "the propagating request at 1.03 s");
+        // At 1.1 s a packet we forward shows a route to 4: ours leaves on it.
+        n.now = SimTime::from_secs_f64(1.1);
+        let c = n.route(routed(7, &[9, 0, 2, 4], 1));
+        assert_eq!(forwards(&c).iter().map(|f| f.0).collect::<Vec<_>>(), vec![7, 1]);
+        let mine = c
+            .into_iter()
+            .find_map(|a| match a {
+                RoutingAction::Forward { pkt, .. } if pkt.uid == 1 => Some(pkt),
+                _ => None,
+            })
+            .unwrap();
+        // At 1.2 s the link to 2 fails under it: no cached route is left.
+        n.now = SimTime::from_secs_f64(1.2);
+        let d = n.run(|dsr, ctx| dsr.tx_failed(ctx, mine, NodeId(2)));
+        assert_eq!(n.dsr.buffered(), 1);
+        let asked: Vec<u8> = rreqs(&d).iter().map(|r| r.max_propagation).collect();
+        if resets {
+            assert_eq!(asked, vec![0], "a fresh cycle starts at once");
+        } else {
+            assert!(asked.is_empty(), "ns-2: the next cycle is not due before 3 s");
+            let next = timers(&d).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+            let e = n.fire(next);
+            assert_eq!(n.now, SimTime::from_secs_f64(3.0));
+            assert_eq!(rreqs(&e)[0].max_propagation, 0);
+        }
+    }
+}
