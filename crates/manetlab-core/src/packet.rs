@@ -100,6 +100,11 @@ pub struct TcpHeader {
     /// ACK with n blocks is 40 + 8n B. Set by the one-way (ns-2) sink; false gives
     /// the real option (2 + 8n B padded to 4).
     pub ns2_sack_bytes: bool,
+    /// Not on the wire (ns-2.35 carries it in `hdr_tcp` without the timestamp option):
+    /// on an ACK, the send time the sink echoes (`ts_echo()` = `Acker::ts_to_echo_`,
+    /// fixed when the ACK is made, so an ACK held up in the network echoes an old
+    /// time). Only ns-2's FACK reads it (`FackTcpAgent::oldack`); zero on data.
+    pub ts_echo: SimTime,
 }
 
 impl TcpHeader {
@@ -165,7 +170,7 @@ pub struct AppTag {
 impl TcpHeader {
     /// A plain header for tests: ports 1, sequence and ACK 0, `flags`, no options.
     pub(crate) fn for_tests(flags: TcpFlags) -> TcpHeader {
-        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false, ns2_sack_bytes: false }
+        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false, ns2_sack_bytes: false, ts_echo: SimTime::ZERO }
     }
 }
 
@@ -240,6 +245,7 @@ mod tests {
             sack_len: 0,
             headerless: false,
             ns2_sack_bytes: false,
+            ts_echo: SimTime::ZERO,
         };
         let mut p = Packet {
             uid: 0,

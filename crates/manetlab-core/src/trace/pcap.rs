@@ -320,6 +320,7 @@ mod tests {
             sack_len: 1,
             headerless: false,
             ns2_sack_bytes: false,
+            ts_echo: crate::sim::SimTime::ZERO,
         };
         let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
         let b = datagram_bytes(&p);

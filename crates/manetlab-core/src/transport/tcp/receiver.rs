@@ -75,6 +75,11 @@ pub struct TcpReceiver {
     unacked_segs: u32,
     delack_at: Option<SimTime>,
     fin_at: Option<u64>,
+    /// ns-2 `Acker::ts_to_echo_`: the send time echoed in ACKs (`TCPSink`,
+    /// `ts_echo_bugfix_` true, `ts_echo_rfc1323_` false).
+    ts_to_echo: SimTime,
+    /// `rcv_nxt` as carried by the last ACK sent (ns-2 `last_ack_sent_`).
+    last_ack_sent: u64,
     pub stats: ReceiverStats,
     out: Vec<Segment>,
 }
@@ -98,6 +103,8 @@ impl TcpReceiver {
             unacked_segs: 0,
             delack_at: None,
             fin_at: None,
+            ts_to_echo: SimTime::ZERO,
+            last_ack_sent: 0,
             stats: ReceiverStats::default(),
             out: Vec::new(),
         }
@@ -149,6 +156,18 @@ impl TcpReceiver {
             headerless: false,
             // The one-way agent is ns-2's sink: its SACK blocks count 8 B each.
             ns2_sack_bytes: self.one_way,
+            ts_echo: self.ts_to_echo,
+        }
+    }
+
+    /// ns-2 `Acker::update_ts` (before the segment is taken in): a segment that is the
+    /// next expected or older as of the last ACK sent, sent no earlier than the time
+    /// now echoed, becomes the echo (duplicates included: RFC 1323-bis); one beyond a
+    /// hole does not. The SYN (ns-2 seqno 0) counts as in order.
+    fn update_ts(&mut self, h: &TcpHeader, sent_at: SimTime) {
+        let in_order = h.flags.syn || unwrap_seq(h.seq, 1 + self.rcv_nxt).saturating_sub(1) <= self.last_ack_sent;
+        if in_order && sent_at >= self.ts_to_echo {
+            self.ts_to_echo = sent_at;
         }
     }
 
@@ -193,6 +212,7 @@ impl TcpReceiver {
         }
         self.unacked_segs = 0;
         self.delack_at = None;
+        self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
         self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
     }
@@ -207,11 +227,13 @@ impl TcpReceiver {
             h.mss = Some(self.mss.min(u32::from(u16::MAX)) as u16);
             h.sack_permitted = self.sack_ok;
         }
+        self.last_ack_sent = self.rcv_nxt;
         self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
     }
 
     /// A segment from the sender; returns the bytes newly delivered in order.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, payload_bytes: u32, sent_at: SimTime, delivered: &mut Vec<Delivery>) {
+        self.update_ts(h, sent_at);
         match self.state {
             ReceiverState::Listen if self.one_way => {
                 if h.flags.syn {
@@ -326,6 +348,7 @@ mod tests {
             sack_len: 0,
             headerless: false,
             ns2_sack_bytes: false,
+            ts_echo: SimTime::ZERO,
         }
     }
 
@@ -401,6 +424,39 @@ mod tests {
         assert_eq!((o[0].hdr.sack_len, o[0].hdr.size_bytes()), (1, 28));
         let (_, o) = data(&mut r, 1.2, 4);
         assert_eq!((o[0].hdr.sack_len, o[0].hdr.size_bytes()), (2, 36));
+    }
+
+    /// A segment sent at `sent` arriving at `now`; the echo of the ACK it causes.
+    fn echo_of(r: &mut TcpReceiver, now: f64, sent: f64, k: u64) -> f64 {
+        r.on_segment(t(now), &seg(k, TcpFlags { ack: true, ..TcpFlags::default() }), MSS as u32, t(sent), &mut Vec::new());
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        out.last().unwrap().hdr.ts_echo.as_secs_f64()
+    }
+
+    #[test]
+    fn acks_echo_the_timestamp_as_ns2_tcpsink_does() {
+        // ns-2.35 `Acker::update_ts` (`ts_echo_bugfix_` true, `ts_echo_rfc1323_` false):
+        // the echo becomes the send time of a segment at or below last_ack_sent_ + 1
+        // (next expected or duplicate) when it is not older than the current echo.
+        let mut r = TcpReceiver::new(&TcpConfig::default(), 1, 1);
+        r.set_sack(true);
+        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        syn.seq = 0;
+        r.on_segment(t(0.05), &syn, 0, t(0.0), &mut Vec::new());
+        let mut out = Vec::new();
+        r.take_output(&mut out);
+        assert_eq!(out[0].hdr.ts_echo, t(0.0), "the SYN (ns-2 seqno 0) is in order");
+        assert!((echo_of(&mut r, 1.0, 0.9, 0) - 0.9).abs() < 1e-9);
+        // 1 lost: 2 (sent 1.0) is beyond the hole, the echo stays 0.9.
+        assert!((echo_of(&mut r, 1.1, 1.0, 2) - 0.9).abs() < 1e-9);
+        // A duplicate of 0 resent at 1.05 is at or below last_ack_sent_ + 1: echo 1.05.
+        assert!((echo_of(&mut r, 1.2, 1.05, 0) - 1.05).abs() < 1e-9);
+        // A duplicate with an older timestamp (0 first sent at 0.9) does not lower it.
+        assert!((echo_of(&mut r, 1.25, 0.9, 0) - 1.05).abs() < 1e-9);
+        // The retransmission of 1 (sent 1.3) fills the hole: echo 1.3, ACK covers 0..=2.
+        assert!((echo_of(&mut r, 1.4, 1.3, 1) - 1.3).abs() < 1e-9);
+        assert_eq!(r.rcv_nxt(), 3 * MSS);
     }
 
     #[test]

@@ -424,6 +424,7 @@ impl TcpSender {
             sack_len: 0,
             headerless: false,
             ns2_sack_bytes: false,
+            ts_echo: SimTime::ZERO,
         }
     }
 
@@ -845,7 +846,7 @@ impl TcpSender {
             self.thaw();
         }
         if self.kind == Recovery::FackNs2 && self.una < self.max {
-            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks);
+            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks, h.ts_echo);
         } else if ack_seg > self.una {
             self.on_new_ack(now, ack_seg);
         } else if ack_seg == self.una && self.una < self.max {

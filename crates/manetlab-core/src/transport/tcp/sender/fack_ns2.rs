@@ -113,14 +113,11 @@ pub(super) struct FackNs2 {
     dupacks: i64,
     /// The next segment to send when recovery began (`recover_`).
     recover: i64,
-    /// What the sink echoes (`ts_echo_bugfix_`: `ts_to_echo_`): the send time of the
-    /// newest segment that arrived in order; out-of-order arrivals leave it alone.
-    ts_echo: Option<SimTime>,
 }
 
 impl Default for FackNs2 {
     fn default() -> Self {
-        FackNs2 { sb: Scoreboard::default(), fastrecov: false, hold: false, fack: -1, retran_data: 0, dupacks: 0, recover: 0, ts_echo: None }
+        FackNs2 { sb: Scoreboard::default(), fastrecov: false, hold: false, fack: -1, retran_data: 0, dupacks: 0, recover: 0 }
     }
 }
 
@@ -130,16 +127,12 @@ fn max_sack(blocks: &[(i64, i64)]) -> i64 {
 }
 
 impl TcpSender {
-    /// `FackTcpAgent::recv` for an ACK of `ack_seg` segments with SACK `blocks`.
-    pub(super) fn fack_ns2_on_ack(&mut self, now: SimTime, ack_seg: u64, blocks: &[(i64, i64)]) {
-        // The sink's timestamp echo (`TCPSink`, `ts_echo_bugfix_` true): an ACK that
-        // advances was caused by the in-order segment at snd_una, whose send time becomes
-        // the echo; a duplicate ACK (an out-of-order arrival) echoes the previous one.
-        // Before any in-order data the SYN's time is echoed.
-        let filler = (ack_seg > self.una).then(|| self.info(self.una).sent_at);
-        let echo = self.f2.ts_echo.unwrap_or(self.syn_sent_at).max(filler.unwrap_or(SimTime::ZERO));
-        self.f2.ts_echo = Some(echo);
-        let echo = Some(echo);
+    /// `FackTcpAgent::recv` for an ACK of `ack_seg` segments with SACK `blocks` that
+    /// echoes the send time `ts_echo` (the sink's `ts_to_echo_` when it made the ACK:
+    /// an ACK that waited in the network, e.g. while AODV repaired the route, echoes an
+    /// old time and `oldack` takes a long RTT sample from it, as ns-2 does).
+    pub(super) fn fack_ns2_on_ack(&mut self, now: SimTime, ack_seg: u64, blocks: &[(i64, i64)], ts_echo: SimTime) {
+        let echo = Some(ts_echo);
         let ack = ack_seg as i64 - 1;
         let last_ack = self.una as i64 - 1;
         if !self.f2.fastrecov {

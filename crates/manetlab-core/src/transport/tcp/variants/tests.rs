@@ -36,6 +36,7 @@ fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
         sack_len: 0,
         headerless: false,
         ns2_sack_bytes: false,
+        ts_echo: SimTime::ZERO,
     };
     for (i, (l, r)) in sack_segs.iter().enumerate() {
         h.sack[i] = ((1 + l * MSS) as u32, (1 + r * MSS) as u32);
@@ -85,7 +86,13 @@ impl H {
     }
     /// An ACK for the first `segs` segments, with SACK blocks in segments.
     fn ack(&mut self, now: f64, segs: u64, sack: &[(u64, u64)]) -> Vec<u64> {
-        self.s.on_segment(t(now), &hdr(1 + segs * MSS, TcpFlags { ack: true, ..TcpFlags::default() }, sack), 0);
+        self.ack_echo(now, segs, sack, 0.0)
+    }
+    /// The same ACK echoing the send time `echo` (the sink's `ts_to_echo_`).
+    fn ack_echo(&mut self, now: f64, segs: u64, sack: &[(u64, u64)], echo: f64) -> Vec<u64> {
+        let mut h = hdr(1 + segs * MSS, TcpFlags { ack: true, ..TcpFlags::default() }, sack);
+        h.ts_echo = t(echo);
+        self.s.on_segment(t(now), &h, 0);
         self.sent()
     }
     /// Bring the sender to una = 1, max = 10, cwnd 9 (slow start, ssthresh 100).
@@ -945,6 +952,29 @@ fn fack_ns2_lost_retransmission_holds_until_the_timeout_which_keeps_recovery() {
 }
 
 #[test]
+fn fack_ns2_a_held_up_dup_ack_samples_its_own_old_echo_and_backoff_stays() {
+    // The sender reads the echo the ACK carries (fixed by the sink when it made the
+    // ACK), not the send times it knows now. ns-2 7-hop chains: ACKs held while AODV
+    // repairs the route arrive seconds late, after timeouts that backed the timer off
+    // and retransmissions that are not timed, so `t_backoff_` is still up.
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    // Timeout at 0.2 + 0.25: backoff 2, go back to 1 (untimed: a retransmission).
+    h.s.on_timer(t(0.45));
+    assert_eq!(h.sent(), vec![1]);
+    assert!(close(h.s.rto_s(), 0.5));
+    // A duplicate ACK made at ~0.35 echoing segment 0 (sent 0.1) arrives at 2.1:
+    // `newtimer` first (due 2.1 + 0.5, the old RTO with backoff 2), then `rtt_update`
+    // with 2.1 − 0.1 = 200 ticks: t_srtt = 80 + (200 − 10) = 270, t_rttvar =
+    // 15 + (190 − 3) = 202, t_rtxcur = ((202 << 3) + 270) >> 3 = 235 ticks; backoff
+    // 2 is kept (no timed segment acked): RTO 4.7 s.
+    assert!(h.ack_echo(2.1, 1, &[(2, 3)], 0.1).is_empty());
+    assert!((h.s.poll_at().unwrap().as_secs_f64() - 2.6).abs() < 1e-6);
+    assert!(close(h.s.srtt_s().unwrap(), 0.3375));
+    assert!(close(h.s.rto_s(), 4.7), "rto {}", h.s.rto_s());
+}
+
+#[test]
 fn fack_mathis_rules_stay_available() {
     let p = VariantParams { fack_mathis: true, ..VariantParams::default() };
     assert_eq!(by_name("fack", &p).unwrap().recovery(), Recovery::Fack);
@@ -960,7 +990,7 @@ fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
     // of segment 0 (sent at 0.1, the last in-order arrival: `ts_echo_bugfix_`), so
     // `oldack` samples 0.3 − 0.1 = 20 ticks: SRTT = (80 + 20 − 10)/8 = 11.25 ticks.
     // (Segment 2's own timestamp would give 10 ticks and leave SRTT at 0.1 s.)
-    assert!(h.ack(0.3, 1, &[(2, 3)]).is_empty());
+    assert!(h.ack_echo(0.3, 1, &[(2, 3)], 0.1).is_empty());
     let srtt = h.s.srtt_s().unwrap();
     assert!(srtt > 0.11 && srtt < 0.115, "srtt {srtt}");
     // The RFC engine (Mathis rules) takes no sample from a duplicate ACK.
