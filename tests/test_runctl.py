@@ -33,12 +33,25 @@ LONG_SETS = ["--set", "duration_s=1000000"]
 LONG_DURATION_S = 1_000_000
 
 
+@pytest.fixture(autouse=True)
+def _default_sigint():
+    # What a user at a terminal has: Ctrl-C handled by Python's default handler. An
+    # earlier test in the same pytest process can leave SIGINT ignored (seen
+    # intermittently in a full run); an ignored SIGINT is inherited by the CLI children
+    # (as a shell's background jobs get it, on purpose) and makes interrupt_main a no-op.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _start_cli(*args: str | Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-W", "error", "-m", "manetlab", *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # The child starts with SIGINT at its default whatever the test process has.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
