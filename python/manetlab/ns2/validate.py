@@ -1,10 +1,12 @@
 """Validation against ns-2.35: writes docs/validation/ns2.md.
 
     python -m manetlab.ns2.validate --out docs/validation/ns2.md [--seeds N] [--jobs N]
+           [--chain-seeds N] [--rwp20-seeds N] [--broch-seeds N]
            [--only TEXT] [--broch-duration S] [--keep DIR]
 
 Three tables, every row run in both simulators for seeds 1..N (paired: the same
-movement and the same flow endpoints in both):
+movement and the same flow endpoints in both; N per table with --chain-seeds,
+--rwp20-seeds, --broch-seeds, each defaulting to --seeds):
 
 1. **Chains**: 1–8 hops, 200 m apart, one FTP flow end to end for 100 s, TCP
    Tahoe / Reno / NewReno / Vegas / SACK / FACK, 802.11 data rate 1 and 2 Mb/s
@@ -28,7 +30,6 @@ import argparse
 import random
 import sys
 import tomllib
-from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,12 +180,12 @@ def _task(args: tuple[int, int, dict[str, Any], str | None, str, str | None]) ->
         return i, seed, " ".join(str(e).split())
 
 
-def run_rows(rows: list[Row], seeds: Iterable[int], jobs: int, ns: str, keep: str | None) -> tuple[dict[int, list[tuple[int, str, float, float]]], dict[int, list[str]]]:
-    """Every (row, seed) pair in one pool; a seed that fails is left out of its row
-    (paired: in both simulators) and reported under the table."""
+def run_rows(rows: list[Row], seeds: dict[str, list[int]], jobs: int, ns: str, keep: str | None) -> tuple[dict[int, list[tuple[int, str, float, float]]], dict[int, list[str]]]:
+    """Every (row, seed) pair in one pool, seeds per table; a seed that fails is left
+    out of its row (paired: in both simulators) and reported under the table."""
     tasks = []
     for i, r in enumerate(rows):
-        for seed in seeds:
+        for seed in seeds[r.table]:
             k = str(Path(keep) / r.row_id) if keep else None
             tasks.append((i, seed, r.scenario_for_seed(seed), r.source, ns, k))
     results: dict[int, list[tuple[int, str, float, float]]] = {i: [] for i in range(len(rows))}
@@ -211,18 +212,43 @@ def _g(v: float) -> str:
     return f"{v:.4g}"
 
 
-def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[str]], seeds: list[int], nsv: str, argv: list[str]) -> str:
+# Issue 10's acceptance bands: TCP goodput within ±3 % of ns-2's mean, CBR delivery
+# ratio within ±0.02; the other metrics are reported without one.
+BANDS = {"tcp_goodput_kbps": ("rel", 0.03), "cbr_pdr": ("abs", 0.02)}
+
+
+def verdict(metric: str, ours_mean: float, ns2_mean: float, lo: float, hi: float) -> str:
+    """`within` the band, `n.s.` (outside it, but the difference's 95 % interval still
+    reaches the band: more seeds would tell), `outside` (the whole interval is beyond
+    the band), or `—` for a metric without a band."""
+    if metric not in BANDS:
+        return "—"
+    kind, width = BANDS[metric]
+    band = width * abs(ns2_mean) if kind == "rel" else width
+    if abs(ours_mean - ns2_mean) <= band:
+        return "within"
+    return "n.s." if lo <= band and hi >= -band else "outside"
+
+
+def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[str]], seeds: dict[str, list[int]], nsv: str, argv: list[str]) -> str:
+    present = [t for t in ("chains", "rwp20", "broch50") if any(r.table == t for r in rows)]
+    per_table = ", ".join(f"{t} {len(seeds[t])}" for t in present)
     out = [
         "# manetlab vs ns-2.35",
         "",
         f"Written by `python -m manetlab.ns2.validate {' '.join(argv)}` (manetlab {__version__}, ns {nsv}),",
-        f"seeds {seeds[0]}–{seeds[-1]} ({len(seeds)} per row). Each row runs the same scenario, movement and",
+        f"seeds 1–N per row, N = {per_table}. Each row runs the same scenario, movement and",
         "flow endpoints in both simulators per seed (`manetlab crosscheck`, docs/ns2.md); *ours* and *ns-2*",
         "are means over the seeds, *ratio* = ours / ns-2, *diff* the mean paired difference ours − ns-2",
         "with its 95 % Student-t interval. Metric definitions: docs/metrics.md and docs/ns2.md.",
-        "In the commands, N is the number of seeds.",
+        "In the commands, N is the number of seeds. *band*: issue 10's criterion, TCP goodput within",
+        "±3 % of ns-2 and CBR delivery within ±0.02 — `within`; `n.s.` = outside, but the 95 % interval",
+        "of the difference reaches the band (not distinguishable at this many seeds); `outside` = the",
+        "whole interval lies beyond it.",
         "",
     ]
+    summary_at = len(out)
+    counts: dict[str, int] = {}
     titles = {
         "chains": "## Chains: 1–8 hops, 200 m, one FTP flow for 100 s, AODV\n\nMetric: TCP goodput (kbit/s, in-order payload over the run).",
         "rwp20": "## 20 nodes, random waypoint, 1 FTP + 10 CBR pairs drawn per seed",
@@ -232,11 +258,11 @@ def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[st
         sel = [(i, r) for i, r in enumerate(rows) if r.table == table]
         if not sel:
             continue
-        out += [titles[table], "", "| row | metric | ours | ns-2 | ratio | diff [95 % CI] | command |", "|---|---|---|---|---|---|---|"]
+        out += [titles[table], "", "| row | metric | ours | ns-2 | ratio | diff [95 % CI] | band | command |", "|---|---|---|---|---|---|---|---|"]
         for i, r in sel:
             res = results[i]
             if not res:
-                out.append(f"| {r.label} | — | every seed failed | | | | `{r.command}` |")
+                out.append(f"| {r.label} | — | every seed failed | | | | | `{r.command}` |")
                 continue
             for m in r.metrics:
                 pairs = [(a, b) for _, mm, a, b in res if mm == m]
@@ -247,8 +273,11 @@ def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[st
                 mo, mt = sum(ours) / len(ours), sum(theirs) / len(theirs)
                 diff, lo, hi = paired_ci(ours, theirs)
                 ratio = _g(mo / mt) if mt else "—"
-                n = f" (n={len(pairs)})" if len(pairs) != len(seeds) else ""
-                out.append(f"| {r.label}{n} | {m} | {_g(mo)} | {_g(mt)} | {ratio} | {_g(diff)} [{_g(lo)}, {_g(hi)}] | `{r.command}` |")
+                n = f" (n={len(pairs)})" if len(pairs) != len(seeds[table]) else ""
+                v = verdict(m, mo, mt, lo, hi)
+                if v != "—":
+                    counts[v] = counts.get(v, 0) + 1
+                out.append(f"| {r.label}{n} | {m} | {_g(mo)} | {_g(mt)} | {ratio} | {_g(diff)} [{_g(lo)}, {_g(hi)}] | {v} | `{r.command}` |")
         out.append("")
         notes = [(rows[i].label, msg) for i, _ in sel for msg in failures.get(i, [])]
         if notes:
@@ -256,6 +285,8 @@ def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[st
             out.append("")
             out += [f"* {label}: {msg}" for label, msg in notes]
             out.append("")
+    tally = ", ".join(f"{counts.get(v, 0)} {v}" for v in ("within", "n.s.", "outside"))
+    out[summary_at:summary_at] = [f"Banded rows (TCP goodput, CBR delivery): {tally}.", ""]
     return "\n".join(out)
 
 
@@ -264,13 +295,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m manetlab.ns2.validate", description="manetlab vs ns-2.35 validation tables")
     p.add_argument("--out", type=Path, required=True, help="the Markdown file to write (e.g. docs/validation/ns2.md)")
     p.add_argument("--seeds", type=int, default=20, help="seeds 1..N per row (default 20)")
+    for t in ("chain", "rwp20", "broch"):
+        p.add_argument(f"--{t}-seeds", type=int, metavar="N", help=f"seeds 1..N for the {t} rows (default --seeds)")
     p.add_argument("--jobs", type=int, default=1, help="parallel processes (default 1)")
     p.add_argument("--only", action="append", default=[], metavar="TEXT", help="only rows whose id contains TEXT (repeatable), e.g. chain-4hop, rwp20, broch50-aodv")
     p.add_argument("--broch-duration", type=float, default=900.0, help="simulated seconds of the Broch scenarios (default 900, the paper's)")
     p.add_argument("--keep", type=Path, help="keep every ns-2 run directory under DIR/<row>/seed<N>")
     args = p.parse_args(argv)
-    if args.seeds < 1 or args.jobs < 1 or args.broch_duration <= 0:
-        print("error: --seeds, --jobs and --broch-duration must be positive", file=sys.stderr)
+    per = {"chains": args.chain_seeds, "rwp20": args.rwp20_seeds, "broch50": args.broch_seeds}
+    per = {t: args.seeds if n is None else n for t, n in per.items()}
+    if min(args.seeds, *per.values()) < 1 or args.jobs < 1 or args.broch_duration <= 0:
+        print("error: --seeds, --chain-seeds, --rwp20-seeds, --broch-seeds, --jobs and --broch-duration must be positive", file=sys.stderr)
         return 2
     try:
         ns = find_ns()
@@ -283,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         if not rows:
             print(f"error: --only {' '.join(args.only)}: no row matches", file=sys.stderr)
             return 2
-    seeds = list(range(1, args.seeds + 1))
+    seeds = {t: list(range(1, n + 1)) for t, n in per.items()}
     results, failures = run_rows(rows, seeds, args.jobs, ns, str(args.keep) if args.keep else None)
     text = render(rows, results, failures, seeds, ns_version(ns), argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,44 @@
+"""The ns-2 validation table's bookkeeping (no ns-2 needed): the acceptance bands,
+per-table seed counts and the argument checks."""
+
+from manetlab.ns2 import validate
+from manetlab.ns2.crosscheck import paired_ci
+
+
+def test_verdict_bands():
+    # Goodput: ±3 % of ns-2's mean.
+    assert validate.verdict("tcp_goodput_kbps", 102.9, 100.0, 1.0, 4.8) == "within"
+    assert validate.verdict("tcp_goodput_kbps", 96.0, 100.0, -9.0, 1.0) == "n.s."
+    assert validate.verdict("tcp_goodput_kbps", 110.0, 100.0, 3.5, 16.5) == "outside"
+    assert validate.verdict("tcp_goodput_kbps", 90.0, 100.0, -16.5, -3.5) == "outside"
+    # Delivery ratio: ±0.02 absolute.
+    assert validate.verdict("cbr_pdr", 0.80, 0.785, 0.0, 0.03) == "within"
+    assert validate.verdict("cbr_pdr", 0.75, 0.785, -0.05, -0.021) == "outside"
+    # No band for delay and routing overhead.
+    assert validate.verdict("cbr_delay_mean_s", 9.0, 1.0, 7.0, 9.0) == "—"
+
+
+def _row(table, row_id, metrics):
+    return validate.Row(table, row_id, row_id, metrics, f"cmd {row_id}", lambda seed: {}, None)
+
+
+def test_render_counts_bands_and_notes_per_table_seeds():
+    rows = [_row("chains", "c1", ("tcp_goodput_kbps",)), _row("rwp20", "r1", ("tcp_goodput_kbps", "cbr_pdr"))]
+    seeds = {"chains": [1, 2, 3], "rwp20": [1, 2, 3, 4], "broch50": [1]}
+    chain = [(s, "tcp_goodput_kbps", 100.0 + s, 100.0) for s in (1, 2, 3)]  # ratio 1.02: within
+    # rwp20: goodput 20 % above ns-2 on every seed (outside), one seed missing; delivery equal.
+    rwp = [(s, "tcp_goodput_kbps", 120.0 + s, 100.0 + s) for s in (1, 2, 3)] + [(s, "cbr_pdr", 0.5, 0.5) for s in (1, 2, 3)]
+    text = validate.render(rows, {0: chain, 1: rwp}, {1: ["seed 4: hung"]}, seeds, "2.35", ["--out", "x.md"])
+    assert "N = chains 3, rwp20 4." in text
+    assert "Banded rows (TCP goodput, CBR delivery): 2 within, 0 n.s., 1 outside." in text
+    assert "| r1 (n=3) | tcp_goodput_kbps |" in text  # 3 of rwp20's 4 seeds
+    assert "| c1 | tcp_goodput_kbps |" in text  # all 3 of the chain's
+    assert "* r1: seed 4: hung" in text
+    d, lo, hi = paired_ci([121.0, 122.0, 123.0], [101.0, 102.0, 103.0])
+    assert (d, lo, hi) == (20.0, 20.0, 20.0)
+
+
+def test_bad_seed_counts_are_refused(capsys):
+    assert validate.main(["--out", "x.md", "--rwp20-seeds", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--rwp20-seeds" in err and "positive" in err
