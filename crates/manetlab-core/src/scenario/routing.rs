@@ -43,6 +43,7 @@ pub struct AodvSpec {
     pub first_request_network_wide: Option<bool>,
     pub local_repair_timer_bug: Option<bool>,
     pub local_repair_new_seq: Option<bool>,
+    pub reply_lifetime_wraps: Option<bool>,
     pub rerr_purges_queue: Option<bool>,
     pub release_spacing_ms: Option<f64>,
     pub route_purge_interval_s: Option<f64>,
@@ -89,6 +90,7 @@ impl AodvSpec {
             first_request_network_wide: self.first_request_network_wide.unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
             repair_timer_bug: self.local_repair_timer_bug.unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
             local_repair_new_seq: self.local_repair_new_seq.unwrap_or(d.local_repair_new_seq),
+            reply_lifetime_wraps: self.reply_lifetime_wraps.unwrap_or(ns2 && aodv::Params::default().reply_lifetime_wraps),
             rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
             release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
             route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
@@ -179,6 +181,7 @@ impl AodvSpec {
             for (key, given) in [
                 ("first_request_network_wide", self.first_request_network_wide.is_some()),
                 ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()),
+                ("reply_lifetime_wraps", self.reply_lifetime_wraps.is_some()),
                 ("route_purge_interval_s", self.route_purge_interval_s.is_some()),
             ] {
                 if given {
@@ -342,6 +345,10 @@ mod tests {
         assert_eq!((p.rules, p.first_request_network_wide, p.repair_timer_bug, p.local_repair_new_seq), (Rules::Ns2, true, true, false));
         let q = aodv("preset = \"rfc3561\"").unwrap().routing.unwrap().aodv.unwrap().params();
         assert_eq!((q.rules, q.first_request_network_wide, q.repair_timer_bug, q.release_spacing.0), (Rules::Rfc3561, false, false, 0));
+        assert!(p.reply_lifetime_wraps && !q.reply_lifetime_wraps);
+        assert!(!aodv("reply_lifetime_wraps = false").unwrap().routing.unwrap().aodv.unwrap().params().reply_lifetime_wraps);
+        let e = aodv("rules = \"rfc3561\"\nreply_lifetime_wraps = true").unwrap_err();
+        assert!(e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("rules = \"ns2\""), "{e}");
         let e = aodv("rules = \"rfc3561\"\nfirst_request_network_wide = false").unwrap_err();
         assert!(e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""), "{e}");
         let e = aodv("local_repair = false\nlocal_repair_timer_bug = false").unwrap_err();

@@ -94,6 +94,15 @@ pub struct Params {
     /// packets buffered, until a newer number turns up or the retries run out.
     /// An ns-2 bug, off by default.
     pub local_repair_new_seq: bool,
+    /// ns-2 rules: an intermediate node replies with lifetime
+    /// `(u_int32_t)(rt_expire − now)`, and for a route past its lifetime (in
+    /// repair, where `sendRequest` set rt_expire to 0, or up but not yet seen
+    /// by the purge timer) that difference is negative: ns-2.35's x86-64 build
+    /// truncates it to a 64-bit integer (`cvttsd2si`) and keeps the low 32
+    /// bits, so the reply advertises about 2³² s and every node that takes it
+    /// holds the route until data refreshes it to ACTIVE_ROUTE_TIMEOUT. An
+    /// ns-2 bug (true reproduces it; false: a lifetime of 0).
+    pub reply_lifetime_wraps: bool,
     /// A RERR from a neighbour drops every packet queued for that neighbour
     /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.
     pub rerr_purges_queue: bool,
@@ -171,6 +180,7 @@ impl Default for Params {
             first_request_network_wide: true,
             repair_timer_bug: true,
             local_repair_new_seq: false,
+            reply_lifetime_wraps: true,
             rerr_purges_queue: true,
             release_spacing: SimDuration::from_millis(10),
             route_purge_interval: SimDuration::from_millis(500),
@@ -232,6 +242,7 @@ impl Params {
             first_request_network_wide: false,
             repair_timer_bug: false,
             local_repair_new_seq: true,
+            reply_lifetime_wraps: false,
             rerr_purges_queue: false,
             release_spacing: SimDuration::ZERO,
             ..self
@@ -275,6 +286,22 @@ impl Params {
     pub fn neighbour_timeout(&self) -> SimDuration {
         SimDuration(self.hello_interval.0 * self.allowed_hello_loss as u64)
     }
+}
+
+/// The lifetime an ns-2 intermediate node puts in its reply for a route that
+/// expires at `expires`: whole seconds, `(u_int32_t)(rt_expire − now)` in
+/// double precision, truncated towards zero; a negative difference wraps
+/// modulo 2³² when `wraps` (ns-2.35 on x86-64), else it is 0.
+pub fn ns2_reply_lifetime(expires: SimTime, now: SimTime, wraps: bool) -> SimDuration {
+    let diff_s = (expires.as_secs_f64() - now.as_secs_f64()).trunc();
+    let secs = if diff_s >= 0.0 {
+        diff_s as u32
+    } else if wraps {
+        (diff_s as i64) as u32
+    } else {
+        0
+    };
+    SimDuration::from_nanos(secs as u64 * 1_000_000_000)
 }
 
 /// What an entry of the discovery table is doing.
@@ -654,6 +681,13 @@ impl Aodv {
             wait = SimDuration(wait.0.saturating_mul(st.cnt as u64));
         }
         st.timeout = Some(now + wait.min(p.max_rreq_timeout));
+        // ns-2 sets rt_expire = 0 with every request it sends: a route in
+        // repair thus advertises a lifetime of (u_int32_t)(0 − now) in the
+        // replies it gives meanwhile (see `reply_lifetime_wraps`), and the next
+        // request heard from its destination gives it exactly REV_ROUTE_LIFE.
+        if let Some(r) = self.table.get_mut(dst) {
+            r.expires = SimTime::ZERO;
+        }
         match st.since {
             None => {
                 st.since = Some((now, repair));
@@ -692,7 +726,7 @@ impl Aodv {
             let r = self.table.get_mut(dst).expect("listed above");
             if r.state == RouteState::Valid && r.expires < now {
                 r.seq = r.seq.wrapping_add(1);
-                r.down_keep_precursors();
+                r.down_ns2();
                 self.drop_buffered(ctx, dst, DropReason::NoRoute);
             } else if r.state == RouteState::Valid {
                 if self.buffer.has_for(dst) {
@@ -739,7 +773,7 @@ impl Aodv {
             RouteState::Valid => {}
             RouteState::Invalid => {}
             RouteState::Repairing => {
-                r.down_keep_precursors();
+                r.down_ns2();
                 self.counters.local_repairs_failed += 1;
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
@@ -757,7 +791,7 @@ impl Aodv {
                 r.seq = r.seq.wrapping_add(1);
                 r.valid_seq = true;
                 unreachable.push((r.dst, r.seq));
-                r.down_keep_precursors();
+                r.down_ns2();
                 ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
             }
             r.precursors.retain(|&p| p != nb);
@@ -844,9 +878,19 @@ impl Aodv {
         }
         let hops = rq.hop_count.saturating_add(1);
         // §6.5: the reverse route towards the originator.
-        let rev_until = now + self.p.reverse_route_life;
-        let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
         let ns2 = self.p.rules == Rules::Ns2;
+        let mut rev_until = now + self.p.reverse_route_life;
+        if ns2 {
+            // ns-2 `recvRequest` first sets rt_expire = max(rt_expire, now +
+            // REV_ROUTE_LIFE) on any entry it has, up, in repair or down,
+            // whether or not the request is fresher; a fresher one then brings
+            // it up with that same lifetime.
+            if let Some(r) = self.table.get_mut(rq.originator) {
+                r.expires = r.expires.max(rev_until);
+                rev_until = r.expires;
+            }
+        }
+        let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
         let rev_updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, rev) } else { self.table.update(now, rev) };
         if rev_updated {
             if ns2 && self.req.get(&rq.originator).is_some_and(|st| st.timeout.is_some()) {
@@ -858,11 +902,7 @@ impl Aodv {
                 }
             }
             self.route_ready(ctx, rq.originator, SimDuration::ZERO);
-        } else if ns2 {
-            if let Some(r) = self.table.up(rq.originator) {
-                r.expires = r.expires.max(rev_until);
-            }
-        } else {
+        } else if !ns2 {
             self.table.refresh(now, rq.originator, rev_until);
         }
         let rev_next = if ns2 { self.table.up(rq.originator).map(|r| r.next_hop) } else { self.table.active(now, rq.originator).map(|r| r.next_hop) };
@@ -894,11 +934,13 @@ impl Aodv {
             if let Some(r) = r {
                 if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && (ns2 || r.next_hop != from) {
                     let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
-                    let mut lifetime = if r.expires > now { r.expires.since(now) } else { SimDuration::ZERO };
-                    if ns2 {
-                        // ns-2's reply carries whole seconds (`u_int32_t rp_lifetime`).
-                        lifetime = SimDuration::from_secs_f64(lifetime.as_secs_f64().floor());
-                    }
+                    let lifetime = if ns2 {
+                        ns2_reply_lifetime(r.expires, now, self.p.reply_lifetime_wraps)
+                    } else if r.expires > now {
+                        r.expires.since(now)
+                    } else {
+                        SimDuration::ZERO
+                    };
                     r.add_precursor(rev_next);
                     if let Some(back) = self.table.get_mut(rq.originator) {
                         back.add_precursor(fwd_next);
@@ -962,11 +1004,8 @@ impl Aodv {
         let ns2 = self.p.rules == Rules::Ns2;
         if updated {
             if ns2 {
-                // ns-2 `rt_update`: the lifetime is the reply's, even if the
-                // route had a later one.
-                if let Some(r) = self.table.get_mut(rp.dst) {
-                    r.expires = fwd.expires;
-                }
+                // (`update_ns2` gave the route exactly the reply's lifetime, even
+                // if it had a later one: ns-2 `rt_update`.)
                 self.ns2_reset_req(now, rp.dst, hops);
                 if rp.originator == self.me {
                     // ns-2: discovery latency per hop, for PerHopTime.
@@ -1051,7 +1090,7 @@ impl Aodv {
             }
             r.seq = seq;
             let had_precursors = !r.precursors.is_empty();
-            r.down_keep_precursors();
+            r.down_ns2();
             ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if self.p.rerr_purges_queue && !purged {
                 purged = true;

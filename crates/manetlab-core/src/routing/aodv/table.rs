@@ -50,26 +50,31 @@ pub struct Route {
 }
 
 impl Route {
-    /// Take the route down: it keeps its number, remembers its hop count for the
-    /// next request, and loses its precursors. ns-2's `rt_down` keeps them
-    /// ([`down_keep_precursors`](Self::down_keep_precursors), what the ns-2 rules
-    /// use after a RERR); lazy expiry in [`RouteTable::active`] and `invalidate`
-    /// still clear them under both rule sets.
+    /// Take the route down (RFC rules): it keeps its number, remembers its hop
+    /// count for the next request, and loses its precursors. The ns-2 rules use
+    /// [`down_ns2`](Self::down_ns2) instead.
     pub fn down(&mut self) {
-        self.down_keep_precursors();
+        if self.state != RouteState::Invalid {
+            self.last_hops = Some(self.hops);
+            self.state = RouteState::Invalid;
+        }
         self.precursors.clear();
     }
 
-    /// ns-2's `rt_down` exactly: the precursor list survives (ns-2 empties it
-    /// only when it passes a RERR on, and removes a lost neighbour from it), so
-    /// a route set up again later, e.g. by a request, still has its old
-    /// precursors and a later RERR for it is passed upstream.
-    pub fn down_keep_precursors(&mut self) {
+    /// ns-2's `rt_down` exactly: the hop count is remembered for the next
+    /// request, the lifetime becomes 0 (`rt_expire = 0`), and the precursor
+    /// list survives (ns-2 empties it only when it passes a RERR on, and
+    /// removes a lost neighbour from it), so a route set up again later, e.g.
+    /// by a request, still has its old precursors and a later RERR for it is
+    /// passed upstream. ns-2 never deletes an entry: it stays down until new
+    /// information brings it up (no DELETE_PERIOD).
+    pub fn down_ns2(&mut self) {
         if self.state == RouteState::Invalid {
             return;
         }
         self.last_hops = Some(self.hops);
         self.state = RouteState::Invalid;
+        self.expires = SimTime::ZERO;
     }
 
     pub fn add_precursor(&mut self, n: NodeId) {
@@ -116,10 +121,13 @@ impl RouteTable {
         self.routes.values_mut()
     }
 
-    /// The usable route to `dst` at `now`. A valid route whose lifetime has
-    /// passed is invalidated here (lazily) with its sequence number incremented
-    /// (§6.1: a node may bump a destination's number when its route expires;
-    /// ns-2 `rt_purge` does).
+    /// The usable route to `dst` at `now` (RFC rules). A valid route whose
+    /// lifetime has passed is invalidated here (lazily) with its sequence
+    /// number incremented (§6.1: a node may bump a destination's number when
+    /// its route expires) and its precursors cleared. The ns-2 rules never
+    /// call this on their default path: there a route is expired only by the
+    /// purge timer (`rt_purge` → [`Route::down_ns2`], precursors kept); only
+    /// HELLO-learned routes (HELLO detection is not in ns-2's build) use it.
     pub fn active(&mut self, now: SimTime, dst: NodeId) -> Option<&mut Route> {
         let r = self.routes.get_mut(&dst)?;
         if r.state == RouteState::Valid && r.expires <= now {
@@ -196,9 +204,15 @@ impl RouteTable {
     /// many or more hops is turned down. That is why ns-2's local repair, whose
     /// request carries the route's own number, is answered by the neighbours
     /// (which hold that number) and yet never repaired by them.
-    /// Information without a number is judged as [`RouteTable::update`] does.
+    ///
+    /// An accepted update is ns-2's `rt_update`: number, hops, next hop, up,
+    /// and the lifetime set to exactly `info.expires` whatever the entry had
+    /// (callers pass ns-2's value: `max(rt_expire, now + REV_ROUTE_LIFE)` for a
+    /// request, `now + rp_lifetime` for a reply); the precursor list is left
+    /// alone. Information without a number is judged as
+    /// [`RouteTable::update`] does.
     pub fn update_ns2(&mut self, now: SimTime, info: RouteInfo) -> bool {
-        let (Some(s), Some(r)) = (info.seq, self.routes.get(&info.dst)) else {
+        let (Some(s), Some(r)) = (info.seq, self.routes.get_mut(&info.dst)) else {
             return self.update(now, info);
         };
         let hops = if r.state == RouteState::Invalid { u8::MAX } else { r.hops };
@@ -206,15 +220,12 @@ impl RouteTable {
         if !fresher {
             return false;
         }
-        let usable = r.state == RouteState::Valid && r.expires > now;
-        let r = self.routes.get_mut(&info.dst).expect("looked up above");
-        // ns-2 `rt_update` leaves the precursor list alone.
         r.seq = s;
         r.valid_seq = true;
         r.hops = info.hops;
         r.next_hop = info.next_hop;
         r.state = RouteState::Valid;
-        r.expires = if usable { r.expires.max(info.expires) } else { info.expires };
+        r.expires = info.expires;
         true
     }
 
@@ -337,7 +348,7 @@ mod tests {
         assert!(!old.update_ns2(t(20.0), info(Some(4), 3, 3)));
         assert!(old.update_ns2(t(20.0), info(Some(4), 1, 3)), "fewer hops");
         // Down: any reply with its number.
-        rt.get_mut(NodeId(9)).unwrap().down_keep_precursors();
+        rt.get_mut(NodeId(9)).unwrap().down_ns2();
         assert!(rt.update_ns2(t(1.0), info(Some(4), 6, 3)));
         let r = rt.get(NodeId(9)).unwrap();
         assert_eq!((r.state, r.hops, r.next_hop), (RouteState::Valid, 6, NodeId(3)));

@@ -742,3 +742,147 @@ fn ns2_a_request_whose_ttl_is_used_up_is_dropped_as_ttl() {
     let b = r.recv(rreq(0, 1, 9, None, 3), 3, 1);
     assert!(rreqs(&b).is_empty() && drops(&b).is_empty(), "{b:?}");
 }
+
+// ---- ns-2 lifetimes per entry state (aodv.cc recvRequest, recvReply, forward,
+// sendRequest, rt_down, rt_purge) ------------------------------------------------
+
+fn rreq_seq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8, orig_seq: u32) -> AodvMessage {
+    let AodvMessage::Rreq(mut q) = rreq(orig, id, dst, dst_seq, hop_count) else { unreachable!() };
+    q.originator_seq = orig_seq;
+    AodvMessage::Rreq(q)
+}
+
+fn secs(s: f64) -> SimTime {
+    SimTime::from_secs_f64(s)
+}
+
+#[test]
+fn ns2_a_request_gives_its_reverse_route_max_of_its_lifetime_and_rev_route_life_in_every_state() {
+    // aodv.cc recvRequest: rt0->rt_expire = max(rt0->rt_expire, now + REV_ROUTE_LIFE)
+    // for any entry, then rt_update(.., max(rt0->rt_expire, now + REV_ROUTE_LIFE))
+    // if the request is fresher.
+    let mut r = ns2_relay(Params::default());
+    let to0 = |r: &Node| r.aodv.table().get(NodeId(0)).unwrap().clone();
+    // Forwarding the reply at 1.0 s used the reverse route: up until 11.0 s.
+    assert_eq!(to0(&r).expires, secs(11.0));
+    // Up, fresher request at 2.0 s: max(11, 2 + 6) = 11 (not 8).
+    r.now = secs(2.0);
+    r.recv(rreq_seq(0, 2, 8, None, 1, 3), 3, 10);
+    assert_eq!((to0(&r).seq, to0(&r).expires), (3, secs(11.0)));
+    // Up, fresher request at 6.0 s: max(11, 12) = 12.
+    r.now = secs(6.0);
+    r.recv(rreq_seq(0, 3, 8, None, 1, 5), 3, 10);
+    assert_eq!(to0(&r).expires, secs(12.0));
+    // Up, not fresher (same number, more hops) at 6.5 s: the route is kept but
+    // its lifetime still moves to max(12, 12.5).
+    r.now = secs(6.5);
+    r.recv(rreq_seq(0, 4, 8, None, 3, 5), 4, 10);
+    let rt = to0(&r);
+    assert_eq!((rt.state, rt.hops, rt.next_hop, rt.expires), (RouteState::Valid, 2, NodeId(3), secs(12.5)));
+    // Down (a RERR from 3 with number 6): rt_down sets rt_expire = 0.
+    r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(0), 6)] }), 3, 1);
+    let rt = to0(&r);
+    assert_eq!((rt.state, rt.expires), (RouteState::Invalid, SimTime::ZERO));
+    // Down, not fresher (older number): stays down with rt_expire = now + 6.
+    r.now = secs(7.0);
+    r.recv(rreq_seq(0, 5, 8, None, 1, 5), 3, 10);
+    let rt = to0(&r);
+    assert_eq!((rt.state, rt.expires), (RouteState::Invalid, secs(13.0)));
+    // Down, fresher at 8.0 s: up with max(13, 14) = 14.
+    r.now = secs(8.0);
+    r.recv(rreq_seq(0, 6, 8, None, 1, 8), 3, 10);
+    let rt = to0(&r);
+    assert_eq!((rt.state, rt.seq, rt.expires), (RouteState::Valid, 8, secs(14.0)));
+}
+
+#[test]
+fn ns2_a_route_in_repair_has_lifetime_zero_and_its_replies_advertise_the_wrapped_difference() {
+    // aodv.cc: local_rt_repair -> sendRequest sets rt_expire = 0; an
+    // intermediate reply carries (u_int32_t)(rt_expire - now), which for
+    // 0 - 1.25 is 2^32 - 1 s on ns-2.35's x86-64 build; a request from the
+    // destination then sets max(0, now + REV_ROUTE_LIFE).
+    let mut r = ns2_relay(Params::default());
+    let to9 = |r: &Node| r.aodv.table().get(NodeId(9)).unwrap().clone();
+    assert_eq!(to9(&r).expires, secs(11.0));
+    r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, SimTime::ZERO));
+    // Node 0 asks for 9 again (same numbers): we answer from the route in repair.
+    r.now = secs(1.25);
+    let a = r.recv(rreq(0, 2, 9, Some(4), 1), 3, 10);
+    let rp = rreps(&a);
+    assert_eq!(rp.len(), 1);
+    assert_eq!((rp[0].0.dst_seq, rp[0].0.hop_count, rp[0].0.lifetime_ns), (4, 2, 4_294_967_295 * 1_000_000_000));
+    // A request from 9 that is not fresher (its number 4, as many hops): the
+    // route stays in repair, rt_expire = max(0, 1.5 + 6).
+    r.now = secs(1.5);
+    r.recv(rreq_seq(9, 1, 0, None, 1, 4), 6, 10);
+    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, secs(7.5)));
+    // A reply that is not fresher changes nothing (recvReply suppresses it).
+    r.recv(rrep(9, 4, 1, 5), 6, 30);
+    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, secs(7.5)));
+    // The next reply from the route in repair: floor(7.5 - 2.0) = 5 s.
+    r.now = secs(2.0);
+    let b = r.recv(rreq(0, 3, 9, Some(4), 1), 3, 10);
+    assert_eq!(rreps(&b)[0].0.lifetime_ns, 5_000_000_000);
+    // Without the bug the negative difference gives 0.
+    let mut f = ns2_relay(Params { reply_lifetime_wraps: false, ..Params::default() });
+    f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
+    f.now = secs(1.25);
+    assert_eq!(rreps(&f.recv(rreq(0, 2, 9, Some(4), 1), 3, 10))[0].0.lifetime_ns, 0);
+}
+
+#[test]
+fn ns2_forwarding_sets_the_lifetime_to_exactly_active_route_timeout() {
+    // aodv.cc forward(): rt_expire = now + ACTIVE_ROUTE_TIMEOUT on the route
+    // used, even if it had a later one (here the wrapped reply lifetime).
+    let mut n = ns2(0);
+    n.route(data(0, 9, DEFAULT_TTL));
+    let long = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 4, originator: NodeId(0), lifetime_ns: 4_294_967_295 * 1_000_000_000, timestamp_ns: 0 };
+    let mut m = ns2(0);
+    // Without a buffered packet, the route keeps the advertised lifetime...
+    m.recv(AodvMessage::Rrep(long), 1, 20);
+    assert_eq!(m.aodv.table().get(NodeId(9)).unwrap().expires, secs(1.0 + 4_294_967_295.0));
+    // ...and the purge timer does not take it down.
+    ns2_purge(&mut m, 100.0);
+    assert_eq!(m.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    // Data forwarded on it at 100 s: exactly 110 s.
+    m.now = secs(100.0);
+    m.route(data(0, 9, DEFAULT_TTL));
+    assert_eq!(m.aodv.table().get(NodeId(9)).unwrap().expires, secs(110.0));
+    // The buffered packet released by the reply does the same at once.
+    n.recv(AodvMessage::Rrep(long), 1, 20);
+    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, secs(11.0));
+    // A reply forwarded back over a reverse route sets that route to now + 10 too.
+    let mut r = ns2_relay(Params::default());
+    r.now = secs(1.5);
+    r.recv(rreq_seq(0, 2, 8, None, 1, 3), 3, 10);
+    assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().expires, secs(11.0), "max(11, 7.5)");
+    r.now = secs(1.6);
+    r.recv(rrep(8, 4, 1, 0), 7, 20);
+    assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().expires, secs(11.6));
+}
+
+#[test]
+fn ns2_expired_routes_go_down_on_the_purge_keep_their_precursors_and_are_never_deleted() {
+    // aodv.cc rt_purge: an up route with rt_expire < now gets rt_seqno++ and
+    // rt_down (precursors kept, rt_expire = 0); no entry is ever deleted
+    // (rt_delete is never called: no DELETE_PERIOD).
+    let mut r = ns2_relay(Params::default());
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    let n = r.aodv.table().len();
+    ns2_purge(&mut r, 11.5);
+    let rt = r.aodv.table().get(NodeId(9)).unwrap().clone();
+    assert_eq!((rt.state, rt.seq, rt.expires, rt.precursors.clone()), (RouteState::Invalid, 5, SimTime::ZERO, vec![NodeId(3)]));
+    // Long after any RFC DELETE_PERIOD the entries are still there, down.
+    ns2_purge(&mut r, 500.0);
+    assert_eq!(r.aodv.table().len(), n);
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().seq, 5, "down routes are not bumped again");
+    // A request from 9 brings the route up with its old precursors, so a
+    // RERR for it is passed on to node 3.
+    r.now = secs(500.0);
+    r.recv(rreq_seq(9, 1, 0, None, 1, 6), 6, 10);
+    let rt = r.aodv.table().get(NodeId(9)).unwrap().clone();
+    assert_eq!((rt.state, rt.expires, rt.precursors.clone()), (RouteState::Valid, secs(506.0), vec![NodeId(3)]));
+    let c = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 7)] }), 6, 1);
+    assert_eq!(rerrs(&c).len(), 1);
+}
