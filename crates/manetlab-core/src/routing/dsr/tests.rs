@@ -739,12 +739,11 @@ fn pruning_expired_source_flows_changes_no_flow_decision() {
         let mut reference: BTreeMap<NodeId, Vec<SourceFlow>> = BTreeMap::new();
         let mut most = 0;
         for _ in 0..2000 {
-            n.now = n.now
-                + match rng.gen_range(0..100) {
-                    0..=4 => SimDuration::from_secs_f64(rng.gen_range(55.0..65.0)),
-                    5..=14 => SimDuration::from_secs_f64(rng.gen_range(4.0..6.0)),
-                    _ => SimDuration::from_millis(rng.gen_range(0..500)),
-                };
+            n.now += match rng.gen_range(0..100) {
+                0..=4 => SimDuration::from_secs_f64(rng.gen_range(55.0..65.0)),
+                5..=14 => SimDuration::from_secs_f64(rng.gen_range(4.0..6.0)),
+                _ => SimDuration::from_millis(rng.gen_range(0..500)),
+            };
             let now = n.now;
             if rng.gen_range(0..10) == 0 {
                 let (from, to) = links[rng.gen_range(0..links.len())];
