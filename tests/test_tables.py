@@ -118,6 +118,26 @@ def test_awkward_values_match_pandas(tmp_path: Path) -> None:
     assert_same_as_pandas(synthetic([{"name": ""}]), tmp_path / "b")
 
 
+def test_both_writers_share_the_column_layout(tmp_path: Path) -> None:
+    # Columns first seen in a later row (a TCP flow after a CBR one), nested
+    # objects flattened, drop keys only some rows have (0 elsewhere, sorted
+    # after the fields), and empty tables: the DataFrame and the pandas-free
+    # writer lay the table out alike, and write the same bytes.
+    flows = [
+        {"flow": 0, "name": "cbr", "drops": {"rtr.NRTE": 2}},
+        {"flow": 1, "name": "tcp", "tcp": {"variant": "newreno", "rto_s": 0.2}, "drops": {}},
+        {"flow": 2, "late": 7, "name": "no drops at all"},
+    ]
+    r = synthetic(flows)
+    columns = ["flow", "name", "tcp_variant", "tcp_rto_s", "late", "drops_rtr.NRTE"]
+    assert list(r.flows.columns) == [n for n, _, _ in r._columns("flows")] == columns
+    assert list(r.flows["drops_rtr.NRTE"]) == [2, 0, 0]
+    assert_same_as_pandas(r, tmp_path / "a")
+    empty = synthetic([])
+    assert list(empty.flows.columns) == [] and empty._columns("flows") == []
+    assert_same_as_pandas(empty, tmp_path / "b")
+
+
 def test_values_without_a_rule_are_written_by_pandas(tmp_path: Path) -> None:
     # An int beyond int64 (pandas: uint64), a nested object: pandas decides their dtype.
     for i, values in enumerate([[2**63, 1], [{"a": {"b": 1}}, {"a": {"b": 2}}]]):

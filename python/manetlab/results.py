@@ -520,19 +520,34 @@ def _flatten(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    import pandas as pd
-
+def _table_layout(rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, list[Any]]]:
+    """The flows/nodes/links table of the summary's `rows`: its column names in
+    order and each column's values, one per row (None where a row lacks the
+    field). The one column layout of both `_frame` (the DataFrame) and
+    `_table_columns` (the files written without pandas)."""
     flat = [_flatten(r) for r in rows]
     # Columns: the core's field order (first seen across rows, since e.g. only TCP
     # flows have tcp_* fields), then one drops_<key> column per drop key, sorted
     # (the core lists every key in every row; a 0 fills in for older summaries).
     base: list[str] = []
+    seen: set[str] = set()
     for r in flat:
-        base += [k for k in r if k != "drops" and k not in base]
+        for k in r:
+            if k != "drops" and k not in seen:
+                seen.add(k)
+                base.append(k)
     drop_keys = sorted({k for r in flat for k in r.get("drops", {})})
-    columns = base + [f"drops_{k}" for k in drop_keys]
-    records = [[r.get(k) for k in base] + [r.get("drops", {}).get(k, 0) for k in drop_keys] for r in flat]
+    data = {k: [r.get(k) for r in flat] for k in base}
+    for k in drop_keys:
+        data[f"drops_{k}"] = [r.get("drops", {}).get(k, 0) for r in flat]
+    return base + [f"drops_{k}" for k in drop_keys], data
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
+    columns, data = _table_layout(rows)
+    records = [[data[c][i] for c in columns] for i in range(len(rows))]
     df = pd.DataFrame.from_records(records, columns=columns)
     # Optional numbers (a delay when nothing was received) come as None; keep such
     # columns float64 with NaN rather than object, so CSV and Parquet agree on the type.
@@ -586,19 +601,7 @@ def _columns_of(names: list[str], data: dict[str, list[Any]]) -> list[Column] | 
 
 def _table_columns(rows: list[dict[str, Any]]) -> list[Column] | None:
     """`_frame(rows)` as columns: the same column order and values."""
-    flat = [_flatten(r) for r in rows]
-    base: list[str] = []
-    seen: set[str] = set()
-    for r in flat:
-        for k in r:
-            if k != "drops" and k not in seen:
-                seen.add(k)
-                base.append(k)
-    drop_keys = sorted({k for r in flat for k in r.get("drops", {})})
-    data = {k: [r.get(k) for r in flat] for k in base}
-    for k in drop_keys:
-        data[f"drops_{k}"] = [r.get("drops", {}).get(k, 0) for r in flat]
-    return _columns_of(base + [f"drops_{k}" for k in drop_keys], data)
+    return _columns_of(*_table_layout(rows))
 
 
 def _concat_columns(parts: list[dict[str, list[Any]]], empty: list[str]) -> list[Column] | None:

@@ -234,6 +234,32 @@ struct SourceFlow {
     timeout: SimTime,
 }
 
+/// Drop the flows of one destination that can no longer change what
+/// [`Dsr::flow_for`] or [`Dsr::dead_link`] do, so that the list holds at most
+/// the flows used within the last `FLOW_TIMEOUT_S` plus the default one.
+///
+/// Why this changes nothing: a flow is expired once `timeout < now`; time only
+/// grows and only an unexpired flow has its timeout pushed later, so an
+/// expired flow stays expired and is never modified again. Every lookup skips
+/// expired flows (the default-route check, the route match, which sets up a
+/// new flow when its newest match is expired, and `dead_link`), and an older
+/// flow on the same route as a newer one is always expired too, so removing an
+/// expired flow never uncovers a different match. The one thing an expired
+/// flow still decides is, if it is the last, that no live flow is the default
+/// (so those need their flow id): it is kept while live flows precede it, and
+/// a list with no live flow at all is emptied, as an empty one behaves alike.
+fn prune_flows(list: &mut Vec<SourceFlow>, now: SimTime) {
+    let n = list.len();
+    let mut i = 0;
+    list.retain(|f| {
+        i += 1;
+        f.timeout >= now || i == n
+    });
+    if list.len() == 1 && list[0].timeout < now {
+        list.clear();
+    }
+}
+
 /// ns-2 `RTREP_HOLDOFF_SIZE`: routes remembered for the gratuitous-reply hold-down.
 const GRAT_HOLD_SLOTS: usize = 10;
 /// ns-2 `TAP_CACHE_SIZE`: recently overheard packet uids (each processed once).
@@ -304,9 +330,11 @@ pub struct Dsr {
     /// return is told to the transport layer (ELFN notices).
     talked_to: std::collections::BTreeSet<NodeId>,
     /// Flows this node originates, per destination in creation order (ns-2
-    /// `flow_table` entries with us as source; never removed, as ns-2's
-    /// `FlowTable::cleanup` returns at once). The last one is the pair's
-    /// default flow (ns-2 `DRTable`: the newest odd flow id).
+    /// `flow_table` entries with us as source). The last one is the pair's
+    /// default flow (ns-2 `DRTable`: the newest odd flow id). ns-2 never
+    /// removes entries (`FlowTable::cleanup` returns at once); we drop the
+    /// expired ones that can no longer matter ([`prune_flows`]), which keeps
+    /// every result as it was.
     flows: BTreeMap<NodeId, Vec<SourceFlow>>,
 }
 
@@ -439,6 +467,7 @@ impl Dsr {
     /// `FLOW_ADV_INTERVAL_S`; otherwise it goes flow-only.
     fn flow_for(&mut self, now: SimTime, dst: NodeId, route: &mut Vec<NodeId>) -> FlowMark {
         let list = self.flows.entry(dst).or_default();
+        prune_flows(list, now);
         if let Some(d) = list.last() {
             if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
                 route.clone_from(&d.route);
@@ -478,7 +507,9 @@ impl Dsr {
                     f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
                 }
             }
+            prune_flows(list, now);
         }
+        self.flows.retain(|_, list| !list.is_empty());
     }
 
     // ---- send buffer -------------------------------------------------------------

@@ -675,3 +675,134 @@ fn a_route_learned_without_a_reply_keeps_the_request_backoff_as_ns2() {
         }
     }
 }
+
+/// The source's flow bookkeeping as it was before expired flows were pruned
+/// (every flow kept forever, as ns-2's table): the reference the pruned one
+/// must match decision for decision.
+fn unpruned_flow_for(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<NodeId>) -> FlowMark {
+    if let Some(d) = list.last() {
+        if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
+            route.clone_from(&d.route);
+        }
+    }
+    let adv = SimDuration::from_secs_f64(FLOW_ADV_INTERVAL_S);
+    let (i, mark) = match list.iter().rposition(|f| f.route == *route) {
+        Some(i) if list[i].timeout >= now => {
+            let f = &mut list[i];
+            if f.count <= FLOW_EST_COUNT || f.last_adv + adv < now {
+                f.count += 1;
+                f.last_adv = now;
+                (i, FlowMark::Establish)
+            } else if i + 1 == list.len() {
+                (i, FlowMark::Default)
+            } else {
+                (i, FlowMark::FlowId)
+            }
+        }
+        _ => {
+            list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
+            (list.len() - 1, FlowMark::Establish)
+        }
+    };
+    list[i].timeout = now + SimDuration::from_secs_f64(FLOW_TIMEOUT_S);
+    mark
+}
+
+fn unpruned_dead_link(lists: &mut BTreeMap<NodeId, Vec<SourceFlow>>, now: SimTime, from: NodeId, to: NodeId) {
+    for list in lists.values_mut() {
+        for f in list.iter_mut() {
+            if f.timeout >= now && f.route.windows(2).any(|w| w[0] == from && w[1] == to) {
+                f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
+            }
+        }
+    }
+}
+
+fn flow_entries(d: &Dsr) -> usize {
+    d.flows.values().map(Vec::len).sum()
+}
+
+#[test]
+fn pruning_expired_source_flows_changes_no_flow_decision() {
+    // Random sends over a few routes to two destinations, broken links and
+    // pauses around the 5 s advertisement and 60 s flow timeouts: every flow
+    // mark and every route (the default flow's may replace the cache's) is
+    // the unpruned table's, while the pruned table stays small.
+    let routes: Vec<Vec<NodeId>> = [&[0, 1, 2, 3][..], &[0, 5, 6, 3], &[0, 7, 3], &[0, 1, 6, 3], &[0, 3], &[0, 1, 2, 3, 4], &[0, 7, 4], &[0, 5, 4], &[0, 4]]
+        .iter()
+        .map(|r| ids(r))
+        .collect();
+    let links: Vec<(NodeId, NodeId)> = routes.iter().flat_map(|r| r.windows(2).map(|w| (w[0], w[1]))).collect();
+    let mut rng = stream(7, 0, Component::Routing);
+    for round in 0..20 {
+        let mut n = Node::new(0);
+        let mut reference: BTreeMap<NodeId, Vec<SourceFlow>> = BTreeMap::new();
+        let mut most = 0;
+        for _ in 0..2000 {
+            n.now += match rng.gen_range(0..100) {
+                0..=4 => SimDuration::from_secs_f64(rng.gen_range(55.0..65.0)),
+                5..=14 => SimDuration::from_secs_f64(rng.gen_range(4.0..6.0)),
+                _ => SimDuration::from_millis(rng.gen_range(0..500)),
+            };
+            let now = n.now;
+            if rng.gen_range(0..10) == 0 {
+                let (from, to) = links[rng.gen_range(0..links.len())];
+                n.dsr.dead_link(now, from, to);
+                unpruned_dead_link(&mut reference, now, from, to);
+                continue;
+            }
+            let route = routes[rng.gen_range(0..routes.len())].clone();
+            let dst = *route.last().unwrap();
+            let (mut ours, mut theirs) = (route.clone(), route);
+            let mark = n.dsr.flow_for(now, dst, &mut ours);
+            let want = unpruned_flow_for(reference.entry(dst).or_default(), now, &mut theirs);
+            assert_eq!((mark, &ours), (want, &theirs), "round {round} at {now:?}");
+            most = most.max(flow_entries(&n.dsr));
+        }
+        let unpruned: usize = reference.values().map(Vec::len).sum();
+        assert!(most <= routes.len() + 2, "round {round}: {most} flows kept at most");
+        assert!(unpruned > 5 * most, "round {round}: the unpruned table grew to {unpruned}");
+    }
+}
+
+#[test]
+fn source_flows_stay_bounded_over_a_long_run() {
+    // A source changes route every 2 s for 3 simulated hours, each route new:
+    // at odd steps a shorter one wins over the default flow (which stays
+    // alive), at even steps the default breaks and a longer one takes over.
+    // ns-2's table, and ours before pruning, keep all 5400 flows; now only
+    // the flows used within the 60 s flow timeout (the long ones of the last
+    // 30 steps and the new one) and the broken default are kept, 17 at most,
+    // and every decision is the unpruned table's.
+    let mut n = Node::new(0);
+    let mut reference: BTreeMap<NodeId, Vec<SourceFlow>> = BTreeMap::new();
+    let mut most = 0;
+    for k in 0..5400u32 {
+        n.now = SimTime::from_secs_f64(1.0 + 2.0 * k as f64);
+        let now = n.now;
+        let mut route = if k % 2 == 1 { ids(&[0, 1000 + k, 3]) } else { ids(&[0, 1000 + k, 2000 + k, 3]) };
+        if k % 2 == 0 && k > 0 {
+            n.dsr.dead_link(now, NodeId(0), NodeId(1000 + k - 1));
+            unpruned_dead_link(&mut reference, now, NodeId(0), NodeId(1000 + k - 1));
+        }
+        let mut theirs = route.clone();
+        assert_eq!(n.dsr.flow_for(now, NodeId(3), &mut route), FlowMark::Establish, "step {k}");
+        assert_eq!(unpruned_flow_for(reference.entry(NodeId(3)).or_default(), now, &mut theirs), FlowMark::Establish);
+        assert_eq!(route, theirs);
+        most = most.max(flow_entries(&n.dsr));
+    }
+    assert_eq!(reference[&NodeId(3)].len(), 5400);
+    assert_eq!(most, 17);
+    // The newest flow is still the default one: two more packets with the
+    // route, then none.
+    let mut route = ids(&[0, 1000 + 5399, 3]);
+    for _ in 0..2 {
+        assert_eq!(n.dsr.flow_for(n.now, NodeId(3), &mut route), FlowMark::Establish);
+    }
+    assert_eq!(n.dsr.flow_for(n.now, NodeId(3), &mut route), FlowMark::Default);
+    // A broken link on every kept flow's route empties the table.
+    for k in 5300..5400u32 {
+        n.dsr.dead_link(n.now, NodeId(0), NodeId(1000 + k));
+    }
+    assert_eq!(flow_entries(&n.dsr), 0);
+}
