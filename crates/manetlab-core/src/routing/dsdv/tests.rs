@@ -454,3 +454,38 @@ fn without_the_stale_advert_bug_an_older_number_changes_nothing() {
     m.at(3.0).recv(2, &[(2, 0, 6), (4, 2, 10)]);
     assert_eq!(m.dsdv.route_entry(NodeId(4)).unwrap().seq, Some(11));
 }
+
+#[test]
+fn a_fresh_number_before_the_first_advert_restarts_the_damping_as_ns2() {
+    // ns-2.35 with `Agent/DSDV set verbose_ 1` on the 20-node scenario
+    // (`manetlab export-ns2 benchmarks/scenarios/rwp20_aodv_tcp_cbr.toml --set
+    // routing.protocol=dsdv --seed 70`), node 9's lines for destination 6:
+    //   VSD 0.31140 _9_ (6,-1->1,-1->4,-1->6,12.311401)   first route, told at now + 2·wst0
+    //   VPC 1.27102 _9_                                   its full dump leaves 6 out
+    //   VSD 11.81103 _9_ (6,1->1,4->6,6->6,22.311031)     6's next number: now + 2·5.25 s
+    // and no VCT line for 6 before node 9's next full dump (VPC 25.17025): the
+    // trigger set for 12.311401 finds nothing it may tell. Node 6's periodic
+    // interval (11.5 s here) came in under the 12 s of damping, so its route
+    // spreads one period later; in the TCP runs of issue 10 the same timing
+    // decided whether a source got its first route at 13.9 s or at 43.7 s.
+    let mut n = Node::new(9);
+    n.run(|a, ctx| a.start(ctx));
+    let out = n.at(0.311401).recv(6, &[(6, 0, 4)]);
+    let r = n.dsdv.table.get(NodeId(6)).unwrap();
+    assert_eq!((r.metric, r.seq), (1, 4));
+    assert!((r.advertise_ok_at.as_secs_f64() - 12.311401).abs() < 1e-6);
+    let trig = timers(&out, KEY_TRIGGER)[0].clone_timer();
+    assert!((timer_at(&trig).as_secs_f64() - 12.311401).abs() < 1e-6);
+    let dump = n.at(1.27102).run(|a, ctx| a.periodic(ctx));
+    assert!(!updates(&dump)[0].0.entries.iter().any(|a| a.dst == NodeId(6)), "damped: left out of the full dump");
+    n.at(11.811031).recv(6, &[(6, 0, 6)]);
+    let r = n.dsdv.table.get(NodeId(6)).unwrap();
+    assert_eq!((r.metric, r.seq), (1, 6));
+    assert!((r.wst - 5.25).abs() < 1e-12, "0.875 · 6 + 0.125 · 0");
+    assert!((r.advertise_ok_at.as_secs_f64() - 22.311031).abs() < 1e-6, "ns-2: 22.311031, got {:?}", r.advertise_ok_at);
+    // The old trigger fires and sends nothing; no trigger is left for 6 (ns-2
+    // does not trigger on a fresh number), so the next full dump tells it.
+    let out = n.fire(&trig);
+    assert!(updates(&out).is_empty());
+    assert_eq!(n.dsdv.table.next_trigger(), None);
+}
