@@ -163,6 +163,29 @@ struct Air {
 }
 
 impl Air {
+    /// The MAC armed its NAV timer (`SetTimer(Nav)`): hold the event back
+    /// under the sequence number it would have had if scheduled now.
+    #[inline]
+    fn hold_nav(&mut self, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
+        let seq = sched.reserve_seq();
+        self.nav_pending = Some((at, seq, tok));
+    }
+
+    /// After a MAC handler (or what stands for one): insert node `n`'s
+    /// held-back NAV event if its MAC now needs it and it is still due; forget
+    /// it once its time has passed (it would have been a no-op).
+    #[inline]
+    fn release_nav(&mut self, n: NodeId, sched: &mut Scheduler<Event>) {
+        if let Some((at, seq, tok)) = self.nav_pending {
+            if !sched.is_pending_key(at, seq) {
+                self.nav_pending = None;
+            } else if self.mac.needs_nav_event() {
+                self.nav_pending = None;
+                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            }
+        }
+    }
+
     /// Note the radio's carrier state; returns it when the MAC must run its
     /// carrier handler: the state changed since the MAC was last told, and
     /// the change can matter to it ([`Dcf::carrier_quiet`]).
@@ -197,17 +220,13 @@ impl Air {
         self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
+        let quiet_carrier = !changed || d.carrier_quiet(now, sensing);
         if let Some((at, tok)) = nav {
-            // As `run_mac` does for `SetTimer(Nav)` and then `release_nav`.
-            let seq = sched.reserve_seq();
-            if d.needs_nav_event() {
-                self.nav_pending = None;
-                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
-            } else {
-                self.nav_pending = Some((at, seq, tok));
-            }
+            // As `run_mac` does for the `SetTimer(Nav)` of `rx_ok`/`rx_error`.
+            self.hold_nav(at, tok, sched);
+            self.release_nav(n, sched);
         }
-        if changed && !d.carrier_quiet(now, sensing) {
+        if !quiet_carrier {
             return Ok(Some(sensing));
         }
         Ok(None)
@@ -1058,10 +1077,7 @@ impl Simulator {
             next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
-                MacAction::SetTimer(MacTimer::Nav, at, tok) => {
-                    let seq = self.sched.reserve_seq();
-                    self.air[n.index()].nav_pending = Some((at, seq, tok));
-                }
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => self.air[n.index()].hold_nav(at, tok, &mut self.sched),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
@@ -1125,19 +1141,9 @@ impl Simulator {
         self.release_nav(n);
     }
 
-    /// Insert node `n`'s held-back NAV event if its MAC now needs it and it is
-    /// still due; forget it once its time has passed (it would have been a no-op).
+    /// [`Air::release_nav`] after a MAC handler of node `n`.
     fn release_nav(&mut self, n: NodeId) {
-        let Simulator { air, sched, .. } = self;
-        let w = &mut air[n.index()];
-        if let Some((at, seq, tok)) = w.nav_pending {
-            if !sched.is_pending_key(at, seq) {
-                w.nav_pending = None;
-            } else if w.mac.needs_nav_event() {
-                w.nav_pending = None;
-                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
-            }
-        }
+        self.air[n.index()].release_nav(n, &mut self.sched);
     }
 
     /// Put `frame` on the air from `n`: every node that senses it gets a signal

@@ -116,6 +116,17 @@ struct Outgoing {
     retries: u32,
 }
 
+/// What a reception's outcome does to the NAV and the EIFS ([`Dcf::rx_effect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RxEffect {
+    /// False when we were transmitting: the frame was never seen, nothing changes.
+    seen: bool,
+    /// A NAV to set, from now.
+    nav: Option<SimDuration>,
+    /// The new EIFS state (standard mode reads it), if it changes.
+    use_eifs: Option<bool>,
+}
+
 /// ns-2's `BackoffTimer`, except whether it runs and is paused, which are
 /// [`Dcf::bo_busy`] and [`Dcf::bo_paused`].
 #[derive(Default)]
@@ -380,12 +391,43 @@ impl Dcf {
     }
 
     fn set_nav(&mut self, now: SimTime, d: SimDuration, out: &mut Vec<MacAction>) {
-        let until = now + d;
-        if until > self.nav_until {
-            self.nav_until = until;
-            let tok = self.nav_timer.arm(until);
+        if let Some(until) = self.nav_extension(now, d) {
+            let tok = self.extend_nav(until);
             out.push(MacAction::SetTimer(MacTimer::Nav, until, tok));
             self.check_backoff(now, out);
+        }
+    }
+
+    /// The NAV's new end if a NAV of `d` from now extends it (it never shortens).
+    #[inline]
+    fn nav_extension(&self, now: SimTime, d: SimDuration) -> Option<SimTime> {
+        let until = now + d;
+        (until > self.nav_until).then_some(until)
+    }
+
+    /// Extend the NAV to `until` (from [`Dcf::nav_extension`]); returns the
+    /// NAV timer's arming, whose event the caller schedules.
+    #[inline]
+    fn extend_nav(&mut self, until: SimTime) -> TimerToken {
+        self.nav_until = until;
+        self.nav_timer.arm(until)
+    }
+
+    /// What a reception's outcome (`Some`: a frame arrived intact; `None`: it
+    /// ended in error) does to the NAV and the EIFS, apart from what a frame
+    /// for us asks: the one rule of [`Dcf::rx_ok`], [`Dcf::rx_error`] and
+    /// [`Dcf::rx_quiet`].
+    #[inline]
+    fn rx_effect(&self, f: Option<&Frame>) -> RxEffect {
+        match f {
+            // ns-2 recv_timer: a frame that ends while we transmit was never seen.
+            _ if self.tx_active => RxEffect { seen: false, nav: None, use_eifs: None },
+            // A correct reception ends any EIFS (§9.2.3.4); one for another
+            // node (or broadcast) sets the NAV from its duration field.
+            Some(f) => RxEffect { seen: true, nav: (f.dst != Some(self.me)).then_some(f.nav), use_eifs: Some(false) },
+            // An error: EIFS before the next access, which ns-2 makes a NAV.
+            None if self.eifs_standard => RxEffect { seen: true, nav: None, use_eifs: Some(true) },
+            None => RxEffect { seen: true, nav: Some(self.eifs), use_eifs: None },
         }
     }
 
@@ -460,15 +502,17 @@ impl Dcf {
 
     /// A frame ended in error (collision, too weak, or overlapped our transmission).
     pub fn rx_error(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        if self.tx_active {
-            // ns-2 recv_timer: a frame that ends while we transmit was never seen.
+        let effect = self.rx_effect(None);
+        if !effect.seen {
             self.note(now, || "rx lost while transmitting".into());
             return;
         }
         self.note(now, || "rx error".into());
-        match self.p.eifs_mode {
-            EifsMode::Ns2 => self.set_nav(now, self.eifs, out),
-            EifsMode::Standard => self.use_eifs = true,
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
+        }
+        if let Some(d) = effect.nav {
+            self.set_nav(now, d, out);
         }
     }
 
@@ -496,46 +540,43 @@ impl Dcf {
         if self.immediate_access || self.log.is_some() {
             return None;
         }
-        let nav = match f {
-            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => return None,
-            // rx_ok / rx_error: a frame that ends while we transmit was never seen.
-            _ if self.tx_active => return Some(None),
-            Some(f) => f.nav,
-            None if self.eifs_standard => {
-                self.use_eifs = true;
-                return Some(None);
-            }
-            None => self.eifs,
-        };
-        let until = now + nav;
-        let mut arming = None;
-        if until > self.nav_until {
-            let old = self.nav_until;
-            self.nav_until = until;
-            if !self.check_is_noop(now) {
-                self.nav_until = old;
+        if let Some(f) = f {
+            if self.promiscuous || f.dst.map_or(true, |d| d == self.me) {
                 return None;
             }
-            arming = Some((until, self.nav_timer.arm(until)));
         }
-        if f.is_some() {
-            // A correct reception ends any EIFS (§9.2.3.4).
-            self.use_eifs = false;
+        let effect = self.rx_effect(f);
+        let mut arming = None;
+        if let Some(until) = effect.nav.and_then(|d| self.nav_extension(now, d)) {
+            // `set_nav`'s `check_backoff` must be a no-op with the new NAV.
+            let old = self.nav_until;
+            self.nav_until = until;
+            let noop = self.check_is_noop(now);
+            self.nav_until = old;
+            if !noop {
+                return None;
+            }
+            arming = Some((until, self.extend_nav(until)));
+        }
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
         }
         Some(arming)
     }
 
     /// A frame arrived intact.
     pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
-        if self.tx_active {
+        let effect = self.rx_effect(Some(f));
+        if !effect.seen {
             self.note(now, || "rx lost while transmitting".into());
             return;
         }
-        // A correct reception ends any EIFS (§9.2.3.4).
-        self.use_eifs = false;
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
+        }
         self.note(now, || format!("rx {} from {}", f.kind.name(), f.src));
-        if f.dst != Some(self.me) {
-            self.set_nav(now, f.nav, out);
+        if let Some(d) = effect.nav {
+            self.set_nav(now, d, out);
         }
         match f.dst {
             Some(d) if d == self.me => self.rx_for_me(now, f, out),
