@@ -163,27 +163,12 @@ struct Air {
 }
 
 impl Air {
-    /// The MAC armed its NAV timer (`SetTimer(Nav)`): hold the event back
-    /// under the sequence number it would have had if scheduled now.
-    #[inline]
-    fn hold_nav(&mut self, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
-        let seq = sched.reserve_seq();
-        self.nav_pending = Some((at, seq, tok));
-    }
-
-    /// After a MAC handler (or what stands for one): insert node `n`'s
-    /// held-back NAV event if its MAC now needs it and it is still due; forget
-    /// it once its time has passed (it would have been a no-op).
+    /// After a MAC handler (or what stands for one): node `n`'s held-back
+    /// NAV event.
     #[inline]
     fn release_nav(&mut self, n: NodeId, sched: &mut Scheduler<Event>) {
-        if let Some((at, seq, tok)) = self.nav_pending {
-            if !sched.is_pending_key(at, seq) {
-                self.nav_pending = None;
-            } else if self.mac.needs_nav_event() {
-                self.nav_pending = None;
-                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
-            }
-        }
+        let needs = self.mac.needs_nav_event();
+        release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
     /// Note the radio's carrier state; returns it when the MAC must run its
@@ -205,6 +190,28 @@ impl Air {
     }
 }
 
+/// A MAC armed its NAV timer (`SetTimer(Nav)`) for `at`: hold the event back,
+/// with the sequence number it would have had if scheduled now.
+#[inline]
+fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
+    *pending = Some((at, sched.reserve_seq(), tok));
+}
+
+/// Insert node `n`'s held-back NAV event if its MAC `needs` it
+/// ([`WifiMac::needs_nav_event`]) and it is still due; forget it once its
+/// time has passed (it would have been a no-op).
+#[inline]
+fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, n: NodeId, needs: bool, sched: &mut Scheduler<Event>) {
+    if let Some((at, seq, tok)) = *pending {
+        if !sched.is_pending_key(at, seq) {
+            *pending = None;
+        } else if needs {
+            *pending = None;
+            sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+        }
+    }
+}
+
 impl Air {
     /// A reception's outcome (`Some`: the frame arrived intact; `None`: it
     /// ended in error) and the carrier change after it, when all they can do
@@ -220,13 +227,12 @@ impl Air {
         self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
-        let quiet_carrier = !changed || d.carrier_quiet(now, sensing);
         if let Some((at, tok)) = nav {
-            // As `run_mac` does for the `SetTimer(Nav)` of `rx_ok`/`rx_error`.
-            self.hold_nav(at, tok, sched);
-            self.release_nav(n, sched);
+            // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`, and after it.
+            hold_nav(&mut self.nav_pending, at, tok, sched);
+            release_nav(&mut self.nav_pending, n, d.needs_nav_event(), sched);
         }
-        if !quiet_carrier {
+        if changed && !d.carrier_quiet(now, sensing) {
             return Ok(Some(sensing));
         }
         Ok(None)
@@ -1077,7 +1083,7 @@ impl Simulator {
             next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
-                MacAction::SetTimer(MacTimer::Nav, at, tok) => self.air[n.index()].hold_nav(at, tok, &mut self.sched),
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
