@@ -1329,8 +1329,9 @@ impl Simulator {
                 }
             }
             RxResult::Failed(_, why) => {
-                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
-                if why == RxFailure::Collision && frame.dst.map_or(true, |d| d == n) {
+                // Most errors are signals too weak to decode: no frame to look at.
+                let for_us = || txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission").dst.map_or(true, |d| d == n);
+                if why == RxFailure::Collision && for_us() {
                     let frame = self.take_frame(tx);
                     self.frame_collision(n, &frame);
                     self.put_frame(tx, frame);
