@@ -137,34 +137,50 @@ struct Faults {
     off: Vec<bool>,
 }
 
-/// A node's wireless interface.
+/// A node's wireless interface above the MAC.
 struct Wifi {
     ifq: Box<dyn Queue>,
     /// ns-2's ARP table (with `[mac] arp`, the default).
     arp: Option<ArpTable>,
-    mac: WifiMac,
+}
+
+/// A node's MAC and radio: what a frame's signal start and end read and
+/// write at each of its receivers. Kept in one dense array indexed by node
+/// (`Simulator::air`), apart from the rest of the node, with the fields the
+/// walks read in its first lines (the DCF's and the radio's own come first in
+/// theirs): at 1000 nodes a receiver's state is usually out of cache, and each
+/// line it spans costs a miss.
+#[repr(C, align(64))]
+struct Air {
     radio: Radio,
-    /// Last carrier state reported to the MAC.
-    sensing: bool,
     /// The MAC's latest NAV arming whose event is held back: (time, reserved
     /// sequence number, token). Most NAV expiries find no backoff to resume, so
     /// the event is inserted only once the MAC needs it (`Dcf::needs_nav_event`),
     /// with the sequence number it had when armed: the run is the same as with
     /// every NAV event scheduled, minus the no-op ones.
     nav_pending: Option<(SimTime, u64, TimerToken)>,
+    mac: WifiMac,
 }
 
-impl Wifi {
+impl Air {
+    /// After a MAC handler (or what stands for one): node `n`'s held-back
+    /// NAV event.
+    #[inline]
+    fn release_nav(&mut self, n: NodeId, sched: &mut Scheduler<Event>) {
+        let needs = self.mac.needs_nav_event();
+        release_nav(&mut self.nav_pending, n, needs, sched);
+    }
+
     /// Note the radio's carrier state; returns it when the MAC must run its
     /// carrier handler: the state changed since the MAC was last told, and
     /// the change can matter to it ([`Dcf::carrier_quiet`]).
     #[inline]
     fn note_carrier(&mut self, now: SimTime) -> Option<bool> {
         let sensing = self.radio.sensing();
-        if sensing == self.sensing {
+        if sensing == self.radio.reported {
             return None;
         }
-        self.sensing = sensing;
+        self.radio.reported = sensing;
         if let WifiMac::Dcf(d) = &mut self.mac {
             if d.carrier_quiet(now, sensing) {
                 return None;
@@ -174,7 +190,29 @@ impl Wifi {
     }
 }
 
-impl Wifi {
+/// A MAC armed its NAV timer (`SetTimer(Nav)`) for `at`: hold the event back,
+/// with the sequence number it would have had if scheduled now.
+#[inline]
+fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
+    *pending = Some((at, sched.reserve_seq(), tok));
+}
+
+/// Insert node `n`'s held-back NAV event if its MAC `needs` it
+/// ([`WifiMac::needs_nav_event`]) and it is still due; forget it once its
+/// time has passed (it would have been a no-op).
+#[inline]
+fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, n: NodeId, needs: bool, sched: &mut Scheduler<Event>) {
+    if let Some((at, seq, tok)) = *pending {
+        if !sched.is_pending_key(at, seq) {
+            *pending = None;
+        } else if needs {
+            *pending = None;
+            sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+        }
+    }
+}
+
+impl Air {
     /// A reception's outcome (`Some`: the frame arrived intact; `None`: it
     /// ended in error) and the carrier change after it, when all they can do
     /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
@@ -185,19 +223,14 @@ impl Wifi {
     #[inline(always)]
     fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
-        let changed = sensing != self.sensing;
-        self.sensing = sensing;
+        let changed = sensing != self.radio.reported;
+        self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
         if let Some((at, tok)) = nav {
-            // As `run_mac` does for `SetTimer(Nav)` and then `release_nav`.
-            let seq = sched.reserve_seq();
-            if d.needs_nav_event() {
-                self.nav_pending = None;
-                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
-            } else {
-                self.nav_pending = Some((at, seq, tok));
-            }
+            // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`, and after it.
+            hold_nav(&mut self.nav_pending, at, tok, sched);
+            release_nav(&mut self.nav_pending, n, d.needs_nav_event(), sched);
         }
         if changed && !d.carrier_quiet(now, sensing) {
             return Ok(Some(sensing));
@@ -264,6 +297,8 @@ pub struct Simulator {
     end: SimTime,
     sched: Scheduler<Event>,
     nodes: Vec<Node>,
+    /// Each node's MAC and radio, by node (empty without a radio).
+    air: Vec<Air>,
     links: Vec<P2pLink>,
     flows: Vec<Flow>,
     next_uid: u64,
@@ -395,13 +430,12 @@ impl Simulator {
         let static_table = std::rc::Rc::new(StaticRouteTable::new(adjacency));
         // FRN's MAC and routing share one run-wide state (mac/frn).
         let frn = s.mac.as_ref().and_then(|m| m.frn_params()).map(|p| FrnShared::new(n, p));
-        let nodes = (0..n)
+        let nodes: Vec<Node> = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
                 let mut p = std::mem::take(&mut ports[i]);
                 p.sort();
                 let routing = make_routing(s, id, &static_table, frn.as_ref());
-                let promiscuous = routing.promiscuous();
                 Node {
                     id,
                     position_m: pos[i],
@@ -410,22 +444,28 @@ impl Simulator {
                     wifi: channel.as_ref().map(|_| Wifi {
                         ifq: make_queue(s, default_limit, i as u64),
                         arp: mac_params.arp.then(|| ArpTable::new(id)),
-                        mac: match &frn {
-                            Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(id, mac_params, sh.clone(), stream(s.seed, i as u64, Component::Mac)))),
-                            None => {
-                                let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
-                                mac.promiscuous = promiscuous;
-                                WifiMac::Dcf(mac)
-                            }
-                        },
-                        radio: Radio::new(),
-                        sensing: false,
-                        nav_pending: None,
                     }),
                     counters: NodeCounters::default(),
                 }
             })
             .collect();
+        let air: Vec<Air> = match channel {
+            None => Vec::new(),
+            Some(_) => (0..n)
+                .map(|i| {
+                    let id = NodeId(i as u32);
+                    let mac = match &frn {
+                        Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(id, mac_params, sh.clone(), stream(s.seed, i as u64, Component::Mac)))),
+                        None => {
+                            let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
+                            mac.promiscuous = nodes[i].routing.promiscuous();
+                            WifiMac::Dcf(mac)
+                        }
+                    };
+                    Air { radio: Radio::new(), nav_pending: None, mac }
+                })
+                .collect(),
+        };
         let end = SimTime::from_secs_f64(s.duration_s);
         let mut sched = Scheduler::new();
         let mut links = links;
@@ -487,6 +527,7 @@ impl Simulator {
             end,
             sched,
             nodes,
+            air,
             links,
             flows,
             next_uid: 0,
@@ -524,24 +565,24 @@ impl Simulator {
 
     /// Record node `n`'s MAC events (tests, MAC traces).
     pub fn enable_mac_log(&mut self, n: u32) {
-        if let Some(w) = self.nodes[n as usize].wifi.as_mut() {
-            *w.mac.log_mut() = Some(Vec::new());
+        if let Some(a) = self.air.get_mut(n as usize) {
+            a.mac.enable_log();
         }
     }
 
     /// Node `n`'s FRN MAC (`[mac] kind = "frn"`), for its counters.
     pub fn frn_mac(&self, n: u32) -> Option<&FrnMac> {
-        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.frn())
+        self.air.get(n as usize).and_then(|a| a.mac.frn())
     }
 
     /// The FRN slot length (s) when the run uses FRN's MAC.
     fn frn_slot_s(&self) -> Option<f64> {
-        self.nodes.first()?.wifi.as_ref()?.mac.frn().map(|m| m.slot().as_secs_f64())
+        self.air.first()?.mac.frn().map(|m| m.slot().as_secs_f64())
     }
 
     /// Node `n`'s MAC event log, if enabled.
     pub fn mac_log(&self, n: u32) -> &[(SimTime, String)] {
-        self.nodes[n as usize].wifi.as_ref().and_then(|w| w.mac.log()).unwrap_or(&[])
+        self.air.get(n as usize).and_then(|a| a.mac.log()).unwrap_or(&[])
     }
 
     /// Run to the end of the scenario and return the results.
@@ -636,13 +677,13 @@ impl Simulator {
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => {
-                    if !self.wifi(n).mac.timer_is_live(timer, tok) {
+                    if !self.air[n.index()].mac.timer_is_live(timer, tok) {
                         self.event_counts[KIND_MAC_STALE] += 1;
                     }
                     self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
                 }
                 Event::TxEnd(n) => {
-                    self.wifi(n).radio.end_tx();
+                    self.air[n.index()].radio.end_tx();
                     self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
                 }
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
@@ -1020,7 +1061,7 @@ impl Simulator {
         let c = &mut self.nodes[n.index()].counters;
         c.ifq_max_pkts = c.ifq_max_pkts.max(len);
         self.note_queue(now, n);
-        if self.wifi(n).mac.is_free() {
+        if self.air[n.index()].mac.is_free() {
             self.run_mac(now, n, |_, out| out.push(MacAction::Ready));
         }
     }
@@ -1032,8 +1073,8 @@ impl Simulator {
         let mut buf = std::mem::take(&mut self.mac_buf);
         // The packet the MAC holds now is the one a `FrameDone` below is about:
         // a packet taken on `Ready` cannot finish within the same handler.
-        let held_app = self.wifi(n).mac.held_app();
-        f(&mut self.wifi(n).mac, &mut buf);
+        let held_app = self.air[n.index()].mac.held_app();
+        f(&mut self.air[n.index()].mac, &mut buf);
         // `buf` is the queue: actions run in order, and those of a `Ready` below
         // are appended behind the rest (no copying between two queues).
         let mut next = 0;
@@ -1042,10 +1083,7 @@ impl Simulator {
             next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
-                MacAction::SetTimer(MacTimer::Nav, at, tok) => {
-                    let seq = self.sched.reserve_seq();
-                    self.nodes[n.index()].wifi.as_mut().expect("wireless node").nav_pending = Some((at, seq, tok));
-                }
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
                 MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
@@ -1064,7 +1102,7 @@ impl Simulator {
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, ok } => {
-                    let app = self.wifi(n).mac.done_is_app(held_app);
+                    let app = self.air[n.index()].mac.done_is_app(held_app);
                     let c = &mut self.nodes[n.index()].counters;
                     if ok && app {
                         // Acknowledged: the copy is the next hop's now.
@@ -1077,16 +1115,17 @@ impl Simulator {
                     let w = self.wifi(n);
                     w.ifq.mac_feedback(retries);
                     let pacing = w.ifq.pacing();
-                    w.mac.set_pacing(pacing);
+                    self.air[n.index()].mac.set_pacing(pacing);
                 }
                 MacAction::Ready => {
                     let mut dropped = Vec::new();
-                    let w = self.wifi(n);
-                    if w.mac.is_free() {
+                    let mac = &mut self.air[n.index()].mac;
+                    if mac.is_free() {
+                        let w = self.nodes[n.index()].wifi.as_mut().expect("wireless node");
                         if let Some(q) = w.ifq.dequeue(now, &mut dropped) {
                             match q.arp {
-                                Some(m) => w.mac.enqueue_arp(now, m, q.next_hop, &mut buf),
-                                None => w.mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
+                                Some(m) => mac.enqueue_arp(now, m, q.next_hop, &mut buf),
+                                None => mac.enqueue(now, q.pkt, q.next_hop, &mut buf),
                             }
                         }
                         self.note_queue(now, n);
@@ -1108,19 +1147,9 @@ impl Simulator {
         self.release_nav(n);
     }
 
-    /// Insert node `n`'s held-back NAV event if its MAC now needs it and it is
-    /// still due; forget it once its time has passed (it would have been a no-op).
+    /// [`Air::release_nav`] after a MAC handler of node `n`.
     fn release_nav(&mut self, n: NodeId) {
-        let Simulator { nodes, sched, .. } = self;
-        let w = nodes[n.index()].wifi.as_mut().expect("wireless node");
-        if let Some((at, seq, tok)) = w.nav_pending {
-            if !sched.is_pending_key(at, seq) {
-                w.nav_pending = None;
-            } else if w.mac.needs_nav_event() {
-                w.nav_pending = None;
-                sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
-            }
-        }
+        self.air[n.index()].release_nav(n, &mut self.sched);
     }
 
     /// Put `frame` on the air from `n`: every node that senses it gets a signal
@@ -1133,7 +1162,7 @@ impl Simulator {
                 self.pcap(n, p);
             }
         }
-        self.wifi(n).radio.start_tx();
+        self.air[n.index()].radio.start_tx();
         let airtime = frame.airtime;
         self.sched.schedule_at(now + airtime, Event::TxEnd(n));
         let id = match self.free_txs.pop() {
@@ -1255,7 +1284,7 @@ impl Simulator {
         if self.is_off(n) {
             return; // switched off since the frame was sent
         }
-        let w = self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let w = &mut self.air[n.index()];
         let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
             // The radio was busy already: no carrier change to report.
@@ -1267,8 +1296,8 @@ impl Simulator {
 
     #[inline(always)]
     fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, params: &RadioParams) {
-        let Simulator { nodes, faults, sched, txs, .. } = self;
-        let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+        let Simulator { air, faults, sched, txs, .. } = self;
+        let w = &mut air[n.index()];
         let result = w.radio.signal_end(params, tx);
         if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
@@ -1300,13 +1329,14 @@ impl Simulator {
                 }
             }
             RxResult::Failed(_, why) => {
-                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
-                if why == RxFailure::Collision && frame.dst.map_or(true, |d| d == n) {
+                // Most errors are signals too weak to decode: no frame to look at.
+                let for_us = || txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission").dst.map_or(true, |d| d == n);
+                if why == RxFailure::Collision && for_us() {
                     let frame = self.take_frame(tx);
                     self.frame_collision(n, &frame);
                     self.put_frame(tx, frame);
-                    let Simulator { nodes, sched, .. } = self;
-                    let w = nodes[n.index()].wifi.as_mut().expect("node has a wireless interface");
+                    let Simulator { air, sched, .. } = self;
+                    let w = &mut air[n.index()];
                     let quiet = w.reception_quiet(now, n, None, sched);
                     self.after_quiet_error(now, n, quiet);
                 } else {
@@ -1330,7 +1360,7 @@ impl Simulator {
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
     fn report_carrier(&mut self, now: SimTime, n: NodeId) {
-        if let Some(sensing) = self.wifi(n).note_carrier(now) {
+        if let Some(sensing) = self.air[n.index()].note_carrier(now) {
             self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
         }
     }
@@ -1405,7 +1435,7 @@ impl Simulator {
             n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
             if let Some(w) = &n.wifi {
                 w.ifq.for_each_packet(&mut |p| note(n.id, Holder::Ifq, p));
-                w.mac.for_each_packet(&mut |p| note(n.id, Holder::Mac, p));
+                self.air[n.id.index()].mac.for_each_packet(&mut |p| note(n.id, Holder::Mac, p));
                 if let Some(arp) = &w.arp {
                     arp.for_each_held(&mut |p| note(n.id, Holder::Arp, p));
                 }
@@ -1474,7 +1504,7 @@ impl Simulator {
                 .nodes
                 .iter()
                 .map(|n| {
-                    let dups = n.wifi.as_ref().map_or(0, |w| w.mac.duplicates());
+                    let dups = self.air.get(n.id.index()).map_or(0, |a| a.mac.duplicates());
                     let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters, &node_held[n.id.index()], dups);
                     s.routing = n.routing.counters().map(RoutingSummary::new);
                     s
@@ -1538,8 +1568,8 @@ impl Simulator {
         if e.kind == FaultKind::NodeOff && off && !was_off {
             self.switch_off(now, e.a);
         } else if e.kind == FaultKind::NodeOn && !off && was_off {
-            if let Some(w) = self.nodes[e.a.index()].wifi.as_mut() {
-                w.mac.switch_on(now);
+            if let Some(a) = self.air.get_mut(e.a.index()) {
+                a.mac.switch_on(now);
             }
         }
     }
@@ -1553,8 +1583,9 @@ impl Simulator {
         while let Some(q) = w.ifq.dequeue(now, &mut flushed) {
             flushed.push(q);
         }
-        let held = w.mac.switch_off();
-        w.nav_pending = None; // its timer is cancelled: the event would be stale
+        let a = &mut self.air[n.index()];
+        let held = a.mac.switch_off();
+        a.nav_pending = None; // its timer is cancelled: the event would be stale
         self.note_queue(now, n);
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
@@ -1604,3 +1635,23 @@ impl Simulator {
     }
 }
 
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use std::mem::{align_of, offset_of};
+
+    /// The signal walks read a receiver's radio (first line) and its DCF's
+    /// first line; the NAV arming held back sits in between.
+    #[test]
+    fn air_keeps_the_walks_fields_in_whole_lines() {
+        assert_eq!(align_of::<Air>(), 64);
+        assert_eq!(offset_of!(Air, radio), 0);
+        assert!(offset_of!(Air, nav_pending) >= 64 && offset_of!(Air, nav_pending) + 24 <= 128);
+        assert_eq!(offset_of!(Air, mac) % 64, 0);
+        let a = Air { radio: Radio::new(), nav_pending: None, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))) };
+        let WifiMac::Dcf(d) = &a.mac else { unreachable!() };
+        // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
+        assert_eq!(d as *const Dcf as usize - &a as *const Air as usize, offset_of!(Air, mac));
+    }
+}

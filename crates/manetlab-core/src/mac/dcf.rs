@@ -116,11 +116,21 @@ struct Outgoing {
     retries: u32,
 }
 
-/// ns-2's `BackoffTimer`.
+/// What a reception's outcome does to the NAV and the EIFS ([`Dcf::rx_effect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RxEffect {
+    /// False when we were transmitting: the frame was never seen, nothing changes.
+    seen: bool,
+    /// A NAV to set, from now.
+    nav: Option<SimDuration>,
+    /// The new EIFS state (standard mode reads it), if it changes.
+    use_eifs: Option<bool>,
+}
+
+/// ns-2's `BackoffTimer`, except whether it runs and is paused, which are
+/// [`Dcf::bo_busy`] and [`Dcf::bo_paused`].
 #[derive(Default)]
 struct Backoff {
-    busy: bool,
-    paused: bool,
     /// When the current countdown (with its DIFS) started.
     stime: SimTime,
     /// Remaining backoff.
@@ -130,11 +140,34 @@ struct Backoff {
     timer: Timer,
 }
 
+/// The fields the signal walks read at every receiver (`carrier_quiet`,
+/// `rx_quiet`, `needs_nav_event`) come first, in one 64-byte line (with
+/// `repr(C)` the order is the declared one): at 1000 nodes a receiver's MAC is usually
+/// out of cache, and scattered fields cost a miss each.
+#[repr(C, align(64))]
 pub struct Dcf {
-    pub p: MacParams,
+    nav_until: SimTime,
     /// `p.eifs()`, which divides and rounds: read at every errored reception.
     eifs: SimDuration,
+    nav_timer: Timer,
+    /// Optional event log for tests and MAC traces: (time, what).
+    pub log: Option<Box<Vec<(SimTime, String)>>>,
     me: NodeId,
+    tx_state: TxState,
+    tx_active: bool,
+    phy_busy: bool,
+    use_eifs: bool,
+    /// Pass up data frames addressed to other nodes (`MacAction::Overheard`),
+    /// for routing protocols that snoop (DSR's tap, ns-2 `Mac::installTap`).
+    pub promiscuous: bool,
+    /// The backoff runs (ns-2 `BackoffTimer::busy`) and is paused.
+    bo_busy: bool,
+    bo_paused: bool,
+    /// `p.immediate_access` and `p.eifs_mode == Standard` (`p` is not changed after `new`).
+    immediate_access: bool,
+    eifs_standard: bool,
+    // ---- the rest
+    pub p: MacParams,
     rng: SimRng,
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
     pub pacing: bool,
@@ -149,14 +182,9 @@ pub struct Dcf {
     ctrl: Option<Frame>,
     /// A `Ready` is owed once the held frame is done (ns-2 `callback_`).
     callback: bool,
-    tx_state: TxState,
-    tx_active: bool,
-    phy_busy: bool,
-    nav_until: SimTime,
     bo: Backoff,
     defer_timer: Timer,
     send_timer: Timer,
-    nav_timer: Timer,
     /// Standard mode: when the medium last turned idle, and whether EIFS is due.
     was_idle: bool,
     idle_since: SimTime,
@@ -166,19 +194,17 @@ pub struct Dcf {
     /// if its handler had run (`sync_idle`).
     last_check: SimTime,
     phy_tx_idle_at_check: bool,
-    use_eifs: bool,
     last_seq: HashMap<NodeId, u16>,
-    /// Optional event log for tests and MAC traces: (time, what).
-    pub log: Option<Vec<(SimTime, String)>>,
     pub duplicates: u64,
-    /// Pass up data frames addressed to other nodes (`MacAction::Overheard`),
-    /// for routing protocols that snoop (DSR's tap, ns-2 `Mac::installTap`).
-    pub promiscuous: bool,
 }
 
 impl Dcf {
     pub fn new(me: NodeId, p: MacParams, rng: SimRng) -> Self {
         Dcf {
+            bo_busy: false,
+            bo_paused: false,
+            immediate_access: p.immediate_access,
+            eifs_standard: p.eifs_mode == EifsMode::Standard,
             cw: p.cw_min,
             eifs: p.eifs(),
             p,
@@ -256,19 +282,19 @@ impl Dcf {
     /// The wait before a resumed countdown: DIFS, or EIFS after an errored frame
     /// in standard mode (ns-2 gets its EIFS from the NAV instead).
     fn resume_ifs(&self) -> SimDuration {
-        if self.p.eifs_mode == EifsMode::Standard && self.use_eifs { self.eifs } else { self.p.difs() }
+        if self.eifs_standard && self.use_eifs { self.eifs } else { self.p.difs() }
     }
 
     // ---- backoff timer (ns-2 BackoffTimer) ---------------------------------------
 
     fn bo_start(&mut self, now: SimTime, idle: bool, difs: SimDuration, extra: SimDuration, out: &mut Vec<MacAction>) {
-        if self.bo.busy {
+        if self.bo_busy {
             return; // ns-2 asserts this never happens; keep the running countdown
         }
         let slots = if self.p.backoff_includes_cw { self.rng.gen_range(0..=self.cw) } else { self.rng.gen_range(0..self.cw) };
         self.note(now, || format!("backoff {slots}"));
-        self.bo.busy = true;
-        self.bo.paused = !idle;
+        self.bo_busy = true;
+        self.bo_paused = !idle;
         self.bo.stime = now;
         self.bo.rtime = SimDuration(self.p.slot.0 * slots as u64) + extra;
         self.bo.difs_wait = difs;
@@ -284,12 +310,12 @@ impl Dcf {
         let slots = if now > counting_from { (now - counting_from).0 / self.p.slot.0 } else { 0 };
         self.bo.rtime = SimDuration(self.bo.rtime.0.saturating_sub(slots * self.p.slot.0));
         self.bo.difs_wait = SimDuration::ZERO;
-        self.bo.paused = true;
+        self.bo_paused = true;
         self.bo.timer.cancel();
     }
 
     fn bo_resume(&mut self, now: SimTime, difs: SimDuration, out: &mut Vec<MacAction>) {
-        self.bo.paused = false;
+        self.bo_paused = false;
         self.bo.stime = now;
         self.bo.difs_wait = difs;
         let at = now + self.bo.rtime + difs;
@@ -310,10 +336,10 @@ impl Dcf {
                 self.idle_since = now;
             }
         }
-        if idle && self.bo.busy && self.bo.paused {
+        if idle && self.bo_busy && self.bo_paused {
             self.bo_resume(now, self.resume_ifs(), out);
         }
-        if !idle && self.bo.busy && !self.bo.paused {
+        if !idle && self.bo_busy && !self.bo_paused {
             self.bo_pause(now);
         }
         self.last_check = now;
@@ -340,7 +366,7 @@ impl Dcf {
     /// which nothing reads without immediate access.
     #[inline]
     fn medium_unwatched(&self) -> bool {
-        !self.bo.busy && !self.p.immediate_access
+        !self.bo_busy && !self.immediate_access
     }
 
     /// Whether `check_backoff` now would change nothing that is read: no
@@ -348,7 +374,7 @@ impl Dcf {
     /// resume (it runs already, or the medium is busy), and no immediate access.
     #[inline]
     fn check_is_noop(&self, now: SimTime) -> bool {
-        !self.p.immediate_access && (!self.bo.busy || self.bo.paused != self.is_idle(now))
+        !self.immediate_access && (!self.bo_busy || self.bo_paused != self.is_idle(now))
     }
 
     /// Whether the NAV timer's event must run: only a running (or paused)
@@ -356,7 +382,7 @@ impl Dcf {
     /// idle, which [`Dcf::sync_idle`] reconstructs. Checked by the simulator
     /// after every MAC handler while a NAV event is held back.
     pub fn needs_nav_event(&self) -> bool {
-        self.bo.busy
+        self.bo_busy
     }
 
     fn set_tx_state(&mut self, now: SimTime, s: TxState, out: &mut Vec<MacAction>) {
@@ -365,12 +391,43 @@ impl Dcf {
     }
 
     fn set_nav(&mut self, now: SimTime, d: SimDuration, out: &mut Vec<MacAction>) {
-        let until = now + d;
-        if until > self.nav_until {
-            self.nav_until = until;
-            let tok = self.nav_timer.arm(until);
+        if let Some(until) = self.nav_extension(now, d) {
+            let tok = self.extend_nav(until);
             out.push(MacAction::SetTimer(MacTimer::Nav, until, tok));
             self.check_backoff(now, out);
+        }
+    }
+
+    /// The NAV's new end if a NAV of `d` from now extends it (it never shortens).
+    #[inline]
+    fn nav_extension(&self, now: SimTime, d: SimDuration) -> Option<SimTime> {
+        let until = now + d;
+        (until > self.nav_until).then_some(until)
+    }
+
+    /// Extend the NAV to `until` (from [`Dcf::nav_extension`]); returns the
+    /// NAV timer's arming, whose event the caller schedules.
+    #[inline]
+    fn extend_nav(&mut self, until: SimTime) -> TimerToken {
+        self.nav_until = until;
+        self.nav_timer.arm(until)
+    }
+
+    /// What a reception's outcome (`Some`: a frame arrived intact; `None`: it
+    /// ended in error) does to the NAV and the EIFS, apart from what a frame
+    /// for us asks: the one rule of [`Dcf::rx_ok`], [`Dcf::rx_error`] and
+    /// [`Dcf::rx_quiet`].
+    #[inline]
+    fn rx_effect(&self, f: Option<&Frame>) -> RxEffect {
+        match f {
+            // ns-2 recv_timer: a frame that ends while we transmit was never seen.
+            _ if self.tx_active => RxEffect { seen: false, nav: None, use_eifs: None },
+            // A correct reception ends any EIFS (§9.2.3.4); one for another
+            // node (or broadcast) sets the NAV from its duration field.
+            Some(f) => RxEffect { seen: true, nav: (f.dst != Some(self.me)).then_some(f.nav), use_eifs: Some(false) },
+            // An error: EIFS before the next access, which ns-2 makes a NAV.
+            None if self.eifs_standard => RxEffect { seen: true, nav: None, use_eifs: Some(true) },
+            None => RxEffect { seen: true, nav: Some(self.eifs), use_eifs: None },
         }
     }
 
@@ -390,6 +447,8 @@ impl Dcf {
             t.cancel();
         }
         self.bo = Backoff { timer: std::mem::take(&mut self.bo.timer), ..Backoff::default() };
+        self.bo_busy = false;
+        self.bo_paused = false;
         self.ctrl = None;
         self.rts_pending = false;
         self.callback = false;
@@ -443,15 +502,17 @@ impl Dcf {
 
     /// A frame ended in error (collision, too weak, or overlapped our transmission).
     pub fn rx_error(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        if self.tx_active {
-            // ns-2 recv_timer: a frame that ends while we transmit was never seen.
+        let effect = self.rx_effect(None);
+        if !effect.seen {
             self.note(now, || "rx lost while transmitting".into());
             return;
         }
         self.note(now, || "rx error".into());
-        match self.p.eifs_mode {
-            EifsMode::Ns2 => self.set_nav(now, self.eifs, out),
-            EifsMode::Standard => self.use_eifs = true,
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
+        }
+        if let Some(d) = effect.nav {
+            self.set_nav(now, d, out);
         }
     }
 
@@ -476,49 +537,46 @@ impl Dcf {
     /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
     #[inline]
     pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
-        if self.p.immediate_access || self.log.is_some() {
+        if self.immediate_access || self.log.is_some() {
             return None;
         }
-        let nav = match f {
-            Some(f) if self.promiscuous || f.dst.map_or(true, |d| d == self.me) => return None,
-            // rx_ok / rx_error: a frame that ends while we transmit was never seen.
-            _ if self.tx_active => return Some(None),
-            Some(f) => f.nav,
-            None if self.p.eifs_mode == EifsMode::Standard => {
-                self.use_eifs = true;
-                return Some(None);
-            }
-            None => self.eifs,
-        };
-        let until = now + nav;
-        let mut arming = None;
-        if until > self.nav_until {
-            let old = self.nav_until;
-            self.nav_until = until;
-            if !self.check_is_noop(now) {
-                self.nav_until = old;
+        if let Some(f) = f {
+            if self.promiscuous || f.dst.map_or(true, |d| d == self.me) {
                 return None;
             }
-            arming = Some((until, self.nav_timer.arm(until)));
         }
-        if f.is_some() {
-            // A correct reception ends any EIFS (§9.2.3.4).
-            self.use_eifs = false;
+        let effect = self.rx_effect(f);
+        let mut arming = None;
+        if let Some(until) = effect.nav.and_then(|d| self.nav_extension(now, d)) {
+            // `set_nav`'s `check_backoff` must be a no-op with the new NAV.
+            let old = self.nav_until;
+            self.nav_until = until;
+            let noop = self.check_is_noop(now);
+            self.nav_until = old;
+            if !noop {
+                return None;
+            }
+            arming = Some((until, self.extend_nav(until)));
+        }
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
         }
         Some(arming)
     }
 
     /// A frame arrived intact.
     pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
-        if self.tx_active {
+        let effect = self.rx_effect(Some(f));
+        if !effect.seen {
             self.note(now, || "rx lost while transmitting".into());
             return;
         }
-        // A correct reception ends any EIFS (§9.2.3.4).
-        self.use_eifs = false;
+        if let Some(e) = effect.use_eifs {
+            self.use_eifs = e;
+        }
         self.note(now, || format!("rx {} from {}", f.kind.name(), f.src));
-        if f.dst != Some(self.me) {
-            self.set_nav(now, f.nav, out);
+        if let Some(d) = effect.nav {
+            self.set_nav(now, d, out);
         }
         match f.dst {
             Some(d) if d == self.me => self.rx_for_me(now, f, out),
@@ -649,7 +707,7 @@ impl Dcf {
         self.next_seq = self.next_seq.wrapping_add(1);
         self.tx = Some(Outgoing { sdu, dst, seq, retry: false, retries: 0 });
         self.make_rts();
-        if self.bo.busy {
+        if self.bo_busy {
             return;
         }
         if self.is_idle(now) {
@@ -657,7 +715,7 @@ impl Dcf {
                 return;
             }
             self.sync_idle(now);
-            if self.p.immediate_access && now >= self.idle_since + self.resume_ifs() {
+            if self.immediate_access && now >= self.idle_since + self.resume_ifs() {
                 // §9.2.5.1: idle for DIFS already → transmit now.
                 self.backoff_done(now, out);
             } else {
@@ -678,12 +736,12 @@ impl Dcf {
         if self.ctrl.is_some() {
             self.defer(now, out);
         } else if self.rts_pending {
-            if !self.bo.busy {
+            if !self.bo_busy {
                 let idle = self.is_idle(now);
                 self.bo_start(now, idle, self.p.difs(), SimDuration::ZERO, out);
             }
         } else if let Some(c) = self.tx.as_ref() {
-            if !self.bo.busy {
+            if !self.bo_busy {
                 if c.dst.is_none() || !self.p.uses_rts(c.sdu.bytes()) {
                     let idle = self.is_idle(now);
                     self.bo_start(now, idle, self.p.difs(), SimDuration::ZERO, out);
@@ -831,8 +889,8 @@ impl Dcf {
         match which {
             MacTimer::Backoff => {
                 if self.bo.timer.fire(tok) {
-                    self.bo.busy = false;
-                    self.bo.paused = false;
+                    self.bo_busy = false;
+                    self.bo_paused = false;
                     self.bo.rtime = SimDuration::ZERO;
                     self.bo.difs_wait = SimDuration::ZERO;
                     self.backoff_done(now, out);
@@ -928,6 +986,29 @@ mod tests {
     use super::*;
     use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
     use crate::sim::{stream, Component};
+
+    #[test]
+    fn fields_the_signal_walks_read_share_the_first_line() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Dcf>(), 64);
+        let ends = [
+            offset_of!(Dcf, nav_until) + 8,
+            offset_of!(Dcf, eifs) + 8,
+            offset_of!(Dcf, nav_timer) + std::mem::size_of::<Timer>(),
+            offset_of!(Dcf, log) + 8,
+            offset_of!(Dcf, me) + 4,
+            offset_of!(Dcf, tx_state) + 1,
+            offset_of!(Dcf, tx_active) + 1,
+            offset_of!(Dcf, phy_busy) + 1,
+            offset_of!(Dcf, use_eifs) + 1,
+            offset_of!(Dcf, promiscuous) + 1,
+            offset_of!(Dcf, bo_busy) + 1,
+            offset_of!(Dcf, bo_paused) + 1,
+            offset_of!(Dcf, immediate_access) + 1,
+            offset_of!(Dcf, eifs_standard) + 1,
+        ];
+        assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
+    }
 
     fn pkt() -> Packet {
         Packet {
@@ -1054,7 +1135,7 @@ mod tests {
                     b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
                     b.now = t_us(5);
                     b.with(|m, now, out| m.carrier(now, true, out));
-                    assert!(b.m.bo.busy && b.m.bo.paused);
+                    assert!(b.m.bo_busy && b.m.bo_paused);
                     b.timers.clear();
                 }
             }
@@ -1085,13 +1166,13 @@ mod tests {
                 assert_eq!(nav.into_iter().collect::<Vec<_>>(), full_nav, "{eifs_mode:?} at {t} us");
                 assert!(full.events.is_empty() && full.sent.is_empty());
                 assert_eq!((quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy), (full.m.nav_until, full.m.use_eifs, full.m.phy_busy));
-                assert_eq!((quiet.m.bo.busy, quiet.m.bo.paused, quiet.m.bo.rtime), (full.m.bo.busy, full.m.bo.paused, full.m.bo.rtime));
+                assert_eq!((quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime), (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime));
             }
             let mut b = Bench::new(p, 1);
             assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Rts, 5, Some(0), us(900), &p))), None, "a frame for us");
             assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Data, 5, None, us(0), &p))), None, "a broadcast");
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
-            assert!(b.m.bo.busy && !b.m.bo.paused);
+            assert!(b.m.bo_busy && !b.m.bo_paused);
             if eifs_mode == EifsMode::Ns2 {
                 assert_eq!(b.m.rx_quiet(b.now, None), None, "the NAV would pause the running backoff");
             }
@@ -1105,7 +1186,7 @@ mod tests {
         let mut seen = [false; 32];
         for seed in 0..3000 {
             let mut b = Bench::new(MacParams::default(), seed);
-            b.m.log = Some(vec![]);
+            b.m.log = Some(Box::default());
             b.at(t_us(1000));
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
             seen[backoff_slots(&b.m)[0] as usize] = true;
@@ -1117,7 +1198,7 @@ mod tests {
     #[test]
     fn idle_medium_still_defers_difs_plus_backoff_unless_immediate_access() {
         let mut b = Bench::new(MacParams::default(), 1);
-        b.m.log = Some(vec![]);
+        b.m.log = Some(Box::default());
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         assert!(b.sent.is_empty(), "ns-2 bugFix_timer_: no transmission at once");
@@ -1137,7 +1218,7 @@ mod tests {
     fn no_cts_while_the_nav_is_set() {
         let p = MacParams::default();
         let mut b = Bench::new(p, 1);
-        b.m.log = Some(vec![]);
+        b.m.log = Some(Box::default());
         // An RTS between two others reserves the medium for 5 ms.
         b.at(t_us(1000));
         let other = frame(FrameKind::Rts, 5, Some(6), us(5000), &p);
@@ -1161,7 +1242,7 @@ mod tests {
     /// Our RTS goes out and is answered; returns the bench at the CTS's end.
     fn rts_answered(p: MacParams) -> Bench {
         let mut b = Bench::new(p, 1);
-        b.m.log = Some(vec![]);
+        b.m.log = Some(Box::default());
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         b.until_sent(1);
@@ -1219,7 +1300,7 @@ mod tests {
     fn ns2_eifs_is_a_nav_followed_by_difs() {
         for (mode, wait) in [(EifsMode::Ns2, 364 + 50), (EifsMode::Standard, 364)] {
             let mut b = Bench::new(MacParams { eifs_mode: mode, ..MacParams::default() }, 1);
-            b.m.log = Some(vec![]);
+            b.m.log = Some(Box::default());
             b.at(t_us(1000));
             b.with(|m, now, out| m.carrier(now, true, out));
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));

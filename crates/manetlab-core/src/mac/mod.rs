@@ -150,15 +150,16 @@ impl WifiMac {
             d.pacing = on
         }
     }
-    pub fn log_mut(&mut self) -> &mut Option<Vec<(SimTime, String)>> {
+    /// Start keeping the MAC's event log (tests and MAC traces).
+    pub fn enable_log(&mut self) {
         match self {
-            WifiMac::Dcf(d) => &mut d.log,
-            WifiMac::Frn(m) => &mut m.log,
+            WifiMac::Dcf(d) => d.log = Some(Box::default()),
+            WifiMac::Frn(m) => m.log = Some(Vec::new()),
         }
     }
     pub fn log(&self) -> Option<&[(SimTime, String)]> {
         match self {
-            WifiMac::Dcf(d) => d.log.as_deref(),
+            WifiMac::Dcf(d) => d.log.as_deref().map(|v| v.as_slice()),
             WifiMac::Frn(m) => m.log.as_deref(),
         }
     }
