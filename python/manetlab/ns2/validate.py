@@ -2,7 +2,7 @@
 
     python -m manetlab.ns2.validate --out docs/validation/ns2.md [--seeds N] [--jobs N]
            [--chain-seeds N] [--rwp20-seeds N] [--broch-seeds N]
-           [--only TEXT] [--broch-duration S] [--keep DIR]
+           [--only TEXT] [--broch-duration S] [--stall-s S] [--keep DIR]
 
 Three tables, every row run in both simulators for seeds 1..N (paired: the same
 movement and the same flow endpoints in both; N per table with --chain-seeds,
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
-from manetlab.ns2.crosscheck import Ns2NotFound, Ns2RunFailed, _one_seed, find_ns, ns_version, paired_ci
+from manetlab.ns2.crosscheck import STALL_S, Ns2NotFound, Ns2RunFailed, _one_seed, find_ns, ns_version, paired_ci
 from manetlab.scenario import apply_overrides
 
 REPO = Path(__file__).resolve().parents[3]
@@ -172,22 +172,22 @@ def build_rows(broch_duration_s: float) -> list[Row]:
     return rows
 
 
-def _task(args: tuple[int, int, dict[str, Any], str | None, str, str | None]) -> tuple[int, int, list[tuple[int, str, float, float]] | str]:
-    i, seed, data, source, ns, keep = args
+def _task(args: tuple[int, int, dict[str, Any], str | None, str, str | None, float]) -> tuple[int, int, list[tuple[int, str, float, float]] | str]:
+    i, seed, data, source, ns, keep, stall_s = args
     try:
-        return i, seed, _one_seed(data, source, seed, ns, keep, None)
+        return i, seed, _one_seed(data, source, seed, ns, keep, None, stall_s=stall_s)
     except Ns2RunFailed as e:
         return i, seed, " ".join(str(e).split())
 
 
-def run_rows(rows: list[Row], seeds: dict[str, list[int]], jobs: int, ns: str, keep: str | None) -> tuple[dict[int, list[tuple[int, str, float, float]]], dict[int, list[str]]]:
+def run_rows(rows: list[Row], seeds: dict[str, list[int]], jobs: int, ns: str, keep: str | None, stall_s: float = STALL_S) -> tuple[dict[int, list[tuple[int, str, float, float]]], dict[int, list[str]]]:
     """Every (row, seed) pair in one pool, seeds per table; a seed that fails is left
     out of its row (paired: in both simulators) and reported under the table."""
     tasks = []
     for i, r in enumerate(rows):
         for seed in seeds[r.table]:
             k = str(Path(keep) / r.row_id) if keep else None
-            tasks.append((i, seed, r.scenario_for_seed(seed), r.source, ns, k))
+            tasks.append((i, seed, r.scenario_for_seed(seed), r.source, ns, k, stall_s))
     results: dict[int, list[tuple[int, str, float, float]]] = {i: [] for i in range(len(rows))}
     failures: dict[int, list[str]] = {}
     if jobs <= 1:
@@ -300,12 +300,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="parallel processes (default 1)")
     p.add_argument("--only", action="append", default=[], metavar="TEXT", help="only rows whose id contains TEXT (repeatable), e.g. chain-4hop, rwp20, broch50-aodv")
     p.add_argument("--broch-duration", type=float, default=900.0, help="simulated seconds of the Broch scenarios (default 900, the paper's)")
+    p.add_argument("--stall-s", type=float, default=STALL_S, help=f"an ns-2 run whose trace stops growing this long is hung and left out (default {STALL_S:g})")
     p.add_argument("--keep", type=Path, help="keep every ns-2 run directory under DIR/<row>/seed<N>")
     args = p.parse_args(argv)
     per = {"chains": args.chain_seeds, "rwp20": args.rwp20_seeds, "broch50": args.broch_seeds}
     per = {t: args.seeds if n is None else n for t, n in per.items()}
-    if min(args.seeds, *per.values()) < 1 or args.jobs < 1 or args.broch_duration <= 0:
-        print("error: --seeds, --chain-seeds, --rwp20-seeds, --broch-seeds, --jobs and --broch-duration must be positive", file=sys.stderr)
+    if min(args.seeds, *per.values()) < 1 or args.jobs < 1 or args.broch_duration <= 0 or args.stall_s <= 0:
+        print("error: --seeds, --chain-seeds, --rwp20-seeds, --broch-seeds, --jobs, --broch-duration and --stall-s must be positive", file=sys.stderr)
         return 2
     try:
         ns = find_ns()
@@ -319,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --only {' '.join(args.only)}: no row matches", file=sys.stderr)
             return 2
     seeds = {t: list(range(1, n + 1)) for t, n in per.items()}
-    results, failures = run_rows(rows, seeds, args.jobs, ns, str(args.keep) if args.keep else None)
+    results, failures = run_rows(rows, seeds, args.jobs, ns, str(args.keep) if args.keep else None, args.stall_s)
     text = render(rows, results, failures, seeds, ns_version(ns), argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n", encoding="utf-8")
