@@ -12,6 +12,12 @@
 //! orders exactly as the sequence number alone: the pop order is (time, seq),
 //! whatever the slots. Half the levels of a binary heap, and fewer bytes moved
 //! per level than with the payload inside the heap.
+//!
+//! The smallest key may instead wait in a one-key front slot beside the heap:
+//! an event scheduled ahead of every pending one (a signal a microsecond away,
+//! a SIFS) is taken back out of that slot without walking the heap's levels
+//! twice. The slot only ever holds a key no larger than any in the heap, so the
+//! pop order is unchanged.
 
 use super::time::{SimDuration, SimTime};
 
@@ -41,8 +47,14 @@ impl Key {
     }
 }
 
+/// The empty front slot: larger than every real key (a real key's time is
+/// below `SimTime::MAX` or its slot below `SLOT_MASK`).
+const NO_KEY: Key = Key(u128::MAX);
+
 /// A deterministic event queue over events of type `E`.
 pub struct Scheduler<E> {
+    /// The smallest pending key when it is not in `heap` (else `NO_KEY`).
+    front: Key,
     /// 4-ary min-heap of keys: the children of `i` are `4i + 1 ..= 4i + 4`.
     heap: Vec<Key>,
     /// Event payloads by slot; `None` for free slots (listed in `free`).
@@ -67,7 +79,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: Vec::with_capacity(1024), slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
+        Scheduler { front: NO_KEY, heap: Vec::with_capacity(1024), slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -87,7 +99,17 @@ impl<E> Scheduler<E> {
     }
 
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + usize::from(self.front != NO_KEY)
+    }
+
+    /// The smallest pending key (`NO_KEY` when nothing is pending).
+    #[inline]
+    fn first(&self) -> Key {
+        if self.front != NO_KEY {
+            self.front
+        } else {
+            self.heap.first().copied().unwrap_or(NO_KEY)
+        }
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
@@ -130,10 +152,11 @@ impl<E> Scheduler<E> {
         if at > self.horizon {
             return false;
         }
-        if let Some(top) = self.heap.first() {
-            if (top.time(), top.seq()) < (at.0, seq) {
-                return false;
-            }
+        // `Key::new(at, seq, 0)` sorts before every key at (at, seq); the front
+        // slot, when set, is no larger than the heap's top.
+        let k = Key::new(at, seq, 0);
+        if self.front < k || self.heap.first().is_some_and(|&top| top < k) {
+            return false;
         }
         self.now = at;
         self.cur_seq = seq;
@@ -149,11 +172,19 @@ impl<E> Scheduler<E> {
     /// Pop the next event no later than `until`, advancing `now` to its time.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
         self.horizon = until;
-        let top = *self.heap.first()?;
+        let top = if self.front != NO_KEY {
+            self.front
+        } else {
+            *self.heap.first()?
+        };
         if top.time() > until.0 {
             return None;
         }
-        self.remove_top();
+        if self.front != NO_KEY {
+            self.front = NO_KEY;
+        } else {
+            self.remove_top();
+        }
         let event = self.slab[top.slot()].take().expect("live slot");
         self.free.push(top.slot() as u32);
         let time = SimTime(top.time());
@@ -167,12 +198,14 @@ impl<E> Scheduler<E> {
 
     /// Every pending event, in no particular order (end-of-run inspection).
     pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
+        let front = (self.front != NO_KEY).then_some(self.front);
+        front.into_iter().chain(self.heap.iter().copied()).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
     }
 
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(|k| SimTime(k.time()))
+        let k = self.first();
+        (k != NO_KEY).then(|| SimTime(k.time()))
     }
 
     /// Store `event` in a free slot and push its key.
@@ -189,7 +222,22 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u64
             }
         };
-        let key = Key::new(at, seq, slot);
+        let mut key = Key::new(at, seq, slot);
+        // The new smallest key waits in the front slot (keys are unique: `<`
+        // is strict); whatever was there goes to the heap.
+        if self.front != NO_KEY {
+            if key < self.front {
+                std::mem::swap(&mut key, &mut self.front);
+            }
+        } else if self.heap.first().is_none_or(|&top| key < top) {
+            self.front = key;
+            return;
+        }
+        self.push_heap(key);
+    }
+
+    /// Push `key` on the heap.
+    fn push_heap(&mut self, key: Key) {
         // Sift up: move parents down into the hole until the key fits.
         let mut i = self.heap.len();
         self.heap.push(key);
@@ -219,10 +267,12 @@ impl<E> Scheduler<E> {
         loop {
             let c = 4 * i + 1;
             let m = if c + 4 <= n {
-                // All four children: a tournament of two pairs (keys are unique).
-                let a = if h[c + 1] < h[c] { c + 1 } else { c };
-                let b = if h[c + 3] < h[c + 2] { c + 3 } else { c + 2 };
-                if h[b] < h[a] { b } else { a }
+                // All four children: a tournament of two pairs (keys are
+                // unique), on an array so that one bounds check covers them.
+                let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
+                let a = usize::from(q[1] < q[0]);
+                let b = 2 + usize::from(q[3] < q[2]);
+                c + if q[b] < q[a] { b } else { a }
             } else if c < n {
                 let mut m = c;
                 for j in c + 1..n {
@@ -339,6 +389,36 @@ mod tests {
         assert_eq!(s.pop_until(SimTime(15)), None);
         assert_eq!(s.now(), SimTime(10));
         assert_eq!(s.pop_until(SimTime(20)), Some((SimTime(20), 'b')));
+    }
+
+    /// The front slot takes the newest smallest key; the heap keeps the rest;
+    /// `advance_inline` and `peek_time` see both.
+    #[test]
+    fn front_slot_keeps_the_order() {
+        let mut s = Scheduler::new();
+        s.schedule_at(SimTime(10), 'a');
+        s.schedule_at(SimTime(5), 'b');
+        s.schedule_at(SimTime(7), 'c');
+        s.schedule_at(SimTime(5), 'd');
+        assert_eq!(s.pending(), 4);
+        assert_eq!(s.peek_time(), Some(SimTime(5)));
+        let mut all: Vec<char> = s.iter_pending().copied().collect();
+        all.sort();
+        assert_eq!(all, vec!['a', 'b', 'c', 'd']);
+        assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime(5), 'b')));
+        let r = s.reserve_seq();
+        // 'd' (5, seq 3) is pending before (6, r); (5, r) would run after 'd' too.
+        assert!(!s.advance_inline(SimTime(6), r));
+        assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime(5), 'd')));
+        assert!(s.advance_inline(SimTime(6), r));
+        assert_eq!(s.now(), SimTime(6));
+        s.schedule_at(SimTime(6), 'e');
+        let r2 = s.reserve_seq();
+        assert!(!s.advance_inline(SimTime(7), r2), "'e' first");
+        let got: Vec<char> = std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(got, vec!['e', 'c', 'a']);
+        assert_eq!(s.pending(), 0);
+        assert_eq!(s.peek_time(), None);
     }
 
     #[test]
