@@ -339,10 +339,6 @@ impl Channel {
     pub fn neighbors_at_arrival_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
         if self.moving_epoch(now) {
             self.compute_moving(sender, now);
-            let m = self.motion.as_mut().unwrap();
-            // Candidates come nearest first (at the epoch's start), so the list
-            // is nearly in order: insertion sort moves each entry a step or two.
-            insertion_sort_by_arrival(&mut m.scratch);
             return &self.motion.as_ref().unwrap().scratch;
         }
         self.cached(sender)
@@ -359,7 +355,7 @@ impl Channel {
     }
 
     /// The receivers of `sender` at `now` (moving epoch) into `scratch`, in
-    /// candidate order.
+    /// arrival order: by (propagation delay, node id).
     fn compute_moving(&mut self, sender: NodeId, now: SimTime) {
         let s = sender.index();
         let m = self.motion.as_mut().unwrap();
@@ -391,7 +387,7 @@ impl Channel {
         for &n in &m.cand[s] {
             let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
             if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
-                out.push(nb);
+                push_in_arrival_order(&mut out, nb);
             }
         }
         m.scratch = out;
@@ -435,18 +431,21 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
     Some(Neighbor { node: n, distance_m: d, delay: SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
 }
 
-/// Sort by (delay, node): insertion sort, linear on nearly sorted input.
-fn insertion_sort_by_arrival(v: &mut [Neighbor]) {
+/// Append `nb` to `v`, kept sorted by (delay, node): a step of insertion
+/// sort. Candidates come nearest first (at the epoch's start), so the list
+/// is nearly in order: most entries stay last, the others move a step or two.
+#[inline]
+fn push_in_arrival_order(v: &mut Vec<Neighbor>, nb: Neighbor) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
-    for i in 1..v.len() {
-        let x = v[i];
-        let kx = key(&x);
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > kx {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
+    let kx = key(&nb);
+    let mut j = v.len();
+    v.push(nb);
+    while j > 0 && key(&v[j - 1]) > kx {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    if j < v.len() - 1 {
+        v[j] = nb;
     }
 }
 
