@@ -157,8 +157,9 @@ impl TrajectoryCursor<'_> {
 /// the same leg, the same operations in the same order.
 #[derive(Clone, Copy, Debug)]
 pub struct LegCache {
-    /// `[start, valid_until)`: the times for which this leg is the last
+    /// `[valid_from, valid_until)`: the times for which this leg is the last
     /// one starting at or before the query (empty until first filled).
+    valid_from: SimTime,
     valid_until: SimTime,
     start: SimTime,
     end: SimTime,
@@ -173,14 +174,11 @@ pub struct LegCache {
     span_s: f64,
     /// The node stands still on this leg (a pause or the open last leg).
     still: bool,
-    /// Queries in `(start, lerp_until)` interpolate (moving leg, cached
-    /// interval, before the leg's end): one test for the common case.
-    lerp_until: SimTime,
 }
 
 impl Default for LegCache {
     fn default() -> Self {
-        LegCache { valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], delta_m: [0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2], span_s: 0.0, still: true, lerp_until: SimTime::ZERO }
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], delta_m: [0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2], span_s: 0.0, still: true }
     }
 }
 
@@ -194,10 +192,7 @@ impl LegCache {
     /// lies outside the cached leg's interval.
     #[inline]
     pub fn position_at(&mut self, traj: &Trajectory, t: SimTime) -> Position {
-        if t > self.start && t < self.lerp_until {
-            return self.lerp(t);
-        }
-        if t < self.start || t >= self.valid_until {
+        if t < self.valid_from || t >= self.valid_until {
             self.fill(traj, t);
         }
         if self.still || t <= self.start {
@@ -206,12 +201,6 @@ impl LegCache {
         if t >= self.end {
             return self.to_m;
         }
-        self.lerp(t)
-    }
-
-    /// The position at `t`, strictly inside the cached moving leg.
-    #[inline]
-    fn lerp(&self, t: SimTime) -> Position {
         // `Leg::position_at`'s arithmetic with its leg-constant parts read from
         // the record: `a + f·(b − a)`, clamped as `f64::clamp` does.
         let f = SimDuration(t.0 - self.start.0).as_secs_f64() / self.span_s;
@@ -232,6 +221,7 @@ impl LegCache {
     fn fill(&mut self, traj: &Trajectory, t: SimTime) {
         let i = traj.leg_index(t);
         let l = &traj.legs[i];
+        self.valid_from = l.start;
         self.valid_until = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
         (self.start, self.end, self.from_m, self.to_m) = (l.start, l.end, l.from_m, l.to_m);
         self.still = l.is_pause();
@@ -241,8 +231,6 @@ impl LegCache {
         }
         // Only read for a moving leg, which always ends.
         self.span_s = if l.end > l.start { (l.end - l.start).as_secs_f64() } else { 0.0 };
-        // Empty for a still leg (`start` ≥ it).
-        self.lerp_until = if self.still { SimTime::ZERO } else { self.end.min(self.valid_until) };
     }
 }
 
