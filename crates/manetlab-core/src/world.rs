@@ -1183,7 +1183,7 @@ impl Simulator {
         };
         for nb in neighbors {
             let power_w = if random {
-                params.propagation.rx_w(&params.antennas, params.tx_power_w, nb.distance_m, &mut phy_rngs[nb.node.index()])
+                params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
             } else {
                 nb.mean_power_w
             };

@@ -5,7 +5,8 @@
 //!
 //! **Static nodes** (no trajectory moves): the grid cell is the carrier-sense
 //! range, and the neighbour list of each sender (distance, propagation delay,
-//! mean power) is computed once and cached; `set_positions` drops the cache.
+//! mean power) is computed once and cached in arrival order, the order
+//! transmissions use; `set_positions` drops the cache.
 //!
 //! **Moving nodes** ([`Channel::set_trajectories`]): positions come lazily from
 //! each node's piecewise-linear [`Trajectory`]. Time is cut into refresh epochs
@@ -158,9 +159,12 @@ pub struct Channel {
     /// Static positions, or the positions at the start of the current epoch.
     positions: Vec<[f64; 2]>,
     grid: Grid,
+    /// Per sender, its neighbours in arrival order (static nodes, or an
+    /// epoch in which no node moves).
     cache: Vec<Option<Vec<Neighbor>>>,
-    /// The cached lists in arrival order (static nodes).
-    arrival_cache: Vec<Option<Vec<Neighbor>>>,
+    /// A cached list re-sorted by node id ([`Channel::neighbors`]; not on the
+    /// transmission path).
+    by_node: Vec<Neighbor>,
     motion: Option<Motion>,
 }
 
@@ -172,7 +176,7 @@ impl Channel {
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
         let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
-        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), arrival_cache: Vec::new(), motion: None };
+        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -220,8 +224,6 @@ impl Channel {
         self.grid.build(&self.positions, self.cell_m);
         self.cache.clear();
         self.cache.resize(self.positions.len(), None);
-        self.arrival_cache.clear();
-        self.arrival_cache.resize(self.positions.len(), None);
     }
 
     /// Replace all positions (nodes moved): rebuilds the grid and drops the cache.
@@ -299,11 +301,24 @@ impl Channel {
     /// Everyone who senses a transmission from `sender`, in node order (static
     /// positions, or the current epoch's positions with moving nodes).
     pub fn neighbors(&mut self, sender: NodeId) -> &[Neighbor] {
-        if self.cache[sender.index()].is_none() {
-            let list = self.compute_neighbors(sender);
-            self.cache[sender.index()] = Some(list);
+        let mut v = std::mem::take(&mut self.by_node);
+        v.clear();
+        v.extend_from_slice(self.cached(sender));
+        // Node ids are unique: an unstable sort gives the same order.
+        v.sort_unstable_by_key(|nb| nb.node);
+        self.by_node = v;
+        &self.by_node
+    }
+
+    /// `sender`'s cached neighbour list (static positions), in arrival order.
+    fn cached(&mut self, sender: NodeId) -> &[Neighbor] {
+        let i = sender.index();
+        if self.cache[i].is_none() {
+            let mut list = self.compute_neighbors(sender);
+            list.sort_unstable_by_key(|nb| (nb.delay, nb.node));
+            self.cache[i] = Some(list);
         }
-        self.cache[sender.index()].as_deref().unwrap()
+        self.cache[i].as_deref().unwrap()
     }
 
     /// Everyone who senses a transmission `sender` starts at `now`, in node order.
@@ -324,19 +339,9 @@ impl Channel {
     pub fn neighbors_at_arrival_order(&mut self, sender: NodeId, now: SimTime) -> &[Neighbor] {
         if self.moving_epoch(now) {
             self.compute_moving(sender, now);
-            let m = self.motion.as_mut().unwrap();
-            // Candidates come nearest first (at the epoch's start), so the list
-            // is nearly in order: insertion sort moves each entry a step or two.
-            insertion_sort_by_arrival(&mut m.scratch);
             return &self.motion.as_ref().unwrap().scratch;
         }
-        let i = sender.index();
-        if self.arrival_cache[i].is_none() {
-            let mut list = self.neighbors(sender).to_vec();
-            list.sort_unstable_by_key(|nb| (nb.delay, nb.node));
-            self.arrival_cache[i] = Some(list);
-        }
-        self.arrival_cache[i].as_deref().unwrap()
+        self.cached(sender)
     }
 
     /// Whether a query at `now` must use moving positions (entering `now`'s epoch first).
@@ -350,7 +355,7 @@ impl Channel {
     }
 
     /// The receivers of `sender` at `now` (moving epoch) into `scratch`, in
-    /// candidate order.
+    /// arrival order: by (propagation delay, node id).
     fn compute_moving(&mut self, sender: NodeId, now: SimTime) {
         let s = sender.index();
         let m = self.motion.as_mut().unwrap();
@@ -382,12 +387,13 @@ impl Channel {
         for &n in &m.cand[s] {
             let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
             if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
-                out.push(nb);
+                push_in_arrival_order(&mut out, nb);
             }
         }
         m.scratch = out;
     }
 
+    /// `sender`'s neighbours at the static (or epoch-start) positions, in grid order.
     fn compute_neighbors(&self, sender: NodeId) -> Vec<Neighbor> {
         let p = self.positions[sender.index()];
         let mut out = Vec::new();
@@ -401,8 +407,6 @@ impl Channel {
                 }
             }
         }
-        // Grid order depends on cell layout; sort so event order is a function of node ids.
-        out.sort_unstable_by_key(|nb| nb.node);
         out
     }
 
@@ -424,44 +428,24 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
         return None;
     }
     let pw = mean_rx.at(d);
-    Some(Neighbor { node: n, distance_m: d, delay: propagation_delay(d), mean_power_w: pw })
+    Some(Neighbor { node: n, distance_m: d, delay: SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
 }
 
-/// `SimDuration::from_secs_f64(d_m / c)` without the library call for `round`
-/// (x86-64's baseline has no rounding instruction): the same nanoseconds.
+/// Append `nb` to `v`, kept sorted by (delay, node): a step of insertion
+/// sort. Candidates come nearest first (at the epoch's start), so the list
+/// is nearly in order: most entries stay last, the others move a step or two.
 #[inline]
-fn propagation_delay(d_m: f64) -> SimDuration {
-    let s = d_m / SPEED_OF_LIGHT_MPS;
-    let ns = s * 1e9;
-    match round_half_away_small(ns) {
-        Some(r) => SimDuration(r),
-        None => SimDuration::from_secs_f64(s),
-    }
-}
-
-/// `x.round() as u64` for 0 ≤ x < 2⁵²: truncate, then compare the (exact)
-/// remainder with one half. `None` outside that range (and for NaN).
-#[inline]
-fn round_half_away_small(x: f64) -> Option<u64> {
-    if !(0.0..4_503_599_627_370_496.0).contains(&x) {
-        return None;
-    }
-    let i = x as u64;
-    Some(if x - i as f64 >= 0.5 { i + 1 } else { i })
-}
-
-/// Sort by (delay, node): insertion sort, linear on nearly sorted input.
-fn insertion_sort_by_arrival(v: &mut [Neighbor]) {
+fn push_in_arrival_order(v: &mut Vec<Neighbor>, nb: Neighbor) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
-    for i in 1..v.len() {
-        let x = v[i];
-        let kx = key(&x);
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > kx {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
+    let kx = key(&nb);
+    let mut j = v.len();
+    v.push(nb);
+    while j > 0 && key(&v[j - 1]) > kx {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    if j < v.len() - 1 {
+        v[j] = nb;
     }
 }
 
@@ -509,25 +493,6 @@ mod tests {
             by_arrival.sort();
             let arr: Vec<(u64, u32)> = ch.neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO).iter().map(|n| (n.delay.0, n.node.0)).collect();
             assert_eq!(arr, by_arrival, "arrival order, sender {s}");
-        }
-    }
-
-    #[test]
-    fn delay_rounding_matches_from_secs_f64() {
-        let mut xs: Vec<f64> = vec![0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e15 + 0.5, 4_503_599_627_370_495.5];
-        for k in 0..5000u64 {
-            let h = k as f64 + 0.5;
-            xs.extend([h, h.next_up(), h.next_down(), k as f64, (k as f64).next_down()]);
-        }
-        for x in xs.into_iter().filter(|&x| x >= 0.0) {
-            assert_eq!(round_half_away_small(x), Some(x.round() as u64), "{x}");
-        }
-        assert_eq!(round_half_away_small(-0.1), None);
-        assert_eq!(round_half_away_small(f64::NAN), None);
-        let mut d = 0.0;
-        while d < 1e7 {
-            assert_eq!(propagation_delay(d), SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), "{d} m");
-            d = d * 1.0003 + 0.0137;
         }
     }
 

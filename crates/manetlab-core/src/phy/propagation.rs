@@ -55,26 +55,24 @@ pub enum Propagation {
 }
 
 impl Propagation {
-    /// Mean received power at distance `d_m` (no random shadowing term).
+    /// Mean received power at distance `d_m` (no random shadowing term); see
+    /// [`MeanRx`], which holds the formulas.
     pub fn mean_rx_w(&self, a: &Antennas, pt_w: f64, d_m: f64) -> f64 {
-        // Co-located antennas: clamp to 1 cm so Friis stays finite.
-        let d = d_m.max(0.01);
-        match *self {
-            Propagation::FreeSpace => a.friis_w(pt_w, d),
-            Propagation::TwoRayGround => a.two_ray_w(pt_w, d),
-            Propagation::Shadowing { path_loss_exponent, d0_m, .. } => {
-                let p0 = a.friis_w(pt_w, d0_m);
-                if d <= d0_m { p0 } else { p0 * (d0_m / d).powf(path_loss_exponent) }
-            }
-        }
+        MeanRx::new(self, a, pt_w).at(d_m)
     }
 
     /// Received power of one reception: the mean, times a log-normal draw for shadowing.
     pub fn rx_w(&self, a: &Antennas, pt_w: f64, d_m: f64, rng: &mut SimRng) -> f64 {
-        let mean = self.mean_rx_w(a, pt_w, d_m);
+        self.rx_from_mean_w(self.mean_rx_w(a, pt_w, d_m), rng)
+    }
+
+    /// Received power of one reception whose mean power `mean_w` is known (the
+    /// channel has it for every receiver): times a log-normal draw for shadowing.
+    #[inline]
+    pub fn rx_from_mean_w(&self, mean_w: f64, rng: &mut SimRng) -> f64 {
         match *self {
-            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => mean * 10f64.powf(sigma_db * standard_normal(rng) / 10.0),
-            _ => mean,
+            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => mean_w * 10f64.powf(sigma_db * standard_normal(rng) / 10.0),
+            _ => mean_w,
         }
     }
 
@@ -101,11 +99,13 @@ impl Propagation {
     }
 }
 
-/// [`Propagation::mean_rx_w`] for one transmit power and antenna set, with
+/// The mean received power of one model, transmit power and antenna set, with
 /// every factor that does not depend on distance computed once (the channel
-/// evaluates it for every receiver of every frame). Bit-identical to
-/// `mean_rx_w`: the same operations on the same values in the same order, only
-/// the constant prefixes hoisted.
+/// evaluates it for every receiver of every frame). The one place of the
+/// formulas: Friis ([`Antennas::friis_w`]) below the crossover, two-ray ground
+/// ([`Antennas::two_ray_w`]) above it, shadowing's `p0 · (d0 / d)^β` from a
+/// Friis reference at `d0`; bit-identical to those (the same operations on the
+/// same values in the same order, only the constant prefixes hoisted; tested).
 #[derive(Clone, Copy, Debug)]
 pub struct MeanRx {
     kind: MeanRxKind,
@@ -139,6 +139,7 @@ impl MeanRx {
     /// Mean received power (W) at `d_m`.
     #[inline]
     pub fn at(&self, d_m: f64) -> f64 {
+        // Co-located antennas: clamp to 1 cm so Friis stays finite.
         let d = d_m.max(0.01);
         match self.kind {
             MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => {
@@ -218,24 +219,51 @@ mod tests {
         assert!((p1 / p2 - 4.0).abs() < 1e-9);
     }
 
-    /// The hoisted form gives the same bits as `mean_rx_w` for every model,
-    /// across the crossover and the shadowing reference distance.
+    /// The hoisted form gives the same bits as the textbook formulas for every
+    /// model, across the crossover and the shadowing reference distance.
     #[test]
     fn mean_rx_precomputed_is_bit_identical() {
         let mut a = ns2();
-        for model in [Propagation::FreeSpace, Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: 2.7, sigma_db: 4.0, d0_m: 1.0 }] {
+        let (beta, d0) = (2.7, 1.0);
+        let reference = |model: &Propagation, a: &Antennas, pt: f64, d_m: f64| {
+            let d = d_m.max(0.01);
+            match model {
+                Propagation::FreeSpace => a.friis_w(pt, d),
+                Propagation::TwoRayGround => a.two_ray_w(pt, d),
+                Propagation::Shadowing { .. } => {
+                    let p0 = a.friis_w(pt, d0);
+                    if d <= d0 { p0 } else { p0 * (d0 / d).powf(beta) }
+                }
+            }
+        };
+        for model in [Propagation::FreeSpace, Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: beta, sigma_db: 4.0, d0_m: d0 }] {
             for (pt, gain) in [(PT_W, 1.0), (0.001, 1.7)] {
                 a.tx_gain = gain;
                 let m = MeanRx::new(&model, &a, pt);
                 let mut d = 0.0;
                 while d < 3000.0 {
-                    assert_eq!(m.at(d).to_bits(), model.mean_rx_w(&a, pt, d).to_bits(), "{model:?} at {d} m");
+                    assert_eq!(m.at(d).to_bits(), reference(&model, &a, pt, d).to_bits(), "{model:?} at {d} m");
+                    assert_eq!(model.mean_rx_w(&a, pt, d).to_bits(), m.at(d).to_bits());
                     d = d * 1.001 + 0.0037;
                 }
                 let dc = a.crossover_m();
                 for x in [dc, dc.next_up(), dc.next_down(), 1.0, 0.01, 0.0] {
-                    assert_eq!(m.at(x).to_bits(), model.mean_rx_w(&a, pt, x).to_bits(), "{model:?} at {x} m");
+                    assert_eq!(m.at(x).to_bits(), reference(&model, &a, pt, x).to_bits(), "{model:?} at {x} m");
                 }
+            }
+        }
+    }
+
+    /// A reception's power from the channel's mean is the same draw as from the distance.
+    #[test]
+    fn rx_from_mean_is_rx_at_distance() {
+        let a = ns2();
+        for model in [Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: 2.7, sigma_db: 4.0, d0_m: 1.0 }] {
+            let (mut r1, mut r2) = (stream(3, 1, Component::Phy), stream(3, 1, Component::Phy));
+            for i in 0..200 {
+                let d = 10.0 + 3.7 * i as f64;
+                let mean = MeanRx::new(&model, &a, PT_W).at(d);
+                assert_eq!(model.rx_from_mean_w(mean, &mut r1).to_bits(), model.rx_w(&a, PT_W, d, &mut r2).to_bits());
             }
         }
     }

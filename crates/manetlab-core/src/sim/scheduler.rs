@@ -12,6 +12,19 @@
 //! orders exactly as the sequence number alone: the pop order is (time, seq),
 //! whatever the slots. Half the levels of a binary heap, and fewer bytes moved
 //! per level than with the payload inside the heap.
+//!
+//! The smallest key may instead wait in a one-key front slot beside the heap:
+//! an event scheduled ahead of every pending one (a signal a microsecond away,
+//! a SIFS) is taken back out of that slot without walking the heap's levels
+//! twice. The slot only ever holds a key no larger than any in the heap, so the
+//! pop order is unchanged.
+//!
+//! Keys at or after `split` wait in a second heap (`far`): timers seconds
+//! ahead (routing lifetimes, TCP retransmission, CBR sends) would otherwise
+//! add levels to every operation of the busy near heap. When the near side is
+//! empty, the far keys before `far`'s earliest time + [`NEAR_WINDOW_NS`] move
+//! over. Every near key is earlier than every far key, so the smallest pending
+//! key is still the front slot's, else the near heap's top, else the far one's.
 
 use super::time::{SimDuration, SimTime};
 
@@ -41,10 +54,24 @@ impl Key {
     }
 }
 
+/// Width of the time window the near heap holds after a refill (ns).
+const NEAR_WINDOW_NS: u64 = 20_000_000;
+
+/// The empty front slot: larger than every real key (a real key's time is
+/// below `SimTime::MAX` or its slot below `SLOT_MASK`).
+const NO_KEY: Key = Key(u128::MAX);
+
 /// A deterministic event queue over events of type `E`.
 pub struct Scheduler<E> {
-    /// 4-ary min-heap of keys: the children of `i` are `4i + 1 ..= 4i + 4`.
+    /// The smallest pending key when it is not in `heap` (else `NO_KEY`).
+    front: Key,
+    /// 4-ary min-heap of the keys before `split` (but the front slot's): the
+    /// children of `i` are `4i + 1 ..= 4i + 4`.
     heap: Vec<Key>,
+    /// 4-ary min-heap of the keys at or after `split`.
+    far: Vec<Key>,
+    /// Times from here on go to `far` (ns).
+    split: u64,
     /// Event payloads by slot; `None` for free slots (listed in `free`).
     slab: Vec<Option<E>>,
     free: Vec<u32>,
@@ -67,7 +94,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: Vec::with_capacity(1024), slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
+        Scheduler { front: NO_KEY, heap: Vec::with_capacity(1024), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -87,7 +114,17 @@ impl<E> Scheduler<E> {
     }
 
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.far.len() + usize::from(self.front != NO_KEY)
+    }
+
+    /// The smallest pending key (`NO_KEY` when nothing is pending).
+    #[inline]
+    fn first(&self) -> Key {
+        if self.front != NO_KEY {
+            self.front
+        } else {
+            self.heap.first().or(self.far.first()).copied().unwrap_or(NO_KEY)
+        }
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
@@ -130,10 +167,11 @@ impl<E> Scheduler<E> {
         if at > self.horizon {
             return false;
         }
-        if let Some(top) = self.heap.first() {
-            if (top.time(), top.seq()) < (at.0, seq) {
-                return false;
-            }
+        // `Key::new(at, seq, 0)` sorts before every key at (at, seq); the front
+        // slot, when set, is no larger than the heap's top.
+        let k = Key::new(at, seq, 0);
+        if self.front < k || self.heap.first().or(self.far.first()).is_some_and(|&top| top < k) {
+            return false;
         }
         self.now = at;
         self.cur_seq = seq;
@@ -149,11 +187,18 @@ impl<E> Scheduler<E> {
     /// Pop the next event no later than `until`, advancing `now` to its time.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
         self.horizon = until;
-        let top = *self.heap.first()?;
+        if self.front == NO_KEY && self.heap.is_empty() {
+            self.refill(until)?;
+        }
+        let top = if self.front != NO_KEY { self.front } else { self.heap[0] };
         if top.time() > until.0 {
             return None;
         }
-        self.remove_top();
+        if self.front != NO_KEY {
+            self.front = NO_KEY;
+        } else {
+            remove_top(&mut self.heap);
+        }
         let event = self.slab[top.slot()].take().expect("live slot");
         self.free.push(top.slot() as u32);
         let time = SimTime(top.time());
@@ -167,12 +212,14 @@ impl<E> Scheduler<E> {
 
     /// Every pending event, in no particular order (end-of-run inspection).
     pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
+        let front = (self.front != NO_KEY).then_some(self.front);
+        front.into_iter().chain(self.heap.iter().copied()).chain(self.far.iter().copied()).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
     }
 
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(|k| SimTime(k.time()))
+        let k = self.first();
+        (k != NO_KEY).then(|| SimTime(k.time()))
     }
 
     /// Store `event` in a free slot and push its key.
@@ -189,65 +236,45 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u64
             }
         };
-        let key = Key::new(at, seq, slot);
-        // Sift up: move parents down into the hole until the key fits.
-        let mut i = self.heap.len();
-        self.heap.push(key);
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            let pk = self.heap[parent];
-            if pk <= key {
-                break;
-            }
-            self.heap[i] = pk;
-            i = parent;
-        }
-        self.heap[i] = key;
-    }
-
-    /// Remove the root key: walk the hole down along the smallest children to
-    /// a leaf, put the last key there and sift it up (the last key is usually
-    /// a late one and rarely moves up: one comparison per level saved).
-    fn remove_top(&mut self) {
-        let last = self.heap.pop().expect("non-empty heap");
-        let n = self.heap.len();
-        if n == 0 {
+        let mut key = Key::new(at, seq, slot);
+        if at.0 >= self.split {
+            push_heap(&mut self.far, key);
             return;
         }
-        let h = &mut self.heap[..];
-        let mut i = 0;
-        loop {
-            let c = 4 * i + 1;
-            let m = if c + 4 <= n {
-                // All four children: a tournament of two pairs (keys are unique).
-                let a = if h[c + 1] < h[c] { c + 1 } else { c };
-                let b = if h[c + 3] < h[c + 2] { c + 3 } else { c + 2 };
-                if h[b] < h[a] { b } else { a }
-            } else if c < n {
-                let mut m = c;
-                for j in c + 1..n {
-                    if h[j] < h[m] {
-                        m = j;
-                    }
-                }
-                m
-            } else {
-                break;
-            };
-            h[i] = h[m];
-            i = m;
-        }
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            if h[parent] <= last {
-                break;
+        // The new smallest key waits in the front slot (keys are unique: `<`
+        // is strict); whatever was there goes to the heap.
+        if self.front != NO_KEY {
+            if key < self.front {
+                std::mem::swap(&mut key, &mut self.front);
             }
-            h[i] = h[parent];
-            i = parent;
+        } else if self.heap.first().is_none_or(|&top| key < top) {
+            self.front = key;
+            return;
         }
-        h[i] = last;
+        push_heap(&mut self.heap, key);
     }
 
+    /// The near side is empty: move the far keys before the earliest far time
+    /// + `NEAR_WINDOW_NS` to the near heap. `None` when nothing is pending, or
+    /// nothing until `until` (then nothing moves).
+    #[cold]
+    fn refill(&mut self, until: SimTime) -> Option<()> {
+        let mut k = *self.far.first()?;
+        if k.time() > until.0 {
+            return None;
+        }
+        // The earliest far key moves even when the window saturates: later keys
+        // at `split` or after are all larger than it.
+        self.split = k.time().saturating_add(NEAR_WINDOW_NS);
+        loop {
+            remove_top(&mut self.far);
+            push_heap(&mut self.heap, k);
+            match self.far.first() {
+                Some(&next) if next.time() < self.split => k = next,
+                _ => return Some(()),
+            }
+        }
+    }
 
     /// Move the clock forward to `t` (end of run) without executing anything.
     pub fn advance_to(&mut self, t: SimTime) {
@@ -255,6 +282,69 @@ impl<E> Scheduler<E> {
             self.now = t;
         }
     }
+}
+
+/// Push `key` on the 4-ary heap `heap`.
+fn push_heap(heap: &mut Vec<Key>, key: Key) {
+    // Sift up: move parents down into the hole until the key fits.
+    let mut i = heap.len();
+    heap.push(key);
+    while i > 0 {
+        let parent = (i - 1) / 4;
+        let pk = heap[parent];
+        if pk <= key {
+            break;
+        }
+        heap[i] = pk;
+        i = parent;
+    }
+    heap[i] = key;
+}
+
+/// Remove the root key of the 4-ary heap `heap`: walk the hole down along the
+/// smallest children to a leaf, put the last key there and sift it up (the
+/// last key is usually a late one and rarely moves up: one comparison per
+/// level saved).
+fn remove_top(heap: &mut Vec<Key>) {
+    let last = heap.pop().expect("non-empty heap");
+    let n = heap.len();
+    if n == 0 {
+        return;
+    }
+    let h = &mut heap[..];
+    let mut i = 0;
+    loop {
+        let c = 4 * i + 1;
+        let m = if c + 4 <= n {
+            // All four children: a tournament of two pairs (keys are
+            // unique), on an array so that one bounds check covers them.
+            let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
+            let a = usize::from(q[1] < q[0]);
+            let b = 2 + usize::from(q[3] < q[2]);
+            c + if q[b] < q[a] { b } else { a }
+        } else if c < n {
+            let mut m = c;
+            for j in c + 1..n {
+                if h[j] < h[m] {
+                    m = j;
+                }
+            }
+            m
+        } else {
+            break;
+        };
+        h[i] = h[m];
+        i = m;
+    }
+    while i > 0 {
+        let parent = (i - 1) / 4;
+        if h[parent] <= last {
+            break;
+        }
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = last;
 }
 
 /// The identity of one arming of a [`Timer`]; carried inside the timer's event.
@@ -341,6 +431,36 @@ mod tests {
         assert_eq!(s.pop_until(SimTime(20)), Some((SimTime(20), 'b')));
     }
 
+    /// The front slot takes the newest smallest key; the heap keeps the rest;
+    /// `advance_inline` and `peek_time` see both.
+    #[test]
+    fn front_slot_keeps_the_order() {
+        let mut s = Scheduler::new();
+        s.schedule_at(SimTime(10), 'a');
+        s.schedule_at(SimTime(5), 'b');
+        s.schedule_at(SimTime(7), 'c');
+        s.schedule_at(SimTime(5), 'd');
+        assert_eq!(s.pending(), 4);
+        assert_eq!(s.peek_time(), Some(SimTime(5)));
+        let mut all: Vec<char> = s.iter_pending().copied().collect();
+        all.sort();
+        assert_eq!(all, vec!['a', 'b', 'c', 'd']);
+        assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime(5), 'b')));
+        let r = s.reserve_seq();
+        // 'd' (5, seq 3) is pending before (6, r); (5, r) would run after 'd' too.
+        assert!(!s.advance_inline(SimTime(6), r));
+        assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime(5), 'd')));
+        assert!(s.advance_inline(SimTime(6), r));
+        assert_eq!(s.now(), SimTime(6));
+        s.schedule_at(SimTime(6), 'e');
+        let r2 = s.reserve_seq();
+        assert!(!s.advance_inline(SimTime(7), r2), "'e' first");
+        let got: Vec<char> = std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(got, vec!['e', 'c', 'a']);
+        assert_eq!(s.pending(), 0);
+        assert_eq!(s.peek_time(), None);
+    }
+
     #[test]
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_panics() {
@@ -420,6 +540,57 @@ mod tests {
                         let got = s.pop_until(SimTime::MAX);
                         prop_assert_eq!(got, want);
                         prop_assert_eq!(s.pending(), reference.len());
+                    }
+                }
+            }
+            let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
+            prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        }
+
+        /// As `matches_a_reference_queue` with times spread over 0.3 s, so that
+        /// keys go to the far heap and come back, plus events run inline
+        /// (`advance_inline`) whenever they are the earliest pending.
+        #[test]
+        fn matches_a_reference_queue_across_the_split(ops in proptest::collection::vec((0u64..30, 0u8..5, 0u64..1000), 1..500)) {
+            use std::collections::BTreeSet;
+            let mut s = Scheduler::new();
+            let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
+            let mut reserved: Vec<u64> = Vec::new();
+            // Sets the horizon `advance_inline` obeys.
+            prop_assert_eq!(s.pop_until(SimTime::MAX), None);
+            for (d, op, fine) in ops {
+                let delay = SimDuration(d * 10_000_000 + fine);
+                match op {
+                    0 | 1 => {
+                        let at = s.now() + delay;
+                        let seq = s.reserve_seq();
+                        s.schedule_reserved(at, seq, seq);
+                        reference.insert((at, seq));
+                    }
+                    2 => {
+                        reserved.push(s.reserve_seq());
+                        if reserved.len() > 1 {
+                            let r = reserved.remove(0);
+                            let at = s.now() + delay + SimDuration(1);
+                            s.schedule_reserved(at, r, r);
+                            reference.insert((at, r));
+                        }
+                    }
+                    3 => {
+                        let at = s.now() + delay + SimDuration(1);
+                        let r = s.reserve_seq();
+                        let earliest = reference.first().is_none_or(|&k| k > (at, r));
+                        prop_assert_eq!(s.advance_inline(at, r), earliest);
+                        if earliest {
+                            prop_assert_eq!(s.now(), at);
+                        }
+                    }
+                    _ => {
+                        let want = reference.pop_first();
+                        let got = s.pop_until(SimTime::MAX);
+                        prop_assert_eq!(got, want);
+                        prop_assert_eq!(s.pending(), reference.len());
+                        prop_assert_eq!(s.peek_time(), reference.first().map(|k| k.0));
                     }
                 }
             }

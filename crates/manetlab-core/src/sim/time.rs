@@ -28,7 +28,7 @@ impl SimTime {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / NS_PER_S
+        u64_to_f64(self.0) / NS_PER_S
     }
     /// Time elapsed since `earlier`; panics if `earlier` is later (a broken invariant).
     pub fn since(self, earlier: SimTime) -> SimDuration {
@@ -59,7 +59,7 @@ impl SimDuration {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / NS_PER_S
+        u64_to_f64(self.0) / NS_PER_S
     }
     /// Time to serialise `bytes` at `bits_per_s`, rounded up to whole nanoseconds
     /// so that a transmitter is never free before the last bit has left.
@@ -69,9 +69,35 @@ impl SimDuration {
     }
 }
 
+#[inline]
 fn secs_to_ns(s: f64) -> u64 {
     assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
-    (s * NS_PER_S).round() as u64
+    let ns = s * NS_PER_S;
+    round_half_away_small(ns).unwrap_or_else(|| ns.round() as u64)
+}
+
+/// `x.round() as u64` for 0 ≤ x < 2⁵² without the library call for `round`
+/// (x86-64's baseline has no rounding instruction; the channel converts a
+/// propagation delay per receiver): truncate, then compare the remainder, which
+/// is exact in that range, with one half. `None` outside it (and for NaN).
+#[inline]
+fn round_half_away_small(x: f64) -> Option<u64> {
+    if !(0.0..4_503_599_627_370_496.0).contains(&x) {
+        return None;
+    }
+    // Signed conversions are single instructions; the values fit.
+    let i = x as i64;
+    Some(if x - i as f64 >= 0.5 { i as u64 + 1 } else { i as u64 })
+}
+
+/// `x as f64`, by the signed conversion (one instruction on x86-64's baseline)
+/// when `x` fits: the same correctly rounded value.
+#[inline]
+fn u64_to_f64(x: u64) -> f64 {
+    match i64::try_from(x) {
+        Ok(i) => i as f64,
+        Err(_) => x as f64,
+    }
 }
 
 impl Add<SimDuration> for SimTime {
@@ -126,6 +152,39 @@ mod tests {
         assert_eq!(SimDuration::transmission(1000, 1e6).as_nanos(), 8_000_000);
         // 1 byte at 3 b/s = 2.666..s -> rounded up.
         assert_eq!(SimDuration::transmission(1, 3.0).as_nanos(), 2_666_666_667);
+    }
+
+    #[test]
+    fn fast_rounding_matches_round() {
+        let mut xs: Vec<f64> = vec![0.0, -0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e15 + 0.5, 4_503_599_627_370_495.5, 4_503_599_627_370_496.0, 1e19];
+        for k in 0..5000u64 {
+            let h = k as f64 + 0.5;
+            xs.extend([h, h.next_up(), h.next_down(), k as f64, (k as f64).next_down()]);
+        }
+        for x in xs.into_iter().filter(|&x| x >= 0.0) {
+            let want = x.round() as u64;
+            let fast = round_half_away_small(x);
+            assert_eq!(fast.unwrap_or(want), want, "{x}");
+            assert_eq!(fast.is_some(), x < 4_503_599_627_370_496.0, "{x}");
+            assert_eq!(SimDuration::from_secs_f64(x / NS_PER_S).0, (x / NS_PER_S * NS_PER_S).round() as u64, "{x}");
+        }
+        assert_eq!(round_half_away_small(-0.1), None);
+        assert_eq!(round_half_away_small(f64::NAN), None);
+        assert_eq!(round_half_away_small(4_503_599_627_370_496.0), None);
+        // Propagation delays as the channel computes them (d / c seconds).
+        let mut d: f64 = 0.0;
+        while d < 1e7 {
+            let s = d / 299_792_458.0;
+            assert_eq!(SimDuration::from_secs_f64(s).0, (s * NS_PER_S).round() as u64, "{d} m");
+            d = d * 1.0003 + 0.0137;
+        }
+    }
+
+    #[test]
+    fn signed_conversion_matches_unsigned() {
+        for x in [0u64, 1, (1 << 53) + 1, (1 << 63) - 1, 1 << 63, u64::MAX, 123_456_789_012_345_678] {
+            assert_eq!(u64_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+        }
     }
 
     #[test]
