@@ -234,6 +234,37 @@ struct SourceFlow {
     timeout: SimTime,
 }
 
+/// The decision of `flow_for` on a destination's flow list (pruned or not: an
+/// expired flow never changes it, which the tests check against an unpruned list).
+fn choose_flow(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<NodeId>) -> FlowMark {
+    if let Some(d) = list.last() {
+        if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
+            route.clone_from(&d.route);
+        }
+    }
+    let adv = SimDuration::from_secs_f64(FLOW_ADV_INTERVAL_S);
+    let (i, mark) = match list.iter().rposition(|f| f.route == *route) {
+        Some(i) if list[i].timeout >= now => {
+            let f = &mut list[i];
+            if f.count <= FLOW_EST_COUNT || f.last_adv + adv < now {
+                f.count += 1;
+                f.last_adv = now;
+                (i, FlowMark::Establish)
+            } else if i + 1 == list.len() {
+                (i, FlowMark::Default)
+            } else {
+                (i, FlowMark::FlowId)
+            }
+        }
+        _ => {
+            list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
+            (list.len() - 1, FlowMark::Establish)
+        }
+    };
+    list[i].timeout = now + SimDuration::from_secs_f64(FLOW_TIMEOUT_S);
+    mark
+}
+
 /// Drop the flows of one destination that can no longer change what
 /// [`Dsr::flow_for`] or [`Dsr::dead_link`] do, so that the list holds at most
 /// the flows used within the last `FLOW_TIMEOUT_S` plus the default one.
@@ -468,32 +499,7 @@ impl Dsr {
     fn flow_for(&mut self, now: SimTime, dst: NodeId, route: &mut Vec<NodeId>) -> FlowMark {
         let list = self.flows.entry(dst).or_default();
         prune_flows(list, now);
-        if let Some(d) = list.last() {
-            if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
-                route.clone_from(&d.route);
-            }
-        }
-        let adv = SimDuration::from_secs_f64(FLOW_ADV_INTERVAL_S);
-        let (i, mark) = match list.iter().rposition(|f| f.route == *route) {
-            Some(i) if list[i].timeout >= now => {
-                let f = &mut list[i];
-                if f.count <= FLOW_EST_COUNT || f.last_adv + adv < now {
-                    f.count += 1;
-                    f.last_adv = now;
-                    (i, FlowMark::Establish)
-                } else if i + 1 == list.len() {
-                    (i, FlowMark::Default)
-                } else {
-                    (i, FlowMark::FlowId)
-                }
-            }
-            _ => {
-                list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
-                (list.len() - 1, FlowMark::Establish)
-            }
-        };
-        list[i].timeout = now + SimDuration::from_secs_f64(FLOW_TIMEOUT_S);
-        mark
+        choose_flow(list, now, route)
     }
 
     /// A link is broken: cut it from the cache and end our flows over it

@@ -676,36 +676,11 @@ fn a_route_learned_without_a_reply_keeps_the_request_backoff_as_ns2() {
     }
 }
 
-/// The source's flow bookkeeping as it was before expired flows were pruned
-/// (every flow kept forever, as ns-2's table): the reference the pruned one
-/// must match decision for decision.
+/// The source's flow decision on a list that is never pruned (every flow kept
+/// forever, as ns-2's table): the reference the pruned one must match decision
+/// for decision.
 fn unpruned_flow_for(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<NodeId>) -> FlowMark {
-    if let Some(d) = list.last() {
-        if d.timeout >= now && d.route.len() <= route.len() && d.route != *route {
-            route.clone_from(&d.route);
-        }
-    }
-    let adv = SimDuration::from_secs_f64(FLOW_ADV_INTERVAL_S);
-    let (i, mark) = match list.iter().rposition(|f| f.route == *route) {
-        Some(i) if list[i].timeout >= now => {
-            let f = &mut list[i];
-            if f.count <= FLOW_EST_COUNT || f.last_adv + adv < now {
-                f.count += 1;
-                f.last_adv = now;
-                (i, FlowMark::Establish)
-            } else if i + 1 == list.len() {
-                (i, FlowMark::Default)
-            } else {
-                (i, FlowMark::FlowId)
-            }
-        }
-        _ => {
-            list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
-            (list.len() - 1, FlowMark::Establish)
-        }
-    };
-    list[i].timeout = now + SimDuration::from_secs_f64(FLOW_TIMEOUT_S);
-    mark
+    super::choose_flow(list, now, route)
 }
 
 fn unpruned_dead_link(lists: &mut BTreeMap<NodeId, Vec<SourceFlow>>, now: SimTime, from: NodeId, to: NodeId) {
