@@ -696,15 +696,13 @@ impl Simulator {
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => {
-                    if self.air[n.index()].mac.timer_is_live(timer, tok) {
-                        // The arming whose key is kept: no longer queued.
-                        match timer {
-                            MacTimer::Nav => self.air[n.index()].nav_key = EventKey::NONE,
-                            MacTimer::Slot => {}
-                            t => self.mac_keys[n.index()][t as usize] = EventKey::NONE,
-                        }
-                    } else {
-                        // Cancelled or replaced, but too deep in the heap to be taken out.
+                    // Cancelled and replaced armings leave the queue: this is the one queued.
+                    match timer {
+                        MacTimer::Nav => self.air[n.index()].nav_key = EventKey::NONE,
+                        MacTimer::Slot => {}
+                        t => self.mac_keys[n.index()][t as usize] = EventKey::NONE,
+                    }
+                    if !self.air[n.index()].mac.timer_is_live(timer, tok) {
                         self.event_counts[KIND_MAC_STALE] += 1;
                     }
                     self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))

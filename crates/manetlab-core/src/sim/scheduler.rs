@@ -69,11 +69,6 @@ impl EventKey {
     pub const NONE: EventKey = EventKey(u128::MAX);
 }
 
-/// How many keys of a heap [`Scheduler::cancel`] searches (its top levels):
-/// finding and removing a deeper key costs more than popping it later.
-/// 21 = the root and two levels of the 4-ary heap.
-pub const CANCEL_SCAN: usize = 21;
-
 /// Width of the time window the near heap holds after a refill (ns).
 const NEAR_WINDOW_NS: u64 = 20_000_000;
 
@@ -214,12 +209,9 @@ impl<E> Scheduler<E> {
     }
 
     /// Take the pending event with key `key` out of the queue (a cancelled
-    /// timer's, which would only be ignored when popped) and return it, if it
-    /// is cheap to find: in the front slot or among the first
-    /// [`CANCEL_SCAN`] keys of its heap. `None` when it is not found there
-    /// (then it stays, and pops as before) or no longer pending (it ran or
-    /// was cancelled). The others keep their keys, so their order is
-    /// unchanged; no sequence number is taken.
+    /// timer's, which would only be ignored when popped) and return it; `None`
+    /// when it is no longer pending (it ran or was cancelled). The others keep
+    /// their keys, so their order is unchanged; no sequence number is taken.
     pub fn cancel(&mut self, key: EventKey) -> Option<E> {
         let k = Key(key.0);
         if k == NO_KEY {
@@ -232,7 +224,7 @@ impl<E> Scheduler<E> {
             let heap = if k.time() < self.split { &mut self.heap } else { &mut self.far };
             // The low 64 bits (sequence number and slot) tell keys apart alone.
             let low = k.0 as u64;
-            let i = heap[..heap.len().min(CANCEL_SCAN)].iter().position(|&x| x.0 as u64 == low)?;
+            let i = heap.iter().position(|&x| x.0 as u64 == low)?;
             remove_at(heap, i);
         }
         let event = self.slab[k.slot()].take().expect("live slot");
@@ -669,9 +661,8 @@ mod tests {
         }
 
         /// Cancelling (in the front slot, the near heap, the far heap, or
-        /// already popped or cancelled) takes out that event or nothing (a
-        /// key too deep to search stays): the rest pop as from a reference
-        /// queue without the events taken out.
+        /// already popped or cancelled) takes out exactly that event: the rest
+        /// pop as from a reference queue without it.
         #[test]
         fn cancel_removes_exactly_that_event(ops in proptest::collection::vec((0u64..30, 0u8..4, 0u64..1000, any::<usize>()), 1..500)) {
             use std::collections::BTreeSet;
@@ -689,18 +680,8 @@ mod tests {
                     }
                     2 if !keys.is_empty() => {
                         let (k, at, seq) = keys[pick % keys.len()];
-                        let pending = reference.contains(&(at, seq));
-                        let got = s.cancel(k);
-                        if got.is_some() {
-                            prop_assert!(pending);
-                            prop_assert_eq!(got, Some(seq));
-                            reference.remove(&(at, seq));
-                        } else if pending {
-                            // Left only when too deep in its heap to search.
-                            let kk = Key(k.0);
-                            let h = if kk.time() < s.split { &s.heap } else { &s.far };
-                            prop_assert!(h.iter().position(|&x| x == kk).is_some_and(|i| i >= CANCEL_SCAN));
-                        }
+                        let was = reference.remove(&(at, seq));
+                        prop_assert_eq!(s.cancel(k), was.then_some(seq));
                         prop_assert_eq!(s.pending(), reference.len());
                     }
                     _ => {
