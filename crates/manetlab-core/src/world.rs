@@ -29,7 +29,7 @@ use crate::phy::{Channel, Radio, RadioParams, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
-use crate::sim::{stream, Component, EventKey, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
+use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use std::collections::BTreeMap;
 
@@ -160,9 +160,6 @@ struct Air {
     /// with the sequence number it had when armed: the run is the same as with
     /// every NAV event scheduled, minus the no-op ones.
     nav_pending: Option<(SimTime, u64, TimerToken)>,
-    /// The key of the NAV event once inserted (else `EventKey::NONE`): a
-    /// later arming takes it out of the queue, where it would only be ignored.
-    nav_key: EventKey,
     mac: WifiMac,
 }
 
@@ -172,7 +169,7 @@ impl Air {
     #[inline]
     fn release_nav(&mut self, n: NodeId, sched: &mut Scheduler<Event>) {
         let needs = self.mac.needs_nav_event();
-        release_nav(&mut self.nav_pending, &mut self.nav_key, n, needs, sched);
+        release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
     /// Note the radio's carrier state; returns it when the MAC must run its
@@ -196,13 +193,8 @@ impl Air {
 
 /// A MAC armed its NAV timer (`SetTimer(Nav)`) for `at`: hold the event back,
 /// with the sequence number it would have had if scheduled now.
-/// The arming replaces the one whose event is in the queue (if any): that
-/// event is taken out (its token is stale now).
 #[inline]
-fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, key: &mut EventKey, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
-    if *key != EventKey::NONE {
-        sched.cancel(std::mem::replace(key, EventKey::NONE));
-    }
+fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
     *pending = Some((at, sched.reserve_seq(), tok));
 }
 
@@ -210,13 +202,13 @@ fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, key: &mut EventKey
 /// ([`WifiMac::needs_nav_event`]) and it is still due; forget it once its
 /// time has passed (it would have been a no-op).
 #[inline]
-fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, key: &mut EventKey, n: NodeId, needs: bool, sched: &mut Scheduler<Event>) {
+fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, n: NodeId, needs: bool, sched: &mut Scheduler<Event>) {
     if let Some((at, seq, tok)) = *pending {
         if !sched.is_pending_key(at, seq) {
             *pending = None;
         } else if needs {
             *pending = None;
-            *key = sched.schedule_reserved_key(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
         }
     }
 }
@@ -238,8 +230,8 @@ impl Air {
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
         if let Some((at, tok)) = nav {
             // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`, and after it.
-            hold_nav(&mut self.nav_pending, &mut self.nav_key, at, tok, sched);
-            release_nav(&mut self.nav_pending, &mut self.nav_key, n, d.needs_nav_event(), sched);
+            hold_nav(&mut self.nav_pending, at, tok, sched);
+            release_nav(&mut self.nav_pending, n, d.needs_nav_event(), sched);
         }
         if changed && !d.carrier_quiet(now, sensing) {
             return Ok(Some(sensing));
@@ -330,10 +322,6 @@ pub struct Simulator {
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
-    /// Each node's pending backoff, defer and send timer events (by
-    /// `MacTimer as usize`; `EventKey::NONE` when none is queued): a MAC's
-    /// `CancelTimer`, or a new arming, takes the stale event out of the queue.
-    mac_keys: Vec<[EventKey; 3]>,
     /// `[outputs]` of the scenario; the files are opened by `open_outputs`.
     outputs: Option<crate::scenario::OutputsSpec>,
     output_dir: Option<std::path::PathBuf>,
@@ -480,7 +468,7 @@ impl Simulator {
                             WifiMac::Dcf(mac)
                         }
                     };
-                    Air { radio: Radio::new(), nav_pending: None, nav_key: EventKey::NONE, mac }
+                    Air { radio: Radio::new(), nav_pending: None, mac }
                 })
                 .collect(),
         };
@@ -558,7 +546,6 @@ impl Simulator {
             free_txs: Vec::new(),
             rx_pool: Vec::new(),
             mac_buf: Vec::with_capacity(8),
-            mac_keys: vec![[EventKey::NONE; 3]; n],
             outputs: s.outputs.clone(),
             output_dir: None,
             tracer: None,
@@ -696,12 +683,6 @@ impl Simulator {
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => {
-                    // Cancelled and replaced armings leave the queue: this is the one queued.
-                    match timer {
-                        MacTimer::Nav => self.air[n.index()].nav_key = EventKey::NONE,
-                        MacTimer::Slot => {}
-                        t => self.mac_keys[n.index()][t as usize] = EventKey::NONE,
-                    }
                     if !self.air[n.index()].mac.timer_is_live(timer, tok) {
                         self.event_counts[KIND_MAC_STALE] += 1;
                     }
@@ -1105,20 +1086,8 @@ impl Simulator {
             next += 1;
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
-                MacAction::SetTimer(MacTimer::Nav, at, tok) => {
-                    let a = &mut self.air[n.index()];
-                    hold_nav(&mut a.nav_pending, &mut a.nav_key, at, tok, &mut self.sched)
-                }
-                MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
-                MacAction::SetTimer(t, at, tok) => {
-                    // A new arming makes the queued one stale.
-                    let k = &mut self.mac_keys[n.index()][t as usize];
-                    if *k != EventKey::NONE {
-                        self.sched.cancel(*k);
-                    }
-                    *k = self.sched.schedule_at_key(at, Event::Mac(n, t, tok));
-                }
-                MacAction::CancelTimer(t) => self.cancel_mac_timer(n, t),
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
+                MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
                 MacAction::Deliver(pkt, from) => {
@@ -1179,20 +1148,6 @@ impl Simulator {
         buf.clear();
         self.mac_buf = buf;
         self.release_nav(n);
-    }
-
-    /// Take node `n`'s queued event of MAC timer `t` out of the queue (its
-    /// arming was cancelled: it would only be ignored).
-    fn cancel_mac_timer(&mut self, n: NodeId, t: MacTimer) {
-        let k = match t {
-            MacTimer::Nav => &mut self.air[n.index()].nav_key,
-            MacTimer::Slot => return,
-            t => &mut self.mac_keys[n.index()][t as usize],
-        };
-        let k = std::mem::replace(k, EventKey::NONE);
-        if k != EventKey::NONE {
-            self.sched.cancel(k);
-        }
     }
 
     /// [`Air::release_nav`] after a MAC handler of node `n`.
@@ -1659,9 +1614,6 @@ impl Simulator {
         let a = &mut self.air[n.index()];
         let held = a.mac.switch_off();
         a.nav_pending = None; // its timer is cancelled: the event would be stale
-        for t in [MacTimer::Backoff, MacTimer::Defer, MacTimer::Send, MacTimer::Nav] {
-            self.cancel_mac_timer(n, t);
-        }
         self.note_queue(now, n);
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
@@ -1725,8 +1677,7 @@ mod layout_tests {
         assert_eq!(offset_of!(Air, radio), 0);
         assert!(offset_of!(Air, nav_pending) >= 64 && offset_of!(Air, nav_pending) + 24 <= 128);
         assert_eq!(offset_of!(Air, mac) % 64, 0);
-        assert!(offset_of!(Air, nav_key) >= 64 && offset_of!(Air, nav_key) + 16 <= 128);
-        let a = Air { radio: Radio::new(), nav_pending: None, nav_key: EventKey::NONE, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))) };
+        let a = Air { radio: Radio::new(), nav_pending: None, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))) };
         let WifiMac::Dcf(d) = &a.mac else { unreachable!() };
         // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
         assert_eq!(d as *const Dcf as usize - &a as *const Air as usize, offset_of!(Air, mac));

@@ -57,17 +57,6 @@ pub enum MacTimer {
     Slot,
 }
 
-/// Cancel `timer` (the DCF's `which`); if an arming was pending, tell the
-/// simulator ([`MacAction::CancelTimer`]) so that its event leaves the queue.
-#[inline]
-fn cancel(timer: &mut Timer, which: MacTimer, out: &mut Vec<MacAction>) {
-    let armed = timer.is_armed();
-    timer.cancel();
-    if armed {
-        out.push(MacAction::CancelTimer(which));
-    }
-}
-
 /// Frames and packets are boxed so that an action is a few words: the
 /// simulator moves every action (mostly `SetTimer`) through its queues, and an
 /// inline `Frame` made each move a copy of the largest variant.
@@ -76,9 +65,6 @@ pub enum MacAction {
     /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
     Transmit(Box<Frame>),
     SetTimer(MacTimer, SimTime, TimerToken),
-    /// The timer's pending arming was cancelled: its event would be ignored,
-    /// so the simulator may take it out of the queue.
-    CancelTimer(MacTimer),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
     Deliver(Box<Packet>, NodeId),
     /// An ARP message arrived intact from `from`.
@@ -319,13 +305,13 @@ impl Dcf {
         }
     }
 
-    fn bo_pause(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+    fn bo_pause(&mut self, now: SimTime) {
         let counting_from = self.bo.stime + self.bo.difs_wait;
         let slots = if now > counting_from { (now - counting_from).0 / self.p.slot.0 } else { 0 };
         self.bo.rtime = SimDuration(self.bo.rtime.0.saturating_sub(slots * self.p.slot.0));
         self.bo.difs_wait = SimDuration::ZERO;
         self.bo_paused = true;
-        cancel(&mut self.bo.timer, MacTimer::Backoff, out);
+        self.bo.timer.cancel();
     }
 
     fn bo_resume(&mut self, now: SimTime, difs: SimDuration, out: &mut Vec<MacAction>) {
@@ -354,7 +340,7 @@ impl Dcf {
             self.bo_resume(now, self.resume_ifs(), out);
         }
         if !idle && self.bo_busy && !self.bo_paused {
-            self.bo_pause(now, out);
+            self.bo_pause(now);
         }
         self.last_check = now;
         self.phy_tx_idle_at_check = !self.phy_busy && self.tx_state == TxState::Idle;
@@ -624,7 +610,7 @@ impl Dcf {
                 let cts_time = self.p.ctrl_airtime(CTS_BYTES);
                 let nav = duration_field(SimDuration(f.nav.0.saturating_sub((self.p.sifs + cts_time).0)));
                 self.ctrl = Some(Frame { kind: FrameKind::Cts, src: self.me, dst: Some(f.src), nav, seq: 0, retry: false, pkt: None, arp: None, airtime: cts_time });
-                cancel(&mut self.defer_timer, MacTimer::Defer, out);
+                self.defer_timer.cancel();
                 self.tx_resume(now, out);
             }
             FrameKind::Cts => {
@@ -633,7 +619,7 @@ impl Dcf {
                     return;
                 }
                 self.rts_pending = false;
-                cancel(&mut self.send_timer, MacTimer::Send, out);
+                self.send_timer.cancel();
                 // §9.2.5.3 (and ns-2): a CTS resets the short retry count, not the window.
                 self.ssrc = 0;
                 self.tx_resume(now, out);
@@ -647,7 +633,7 @@ impl Dcf {
                         return;
                     }
                     self.ctrl = None;
-                    cancel(&mut self.send_timer, MacTimer::Send, out);
+                    self.send_timer.cancel();
                     self.ctrl = Some(self.ack_to(f.src));
                     self.tx_resume(now, out);
                 } else {
@@ -678,7 +664,7 @@ impl Dcf {
                     self.note(now, || "drop ACK invalid state".into());
                     return;
                 }
-                cancel(&mut self.send_timer, MacTimer::Send, out);
+                self.send_timer.cancel();
                 let c = self.tx.take().expect("SEND state holds a frame");
                 if self.counts_long(c.sdu.bytes()) {
                     self.slrc = 0;

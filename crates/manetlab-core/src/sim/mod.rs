@@ -10,5 +10,5 @@ pub mod scheduler;
 pub mod time;
 
 pub use rng::{stream, Component, SimRng};
-pub use scheduler::{EventKey, Scheduler, Timer, TimerToken};
+pub use scheduler::{Scheduler, Timer, TimerToken};
 pub use time::{SimDuration, SimTime};

@@ -5,9 +5,6 @@
 //! deletion): a [`Timer`] hands out a [`TimerToken`] when armed; re-arming or
 //! cancelling bumps its generation, and a popped event whose token is stale is
 //! ignored by its owner. Cancellation is O(1) and never searches the heap.
-//! An owner that keeps the event's [`EventKey`] may also take it out of the
-//! queue ([`Scheduler::cancel`]: a linear search of one heap, then a removal
-//! like a pop's); the MAC timers do, since a third of them are cancelled.
 //!
 //! The heap is 4-ary and holds only 16-byte keys, one `u128`: the time (high 64
 //! bits), the sequence number (next 40) and the slot of the event's payload in a
@@ -55,18 +52,6 @@ impl Key {
     fn slot(self) -> usize {
         (self.0 as u64 & SLOT_MASK) as usize
     }
-}
-
-/// A scheduled event's key, from [`Scheduler::schedule_at_key`] or
-/// [`Scheduler::schedule_reserved_key`]: [`Scheduler::cancel`] takes the event
-/// out of the queue with it. Keys are unique (by sequence number) and never
-/// reused, so a key whose event has run or was cancelled matches nothing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EventKey(u128);
-
-impl EventKey {
-    /// Matches no event.
-    pub const NONE: EventKey = EventKey(u128::MAX);
 }
 
 /// Width of the time window the near heap holds after a refill (ns).
@@ -194,44 +179,6 @@ impl<E> Scheduler<E> {
         true
     }
 
-    /// As [`Scheduler::schedule_at`], returning the event's key for [`Scheduler::cancel`].
-    pub fn schedule_at_key(&mut self, at: SimTime, event: E) -> EventKey {
-        assert!(at >= self.now, "event scheduled in the past: at {at} < now {}", self.now);
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        EventKey(self.insert(at, seq, event).0)
-    }
-
-    /// As [`Scheduler::schedule_reserved`], returning the event's key for [`Scheduler::cancel`].
-    pub fn schedule_reserved_key(&mut self, at: SimTime, seq: u64, event: E) -> EventKey {
-        assert!(self.is_pending_key(at, seq), "reserved event already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
-        EventKey(self.insert(at, seq, event).0)
-    }
-
-    /// Take the pending event with key `key` out of the queue (a cancelled
-    /// timer's, which would only be ignored when popped) and return it; `None`
-    /// when it is no longer pending (it ran or was cancelled). The others keep
-    /// their keys, so their order is unchanged; no sequence number is taken.
-    pub fn cancel(&mut self, key: EventKey) -> Option<E> {
-        let k = Key(key.0);
-        if k == NO_KEY {
-            return None;
-        }
-        if k == self.front {
-            self.front = NO_KEY;
-        } else {
-            // Near keys are all before `split` (which only grows), far keys at or after it.
-            let heap = if k.time() < self.split { &mut self.heap } else { &mut self.far };
-            // The low 64 bits (sequence number and slot) tell keys apart alone.
-            let low = k.0 as u64;
-            let i = heap.iter().position(|&x| x.0 as u64 == low)?;
-            remove_at(heap, i);
-        }
-        let event = self.slab[k.slot()].take().expect("live slot");
-        self.free.push(k.slot() as u32);
-        Some(event)
-    }
-
     /// Schedule `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         self.schedule_at(self.now + delay, event);
@@ -275,8 +222,8 @@ impl<E> Scheduler<E> {
         (k != NO_KEY).then(|| SimTime(k.time()))
     }
 
-    /// Store `event` in a free slot and push its key; returns the key.
-    fn insert(&mut self, at: SimTime, seq: u64, event: E) -> Key {
+    /// Store `event` in a free slot and push its key.
+    fn insert(&mut self, at: SimTime, seq: u64, event: E) {
         assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
         let slot = match self.free.pop() {
             Some(s) => {
@@ -289,11 +236,10 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u64
             }
         };
-        let new = Key::new(at, seq, slot);
-        let mut key = new;
+        let mut key = Key::new(at, seq, slot);
         if at.0 >= self.split {
             push_heap(&mut self.far, key);
-            return new;
+            return;
         }
         // The new smallest key waits in the front slot (keys are unique: `<`
         // is strict); whatever was there goes to the heap.
@@ -303,10 +249,9 @@ impl<E> Scheduler<E> {
             }
         } else if self.heap.first().is_none_or(|&top| key < top) {
             self.front = key;
-            return new;
+            return;
         }
         push_heap(&mut self.heap, key);
-        new
     }
 
     /// The near side is empty: move the far keys before the earliest far time
@@ -356,25 +301,18 @@ fn push_heap(heap: &mut Vec<Key>, key: Key) {
     heap[i] = key;
 }
 
-/// Remove the root key of the 4-ary heap `heap`.
-#[inline]
-fn remove_top(heap: &mut Vec<Key>) {
-    remove_at(heap, 0);
-}
-
-/// Remove the key at `i` of the 4-ary heap `heap`: walk the hole down along
-/// the smallest children to a leaf, put the last key there and sift it up (the
+/// Remove the root key of the 4-ary heap `heap`: walk the hole down along the
+/// smallest children to a leaf, put the last key there and sift it up (the
 /// last key is usually a late one and rarely moves up: one comparison per
-/// level saved). Sifting up from the leaf may pass `i`: the path from the
-/// root to the leaf stays ordered either way.
-#[inline]
-fn remove_at(heap: &mut Vec<Key>, mut i: usize) {
+/// level saved).
+fn remove_top(heap: &mut Vec<Key>) {
     let last = heap.pop().expect("non-empty heap");
     let n = heap.len();
-    if i == n {
+    if n == 0 {
         return;
     }
     let h = &mut heap[..];
+    let mut i = 0;
     loop {
         let c = 4 * i + 1;
         let m = if c + 4 <= n {
@@ -656,40 +594,6 @@ mod tests {
                     }
                 }
             }
-            let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
-            prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
-        }
-
-        /// Cancelling (in the front slot, the near heap, the far heap, or
-        /// already popped or cancelled) takes out exactly that event: the rest
-        /// pop as from a reference queue without it.
-        #[test]
-        fn cancel_removes_exactly_that_event(ops in proptest::collection::vec((0u64..30, 0u8..4, 0u64..1000, any::<usize>()), 1..500)) {
-            use std::collections::BTreeSet;
-            let mut s = Scheduler::new();
-            let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
-            let mut keys: Vec<(EventKey, SimTime, u64)> = Vec::new();
-            for (d, op, fine, pick) in ops {
-                match op {
-                    0 | 1 => {
-                        let at = s.now() + SimDuration(d * 10_000_000 + fine);
-                        let seq = s.reserve_seq();
-                        let k = if op == 0 { s.schedule_reserved_key(at, seq, seq) } else { s.schedule_at_key(at, seq) };
-                        keys.push((k, at, seq));
-                        reference.insert((at, seq));
-                    }
-                    2 if !keys.is_empty() => {
-                        let (k, at, seq) = keys[pick % keys.len()];
-                        let was = reference.remove(&(at, seq));
-                        prop_assert_eq!(s.cancel(k), was.then_some(seq));
-                        prop_assert_eq!(s.pending(), reference.len());
-                    }
-                    _ => {
-                        prop_assert_eq!(s.pop_until(SimTime::MAX), reference.pop_first());
-                    }
-                }
-            }
-            prop_assert_eq!(s.cancel(EventKey::NONE), None);
             let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
             prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
         }
