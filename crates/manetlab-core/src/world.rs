@@ -95,6 +95,7 @@ const KIND_MAC_STALE: usize = 21;
 const KIND_TCP_STALE: usize = 22;
 const KIND_SIGNAL_START: usize = 8;
 const KIND_SIGNAL_END: usize = 9;
+const KIND_TX_END: usize = 7;
 
 impl Event {
     /// Index of this event's kind in [`EVENT_KINDS`].
@@ -249,6 +250,11 @@ struct TxRecord {
     /// Index in `rx` of the next signal start and of the next signal end.
     next_start: usize,
     next_end: usize,
+    /// The sender while its `TxEnd` is still to run: until then the walk of
+    /// the signal ends waits at the `TxEnd`'s key (which is before the first
+    /// end's: its sequence number was taken first) and runs it first. One
+    /// heap entry less per frame.
+    tx_end: Option<NodeId>,
 }
 
 /// One receiver of a frame: the signal starts at `start` with key (start, seq)
@@ -682,10 +688,7 @@ impl Simulator {
                     }
                     self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
                 }
-                Event::TxEnd(n) => {
-                    self.air[n.index()].radio.end_tx();
-                    self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
-                }
+                Event::TxEnd(n) => self.tx_end(now, n),
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
                 Event::SignalEnd(tx) => self.signal_ends(now, tx),
                 Event::SampleQueues => self.sample_queues(now),
@@ -1164,7 +1167,9 @@ impl Simulator {
         }
         self.air[n.index()].radio.start_tx();
         let airtime = frame.airtime;
-        self.sched.schedule_at(now + airtime, Event::TxEnd(n));
+        // The TxEnd's key, taken before the receivers'; the event is its own
+        // only without receivers, else the signal-end walk's (`TxRecord::tx_end`).
+        let (tx_end_at, tx_end_seq) = (now + airtime, self.sched.reserve_seq());
         let id = match self.free_txs.pop() {
             Some(id) => id,
             None => {
@@ -1202,6 +1207,7 @@ impl Simulator {
         if rx.is_empty() {
             self.free_txs.push(id);
             self.rx_pool.push(rx);
+            self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::TxEnd(n));
         } else {
             // Each receiver's start and end events get the numbers of one
             // contiguous block, two per receiver in (arrival, node) order. The
@@ -1216,8 +1222,8 @@ impl Simulator {
             }
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
-            self.sched.schedule_reserved(first.start + airtime, first.seq + 1, Event::SignalEnd(id));
-            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0 });
+            self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
+            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
         }
     }
 
@@ -1249,8 +1255,30 @@ impl Simulator {
         rec.next_start = i;
     }
 
-    /// As [`Simulator::signal_starts`] for the signal ends; the last one frees `tx`.
+    /// Node `n`'s own transmission ends.
+    fn tx_end(&mut self, now: SimTime, n: NodeId) {
+        self.air[n.index()].radio.end_tx();
+        self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
+    }
+
+    /// As [`Simulator::signal_starts`] for the signal ends; the last one frees
+    /// `tx`. The first entry is the sender's `TxEnd` ([`TxRecord::tx_end`]).
     fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
+        let rec = self.txs[tx as usize].as_mut().expect("live transmission");
+        if let Some(n) = rec.tx_end.take() {
+            // This event was the TxEnd (counted as a signal end by `dispatch`).
+            self.event_counts[KIND_SIGNAL_END] -= 1;
+            self.event_counts[KIND_TX_END] += 1;
+            self.tx_end(now, n);
+            let rec = self.txs[tx as usize].as_ref().expect("live transmission");
+            let (at, seq) = (rec.rx[0].start + rec.airtime, rec.rx[0].seq + 1);
+            if !self.sched.advance_inline(at, seq) {
+                self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
+                return;
+            }
+            self.event_counts[KIND_SIGNAL_END] += 1;
+            now = at;
+        }
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
         let params = self.channel.as_ref().expect("channel").params;
