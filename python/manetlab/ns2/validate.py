@@ -217,17 +217,17 @@ def _g(v: float) -> str:
 BANDS = {"tcp_goodput_kbps": ("rel", 0.03), "cbr_pdr": ("abs", 0.02)}
 
 
-def verdict(metric: str, ours_mean: float, ns2_mean: float, lo: float, hi: float) -> str:
+def verdict(metric: str, ours_mean: float, ns2_mean: float, lo: float, hi: float, n: int) -> str:
     """`within` the band, `n.s.` (outside it, but the difference's 95 % interval still
-    reaches the band: more seeds would tell), `outside` (the whole interval is beyond
-    the band), or `—` for a metric without a band."""
+    reaches the band, or one seed gives no interval: more seeds would tell), `outside`
+    (the whole interval is beyond the band), or `—` for a metric without a band."""
     if metric not in BANDS:
         return "—"
     kind, width = BANDS[metric]
     band = width * abs(ns2_mean) if kind == "rel" else width
     if abs(ours_mean - ns2_mean) <= band:
         return "within"
-    return "n.s." if lo <= band and hi >= -band else "outside"
+    return "n.s." if n < 2 or (lo <= band and hi >= -band) else "outside"
 
 
 def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[str]], seeds: dict[str, list[int]], nsv: str, argv: list[str]) -> str:
@@ -274,7 +274,7 @@ def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[st
                 diff, lo, hi = paired_ci(ours, theirs)
                 ratio = _g(mo / mt) if mt else "—"
                 n = f" (n={len(pairs)})" if len(pairs) != len(seeds[table]) else ""
-                v = verdict(m, mo, mt, lo, hi)
+                v = verdict(m, mo, mt, lo, hi, len(pairs))
                 if v != "—":
                     counts[v] = counts.get(v, 0) + 1
                 out.append(f"| {r.label}{n} | {m} | {_g(mo)} | {_g(mt)} | {ratio} | {_g(diff)} [{_g(lo)}, {_g(hi)}] | {v} | `{r.command}` |")

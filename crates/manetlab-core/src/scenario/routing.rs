@@ -194,6 +194,10 @@ impl AodvSpec {
                 return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
             }
         }
+        if self.reply_lifetime_wraps.is_some() && !q.intermediate_replies {
+            // Only an intermediate node's reply carries the wrapped lifetime.
+            return Err(ScenarioError::new(p("reply_lifetime_wraps"), "only applies with intermediate_replies = true"));
+        }
         Ok(())
     }
 }
@@ -349,6 +353,8 @@ mod tests {
         assert!(!aodv("reply_lifetime_wraps = false").unwrap().routing.unwrap().aodv.unwrap().params().reply_lifetime_wraps);
         let e = aodv("rules = \"rfc3561\"\nreply_lifetime_wraps = true").unwrap_err();
         assert!(e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("rules = \"ns2\""), "{e}");
+        let e = aodv("intermediate_replies = false\nreply_lifetime_wraps = false").unwrap_err();
+        assert!(e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("intermediate_replies = true"), "{e}");
         let e = aodv("rules = \"rfc3561\"\nfirst_request_network_wide = false").unwrap_err();
         assert!(e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""), "{e}");
         let e = aodv("local_repair = false\nlocal_repair_timer_bug = false").unwrap_err();

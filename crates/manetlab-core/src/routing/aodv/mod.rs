@@ -95,12 +95,13 @@ pub struct Params {
     /// An ns-2 bug, off by default.
     pub local_repair_new_seq: bool,
     /// ns-2 rules: an intermediate node replies with lifetime
-    /// `(u_int32_t)(rt_expire − now)`, and for a route past its lifetime (in
-    /// repair, where `sendRequest` set rt_expire to 0, or up but not yet seen
-    /// by the purge timer) that difference is negative: ns-2.35's x86-64 build
-    /// truncates it to a 64-bit integer (`cvttsd2si`) and keeps the low 32
-    /// bits, so the reply advertises about 2³² s and every node that takes it
-    /// holds the route until data refreshes it to ACTIVE_ROUTE_TIMEOUT. An
+    /// `(u_int32_t)(rt_expire − now)`, and for a route in repair (where
+    /// `sendRequest` set rt_expire to 0) that difference is −now: ns-2.35's
+    /// x86-64 build truncates it to a 64-bit integer (`cvttsd2si`) and keeps
+    /// the low 32 bits, so the reply advertises about 2³² s and every node
+    /// that takes it holds the route until data refreshes it to
+    /// ACTIVE_ROUTE_TIMEOUT. (An expired route not yet purged is at most the
+    /// purge interval past, which truncates to 0.) An
     /// ns-2 bug (true reproduces it; false: a lifetime of 0).
     pub reply_lifetime_wraps: bool,
     /// A RERR from a neighbour drops every packet queued for that neighbour

@@ -265,6 +265,16 @@ fn choose_flow(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<NodeId>
     mark
 }
 
+/// End the live flows of one destination whose route uses the link `from` →
+/// `to` (ns-2 sets their timeout 1 s in the past).
+fn expire_flows_over(list: &mut [SourceFlow], now: SimTime, from: NodeId, to: NodeId) {
+    for f in list.iter_mut() {
+        if f.timeout >= now && f.route.windows(2).any(|w| w[0] == from && w[1] == to) {
+            f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
+        }
+    }
+}
+
 /// Drop the flows of one destination that can no longer change what
 /// [`Dsr::flow_for`] or [`Dsr::dead_link`] do, so that the list holds at most
 /// the flows used within the last `FLOW_TIMEOUT_S` plus the default one.
@@ -507,12 +517,7 @@ impl Dsr {
     fn dead_link(&mut self, now: SimTime, from: NodeId, to: NodeId) {
         self.cache.dead_link(from, to);
         for list in self.flows.values_mut() {
-            for f in list.iter_mut() {
-                if f.timeout >= now && f.route.windows(2).any(|w| w[0] == from && w[1] == to) {
-                    // ns-2 sets the timeout 1 s in the past.
-                    f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
-                }
-            }
+            expire_flows_over(list, now, from, to);
             prune_flows(list, now);
         }
         self.flows.retain(|_, list| !list.is_empty());

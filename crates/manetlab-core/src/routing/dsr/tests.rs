@@ -685,11 +685,7 @@ fn unpruned_flow_for(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<N
 
 fn unpruned_dead_link(lists: &mut BTreeMap<NodeId, Vec<SourceFlow>>, now: SimTime, from: NodeId, to: NodeId) {
     for list in lists.values_mut() {
-        for f in list.iter_mut() {
-            if f.timeout >= now && f.route.windows(2).any(|w| w[0] == from && w[1] == to) {
-                f.timeout = SimTime(now.0.saturating_sub(SimDuration::from_secs_f64(1.0).0));
-            }
-        }
+        super::expire_flows_over(list, now, from, to);
     }
 }
 
