@@ -59,6 +59,8 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
+    /// The candidates' positions of the last moving-epoch query.
+    scratch_pos: Vec<[f64; 2]>,
     /// Per node, the leg in force at its last query (queries come mostly in time order).
     legs: Vec<LegCache>,
     /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
@@ -265,7 +267,7 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -388,12 +390,17 @@ impl Channel {
         // candidates overlap when no data-dependent branch of the ordering
         // sits between them. The order is a total one (node ids are unique),
         // so the result is the same as inserting each link as it is found.
-        for &n in &m.cand[s] {
-            let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
+        // Positions (cache records, their branches) in one pass, links (the
+        // floating-point chains) in another.
+        let mut pos = std::mem::take(&mut m.scratch_pos);
+        pos.clear();
+        pos.extend(m.cand[s].iter().map(|&n| m.legs[n.index()].position_at(&m.trajectories[n.index()], now)));
+        for (&n, &q) in m.cand[s].iter().zip(&pos) {
             if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
                 out.push(nb);
             }
         }
+        m.scratch_pos = pos;
         sort_arrival_order(&mut out);
         m.scratch = out;
     }
