@@ -59,6 +59,8 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
+    /// The candidates' positions of the last moving-epoch query.
+    scratch_pos: Vec<[f64; 2]>,
     /// Per node, the leg in force at its last query (queries come mostly in time order).
     legs: Vec<LegCache>,
     /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
@@ -265,7 +267,7 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -384,12 +386,22 @@ impl Channel {
         let mut out = std::mem::take(&mut m.scratch);
         out.clear();
         let p = m.legs[s].position_at(&m.trajectories[s], now);
-        for &n in &m.cand[s] {
-            let q = m.legs[n.index()].position_at(&m.trajectories[n.index()], now);
+        // Links first, order after: the floating-point chains of successive
+        // candidates overlap when no data-dependent branch of the ordering
+        // sits between them. The order is a total one (node ids are unique),
+        // so the result is the same as inserting each link as it is found.
+        // Positions (cache records, their branches) in one pass, links (the
+        // floating-point chains) in another.
+        let mut pos = std::mem::take(&mut m.scratch_pos);
+        pos.clear();
+        pos.extend(m.cand[s].iter().map(|&n| m.legs[n.index()].position_at(&m.trajectories[n.index()], now)));
+        for (&n, &q) in m.cand[s].iter().zip(&pos) {
             if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
-                push_in_arrival_order(&mut out, nb);
+                out.push(nb);
             }
         }
+        m.scratch_pos = pos;
+        sort_arrival_order(&mut out);
         m.scratch = out;
     }
 
@@ -431,20 +443,22 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
     Some(Neighbor { node: n, distance_m: d, delay: SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
 }
 
-/// Append `nb` to `v`, kept sorted by (delay, node): a step of insertion
-/// sort. Candidates come nearest first (at the epoch's start), so the list
-/// is nearly in order: most entries stay last, the others move a step or two.
+/// Sort `v` by (delay, node) by insertion: candidates come nearest first (at
+/// the epoch's start), so the list is nearly in order and most entries stay.
 #[inline]
-fn push_in_arrival_order(v: &mut Vec<Neighbor>, nb: Neighbor) {
+fn sort_arrival_order(v: &mut [Neighbor]) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
-    let kx = key(&nb);
-    let mut j = v.len();
-    v.push(nb);
-    while j > 0 && key(&v[j - 1]) > kx {
-        v[j] = v[j - 1];
-        j -= 1;
-    }
-    if j < v.len() - 1 {
+    for i in 1..v.len() {
+        let nb = v[i];
+        let kx = key(&nb);
+        if key(&v[i - 1]) <= kx {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > kx {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
         v[j] = nb;
     }
 }
