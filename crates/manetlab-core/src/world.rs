@@ -1393,7 +1393,7 @@ impl Simulator {
         }
     }
 
-    /// What [`Wifi::reception_quiet`] left of an errored reception to the MAC's handlers.
+    /// What [`Air::reception_quiet`] left of an errored reception to the MAC's handlers.
     #[inline(always)]
     fn after_quiet_error(&mut self, now: SimTime, n: NodeId, quiet: Result<Option<bool>, (bool, bool)>) {
         match quiet {
@@ -1405,7 +1405,7 @@ impl Simulator {
 
     /// Tell the MAC of a reception outcome (first) and any carrier change (then),
     /// so that EIFS is chosen before the idle medium resumes the backoff: the
-    /// part of a reception [`Wifi::reception_quiet`] left to the MAC's handlers
+    /// part of a reception [`Air::reception_quiet`] left to the MAC's handlers
     /// (`sensing` and whether it `changed` are already noted).
     #[inline(never)]
     fn mac_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>, sensing: bool, changed: bool) {

@@ -163,11 +163,11 @@ pub struct Dcf {
     /// The backoff runs (ns-2 `BackoffTimer::busy`) and is paused.
     bo_busy: bool,
     bo_paused: bool,
-    /// `p.immediate_access` and `p.eifs_mode == Standard` (`p` is not changed after `new`).
+    /// `p.immediate_access` and `p.eifs_mode == Standard` (`p` is private and never changed after `new`, so the copies cannot drift).
     immediate_access: bool,
     eifs_standard: bool,
     // ---- the rest
-    pub p: MacParams,
+    p: MacParams,
     rng: SimRng,
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
     pub pacing: bool,
@@ -519,7 +519,7 @@ impl Dcf {
     /// A frame of `airtime` starting now was captured (ignored as noise) while we
     /// were receiving a stronger one. ns-2 `capture`: NAV to its end + EIFS.
     pub fn rx_captured(&mut self, now: SimTime, airtime: SimDuration, out: &mut Vec<MacAction>) {
-        if self.p.eifs_mode == EifsMode::Ns2 {
+        if !self.eifs_standard {
             self.set_nav(now, duration_field(self.eifs + airtime), out);
         }
     }

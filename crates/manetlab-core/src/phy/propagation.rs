@@ -61,11 +61,6 @@ impl Propagation {
         MeanRx::new(self, a, pt_w).at(d_m)
     }
 
-    /// Received power of one reception: the mean, times a log-normal draw for shadowing.
-    pub fn rx_w(&self, a: &Antennas, pt_w: f64, d_m: f64, rng: &mut SimRng) -> f64 {
-        self.rx_from_mean_w(self.mean_rx_w(a, pt_w, d_m), rng)
-    }
-
     /// Received power of one reception whose mean power `mean_w` is known (the
     /// channel has it for every receiver): times a log-normal draw for shadowing.
     #[inline]
@@ -254,20 +249,6 @@ mod tests {
         }
     }
 
-    /// A reception's power from the channel's mean is the same draw as from the distance.
-    #[test]
-    fn rx_from_mean_is_rx_at_distance() {
-        let a = ns2();
-        for model in [Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: 2.7, sigma_db: 4.0, d0_m: 1.0 }] {
-            let (mut r1, mut r2) = (stream(3, 1, Component::Phy), stream(3, 1, Component::Phy));
-            for i in 0..200 {
-                let d = 10.0 + 3.7 * i as f64;
-                let mean = MeanRx::new(&model, &a, PT_W).at(d);
-                assert_eq!(model.rx_from_mean_w(mean, &mut r1).to_bits(), model.rx_w(&a, PT_W, d, &mut r2).to_bits());
-            }
-        }
-    }
-
     #[test]
     fn shadowing_is_log_normal_around_the_mean() {
         let a = ns2();
@@ -277,7 +258,7 @@ mod tests {
         assert!((mean / a.friis_w(PT_W, 100.0) - 1.0).abs() < 1e-9);
         let mut rng = stream(1, 0, Component::Phy);
         let n = 20_000;
-        let db: Vec<f64> = (0..n).map(|_| 10.0 * (m.rx_w(&a, PT_W, 100.0, &mut rng) / mean).log10()).collect();
+        let db: Vec<f64> = (0..n).map(|_| 10.0 * (m.rx_from_mean_w(mean, &mut rng) / mean).log10()).collect();
         let mu = db.iter().sum::<f64>() / n as f64;
         let sd = (db.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / n as f64).sqrt();
         assert!(mu.abs() < 0.1, "mean dB offset {mu}");

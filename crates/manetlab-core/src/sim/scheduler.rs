@@ -254,8 +254,8 @@ impl<E> Scheduler<E> {
         push_heap(&mut self.heap, key);
     }
 
-    /// The near side is empty: move the far keys before the earliest far time
-    /// + `NEAR_WINDOW_NS` to the near heap. `None` when nothing is pending, or
+    /// The near side is empty: move the far keys before (the earliest far time
+    /// plus `NEAR_WINDOW_NS`) to the near heap. `None` when nothing is pending, or
     /// nothing until `until` (then nothing moves).
     #[cold]
     fn refill(&mut self, until: SimTime) -> Option<()> {
