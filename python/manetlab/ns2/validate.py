@@ -243,8 +243,8 @@ def render(rows: list[Row], results: dict[int, Any], failures: dict[int, list[st
         "with its 95 % Student-t interval. Metric definitions: docs/metrics.md and docs/ns2.md.",
         "In the commands, N is the number of seeds. *band*: issue 10's criterion, TCP goodput within",
         "±3 % of ns-2 and CBR delivery within ±0.02 — `within`; `n.s.` = outside, but the 95 % interval",
-        "of the difference reaches the band (not distinguishable at this many seeds); `outside` = the",
-        "whole interval lies beyond it.",
+        "of the difference reaches the band, or a single seed gives no interval (not distinguishable at",
+        "this many seeds); `outside` = the whole interval lies beyond it.",
         "",
     ]
     summary_at = len(out)
