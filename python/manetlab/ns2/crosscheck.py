@@ -218,6 +218,12 @@ def _drop_scalars(ours: Mapping[str, int], theirs: Mapping[str, int]) -> list[tu
 STALL_S = 120.0
 
 
+def ns_time_limit_s(duration_s: float) -> float:
+    """How long an ns-2 run of `duration_s` simulated seconds may take before it is
+    ended as hung, whatever its trace does (a slow but live run ends well within it)."""
+    return 300.0 + 5.0 * duration_s
+
+
 def _run_ns(ns: str, ns_dir: Path, seed: int, limit_s: float, stall_s: float | None) -> tuple[int, str]:
     """Run ``ns run.tcl`` in `ns_dir`; (status, stderr or stdout). Ns2RunFailed when it
     outlives `limit_s` or its trace stops growing for `stall_s` seconds."""
@@ -269,7 +275,7 @@ def _one_seed(
         result = run(with_movement, out=ours_dir)
         ns_dir = Path(keep_dir) / f"seed{seed}" if keep_dir else tmp / "ns2"
         export_ns2(s, ns_dir, movement_file=ours_dir / "movement.tcl", mac_trace=mac_trace)
-        limit = timeout_s if timeout_s is not None else 300.0 + 5.0 * s.duration_s
+        limit = timeout_s if timeout_s is not None else ns_time_limit_s(s.duration_s)
         returncode, output = _run_ns(ns, ns_dir, seed, limit, stall_s)
         if returncode != 0 or not (ns_dir / "ports.txt").exists():
             tail = output.strip().splitlines()[-3:]
