@@ -3,7 +3,8 @@
 #               (examples/default_study.toml: NewReno vs ABRA on the same seed)
 #   make test   set up, then cargo tests of the core and the pytest suites
 #   make bench  set up, then benchmarks/run.py --vs-ns2 (ours vs ns-2.35;
-#               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row)
+#               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row;
+#               PGO build when the toolchain has llvm-profdata, as below)
 #   make validate  long validations; rewrites the tables in docs/validation/
 #               (validate-ns2: manetlab vs ns-2.35, needs `ns` on PATH)
 #   make clean  remove build outputs (make distclean also removes .venv)
@@ -38,7 +39,7 @@ test: $(BUILD_STAMP)
 BENCH_REPEAT ?= 3
 BENCH_SEEDS ?= 5
 bench: $(BUILD_STAMP)
-	$(PY) benchmarks/run.py --vs-ns2 --repeat $(BENCH_REPEAT) --seeds $(BENCH_SEEDS)
+	$(PY) benchmarks/run.py --vs-ns2 --repeat $(BENCH_REPEAT) --seeds $(BENCH_SEEDS) --pgo $(if $(filter 0,$(PGO)),off,auto)
 
 # Validations too long for `make test` (their pass/fail checks are also tests);
 # the tables they print are committed under docs/validation/.
@@ -72,8 +73,21 @@ $(DEPS_STAMP): pyproject.toml | $(PY)
 	touch $@
 
 # Release build installed in editable mode: Python edits need no rebuild, Rust edits do.
-$(BUILD_STAMP): $(RUST_INPUTS) pyproject.toml $(DEPS_STAMP) $(EXT_MISSING)
-	env -u CONDA_PREFIX VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop --release
+# With PGO=auto (default) and rustup's llvm-tools component installed, the core is
+# built with profile-guided optimisation (benchmarks/pgo.py: an instrumented build
+# runs the training set benchmarks/pgo/, ~1 min more; results are byte-identical,
+# 7-18 % less CPU); PGO=0 never does.
+PGO ?= auto
+PGO_TRAINING := $(wildcard benchmarks/pgo/*.toml) benchmarks/pgo.py
+$(BUILD_STAMP): $(RUST_INPUTS) pyproject.toml $(DEPS_STAMP) $(EXT_MISSING) $(PGO_TRAINING)
+	@if [ "$(PGO)" != 0 ] && $(PY) benchmarks/pgo.py available; then \
+		echo "building with PGO (benchmarks/pgo.py; PGO=0 to skip)"; \
+		$(PY) benchmarks/pgo.py profile && \
+		env -u CONDA_PREFIX VIRTUAL_ENV="$(abspath $(VENV))" CARGO_TARGET_DIR="$(abspath target/pgo-use)" \
+			RUSTFLAGS="$$($(PY) benchmarks/pgo.py rustflags)" $(VENV)/bin/maturin develop --release; \
+	else \
+		env -u CONDA_PREFIX VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop --release; \
+	fi
 	touch $@
 
 clean:

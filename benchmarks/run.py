@@ -48,18 +48,31 @@ SCENARIOS = ROOT / "benchmarks" / "scenarios"
 BINARY = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 
-def build() -> None:
+def build(pgo: str) -> tuple[Path, str]:
+    """Build `run_scenario`; returns it and how it was built (for the record).
+
+    `pgo`: "on" builds with profile-guided optimisation (benchmarks/pgo.py) and
+    fails without llvm-profdata; "auto" does when the toolchain has it, as
+    `make` builds the Python extension; "off" never does.
+    """
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import pgo as pgo_build
+
+    if pgo == "on" or (pgo == "auto" and pgo_build.profdata_tool() is not None):
+        pgo_build.profile()
+        return pgo_build._cargo_example(pgo_build.USE_DIR, pgo_build.rustflags()), "release + PGO (`benchmarks/pgo.py`, training set `benchmarks/pgo/`)"
     subprocess.run(
         ["cargo", "build", "--release", "--quiet", "-p", "manetlab-core", "--example", "run_scenario"],
         cwd=ROOT,
         check=True,
     )
+    return BINARY, "release, no PGO"
 
 
-def run_once(scenario: Path) -> tuple[float, int, float, int]:
+def run_once(binary: Path, scenario: Path) -> tuple[float, int, float, int]:
     """(wall seconds, events, peak RSS MiB, trace bytes) of one run in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="manetlab-bench-") as out:
-        proc = subprocess.run([str(BINARY), str(scenario), "--time", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run([str(binary), str(scenario), "--time", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         sys.exit(f"{scenario.name} failed: {proc.stderr.strip()}")
     m = re.search(r"wall_s=([\d.]+) events=(\d+) events_per_s=\d+ peak_rss_kib=(\d+) trace_bytes=(\d+)", proc.stderr)
@@ -246,7 +259,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5, help="--vs-ns2: at most this many seeds per workload (default 5)")
     ap.add_argument("--ns2-max-nodes", type=int, default=400, help="--vs-ns2: skip ns-2 on larger networks (default 400)")
     ap.add_argument("--no-ns2", action="store_true", help="--vs-ns2: do not run ns-2 even if it is on PATH")
-    ap.add_argument("--binary", type=Path, default=BINARY, help="--vs-ns2: the run_scenario binary to time (default: this tree's release build)")
+    ap.add_argument("--binary", type=Path, help="the run_scenario binary to time (default: this tree's release build, see --pgo)")
+    ap.add_argument("--pgo", choices=["auto", "on", "off"], default="auto", help="build the binary with profile-guided optimisation: auto = when the toolchain has llvm-profdata (as `make` builds the extension), default auto")
     ap.add_argument("--kinds", action="store_true", help="--vs-ns2: also print each run's event-kind breakdown")
     ap.add_argument("only", nargs="*", help="run only scenarios whose file name contains one of these")
     args = ap.parse_args()
@@ -257,14 +271,18 @@ def main() -> None:
         record(args, table, "python benchmarks/run.py " + " ".join(sys.argv[1:]))
         return
 
-    build()
+    if args.binary is None:
+        args.binary, args.build = build(args.pgo)
+    else:
+        args.build = f"given binary `{args.binary}`"
+    print(f"binary: {args.binary} ({args.build})", flush=True)
     if args.vs_ns2:
         record(args, vs_ns2(args), "python benchmarks/run.py " + " ".join(sys.argv[1:]))
         return
     files = sorted(p for p in SCENARIOS.glob("*.toml") if not args.only or any(s in p.name for s in args.only))
     rows = []
     for f in files:
-        runs = [run_once(f) for _ in range(args.repeat)]
+        runs = [run_once(args.binary, f) for _ in range(args.repeat)]
         wall = statistics.median(r[0] for r in runs)
         events = runs[0][1]
         rss = max(r[2] for r in runs)
@@ -284,7 +302,8 @@ def record(args: argparse.Namespace, table: list[str], cmd: str) -> None:
             f"## {dt.date.today().isoformat()} — `{cmd.strip()}`",
             "",
             f"Machine: {os.cpu_count()} CPUs (`nproc`), {cpu_model()}; {platform.system()} {platform.release()}; "
-            f"git {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}.",
+            f"git {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}."
+            + (f" Build: {args.build}." if getattr(args, "build", None) else ""),
             "",
             *table,
             "",
