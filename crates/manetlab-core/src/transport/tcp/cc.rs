@@ -193,6 +193,12 @@ pub trait CongestionControl {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
     }
+    /// A fast retransmit also backs the RTO off (ns-2 Vegas: `reset_rtx_timer(1)`,
+    /// whose `backoff` argument defaults to 1; Reno's `reset_rtx_timer(1, 0)` does not).
+    /// Default false.
+    fn backoff_on_fast_retransmit(&self) -> bool {
+        false
+    }
     /// Back the RTO off after a timeout. None (default): the engine doubles as ns-2
     /// `rtt_backoff`; a variant that backs off differently sets `s.backoff` and returns true.
     fn backoff_rto(&mut self, _s: &mut CcState) -> bool {

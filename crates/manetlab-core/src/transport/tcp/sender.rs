@@ -1051,6 +1051,9 @@ impl TcpSender {
         // ns-2 `reset_rtx_timer`: restart the timer, stop the RTT timing (Karn).
         self.rtt_active = false;
         self.karn_floor = self.karn_floor.max(self.una);
+        if self.cc.backoff_on_fast_retransmit() {
+            self.backoff_rto();
+        }
         self.rto_at = Some(now + secs(self.rto_s()));
         match self.kind {
             Recovery::Tahoe => {

@@ -584,6 +584,10 @@ fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
     assert_eq!(h.ack(0.26, 0, &[]), vec![0, 2, 3]);
     assert_eq!(h.s.stats.fast_retransmits, 1);
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 20.0));
+    // ns-2 Vegas restarts the timer with `reset_rtx_timer(1)`, whose backoff argument
+    // defaults to 1: the RTO doubles, max(RTO, minrto_)·2 = 2 s (Reno passes 0).
+    assert!(close(h.s.rto_s(), 2.0));
+    assert_eq!(h.s.poll_at(), Some(t(2.26)));
 }
 
 /// The run-up shared by the two Vegas-after-a-timeout tests: cwnd 8 with segments

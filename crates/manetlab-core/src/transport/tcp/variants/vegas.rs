@@ -23,7 +23,9 @@
 //! * the window is cut only if it has not changed since that segment was sent:
 //!   win ≤ 3 → 2, a retransmitted segment → win/2, otherwise win − ⌊win/4⌋ (¾);
 //!   ssthresh is left alone; cwnd = that + the duplicate ACKs (the engine's dupwnd);
-//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8;
+//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the retransmission
+//!   timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`: the `backoff`
+//!   argument defaults to 1, where Reno passes 0);
 //! * the first one or two new ACKs after a retransmission check the fine-grained
 //!   timeout again (`v_worried_`) and retransmit an expired oldest segment;
 //! * outside recovery (after a timeout the `recover` guard holds the fast retransmit
@@ -159,6 +161,9 @@ impl CongestionControl for Vegas {
     }
     fn allows_zero_window(&self) -> bool {
         self.zero_window
+    }
+    fn backoff_on_fast_retransmit(&self) -> bool {
+        true // ns-2 `reset_rtx_timer(1)`: backoff defaults to 1
     }
     fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
         if !self.v_timeout_s.is_finite() {
