@@ -445,6 +445,10 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
             if v:
                 raise _refuse(f"{key}.tcp.{k}", "true: ns-2.35's Agent/TCP/Vegas always sends packetSize_ bytes without its TCP/IP header")
             continue
+        if k == "vegas_zero_window_after_timeout":
+            if not v:
+                raise _refuse(f"{key}.tcp.{k}", "false: ns-2.35's Agent/TCP/Vegas always sets v_newcwnd_ = 0 on a timeout")
+            continue
         if k in _TCP_SENDER_KEYS:
             if k.startswith("vegas_") and t != "vegas":
                 continue

@@ -106,6 +106,8 @@ fn malformed_scenarios_name_the_key() {
         (ftp("tcp = { vegas_alpha_pkts = 2 }"), "flows[0].tcp.vegas_alpha_pkts", "only applies to transport = \"vegas\""),
         (ftp("tcp = { vegas_counts_headers = true }"), "flows[0].tcp.vegas_counts_headers", "only applies to transport = \"vegas\""),
         (ftp("transport = \"vegas\"\ntcp = { vegas_counts_headers = true }"), "", ""),
+        (ftp("tcp = { vegas_zero_window_after_timeout = false }"), "flows[0].tcp.vegas_zero_window_after_timeout", "only applies to transport = \"vegas\""),
+        (ftp("transport = \"vegas\"\ntcp = { vegas_zero_window_after_timeout = false }"), "", ""),
         (ftp("transport = \"fack\"\ntcp = { fack_rules = \"mathis\" }"), "", ""),
         (ftp("transport = \"fack\"\ntcp = { fack_rules = \"rfc\" }"), "flows[0].tcp.fack_rules", "\"rfc\" is not allowed (allowed: \"ns2\", \"mathis\")"),
         (ftp("tcp = { fack_rules = \"ns2\" }"), "flows[0].tcp.fack_rules", "only applies to transport = \"fack\""),

@@ -20,7 +20,8 @@
 //! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
 //!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
 //!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
-//! dup ACK  → `pkts_acked(0)` → `on_dup_ack` (→ `enter_recovery`);
+//! dup ACK  → `pkts_acked(0)` → `on_dup_ack` (→ `enter_recovery`, or
+//!            `on_dup_ack_no_retransmit` when no fast retransmit starts);
 //! RTO      → `on_timeout` → `backoff_rto`.
 
 use crate::sim::SimTime;
@@ -152,6 +153,16 @@ pub trait CongestionControl {
     fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
         dupacks == s.dupthresh
     }
+    /// A duplicate ACK outside recovery that starts no fast retransmit (below the
+    /// threshold, or held back by the `recover` guard). Default: nothing; ns-2 Vegas
+    /// opens cwnd by one per such duplicate past the threshold.
+    fn on_dup_ack_no_retransmit(&mut self, _s: &mut CcState, _dupacks: u32) {}
+    /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
+    /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so
+    /// the timeout restarts sending. Default false: the window is at least 1 segment.
+    fn allows_zero_window(&self) -> bool {
+        false
+    }
     /// Limited transmit on the first duplicate ACKs (ns-2 `singledup_` 1). Default true.
     fn limited_transmit(&self) -> bool {
         true
@@ -181,6 +192,12 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, s: &mut CcState) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
+    }
+    /// A fast retransmit also backs the RTO off (ns-2 Vegas: `reset_rtx_timer(1)`,
+    /// whose `backoff` argument defaults to 1; Reno's `reset_rtx_timer(1, 0)` does not).
+    /// Default false.
+    fn backoff_on_fast_retransmit(&self) -> bool {
+        false
     }
     /// Back the RTO off after a timeout. None (default): the engine doubles as ns-2
     /// `rtt_backoff`; a variant that backs off differently sets `s.backoff` and returns true.
@@ -266,6 +283,8 @@ pub struct VariantParams {
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
     pub vegas_counts_headers: bool,
+    /// ns-2.35 Vegas's window of 0 after a timeout (`v_newcwnd_ = 0`); false keeps cwnd ≥ 1.
+    pub vegas_zero_window_after_timeout: bool,
     pub abra_min_srtt_s: f64,
     pub abra_max_srtt_s: f64,
     pub tcpap_alpha: f64,
@@ -285,6 +304,7 @@ impl Default for VariantParams {
             vegas_beta: 3.0,
             vegas_gamma: 1.0,
             vegas_counts_headers: false,
+            vegas_zero_window_after_timeout: true,
             abra_min_srtt_s: 0.1,
             abra_max_srtt_s: 0.6,
             tcpap_alpha: 0.7,
@@ -305,7 +325,7 @@ pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] 
     ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
     ("sack", |_| Box::new(super::variants::sack::Sack)),
     ("fack", |p| Box::new(super::variants::fack::Fack { mathis: p.fack_mathis })),
-    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma).counting_headers(p.vegas_counts_headers))),
+    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma).counting_headers(p.vegas_counts_headers).zero_window_after_timeout(p.vegas_zero_window_after_timeout))),
     ("westwood", |_| Box::new(super::variants::westwood::Westwood::new(false))),
     ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),
     ("abra", |p| Box::new(super::variants::abra::Abra::new(p.abra_min_srtt_s, p.abra_max_srtt_s))),

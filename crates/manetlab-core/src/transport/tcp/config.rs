@@ -47,6 +47,10 @@ pub struct TcpConfig {
     /// false, as ns-2.35: `VegasTcpAgent::output` sends `packetSize_` bytes without
     /// `headersize()` (a 1000-byte segment is 1000 B, not 1040). Only with "vegas".
     pub vegas_counts_headers: Option<bool>,
+    /// Vegas's window may fall to 0 after a timeout, as ns-2.35 (`v_newcwnd_ = 0` in
+    /// `timeout()`, applied by the next new ACK after more than three duplicates; only
+    /// the RTO reopens it). Default true; false keeps cwnd ≥ 1. Only with "vegas".
+    pub vegas_zero_window_after_timeout: Option<bool>,
     /// ABRA initial min_srtt, seconds (paper 000: 0.1). Only with "abra".
     pub abra_min_srtt_s: Option<f64>,
     /// ABRA initial max_srtt, seconds (paper 000: 0.6). Only with "abra".
@@ -89,6 +93,7 @@ impl Default for TcpConfig {
             vegas_beta_pkts: None,
             vegas_gamma_pkts: None,
             vegas_counts_headers: None,
+            vegas_zero_window_after_timeout: None,
             abra_min_srtt_s: None,
             abra_max_srtt_s: None,
             tcpap_alpha: None,
@@ -111,6 +116,7 @@ impl TcpConfig {
             vegas_beta: self.vegas_beta_pkts.unwrap_or(d.vegas_beta),
             vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
             vegas_counts_headers: self.vegas_counts_headers.unwrap_or(d.vegas_counts_headers),
+            vegas_zero_window_after_timeout: self.vegas_zero_window_after_timeout.unwrap_or(d.vegas_zero_window_after_timeout),
             abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
             abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
             tcpap_alpha: self.tcpap_alpha.unwrap_or(d.tcpap_alpha),
@@ -178,8 +184,10 @@ impl TcpConfig {
                 }
             }
         }
-        if self.vegas_counts_headers.is_some() && variant != "vegas" {
-            return e("vegas_counts_headers", format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"));
+        for (k, set) in [("vegas_counts_headers", self.vegas_counts_headers.is_some()), ("vegas_zero_window_after_timeout", self.vegas_zero_window_after_timeout.is_some())] {
+            if set && variant != "vegas" {
+                return e(k, format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"));
+            }
         }
         if let Some(r) = self.fack_rules.as_deref() {
             if variant != "fack" {

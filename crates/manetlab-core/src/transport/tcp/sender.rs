@@ -490,8 +490,14 @@ impl TcpSender {
     }
 
     fn restart_rto(&mut self, now: SimTime) {
-        let outstanding = (self.una < self.max && self.data_timer()) || (self.fin_sent && !self.fin_acked && !self.frozen);
+        let outstanding = (self.una < self.max && self.data_timer()) || (self.fin_sent && !self.fin_acked && !self.frozen) || self.zero_window_wait();
         self.rto_at = outstanding.then(|| now + secs(self.rto_s()));
+    }
+
+    /// ns-2 `newtimer` sets the timer whenever `cwnd_ < 1`, outstanding data or not:
+    /// with a zero window (variants that allow one) only the timeout can restart sending.
+    fn zero_window_wait(&self) -> bool {
+        self.cc.allows_zero_window() && self.st.cwnd < 1.0 && self.state == SenderState::Established && self.data_timer() && self.una < self.total_segs()
     }
 
     /// Whether the RFC 6298 timer guards data: not while frozen (ELFN) and never
@@ -518,7 +524,13 @@ impl TcpSender {
 
     /// Usable window in segments: min(⌊cwnd⌋ + dupwnd, advertised window, window_pkts),
     /// at least 1 (ns-2 `RenoTcpAgent::window`; dupwnd is 0 outside Reno/NewReno recovery).
+    /// A variant that allows a zero window gets ⌊cwnd⌋ unclamped (ns-2 `TcpAgent::window`,
+    /// `(int)cwnd_`): 0 while cwnd < 1, and only the RTO reopens it.
     fn window(&self) -> u64 {
+        if self.cc.allows_zero_window() {
+            let w = self.st.cwnd.max(0.0).floor() as u64 + u64::from(self.dupwnd);
+            return w.min(self.rwnd_segs).min(self.max_window);
+        }
         (self.st.cwnd.floor().max(1.0) as u64 + u64::from(self.dupwnd)).min(self.rwnd_segs).min(self.max_window).max(1)
     }
 
@@ -1012,8 +1024,11 @@ impl TcpSender {
         let trigger = self.cc.on_dup_ack(&self.st, self.dupacks) || fack_trigger;
         if trigger && guard_ok {
             self.fast_retransmit(now);
-        } else if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
-            self.send_one(now);
+        } else {
+            self.cc.on_dup_ack_no_retransmit(&mut self.st, self.dupacks);
+            if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
+                self.send_one(now);
+            }
         }
         // ns-2: Tahoe tries to send on every ACK; Reno/NewReno (and Vegas) not on the
         // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
@@ -1036,6 +1051,9 @@ impl TcpSender {
         // ns-2 `reset_rtx_timer`: restart the timer, stop the RTT timing (Karn).
         self.rtt_active = false;
         self.karn_floor = self.karn_floor.max(self.una);
+        if self.cc.backoff_on_fast_retransmit() {
+            self.backoff_rto();
+        }
         self.rto_at = Some(now + secs(self.rto_s()));
         match self.kind {
             Recovery::Tahoe => {
@@ -1091,9 +1109,11 @@ impl TcpSender {
     fn on_rto(&mut self, now: SimTime) {
         let data_out = self.una < self.max && self.kind != Recovery::Timestamp;
         let fin_out = self.fin_sent && !self.fin_acked;
+        // A zero window with nothing outstanding still times out (ns-2 Vegas `timeout`).
+        let stalled = self.zero_window_wait();
         let live = match self.state {
             SenderState::SynSent => true,
-            SenderState::Established => data_out || fin_out,
+            SenderState::Established => data_out || fin_out || stalled,
             _ => false,
         };
         if !live {
@@ -1134,7 +1154,7 @@ impl TcpSender {
             self.dupacks = 0;
         }
         self.rtt_active = false;
-        if data_out {
+        if data_out || stalled {
             self.recover = Some(self.max);
             self.timeout_una = Some(self.una);
             self.karn_floor = self.max;

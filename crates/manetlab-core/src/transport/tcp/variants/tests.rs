@@ -584,6 +584,119 @@ fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
     assert_eq!(h.ack(0.26, 0, &[]), vec![0, 2, 3]);
     assert_eq!(h.s.stats.fast_retransmits, 1);
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 20.0));
+    // ns-2 Vegas restarts the timer with `reset_rtx_timer(1)`, whose backoff argument
+    // defaults to 1: the RTO doubles, max(RTO, minrto_)·2 = 2 s (Reno passes 0).
+    assert!(close(h.s.rto_s(), 2.0));
+    assert_eq!(h.s.poll_at(), Some(t(2.26)));
+}
+
+/// The run-up shared by the two Vegas-after-a-timeout tests: cwnd 8 with segments
+/// 1..=8 out, a timeout at 0.45, six duplicate ACKs (late copies of 3..=8; 1 and 2
+/// lost) and the ACK of the retransmitted segment 1 at 0.62. Returns the sender
+/// right after that ACK.
+fn vegas_timeout_then_dup_acks(p: VariantParams) -> H {
+    let mut h = H::with_params("vegas", p);
+    // SYN sample 0.1 s: Vegas SA = 0.8, SD = 0.1. Segments 0, 1 left at 0.1.
+    h.s.st.cwnd = 8.0;
+    // ACK of 0 at 0.2: sample 0.1 → SA 0.8, SD 0.075, v_timeout = (0.2 + 0.075)/2 · 17/16
+    // = 0.146 s. Round end: Δ = ⌊(2/0.1 − 3/0.1)·0.1 + ½⌋ = 0; slow start, the inc flag
+    // turns to "no growth" (v_incr_ 0); next round from segment 3. Window 8: 2..=8.
+    assert_eq!(h.ack(0.2, 1, &[]), (2..9).collect::<Vec<_>>());
+    assert_eq!(h.s.cwnd(), 8.0);
+    assert!(close(h.s.rto_s(), 0.25));
+    // Timeout at 0.45: ssthresh ⌊8/2⌋ = 4, cwnd v_slowstart_ = 2, v_newcwnd_ = 0,
+    // recover_ = 8 (ours 9); go-back-N resends 1 and 2; backoff 2 → RTO 0.5.
+    assert_eq!(h.s.poll_at(), Some(t(0.45)));
+    h.s.on_timer(t(0.45));
+    assert_eq!(h.sent(), vec![1, 2]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 4.0));
+    // Duplicates 1-3: nothing (the third is held back by `bugFix_`: ACK not above recover_).
+    for (i, at) in [0.50, 0.51, 0.52].into_iter().enumerate() {
+        assert!(h.ack(at, 1, &[]).is_empty(), "dup {}", i + 1);
+        assert_eq!(h.s.cwnd(), 2.0);
+    }
+    // Duplicates 4 and 5: ++cwnd_ each and send_much: window 3 → 3, window 4 → 4.
+    assert_eq!(h.ack(0.53, 1, &[]), vec![3]);
+    assert_eq!(h.s.cwnd(), 3.0);
+    assert_eq!(h.ack(0.54, 1, &[]), vec![4]);
+    assert_eq!(h.s.cwnd(), 4.0);
+    // Duplicate 6 at 0.60: segment 1 has been out 0.15 s ≥ v_timeout → vegas_expire
+    // fires, the guard holds the retransmission back and cwnd is left alone.
+    assert!(h.ack(0.60, 1, &[]).is_empty());
+    assert_eq!(h.s.cwnd(), 4.0);
+    assert_eq!(h.s.stats.fast_retransmits, 0);
+    // The retransmitted 1 arrives: ACK 2 (below v_begseq_ 3: no round end, v_incr_ 0).
+    // dupacks_ 6 > 3 and cwnd 4 > v_newcwnd_ 0 → cwnd 0, ssthresh 2 (switch off: 1).
+    h
+}
+
+#[test]
+fn vegas_window_collapses_to_zero_after_a_timeout_as_ns2() {
+    let mut h = vegas_timeout_then_dup_acks(VariantParams::default());
+    assert!(h.ack(0.62, 2, &[]).is_empty(), "window (int)cwnd_ = 0: nothing sent");
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (0.0, 2.0));
+    // newtimer: outstanding data → the timer restarts, RTO still backed off (0.5).
+    assert_eq!(h.s.poll_at(), Some(t(1.12)));
+    // Nothing changes before it fires (no ACKs come back).
+    h.s.on_timer(t(1.0));
+    assert!(h.sent().is_empty());
+    // Timeout: ssthresh = max(⌊0/2⌋, 2) = 2, cwnd 2, go-back-N from 2: 2 and 3.
+    h.s.on_timer(t(1.12));
+    assert_eq!(h.sent(), vec![2, 3]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 2.0));
+    assert_eq!(h.s.stats.timeouts, 2);
+    assert!(close(h.s.rto_s(), 1.0));
+}
+
+#[test]
+fn vegas_zero_window_switch_off_keeps_one_segment() {
+    let p = VariantParams { vegas_zero_window_after_timeout: false, ..VariantParams::default() };
+    let mut h = vegas_timeout_then_dup_acks(p);
+    // Cut to max(v_newcwnd_, 1) = 1; segments 2..=4 are out, so still nothing to send.
+    assert!(h.ack(0.62, 2, &[]).is_empty());
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (1.0, 2.0));
+    // The ACK of 2..=4 opens the window again without waiting for the RTO.
+    assert!(!h.ack(0.7, 5, &[]).is_empty());
+    assert!(h.s.cwnd() >= 1.0);
+    assert_eq!(h.s.stats.timeouts, 1);
+}
+
+/// A variant that zeroes cwnd on its first new ACK (to drive the engine's zero window
+/// with nothing outstanding).
+struct ZeroOnce(bool);
+impl CongestionControl for ZeroOnce {
+    fn name(&self) -> &'static str {
+        "zero-once"
+    }
+    fn recovery(&self) -> Recovery {
+        Recovery::Reno
+    }
+    fn allows_zero_window(&self) -> bool {
+        true
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
+        if !self.0 {
+            self.0 = true;
+            s.cwnd = 0.0;
+        }
+    }
+}
+
+#[test]
+fn zero_window_with_nothing_outstanding_keeps_the_rto_armed() {
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(ZeroOnce(false)), 1, 1);
+    s.open(t(0.0), None);
+    s.on_segment(t(0.1), &syn_ack(false), 0);
+    let mut h = H { s };
+    assert_eq!(h.sent(), vec![0, 1]);
+    // Both acked, cwnd 0: nothing sent, nothing outstanding, yet the timer is set
+    // (ns-2 `newtimer`: `cwnd_ < 1`), RTO 0.25 → 0.45.
+    assert!(h.ack(0.2, 2, &[]).is_empty());
+    assert_eq!(h.s.poll_at(), Some(t(0.45)));
+    // The timeout (Reno: cwnd 1, ssthresh 2) sends the next new segment.
+    h.s.on_timer(t(0.45));
+    assert_eq!(h.sent(), vec![2]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh(), h.s.stats.timeouts), (1.0, 2.0, 1));
 }
 
 #[test]

@@ -23,11 +23,22 @@
 //! * the window is cut only if it has not changed since that segment was sent:
 //!   win ≤ 3 → 2, a retransmitted segment → win/2, otherwise win − ⌊win/4⌋ (¾);
 //!   ssthresh is left alone; cwnd = that + the duplicate ACKs (the engine's dupwnd);
-//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8;
+//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the retransmission
+//!   timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`: the `backoff`
+//!   argument defaults to 1, where Reno passes 0);
 //! * the first one or two new ACKs after a retransmission check the fine-grained
 //!   timeout again (`v_worried_`) and retransmit an expired oldest segment;
-//! * leaving recovery after further duplicate ACKs: cwnd = the cut window, ssthresh 2;
-//! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`).
+//! * outside recovery (after a timeout the `recover` guard holds the fast retransmit
+//!   back), each duplicate ACK past the third whose oldest segment has not passed the
+//!   fine-grained timeout adds 1 to cwnd, and the sender may send;
+//! * the first new ACK after more than three duplicates — ending recovery or not —
+//!   sets cwnd to the window saved at the last cut (if cwnd is above it) and ssthresh 2;
+//! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`); the
+//!   saved window becomes 0 (ns-2 `v_newcwnd_ = 0`). So the new ACK that follows late
+//!   duplicates of the timed-out segments sets cwnd to 0: the window ⌊cwnd⌋ is 0 and
+//!   nothing is sent until the RTO (re-armed on that ACK, ns-2 `newtimer`'s `cwnd_ < 1`)
+//!   fires. This is ns-2.35's behaviour, arguably a bug; with
+//!   `flows[].tcp.vegas_zero_window_after_timeout = false` that cut stops at 1 segment.
 //!
 //! Size: ns-2.35's `VegasTcpAgent::output` sends `packetSize_` bytes without adding
 //! the 40-byte TCP/IP header every other agent adds, so by default a data segment
@@ -72,6 +83,9 @@ pub struct Vegas {
     /// Data segments count their TCP/IP header (false: ns-2.35's 1000-byte
     /// segments without it, `flows[].tcp.vegas_counts_headers`).
     counts_headers: bool,
+    /// The cut after a timeout may reach 0 (ns-2.35); false: at least 1 segment
+    /// (`flows[].tcp.vegas_zero_window_after_timeout`).
+    zero_window: bool,
 }
 
 impl Vegas {
@@ -95,6 +109,7 @@ impl Vegas {
             dups: 0,
             worried: 0,
             counts_headers: true,
+            zero_window: true,
         }
     }
 
@@ -102,6 +117,18 @@ impl Vegas {
     pub fn counting_headers(mut self, on: bool) -> Self {
         self.counts_headers = on;
         self
+    }
+
+    /// Whether the window may collapse to 0 after a timeout (ns-2.35, default).
+    pub fn zero_window_after_timeout(mut self, on: bool) -> Self {
+        self.zero_window = on;
+        self
+    }
+
+    /// The window to go back to after inflation: the saved window, at least 1 segment
+    /// unless the zero window is allowed.
+    fn saved_window(&self) -> Option<f64> {
+        self.new_cwnd.map(|w| if self.zero_window { w } else { w.max(1.0) })
     }
 
     /// ns-2's Δ = ⌊(expected − actual)·BaseRTT + ½⌋ in segments.
@@ -132,6 +159,12 @@ impl CongestionControl for Vegas {
     fn recover_guard_after_fast_retransmit(&self) -> bool {
         false
     }
+    fn allows_zero_window(&self) -> bool {
+        self.zero_window
+    }
+    fn backoff_on_fast_retransmit(&self) -> bool {
+        true // ns-2 `reset_rtx_timer(1)`: backoff defaults to 1
+    }
     fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
         if !self.v_timeout_s.is_finite() {
             // ns-2 initialises from the first ACK: SA = 8·rtt, SD = rtt.
@@ -159,6 +192,16 @@ impl CongestionControl for Vegas {
         }
     }
     fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
+        // ns-2 `recv`, before `newack`: more than dupthresh duplicates inflated cwnd (in
+        // or, after a timeout, outside recovery): back to the saved window, slow start off.
+        if self.dups > s.dupthresh {
+            if let Some(w) = self.saved_window() {
+                if s.cwnd > w {
+                    s.cwnd = w;
+                    s.ssthresh = 2.0;
+                }
+            }
+        }
         self.dups = 0;
         // ns-2 numbers are one ahead of ours: t_seqno_ = nxt + 1, last_ack_ = una.
         let in_flight_plus_one = (s.snd_nxt + 1 - s.snd_una) as f64;
@@ -206,6 +249,14 @@ impl CongestionControl for Vegas {
     fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
         dupacks == s.dupthresh || self.expired(s)
     }
+    fn on_dup_ack_no_retransmit(&mut self, s: &mut CcState, dupacks: u32) {
+        // ns-2: a duplicate that is neither the third nor finds the oldest segment
+        // expired opens cwnd by one past the third; an expired or third one held back
+        // by the `bugFix_` guard changes nothing.
+        if dupacks > s.dupthresh && !self.expired(s) {
+            s.cwnd += 1.0;
+        }
+    }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
         let retx = s.una_retransmitted;
         self.worried = (s.snd_nxt.saturating_sub(s.snd_una) as u32).min(2);
@@ -237,8 +288,8 @@ impl CongestionControl for Vegas {
         // ns-2: after more than dupthresh duplicates the inflation is undone and slow
         // start is off (the engine has already dropped dupwnd).
         if self.dups > s.dupthresh {
-            if let Some(nc) = self.new_cwnd {
-                s.cwnd = s.cwnd.min(nc);
+            if let Some(w) = self.saved_window() {
+                s.cwnd = s.cwnd.min(w);
             }
             s.ssthresh = 2.0;
         }
@@ -246,7 +297,7 @@ impl CongestionControl for Vegas {
     fn on_timeout(&mut self, s: &mut CcState) {
         s.ssthresh = reno_ssthresh(s);
         s.cwnd = 2.0; // ns-2 `v_slowstart_`
-        self.new_cwnd = None;
+        self.new_cwnd = Some(0.0); // ns-2 `v_newcwnd_ = 0`
         self.cwnd_changed = Some(s.now);
         self.dups = 0;
     }
