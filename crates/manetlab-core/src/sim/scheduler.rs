@@ -25,6 +25,14 @@
 //! empty, the far keys before `far`'s earliest time + [`NEAR_WINDOW_NS`] move
 //! over. Every near key is earlier than every far key, so the smallest pending
 //! key is still the front slot's, else the near heap's top, else the far one's.
+//!
+//! Owned timers (the MAC timers of each node) are kept out of the heaps: each
+//! owner has [`OWNER_TIMERS`] slots holding the key of that timer's latest
+//! arming (the same (time, seq) key the heap would have had), and a
+//! tournament tree over the owners keeps the smallest. Re-arming a timer
+//! overwrites its key: the replaced arming never pops, where in a heap it
+//! would have popped stale. The next event is the smaller of the event side's
+//! first key and the tree's top ([`Scheduler::pop_next`]).
 
 use super::time::{SimDuration, SimTime};
 
@@ -61,6 +69,69 @@ const NEAR_WINDOW_NS: u64 = 20_000_000;
 /// below `SimTime::MAX` or its slot below `SLOT_MASK`).
 const NO_KEY: Key = Key(u128::MAX);
 
+/// Timers per owner in the owned-timer table ([`Scheduler::arm_owned`]).
+pub const OWNER_TIMERS: usize = 4;
+
+/// What [`Scheduler::pop_next`] took: a scheduled event, or the arming of an
+/// owned timer (owner, timer index, token).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Popped<E> {
+    Event(E),
+    Timer(u32, usize, TimerToken),
+}
+
+/// The owned timers: per owner the key of each timer's pending arming
+/// (`NO_KEY` when none; the key's slot bits are `owner * OWNER_TIMERS +
+/// timer`) and its token, and a tournament tree whose node `p` holds the
+/// smaller of nodes `2p` and `2p + 1`; leaf `leaves + o` holds owner `o`'s
+/// smallest key, node 1 the smallest of all.
+struct OwnedTimers {
+    keys: Vec<[Key; OWNER_TIMERS]>,
+    tokens: Vec<[u32; OWNER_TIMERS]>,
+    tree: Vec<Key>,
+    leaves: usize,
+    armed: usize,
+}
+
+impl OwnedTimers {
+    fn new(owners: usize) -> OwnedTimers {
+        assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
+        let leaves = owners.max(1).next_power_of_two();
+        OwnedTimers { keys: vec![[NO_KEY; OWNER_TIMERS]; owners], tokens: vec![[0; OWNER_TIMERS]; owners], tree: vec![NO_KEY; 2 * leaves], leaves, armed: 0 }
+    }
+
+    #[inline]
+    fn top(&self) -> Key {
+        // With one leaf, node 1 is that leaf.
+        self.tree[1]
+    }
+
+    /// Set timer `w` of owner `o` to `key` (`NO_KEY`: disarm) and bring the
+    /// tree up to date.
+    #[inline]
+    fn set(&mut self, o: usize, w: usize, key: Key) {
+        let ks = &mut self.keys[o];
+        self.armed = self.armed + usize::from(key != NO_KEY) - usize::from(ks[w] != NO_KEY);
+        ks[w] = key;
+        let m = ks[0].min(ks[1]).min(ks[2].min(ks[3]));
+        let mut p = self.leaves + o;
+        let t = &mut self.tree[..];
+        if t[p] == m {
+            return;
+        }
+        t[p] = m;
+        // Up while the winner changes: above the first unchanged node nothing can.
+        while p > 1 {
+            let up = t[p].min(t[p ^ 1]);
+            p >>= 1;
+            if t[p] == up {
+                break;
+            }
+            t[p] = up;
+        }
+    }
+}
+
 /// A deterministic event queue over events of type `E`.
 pub struct Scheduler<E> {
     /// The smallest pending key when it is not in `heap` (else `NO_KEY`).
@@ -84,6 +155,13 @@ pub struct Scheduler<E> {
     executed: u64,
     /// Events popped from the heap (`executed` also counts those run inline).
     popped: u64,
+    /// The owned timers, outside the heaps.
+    owned: OwnedTimers,
+    /// Owned timers popped.
+    timer_pops: u64,
+    /// Owned timers re-armed while their previous arming was still pending
+    /// (each one a pop saved).
+    overwritten: u64,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -94,7 +172,52 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { front: NO_KEY, heap: Vec::with_capacity(1024), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0 }
+        Scheduler { front: NO_KEY, heap: Vec::with_capacity(1024), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0), timer_pops: 0, overwritten: 0 }
+    }
+
+    /// Make room for the owned timers of `owners` owners (ids `0..owners`);
+    /// before any is armed.
+    pub fn set_timer_owners(&mut self, owners: usize) {
+        assert_eq!(self.owned.armed, 0, "owned timers armed");
+        self.owned = OwnedTimers::new(owners);
+    }
+
+    /// Arm timer `which` of `owner` for `at`, as an event scheduled now would
+    /// be (the next sequence number); its pending arming, if any, is replaced
+    /// and will not pop. Pops as [`Popped::Timer`] with `tok`.
+    #[inline]
+    pub fn arm_owned(&mut self, owner: u32, which: usize, at: SimTime, tok: TimerToken) {
+        assert!(at >= self.now, "timer armed in the past: at {at} < now {}", self.now);
+        let seq = self.reserve_seq();
+        self.set_owned(owner, which, at, seq, tok);
+    }
+
+    /// [`Scheduler::arm_owned`] with a sequence number from [`Scheduler::reserve_seq`]
+    /// (its key must still be pending, [`Scheduler::is_pending_key`]).
+    #[inline]
+    pub fn arm_owned_reserved(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
+        assert!(self.is_pending_key(at, seq), "reserved timer already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
+        self.set_owned(owner, which, at, seq, tok);
+    }
+
+    #[inline]
+    fn set_owned(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
+        assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
+        let (o, w) = (owner as usize, which);
+        let slot = (o * OWNER_TIMERS + w) as u64;
+        self.overwritten += u64::from(self.owned.keys[o][w] != NO_KEY);
+        self.owned.tokens[o][w] = tok.0;
+        self.owned.set(o, w, Key::new(at, seq, slot));
+    }
+
+    /// Whether timer `which` of `owner` has a pending arming.
+    pub fn owned_is_armed(&self, owner: u32, which: usize) -> bool {
+        self.owned.keys[owner as usize][which] != NO_KEY
+    }
+
+    /// Owned timers popped, and those re-armed while pending (profiling).
+    pub fn timer_counts(&self) -> (u64, u64) {
+        (self.timer_pops, self.overwritten)
     }
 
     /// The time of the event being executed (or of the last one popped).
@@ -113,18 +236,16 @@ impl<E> Scheduler<E> {
         self.popped
     }
 
+    /// Pending events and owned timer armings.
     pub fn pending(&self) -> usize {
-        self.heap.len() + self.far.len() + usize::from(self.front != NO_KEY)
+        self.heap.len() + self.far.len() + usize::from(self.front != NO_KEY) + self.owned.armed
     }
 
     /// The smallest pending key (`NO_KEY` when nothing is pending).
     #[inline]
     fn first(&self) -> Key {
-        if self.front != NO_KEY {
-            self.front
-        } else {
-            self.heap.first().or(self.far.first()).copied().unwrap_or(NO_KEY)
-        }
+        let ev = if self.front != NO_KEY { self.front } else { self.heap.first().or(self.far.first()).copied().unwrap_or(NO_KEY) };
+        ev.min(self.owned.top())
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
@@ -170,7 +291,7 @@ impl<E> Scheduler<E> {
         // `Key::new(at, seq, 0)` sorts before every key at (at, seq); the front
         // slot, when set, is no larger than the heap's top.
         let k = Key::new(at, seq, 0);
-        if self.front < k || self.heap.first().or(self.far.first()).is_some_and(|&top| top < k) {
+        if self.front < k || self.owned.top() < k || self.heap.first().or(self.far.first()).is_some_and(|&top| top < k) {
             return false;
         }
         self.now = at;
@@ -185,13 +306,43 @@ impl<E> Scheduler<E> {
     }
 
     /// Pop the next event no later than `until`, advancing `now` to its time.
+    /// Only for a scheduler with no owned timers armed (else [`Scheduler::pop_next`]).
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        match self.pop_next(until)? {
+            (t, Popped::Event(e)) => Some((t, e)),
+            (_, Popped::Timer(..)) => panic!("owned timer popped by pop_until: use pop_next"),
+        }
+    }
+
+    /// Pop the next event or owned timer no later than `until`, advancing
+    /// `now` to its time.
+    #[inline]
+    pub fn pop_next(&mut self, until: SimTime) -> Option<(SimTime, Popped<E>)> {
         self.horizon = until;
         if self.front == NO_KEY && self.heap.is_empty() {
-            self.refill(until)?;
+            // Nothing moves when the far side is empty or beyond `until`:
+            // then only an owned timer can be due.
+            self.refill(until);
         }
-        let top = if self.front != NO_KEY { self.front } else { self.heap[0] };
-        if top.time() > until.0 {
+        let ev = if self.front != NO_KEY { self.front } else { self.heap.first().copied().unwrap_or(NO_KEY) };
+        let tm = self.owned.top();
+        if tm < ev {
+            if tm.time() > until.0 {
+                return None;
+            }
+            let slot = tm.slot();
+            let (o, w) = (slot / OWNER_TIMERS, slot % OWNER_TIMERS);
+            let tok = TimerToken(self.owned.tokens[o][w]);
+            self.owned.set(o, w, NO_KEY);
+            let time = SimTime(tm.time());
+            debug_assert!(time >= self.now, "time travel");
+            self.now = time;
+            self.cur_seq = tm.seq();
+            self.executed += 1;
+            self.timer_pops += 1;
+            return Some((time, Popped::Timer(o as u32, w, tok)));
+        }
+        if ev == NO_KEY || ev.time() > until.0 {
             return None;
         }
         if self.front != NO_KEY {
@@ -199,6 +350,7 @@ impl<E> Scheduler<E> {
         } else {
             remove_top(&mut self.heap);
         }
+        let top = ev;
         let event = self.slab[top.slot()].take().expect("live slot");
         self.free.push(top.slot() as u32);
         let time = SimTime(top.time());
@@ -207,10 +359,11 @@ impl<E> Scheduler<E> {
         self.cur_seq = top.seq();
         self.executed += 1;
         self.popped += 1;
-        Some((time, event))
+        Some((time, Popped::Event(event)))
     }
 
-    /// Every pending event, in no particular order (end-of-run inspection).
+    /// Every pending event, in no particular order (end-of-run inspection);
+    /// owned timers are not events and are not listed.
     pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
         let front = (self.front != NO_KEY).then_some(self.front);
         front.into_iter().chain(self.heap.iter().copied()).chain(self.far.iter().copied()).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
@@ -596,6 +749,92 @@ mod tests {
             }
             let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
             prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        }
+
+        /// Owned timers mixed with events: pops in (time, seq) order as a
+        /// reference set in which re-arming a timer replaces its pending
+        /// arming; `advance_inline`, `peek_time` and `pending` see the timers.
+        #[test]
+        fn owned_timers_match_a_reference_queue(ops in proptest::collection::vec((0u64..30, 0u8..6, 0u64..1000, 0u32..5, 0usize..OWNER_TIMERS), 1..500)) {
+            use std::collections::BTreeMap;
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+            enum R { Ev(u64), Tm(u32, usize, u32) }
+            let mut s: Scheduler<u64> = Scheduler::new();
+            s.set_timer_owners(5);
+            let mut reference: BTreeMap<(SimTime, u64), R> = BTreeMap::new();
+            let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
+            let mut tok = 0u32;
+            let mut held: Option<(u32, usize, SimTime, u64, u32)> = None;
+            prop_assert_eq!(s.pop_until(SimTime::MAX), None);
+            for (d, op, fine, o, w) in ops {
+                let delay = SimDuration(d * 10_000_000 + fine);
+                match op {
+                    0 => {
+                        let at = s.now() + delay;
+                        let seq = s.reserve_seq();
+                        s.schedule_reserved(at, seq, seq);
+                        reference.insert((at, seq), R::Ev(seq));
+                    }
+                    1 | 2 => {
+                        // Short timers, as the MAC's.
+                        let at = s.now() + SimDuration(fine * (1 + d % 3));
+                        tok += 1;
+                        let seq = s.reserve_seq();
+                        if op == 2 && held.is_none() {
+                            held = Some((o, w, at, seq, tok));
+                            continue;
+                        }
+                        s.arm_owned_reserved(o, w, at, seq, TimerToken(tok));
+                        if let Some(old) = armed.insert((o, w), (at, seq)) {
+                            reference.remove(&old);
+                        }
+                        reference.insert((at, seq), R::Tm(o, w, tok));
+                    }
+                    3 => {
+                        // A held-back arming released later, if still due.
+                        if let Some((o, w, at, seq, t)) = held.take() {
+                            if s.is_pending_key(at, seq) {
+                                s.arm_owned_reserved(o, w, at, seq, TimerToken(t));
+                                if let Some(old) = armed.insert((o, w), (at, seq)) {
+                                    reference.remove(&old);
+                                }
+                                reference.insert((at, seq), R::Tm(o, w, t));
+                            }
+                        }
+                    }
+                    4 => {
+                        let at = s.now() + SimDuration(fine + 1);
+                        let r = s.reserve_seq();
+                        let earliest = reference.first_key_value().is_none_or(|(&k, _)| k > (at, r));
+                        prop_assert_eq!(s.advance_inline(at, r), earliest);
+                    }
+                    _ => {
+                        let want = reference.pop_first();
+                        let got = s.pop_next(SimTime::MAX);
+                        match (want, got) {
+                            (None, None) => {}
+                            (Some(((t, _), R::Ev(e))), Some((gt, Popped::Event(g)))) => prop_assert_eq!((t, e), (gt, g)),
+                            (Some(((t, _), R::Tm(o, w, k))), Some((gt, Popped::Timer(go, gw, gk)))) => {
+                                prop_assert_eq!((t, o, w, k), (gt, go, gw, gk.0));
+                                armed.remove(&(o, w));
+                            }
+                            (a, b) => prop_assert!(false, "want {:?}, got {:?}", a, b.map(|(t, p)| (t, format!("{p:?}")))),
+                        }
+                        prop_assert_eq!(s.pending(), reference.len());
+                        prop_assert_eq!(s.peek_time(), reference.first_key_value().map(|(k, _)| k.0));
+                    }
+                }
+            }
+            while let Some((t, p)) = s.pop_next(SimTime::MAX) {
+                let ((rt, _), r) = reference.pop_first().expect("reference has it");
+                prop_assert_eq!(t, rt);
+                match (p, r) {
+                    (Popped::Event(e), R::Ev(re)) => prop_assert_eq!(e, re),
+                    (Popped::Timer(o, w, k), R::Tm(ro, rw, rk)) => prop_assert_eq!((o, w, k.0), (ro, rw, rk)),
+                    (p, r) => prop_assert!(false, "{:?} vs {:?}", p, r),
+                }
+            }
+            prop_assert!(reference.is_empty());
         }
 
         /// Events scheduled from inside handlers never run before the current time,
