@@ -676,10 +676,15 @@ impl Simulator {
     }
 
     /// A MAC timer event (counted under its kind, and as stale when its arming
-    /// was cancelled).
+    /// was cancelled). A stale one's handler does nothing (the MACs' `timer`
+    /// returns at once for a stale token), so of `run_mac` only the held-back
+    /// NAV's release is left.
+    #[inline]
     fn mac_timer(&mut self, now: SimTime, n: NodeId, timer: MacTimer, tok: TimerToken) {
         if !self.air[n.index()].mac.timer_is_live(timer, tok) {
             self.event_counts[KIND_MAC_STALE] += 1;
+            self.release_nav(n);
+            return;
         }
         self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
     }
