@@ -90,14 +90,13 @@ struct OwnedTimers {
     tokens: Vec<[u32; OWNER_TIMERS]>,
     tree: Vec<Key>,
     leaves: usize,
-    armed: usize,
 }
 
 impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
         assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
         let leaves = owners.max(1).next_power_of_two();
-        OwnedTimers { keys: vec![[NO_KEY; OWNER_TIMERS]; owners], tokens: vec![[0; OWNER_TIMERS]; owners], tree: vec![NO_KEY; 2 * leaves], leaves, armed: 0 }
+        OwnedTimers { keys: vec![[NO_KEY; OWNER_TIMERS]; owners], tokens: vec![[0; OWNER_TIMERS]; owners], tree: vec![NO_KEY; 2 * leaves], leaves }
     }
 
     #[inline]
@@ -111,24 +110,42 @@ impl OwnedTimers {
     #[inline]
     fn set(&mut self, o: usize, w: usize, key: Key) {
         let ks = &mut self.keys[o];
-        self.armed = self.armed + usize::from(key != NO_KEY) - usize::from(ks[w] != NO_KEY);
         ks[w] = key;
         let m = ks[0].min(ks[1]).min(ks[2].min(ks[3]));
         let mut p = self.leaves + o;
         let t = &mut self.tree[..];
-        if t[p] == m {
+        let old = t[p];
+        if m == old {
             return;
         }
         t[p] = m;
-        // Up while the winner changes: above the first unchanged node nothing can.
-        while p > 1 {
-            let up = t[p].min(t[p ^ 1]);
-            p >>= 1;
-            if t[p] == up {
-                break;
+        if m < old {
+            // Smaller: up while it beats the node (one comparison a level).
+            while p > 1 {
+                p >>= 1;
+                if t[p] <= m {
+                    return;
+                }
+                t[p] = m;
             }
-            t[p] = up;
+        } else {
+            // Larger: up while the node held the old key (this leaf won there).
+            let mut cur = m;
+            while p > 1 {
+                let sib = t[p ^ 1];
+                p >>= 1;
+                if t[p] != old {
+                    return;
+                }
+                cur = cur.min(sib);
+                t[p] = cur;
+            }
         }
+    }
+
+    /// Pending armings (a scan: inspection only).
+    fn armed(&self) -> usize {
+        self.keys.iter().flatten().filter(|&&k| k != NO_KEY).count()
     }
 }
 
@@ -178,7 +195,7 @@ impl<E> Scheduler<E> {
     /// Make room for the owned timers of `owners` owners (ids `0..owners`);
     /// before any is armed.
     pub fn set_timer_owners(&mut self, owners: usize) {
-        assert_eq!(self.owned.armed, 0, "owned timers armed");
+        assert_eq!(self.owned.armed(), 0, "owned timers armed");
         self.owned = OwnedTimers::new(owners);
     }
 
@@ -238,7 +255,7 @@ impl<E> Scheduler<E> {
 
     /// Pending events and owned timer armings.
     pub fn pending(&self) -> usize {
-        self.heap.len() + self.far.len() + usize::from(self.front != NO_KEY) + self.owned.armed
+        self.heap.len() + self.far.len() + usize::from(self.front != NO_KEY) + self.owned.armed()
     }
 
     /// The smallest pending key (`NO_KEY` when nothing is pending).
