@@ -80,72 +80,120 @@ pub enum Popped<E> {
     Timer(u32, usize, TimerToken),
 }
 
-/// The owned timers: per owner the key of each timer's pending arming
-/// (`NO_KEY` when none; the key's slot bits are `owner * OWNER_TIMERS +
-/// timer`) and its token, and a tournament tree whose node `p` holds the
-/// smaller of nodes `2p` and `2p + 1`; leaf `leaves + o` holds owner `o`'s
-/// smallest key, node 1 the smallest of all.
+/// `OwnedTimers::pos` of a timer with no pending arming.
+const NO_POS: u32 = u32::MAX;
+
+/// The owned timers: a 4-ary min-heap of the pending armings' keys (the
+/// key's slot bits are `owner * OWNER_TIMERS + timer`), each timer's index in
+/// it (`NO_POS` when none) and its token. A re-arming moves the timer's key
+/// in place (up or down), so each timer has at most one key in the heap.
 struct OwnedTimers {
-    keys: Vec<[Key; OWNER_TIMERS]>,
-    tokens: Vec<[u32; OWNER_TIMERS]>,
-    tree: Vec<Key>,
-    leaves: usize,
+    heap: Vec<Key>,
+    pos: Vec<u32>,
+    tokens: Vec<u32>,
 }
 
 impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
         assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
-        let leaves = owners.max(1).next_power_of_two();
-        OwnedTimers { keys: vec![[NO_KEY; OWNER_TIMERS]; owners], tokens: vec![[0; OWNER_TIMERS]; owners], tree: vec![NO_KEY; 2 * leaves], leaves }
+        let n = owners * OWNER_TIMERS;
+        OwnedTimers { heap: Vec::with_capacity(n), pos: vec![NO_POS; n], tokens: vec![0; n] }
     }
 
     #[inline]
     fn top(&self) -> Key {
-        // With one leaf, node 1 is that leaf.
-        self.tree[1]
+        self.heap.first().copied().unwrap_or(NO_KEY)
     }
 
-    /// Set timer `w` of owner `o` to `key` (`NO_KEY`: disarm) and bring the
-    /// tree up to date.
+    /// Arm timer `slot` with `key`, replacing its pending arming if any;
+    /// returns whether there was one.
     #[inline]
-    fn set(&mut self, o: usize, w: usize, key: Key) {
-        let ks = &mut self.keys[o];
-        ks[w] = key;
-        let m = ks[0].min(ks[1]).min(ks[2].min(ks[3]));
-        let mut p = self.leaves + o;
-        let t = &mut self.tree[..];
-        let old = t[p];
-        if m == old {
-            return;
-        }
-        t[p] = m;
-        if m < old {
-            // Smaller: up while it beats the node (one comparison a level).
-            while p > 1 {
-                p >>= 1;
-                if t[p] <= m {
-                    return;
-                }
-                t[p] = m;
-            }
+    fn arm(&mut self, slot: usize, key: Key) -> bool {
+        let i = self.pos[slot];
+        if i == NO_POS {
+            let n = self.heap.len();
+            self.heap.push(key);
+            self.sift_up(n, key);
+            false
         } else {
-            // Larger: up while the node held the old key (this leaf won there).
-            let mut cur = m;
-            while p > 1 {
-                let sib = t[p ^ 1];
-                p >>= 1;
-                if t[p] != old {
-                    return;
-                }
-                cur = cur.min(sib);
-                t[p] = cur;
+            let i = i as usize;
+            if key < self.heap[i] {
+                self.sift_up(i, key);
+            } else {
+                self.sift_down(i, key);
             }
+            true
         }
     }
 
-    /// Pending armings (a scan: inspection only).
+    /// Take the smallest key out (the heap is not empty).
+    #[inline]
+    fn pop(&mut self) -> Key {
+        let top = self.heap[0];
+        self.pos[top.slot()] = NO_POS;
+        let last = self.heap.pop().expect("non-empty heap");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+        top
+    }
+
+    /// Put `key` at `i` or above, moving larger parents down.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, key: Key) {
+        let h = &mut self.heap[..];
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            let pk = h[parent];
+            if pk <= key {
+                break;
+            }
+            h[i] = pk;
+            self.pos[pk.slot()] = i as u32;
+            i = parent;
+        }
+        h[i] = key;
+        self.pos[key.slot()] = i as u32;
+    }
+
+    /// Put `key` at `i` or below, moving smaller children up.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, key: Key) {
+        let h = &mut self.heap[..];
+        let n = h.len();
+        loop {
+            let c = 4 * i + 1;
+            let m = if c + 4 <= n {
+                let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
+                let a = usize::from(q[1] < q[0]);
+                let b = 2 + usize::from(q[3] < q[2]);
+                c + if q[b] < q[a] { b } else { a }
+            } else if c < n {
+                let mut m = c;
+                for j in c + 1..n {
+                    if h[j] < h[m] {
+                        m = j;
+                    }
+                }
+                m
+            } else {
+                break;
+            };
+            let mk = h[m];
+            if key < mk {
+                break;
+            }
+            h[i] = mk;
+            self.pos[mk.slot()] = i as u32;
+            i = m;
+        }
+        h[i] = key;
+        self.pos[key.slot()] = i as u32;
+    }
+
+    /// Pending armings.
     fn armed(&self) -> usize {
-        self.keys.iter().flatten().filter(|&&k| k != NO_KEY).count()
+        self.heap.len()
     }
 }
 
@@ -220,16 +268,14 @@ impl<E> Scheduler<E> {
     #[inline]
     fn set_owned(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
         assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
-        let (o, w) = (owner as usize, which);
-        let slot = (o * OWNER_TIMERS + w) as u64;
-        self.overwritten += u64::from(self.owned.keys[o][w] != NO_KEY);
-        self.owned.tokens[o][w] = tok.0;
-        self.owned.set(o, w, Key::new(at, seq, slot));
+        let slot = owner as usize * OWNER_TIMERS + which;
+        self.owned.tokens[slot] = tok.0;
+        self.overwritten += u64::from(self.owned.arm(slot, Key::new(at, seq, slot as u64)));
     }
 
     /// Whether timer `which` of `owner` has a pending arming.
     pub fn owned_is_armed(&self, owner: u32, which: usize) -> bool {
-        self.owned.keys[owner as usize][which] != NO_KEY
+        self.owned.pos[owner as usize * OWNER_TIMERS + which] != NO_POS
     }
 
     /// Owned timers popped, and those re-armed while pending (profiling).
@@ -347,10 +393,9 @@ impl<E> Scheduler<E> {
             if tm.time() > until.0 {
                 return None;
             }
-            let slot = tm.slot();
+            let slot = self.owned.pop().slot();
             let (o, w) = (slot / OWNER_TIMERS, slot % OWNER_TIMERS);
-            let tok = TimerToken(self.owned.tokens[o][w]);
-            self.owned.set(o, w, NO_KEY);
+            let tok = TimerToken(self.owned.tokens[slot]);
             let time = SimTime(tm.time());
             debug_assert!(time >= self.now, "time travel");
             self.now = time;
