@@ -88,6 +88,9 @@ const NO_POS: u32 = u32::MAX;
 /// it (`NO_POS` when none) and its token. A re-arming moves the timer's key
 /// in place (up or down), so each timer has at most one key in the heap.
 struct OwnedTimers {
+    /// `heap[0]`, or `NO_KEY` when empty: read at every pop and every
+    /// `advance_inline`, written only when a timer is armed or popped.
+    top: Key,
     heap: Vec<Key>,
     pos: Vec<u32>,
     tokens: Vec<u32>,
@@ -97,12 +100,12 @@ impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
         assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
         let n = owners * OWNER_TIMERS;
-        OwnedTimers { heap: Vec::with_capacity(n), pos: vec![NO_POS; n], tokens: vec![0; n] }
+        OwnedTimers { top: NO_KEY, heap: Vec::with_capacity(n), pos: vec![NO_POS; n], tokens: vec![0; n] }
     }
 
     #[inline]
     fn top(&self) -> Key {
-        self.heap.first().copied().unwrap_or(NO_KEY)
+        self.top
     }
 
     /// Arm timer `slot` with `key`, replacing its pending arming if any;
@@ -114,6 +117,7 @@ impl OwnedTimers {
             let n = self.heap.len();
             self.heap.push(key);
             self.sift_up(n, key);
+            self.top = self.heap[0];
             false
         } else {
             let i = i as usize;
@@ -122,6 +126,7 @@ impl OwnedTimers {
             } else {
                 self.sift_down(i, key);
             }
+            self.top = self.heap[0];
             true
         }
     }
@@ -132,8 +137,11 @@ impl OwnedTimers {
         let top = self.heap[0];
         self.pos[top.slot()] = NO_POS;
         let last = self.heap.pop().expect("non-empty heap");
-        if !self.heap.is_empty() {
+        if self.heap.is_empty() {
+            self.top = NO_KEY;
+        } else {
             self.sift_down(0, last);
+            self.top = self.heap[0];
         }
         top
     }
