@@ -50,7 +50,9 @@ enum Event {
     LinkArrive(LinkId, u8, Box<Packet>),
     /// A packet for the wireless interface reaches the interface queue (after the LL delay).
     IfqArrive(NodeId, Box<Packet>, Option<NodeId>),
-    /// A DCF timer of a node.
+    /// A MAC timer of a node: FRN's slot timer. The DCF's timers are not
+    /// events: they wait in the scheduler's owned-timer heap (owner = node,
+    /// timer = `MacTimer as usize`) and pop as `Popped::Timer`.
     Mac(NodeId, MacTimer, TimerToken),
     /// An ARP message (to `.2`, `None` = broadcast) reaches the node's interface queue.
     ArpOut(NodeId, ArpMsg, Option<NodeId>),
@@ -157,7 +159,8 @@ struct Air {
     radio: Radio,
     /// The MAC's latest NAV arming whose event is held back: (time, reserved
     /// sequence number, token). Most NAV expiries find no backoff to resume, so
-    /// the event is inserted only once the MAC needs it (`Dcf::needs_nav_event`),
+    /// the timer is armed in the scheduler (`arm_owned_reserved`, replacing
+    /// a NAV arming released earlier) only once the MAC needs it (`Dcf::needs_nav_event`),
     /// with the sequence number it had when armed: the run is the same as with
     /// every NAV event scheduled, minus the no-op ones.
     nav_pending: Option<(SimTime, u64, TimerToken)>,
