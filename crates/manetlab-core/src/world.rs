@@ -29,6 +29,7 @@ use crate::phy::{Channel, Radio, RadioParams, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
+use crate::sim::scheduler::{Popped, OWNER_TIMERS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use std::collections::BTreeMap;
@@ -49,7 +50,9 @@ enum Event {
     LinkArrive(LinkId, u8, Box<Packet>),
     /// A packet for the wireless interface reaches the interface queue (after the LL delay).
     IfqArrive(NodeId, Box<Packet>, Option<NodeId>),
-    /// A DCF timer of a node.
+    /// A MAC timer of a node: FRN's slot timer. The DCF's timers are not
+    /// events: they wait in the scheduler's owned-timer heap (owner = node,
+    /// timer = `MacTimer as usize`) and pop as `Popped::Timer`.
     Mac(NodeId, MacTimer, TimerToken),
     /// An ARP message (to `.2`, `None` = broadcast) reaches the node's interface queue.
     ArpOut(NodeId, ArpMsg, Option<NodeId>),
@@ -156,7 +159,8 @@ struct Air {
     radio: Radio,
     /// The MAC's latest NAV arming whose event is held back: (time, reserved
     /// sequence number, token). Most NAV expiries find no backoff to resume, so
-    /// the event is inserted only once the MAC needs it (`Dcf::needs_nav_event`),
+    /// the timer is armed in the scheduler (`arm_owned_reserved`, replacing
+    /// a NAV arming released earlier) only once the MAC needs it (`Dcf::needs_nav_event`),
     /// with the sequence number it had when armed: the run is the same as with
     /// every NAV event scheduled, minus the no-op ones.
     nav_pending: Option<(SimTime, u64, TimerToken)>,
@@ -208,7 +212,7 @@ fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, n: NodeId, need
             *pending = None;
         } else if needs {
             *pending = None;
-            sched.schedule_reserved(at, seq, Event::Mac(n, MacTimer::Nav, tok));
+            sched.arm_owned_reserved(n.0, MacTimer::Nav as usize, at, seq, tok);
         }
     }
 }
@@ -474,6 +478,8 @@ impl Simulator {
         };
         let end = SimTime::from_secs_f64(s.duration_s);
         let mut sched = Scheduler::new();
+        // The DCF's timers wait in the scheduler's owned-timer table.
+        sched.set_timer_owners(air.len());
         let mut links = links;
         for (l, spec) in links.iter_mut().zip(&s.links) {
             l.drop_tcp_segments = spec.drop_tcp_segments.clone();
@@ -606,8 +612,8 @@ impl Simulator {
     /// Execute every event up to `until` (capped at the end of the run).
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.end);
-        while let Some((now, ev)) = self.sched.pop_until(until) {
-            self.dispatch(now, ev);
+        while let Some((now, p)) = self.sched.pop_next(until) {
+            self.dispatch_popped(now, p);
         }
     }
 
@@ -634,8 +640,8 @@ impl Simulator {
                 left = CHECK_EVERY_EVENTS;
             }
             left -= 1;
-            match self.sched.pop_until(until) {
-                Some((now, ev)) => self.dispatch(now, ev),
+            match self.sched.pop_next(until) {
+                Some((now, p)) => self.dispatch_popped(now, p),
                 None => break,
             }
         }
@@ -648,7 +654,42 @@ impl Simulator {
     pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
         let mut v: Vec<(&'static str, u64)> = EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect();
         v.push(("(heap pops)", self.sched.heap_pops()));
+        let (timer_pops, overwritten) = self.sched.timer_counts();
+        v.push(("(MAC timer pops)", timer_pops));
+        v.push(("(MAC timers re-armed unpopped)", overwritten));
         v
+    }
+
+    /// Run what [`Scheduler::pop_next`] took: an event, or a DCF timer from the
+    /// owned-timer table (indexed by `MacTimer as usize`).
+    #[inline]
+    fn dispatch_popped(&mut self, now: SimTime, p: Popped<Event>) {
+        match p {
+            Popped::Event(ev) => self.dispatch(now, ev),
+            Popped::Timer(n, which, tok) => {
+                const TIMERS: [MacTimer; OWNER_TIMERS] = [MacTimer::Backoff, MacTimer::Defer, MacTimer::Send, MacTimer::Nav];
+                // Their indices in `EVENT_KINDS` (as `Event::kind`).
+                const KINDS: [usize; OWNER_TIMERS] = [4, 18, 19, 20];
+                let timer = TIMERS[which];
+                debug_assert_eq!(timer as usize, which);
+                self.event_counts[KINDS[which]] += 1;
+                self.mac_timer(now, NodeId(n), timer, tok)
+            }
+        }
+    }
+
+    /// A MAC timer event (counted under its kind, and as stale when its arming
+    /// was cancelled). A stale one's handler does nothing (the MACs' `timer`
+    /// returns at once for a stale token), so of `run_mac` only the held-back
+    /// NAV's release is left.
+    #[inline]
+    fn mac_timer(&mut self, now: SimTime, n: NodeId, timer: MacTimer, tok: TimerToken) {
+        if !self.air[n.index()].mac.timer_is_live(timer, tok) {
+            self.event_counts[KIND_MAC_STALE] += 1;
+            self.release_nav(n);
+            return;
+        }
+        self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
     }
 
     fn dispatch(&mut self, now: SimTime, ev: Event) {
@@ -682,12 +723,7 @@ impl Simulator {
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
-                Event::Mac(n, timer, tok) => {
-                    if !self.air[n.index()].mac.timer_is_live(timer, tok) {
-                        self.event_counts[KIND_MAC_STALE] += 1;
-                    }
-                    self.run_mac(now, n, |mac, out| mac.timer(now, timer, tok, out))
-                }
+                Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
                 Event::TxEnd(n) => self.tx_end(now, n),
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
                 Event::SignalEnd(tx) => self.signal_ends(now, tx),
@@ -1087,7 +1123,9 @@ impl Simulator {
             match a {
                 MacAction::Transmit(frame) => self.transmit(now, n, frame),
                 MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
-                MacAction::SetTimer(t, at, tok) => self.sched.schedule_at(at, Event::Mac(n, t, tok)),
+                // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
+                MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
+                MacAction::SetTimer(t, at, tok) => self.sched.arm_owned(n.0, t as usize, at, tok),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
                 MacAction::Deliver(pkt, from) => {
