@@ -985,6 +985,22 @@ impl TcpSender {
             self.send_data(now);
             return;
         }
+        if self.kind == Recovery::Reno && self.cc.has_own_dup_acks() {
+            // ns-2 Vegas: the variant decides every duplicate ACK itself.
+            let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
+            let guard_ok = self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r);
+            self.dupacks += 1;
+            self.refresh(now);
+            self.cc.pkts_acked(&self.st, 0);
+            let act = self.cc.own_dup_ack(&mut self.st, guard_ok);
+            if act.retransmit {
+                self.fast_retransmit_own(now);
+            }
+            if act.send {
+                self.send_data(now);
+            }
+            return;
+        }
         if self.in_recovery {
             match self.kind {
                 // ns-2 `++dupwnd_` per further duplicate ACK.
@@ -1040,6 +1056,26 @@ impl TcpSender {
         if send {
             self.send_data(now);
         }
+    }
+
+    /// A fast retransmit whose window change the variant made itself (`own_dup_ack`):
+    /// the timer and Karn handling of [`Self::fast_retransmit`], cwnd inflated by the
+    /// variant (dupwnd 0).
+    fn fast_retransmit_own(&mut self, now: SimTime) {
+        self.stats.fast_retransmits += 1;
+        self.last_loss_timeout = false;
+        self.recover = Some(self.max);
+        self.rtt_active = false;
+        self.karn_floor = self.karn_floor.max(self.una);
+        if self.cc.backoff_on_fast_retransmit() {
+            self.backoff_rto();
+        }
+        self.rto_at = Some(now + secs(self.rto_s()));
+        self.in_recovery = true;
+        self.first_partial = false;
+        self.dupwnd = 0;
+        self.transmit(now, self.una);
+        self.nxt = self.nxt.max(self.una + 1);
     }
 
     fn fast_retransmit(&mut self, now: SimTime) {

@@ -51,7 +51,7 @@
 //! duplicate-ACK count to 3.
 
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
+use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
 
 pub struct Vegas {
     pub alpha: f64,
@@ -246,31 +246,49 @@ impl CongestionControl for Vegas {
             s.cwnd += self.incr;
         }
     }
-    fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
-        dupacks == s.dupthresh || self.expired(s)
+    fn has_own_dup_acks(&self) -> bool {
+        true
     }
-    fn on_dup_ack_no_retransmit(&mut self, s: &mut CcState, dupacks: u32) {
-        // ns-2: a duplicate that is neither the third nor finds the oldest segment
-        // expired opens cwnd by one past the third; an expired or third one held back
-        // by the `bugFix_` guard changes nothing.
-        if dupacks > s.dupthresh && !self.expired(s) {
+    fn own_dup_ack(&mut self, s: &mut CcState, guard_ok: bool) -> OwnDupAck {
+        // ns-2 `recv`, duplicate branch (tcp-vegas.cc 351-405), in and out of recovery
+        // alike: `dups` (already counted by `pkts_acked`) is ns-2's `dupacks_`.
+        let mut retransmit = false;
+        if self.expired(s) || self.dups == s.dupthresh {
+            // An expired or third duplicate held back by the `bugFix_` guard changes nothing.
+            if guard_ok {
+                let first_send = !s.una_retransmitted;
+                self.enter_recovery(s, Recovery::Reno);
+                // ns-2 402: after retransmitting a segment sent once, dupacks_ = numdupacks_
+                // (so the next duplicate inflates, and no third-duplicate retransmit follows).
+                if first_send {
+                    self.dups = s.dupthresh;
+                }
+                retransmit = true;
+            }
+        } else if self.dups > s.dupthresh {
             s.cwnd += 1.0;
         }
+        // ns-2 417: send when dupacks_ is 0 or at least numdupacks_.
+        OwnDupAck { retransmit, send: self.dups == 0 || self.dups >= s.dupthresh }
     }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+        // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.
         let retx = s.una_retransmitted;
-        self.worried = (s.snd_nxt.saturating_sub(s.snd_una) as u32).min(2);
+        // ns-2 `MIN(2, t_seqno_ - last_ack_)`: last_ack_ is our una − 1.
+        self.worried = ((s.snd_nxt + 1).saturating_sub(s.snd_una) as u32).min(2);
         if retx {
             self.v_timeout_s *= 2.0;
         } else {
             self.v_timeout_s += self.v_timeout_s / 8.0;
         }
-        // Cut only if cwnd has not changed since the oldest segment was sent.
+        // Cut only if cwnd has not changed since the oldest segment was sent; only then
+        // is cwnd inflated (by the duplicates so far). Without a cut cwnd stays as it is.
         let cut = match (self.cwnd_changed, s.una_sent_at) {
             (Some(c), Some(sent)) => c < sent,
             _ => true,
         };
         if cut {
+            // ns-2 `window()`: min(cwnd_, wnd_), cwnd_ possibly inflated already.
             let win = (s.cwnd.floor().min(s.max_window)) as i64;
             let w = if win <= 3 {
                 2
@@ -279,19 +297,9 @@ impl CongestionControl for Vegas {
             } else {
                 win - (win >> 2)
             };
-            s.cwnd = w as f64;
             self.new_cwnd = Some(w as f64);
+            s.cwnd = w as f64 + f64::from(self.dups);
             self.cwnd_changed = Some(s.now);
-        }
-    }
-    fn exit_recovery(&mut self, s: &mut CcState) {
-        // ns-2: after more than dupthresh duplicates the inflation is undone and slow
-        // start is off (the engine has already dropped dupwnd).
-        if self.dups > s.dupthresh {
-            if let Some(w) = self.saved_window() {
-                s.cwnd = s.cwnd.min(w);
-            }
-            s.ssthresh = 2.0;
         }
     }
     fn on_timeout(&mut self, s: &mut CcState) {
@@ -307,6 +315,8 @@ impl CongestionControl for Vegas {
         }
         self.worried -= 1;
         if self.expired(s) {
+            // ns-2 346: dupacks_ = numdupacks_ before the retransmission.
+            self.dups = s.dupthresh;
             true
         } else {
             self.worried = 0;
