@@ -26,6 +26,9 @@
 //!   handshake (with MSS/SACK-permitted options) and FIN exchange instead.
 //! * Window = min(⌊cwnd⌋ + dupwnd, `window_pkts`, advertised window); dupwnd is
 //!   Reno/NewReno's fast-recovery inflation (ns-2 `dupwnd_`), kept apart from cwnd.
+//!   A variant with its own duplicate-ACK rules (`has_own_dup_acks`: ns-2 Vegas)
+//!   decides every duplicate ACK, inflates cwnd itself (dupwnd stays 0) and asks the
+//!   engine for the retransmission (`fast_retransmit_own`).
 //! * cwnd grows once per new ACK (`opencwnd`, see cc.rs); ssthresh = ⌊min(cwnd,
 //!   window)/2⌋ ≥ 2 on every fast retransmit and every timeout.
 //! * The `recover` guard (ns-2 `bugFix_`, RFC 6582 §3.2 step 1) for every variant:
@@ -1099,7 +1102,7 @@ impl TcpSender {
             Recovery::Reno | Recovery::NewReno => {
                 self.in_recovery = true;
                 self.first_partial = false;
-                // ns-2 `dupwnd_ = numdupacks_` (fewer for a Vegas fine-grained retransmit).
+                // ns-2 `dupwnd_ = numdupacks_`.
                 self.dupwnd = self.dupacks.min(self.st.dupthresh);
                 self.transmit(now, self.una);
                 self.nxt = self.nxt.max(self.una + 1);

@@ -1,6 +1,7 @@
 //! TCP Vegas (Brakmo & Peterson, "TCP Vegas: End to End Congestion Avoidance on
 //! a Global Internet", IEEE JSAC 13(8), 1995) as ns-2.35 `Agent/TCP/Vegas`
-//! (`tcp-vegas.cc`, the USC/Arizona port). Reno-style recovery in the engine.
+//! (`tcp-vegas.cc`, the USC/Arizona port). The engine runs Reno-style recovery (timer,
+//! Karn, the `recover` guard); this file decides each duplicate ACK and the window.
 //!
 //! Once per round (when the ACK passes the segment that was next to send at the
 //! start of the last round):
@@ -16,21 +17,27 @@
 //!   Growth is applied only while cwnd − outstanding ≤ 2 (ns-2's "keep up" rule).
 //!   Every segment's RTT sample also updates BaseRTT.
 //!
-//! Loss:
-//! * a duplicate ACK retransmits at once when the oldest segment has been out for
-//!   the fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation
-//!   estimator, (SA/4 + SD)/2 · 17/16), else at the third duplicate;
+//! Loss (ns-2 `recv`: Vegas decides every duplicate ACK itself, in and out of
+//! recovery — `has_own_dup_acks` — with its own count, ns-2 `dupacks_`):
+//! * a duplicate ACK retransmits the oldest segment when it has been out for the
+//!   fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation estimator,
+//!   (SA/4 + SD)/2 · 17/16) or when it is the third; inside recovery too, so an
+//!   expired retransmission is retransmitted again (tcp-vegas.cc 354-355);
 //! * the window is cut only if it has not changed since that segment was sent:
-//!   win ≤ 3 → 2, a retransmitted segment → win/2, otherwise win − ⌊win/4⌋ (¾);
-//!   ssthresh is left alone; cwnd = that + the duplicate ACKs (the engine's dupwnd);
-//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the retransmission
-//!   timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`: the `backoff`
-//!   argument defaults to 1, where Reno passes 0);
-//! * the first one or two new ACKs after a retransmission check the fine-grained
-//!   timeout again (`v_worried_`) and retransmit an expired oldest segment;
-//! * outside recovery (after a timeout the `recover` guard holds the fast retransmit
-//!   back), each duplicate ACK past the third whose oldest segment has not passed the
-//!   fine-grained timeout adds 1 to cwnd, and the sender may send;
+//!   win = ⌊min(cwnd, window)⌋ (cwnd possibly inflated) ≤ 3 → 2, a retransmitted segment
+//!   → win/2, otherwise win − ⌊win/4⌋ (¾); ssthresh is left alone; only with a cut is
+//!   cwnd itself inflated: cwnd = that + the duplicates so far (379-392; no cut, no
+//!   inflation); the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the
+//!   retransmission timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`:
+//!   the `backoff` argument defaults to 1, where Reno passes 0);
+//! * after retransmitting a segment sent once the duplicate count becomes 3 (401-402),
+//!   so the next duplicate inflates and no third-duplicate retransmission follows;
+//! * the first one or two new ACKs after a retransmission (ns-2 `v_worried_` =
+//!   MIN(2, `t_seqno_ − last_ack_`)) check the fine-grained timeout again and
+//!   retransmit an expired oldest segment, setting the duplicate count to 3 (337-350);
+//! * a duplicate that neither retransmits nor is held back adds 1 to cwnd past the
+//!   third (404-405); an expired or third one held back by the `recover` guard (after a
+//!   timeout) changes nothing; the sender may send when the count is 0 or ≥ 3 (417);
 //! * the first new ACK after more than three duplicates — ending recovery or not —
 //!   sets cwnd to the window saved at the last cut (if cwnd is above it) and ssthresh 2;
 //! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`); the
@@ -47,8 +54,8 @@
 //!
 //! Deviations (docs/tcp.md): RTT samples come from the engine (the newest segment an
 //! ACK covers, not retransmitted, sent after the last loss) rather than ns-2's
-//! per-segment send-time array; a worried-ACK retransmission does not reset the
-//! duplicate-ACK count to 3.
+//! per-segment send-time array (`v_sendtime_`/`v_transmits_` modulo the window, whose
+//! reset loop skips ACKs that wrap past a multiple of the window).
 
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
