@@ -487,10 +487,18 @@ fn vegas_delta_uses_the_round_mean_rtt() {
     s.snd_nxt = 20;
     v.cong_avoid(&mut s, 1);
     assert!(close(s.cwnd, 10.1));
-    // Round 2 (begseq 21): samples 0.1 and 0.3 → mean 0.2 (the minimum would say 0.1);
-    // 11 sent, outstanding + 1 = 11: Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
+    // Round 2 (begseq 21): ACKs inside the round bring samples 0.1 and 0.3 (no growth:
+    // cwnd − outstanding = 10.1 − 5, 10.1 − 2 > 2); the round-end ACK brings none.
+    s.now = t(0.2);
+    s.snd_una = 15;
     v.on_rtt_sample(&s, 0.1);
+    v.cong_avoid(&mut s, 1);
+    s.snd_una = 18;
     v.on_rtt_sample(&s, 0.3);
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 10.1));
+    // Mean 0.2 (the minimum would say 0.1); 11 sent, outstanding + 1 = 11:
+    // Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
     s.now = t(0.3);
     s.snd_una = 21;
     s.snd_nxt = 31;
@@ -498,7 +506,10 @@ fn vegas_delta_uses_the_round_mean_rtt() {
     assert!(close(s.cwnd, 9.1));
     // Round 3 (begseq 32): mean 0.1 = BaseRTT, una 32: sent = outstanding + 1 = 9 → Δ = 0 < α:
     // +1/cwnd on this and the round's later ACKs while cwnd − outstanding ≤ 2 (9.1 − 8).
+    s.snd_una = 25;
     v.on_rtt_sample(&s, 0.1);
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 9.1));
     s.now = t(0.4);
     s.snd_una = 32;
     s.snd_nxt = 40;
@@ -513,6 +524,42 @@ fn vegas_delta_uses_the_round_mean_rtt() {
     s.snd_nxt = 43;
     v.cong_avoid(&mut s, 1);
     assert!(close(s.cwnd, c + 1.0 / 9.1));
+}
+
+#[test]
+fn vegas_sample_of_the_round_end_ack_counts_in_the_next_round() {
+    // ns-2 `recv`: the round-end section (tcp-vegas.cc 209-278) runs before the ACK's own
+    // sample is added (304-332), so that sample belongs to the next round.
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
+    s.ssthresh = 5.0;
+    v.on_rtt_sample(&s, 0.1);
+    // Round 1 as in vegas_delta_uses_the_round_mean_rtt: cwnd 10.1, next round from 21.
+    s.now = t(0.1);
+    s.snd_una = 10;
+    s.snd_nxt = 20;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, 10.1));
+    // Round 2: one sample 0.1 inside, then the round-end ACK with sample 0.3. Mean 0.1
+    // (not 0.2): 11 sent, outstanding + 1 = 11 → Δ = 0 < α → +1/cwnd, and 10.1 − 10 ≤ 2.
+    s.now = t(0.2);
+    s.snd_una = 15;
+    v.on_rtt_sample(&s, 0.1);
+    v.cong_avoid(&mut s, 1);
+    s.now = t(0.3);
+    s.snd_una = 21;
+    s.snd_nxt = 31;
+    v.on_rtt_sample(&s, 0.3);
+    v.cong_avoid(&mut s, 1);
+    let c = 10.1 + 1.0 / 10.1;
+    assert!(close(s.cwnd, c));
+    // Round 3 ends with no sample of its own: mean = the carried 0.3 (the duration would
+    // be 0.1 → Δ 0); 11 sent, outstanding + 1 = 11 → Δ = int((110 − 36.7)·0.1 + ½) = 7 > β.
+    s.now = t(0.4);
+    s.snd_una = 32;
+    s.snd_nxt = 42;
+    v.cong_avoid(&mut s, 1);
+    assert!(close(s.cwnd, c - 1.0));
 }
 
 #[test]

@@ -85,6 +85,8 @@ pub struct Vegas {
     new_cwnd: Option<f64>,
     /// Duplicate ACKs since the last new ACK.
     dups: u32,
+    /// This ACK's RTT sample, taken after its round-end section (s).
+    pending_sample_s: Option<f64>,
     /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
     worried: u32,
     /// Data segments count their TCP/IP header (false: ns-2.35's 1000-byte
@@ -114,6 +116,7 @@ impl Vegas {
             cwnd_changed: None,
             new_cwnd: None,
             dups: 0,
+            pending_sample_s: None,
             worried: 0,
             counts_headers: true,
             zero_window: true,
@@ -143,6 +146,22 @@ impl Vegas {
         let expect = outstanding_plus_one / base_rtt_s;
         let actual = sent_in_round / rtt_s;
         ((expect - actual) * base_rtt_s + 0.5) as i64
+    }
+
+    /// ns-2 `recv` 314-332: one fine-grained sample into the round sum and the
+    /// `v_timeout_` estimator.
+    fn apply_sample(&mut self, rtt_s: f64) {
+        self.sum_rtt_s += rtt_s;
+        self.cnt_rtt += 1;
+        if rtt_s > 0.0 {
+            self.base_rtt_s = self.base_rtt_s.min(rtt_s);
+            let mut n = rtt_s - self.sa / 8.0;
+            self.sa += n;
+            n = n.abs() - self.sd / 4.0;
+            self.sd += n;
+            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
+            self.v_timeout_s += self.v_timeout_s / 16.0;
+        }
     }
 
     fn expired(&self, s: &CcState) -> bool {
@@ -181,16 +200,11 @@ impl CongestionControl for Vegas {
             self.base_rtt_s = rtt_s;
             return;
         }
-        self.sum_rtt_s += rtt_s;
-        self.cnt_rtt += 1;
-        if rtt_s > 0.0 {
-            self.base_rtt_s = self.base_rtt_s.min(rtt_s);
-            let mut n = rtt_s - self.sa / 8.0;
-            self.sa += n;
-            n = n.abs() - self.sd / 4.0;
-            self.sd += n;
-            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
-            self.v_timeout_s += self.v_timeout_s / 16.0;
+        // ns-2 takes an ACK's sample after its round-end section (tcp-vegas.cc 304-332
+        // follow 209-278): the ACK that ends a round counts in the next one. `cong_avoid`
+        // applies it at that point.
+        if let Some(old) = self.pending_sample_s.replace(rtt_s) {
+            self.apply_sample(old);
         }
     }
     fn pkts_acked(&mut self, _s: &CcState, acked: u64) {
@@ -251,6 +265,9 @@ impl CongestionControl for Vegas {
         }
         if self.incr > 0.0 && s.cwnd - (in_flight_plus_one - 1.0) <= 2.0 {
             s.cwnd += self.incr;
+        }
+        if let Some(r) = self.pending_sample_s.take() {
+            self.apply_sample(r);
         }
     }
     fn has_own_dup_acks(&self) -> bool {
