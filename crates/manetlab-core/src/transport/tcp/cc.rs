@@ -160,6 +160,9 @@ pub trait CongestionControl {
     }
     /// Every ACK that arrives, with the segments it newly acknowledges (0 for a duplicate).
     fn pkts_acked(&mut self, _s: &CcState, _acked: u64) {}
+    /// Data segment `seg` was just transmitted (new or again). Default: nothing (ns-2
+    /// Vegas keeps its own send-time and transmit-count arrays).
+    fn on_transmit(&mut self, _s: &CcState, _seg: u64, _now: SimTime) {}
     /// A valid RTT sample (Karn's rule applied), seconds, unrounded.
     fn on_rtt_sample(&mut self, _s: &CcState, _rtt_s: f64) {}
     /// The `dupacks`-th duplicate ACK outside recovery: true to fast-retransmit now.

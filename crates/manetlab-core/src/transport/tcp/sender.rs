@@ -475,6 +475,7 @@ impl TcpSender {
         let mut h = self.header(1 + self.seg_start(k), ack_flags());
         h.headerless = self.cc.headerless_data_segments();
         self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
+        self.cc.on_transmit(&self.st, k, now);
         if self.rto_at.is_none() && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));
         }

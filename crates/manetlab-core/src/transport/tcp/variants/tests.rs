@@ -470,59 +470,72 @@ fn newreno_rto_for_comparison_with_abra() {
     assert!(close(h.s.rto_s(), 2.1));
 }
 
+/// A Vegas in congestion avoidance (cwnd 10, ssthresh 5, window 20, BaseRTT 0.1) with
+/// segments 0..=19 sent at 0 and 9 resent at 0.05 (its ACK gives no sample).
+fn vegas_ca() -> (Vegas, CcState) {
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
+    s.ssthresh = 5.0;
+    v.on_rtt_sample(&s, 0.1); // the first ACK initialises BaseRTT = 0.1
+    for k in 0..20 {
+        v.on_transmit(&s, k, t(0.0));
+    }
+    v.on_transmit(&s, 9, t(0.05));
+    (v, s)
+}
+
+/// A new ACK: una becomes `una` at `now` (`acked` segments newly acknowledged).
+fn vegas_ack(v: &mut Vegas, s: &mut CcState, now: f64, una: u64, acked: u64) {
+    s.now = t(now);
+    s.snd_una = una;
+    v.cong_avoid(s, acked);
+}
+
 #[test]
 fn vegas_delta_uses_the_round_mean_rtt() {
     // ns-2: Δ = ⌊(expected − actual)·BaseRTT + ½⌋, expected = (t_seqno_ − last_ack_)/BaseRTT.
     assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.1), 1);
     assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.2), 6);
-    let mut v = Vegas::new(1.0, 3.0, 1.0);
-    let mut s = CcState::new(10.0, 1000, 3, 20.0);
-    s.ssthresh = 5.0; // congestion avoidance
-    v.on_rtt_sample(&s, 0.1); // the first ACK initialises BaseRTT = 0.1
+    let (mut v, mut s) = vegas_ca();
     // Round 1 ends at the first ACK (una 10 ≥ begseq 0) with no samples: rtt = the round's
     // duration 0.1; 21 sent (t_seqno_ 21 − 0), outstanding + 1 = 11:
     // Δ = int((11/0.1 − 21/0.1)·0.1 + ½) = int(−9.5) = −9 < α → +1/cwnd per ACK: 10.1.
-    s.now = t(0.1);
-    s.snd_una = 10;
     s.snd_nxt = 20;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.1, 10, 10);
     assert!(close(s.cwnd, 10.1));
-    // Round 2 (begseq 21): ACKs inside the round bring samples 0.1 and 0.3 (no growth:
-    // cwnd − outstanding = 10.1 − 5, 10.1 − 2 > 2); the round-end ACK brings none.
-    s.now = t(0.2);
-    s.snd_una = 15;
-    v.on_rtt_sample(&s, 0.1);
-    v.cong_avoid(&mut s, 1);
-    s.snd_una = 18;
-    v.on_rtt_sample(&s, 0.3);
-    v.cong_avoid(&mut s, 1);
+    // Round 2 (begseq 21): 20 leaves at 0.1 and again at 0.2; ACKs inside the round
+    // bring samples 0.1 (14, sent at 0) and 0.3 (17); no growth: cwnd − outstanding =
+    // 10.1 − 6, 10.1 − 3 > 2. The round-end ACK (20, sent twice) brings none.
+    v.on_transmit(&s, 20, t(0.1));
+    v.on_transmit(&s, 20, t(0.2));
+    s.snd_nxt = 21;
+    vegas_ack(&mut v, &mut s, 0.1, 15, 5);
+    vegas_ack(&mut v, &mut s, 0.3, 18, 3);
     assert!(close(s.cwnd, 10.1));
     // Mean 0.2 (the minimum would say 0.1); 11 sent, outstanding + 1 = 11:
     // Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
-    s.now = t(0.3);
-    s.snd_una = 21;
     s.snd_nxt = 31;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.3, 21, 3);
     assert!(close(s.cwnd, 9.1));
-    // Round 3 (begseq 32): mean 0.1 = BaseRTT, una 32: sent = outstanding + 1 = 9 → Δ = 0 < α:
-    // +1/cwnd on this and the round's later ACKs while cwnd − outstanding ≤ 2 (9.1 − 8).
-    s.snd_una = 25;
-    v.on_rtt_sample(&s, 0.1);
-    v.cong_avoid(&mut s, 1);
+    // Round 3 (begseq 32): 21..=30 leave at 0.3; the ACK of 24 at 0.4 samples 0.1; the
+    // round-end ACK (31, never sent) none. Mean 0.1 = BaseRTT, una 32: sent = outstanding
+    // + 1 = 9 → Δ = 0 < α: +1/cwnd on this and the round's later ACKs while cwnd −
+    // outstanding ≤ 2 (9.1 − 8).
+    for k in 21..31 {
+        v.on_transmit(&s, k, t(0.3));
+    }
+    vegas_ack(&mut v, &mut s, 0.4, 25, 4);
     assert!(close(s.cwnd, 9.1));
-    s.now = t(0.4);
-    s.snd_una = 32;
     s.snd_nxt = 40;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 32, 7);
     assert!(close(s.cwnd, 9.1 + 1.0 / 9.1));
     // ACKs inside the round (una < begseq 41) repeat the increment, but only while the
     // sender keeps up: cwnd − outstanding = 9.2 − 5 > 2 → none; 9.2 − 8 ≤ 2 → +1/9.1.
     let c = s.cwnd;
-    s.snd_una = 35;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 35, 3);
     assert!(close(s.cwnd, c));
     s.snd_nxt = 43;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 35, 0);
     assert!(close(s.cwnd, c + 1.0 / 9.1));
 }
 
@@ -530,36 +543,62 @@ fn vegas_delta_uses_the_round_mean_rtt() {
 fn vegas_sample_of_the_round_end_ack_counts_in_the_next_round() {
     // ns-2 `recv`: the round-end section (tcp-vegas.cc 209-278) runs before the ACK's own
     // sample is added (304-332), so that sample belongs to the next round.
-    let mut v = Vegas::new(1.0, 3.0, 1.0);
-    let mut s = CcState::new(10.0, 1000, 3, 20.0);
-    s.ssthresh = 5.0;
-    v.on_rtt_sample(&s, 0.1);
+    let (mut v, mut s) = vegas_ca();
     // Round 1 as in vegas_delta_uses_the_round_mean_rtt: cwnd 10.1, next round from 21.
-    s.now = t(0.1);
-    s.snd_una = 10;
     s.snd_nxt = 20;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.1, 10, 10);
     assert!(close(s.cwnd, 10.1));
-    // Round 2: one sample 0.1 inside, then the round-end ACK with sample 0.3. Mean 0.1
-    // (not 0.2): 11 sent, outstanding + 1 = 11 → Δ = 0 < α → +1/cwnd, and 10.1 − 10 ≤ 2.
-    s.now = t(0.2);
-    s.snd_una = 15;
-    v.on_rtt_sample(&s, 0.1);
-    v.cong_avoid(&mut s, 1);
-    s.now = t(0.3);
-    s.snd_una = 21;
+    // Round 2: the ACK of 14 samples 0.1; the round-end ACK of 20 (sent at 0) samples 0.3.
+    // Mean 0.1 (not 0.2): 11 sent, outstanding + 1 = 11 → Δ = 0 < α → +1/cwnd, and
+    // 10.1 − 10 ≤ 2.
+    v.on_transmit(&s, 20, t(0.0));
+    s.snd_nxt = 21;
+    vegas_ack(&mut v, &mut s, 0.1, 15, 5);
     s.snd_nxt = 31;
-    v.on_rtt_sample(&s, 0.3);
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.3, 21, 6);
     let c = 10.1 + 1.0 / 10.1;
     assert!(close(s.cwnd, c));
-    // Round 3 ends with no sample of its own: mean = the carried 0.3 (the duration would
-    // be 0.1 → Δ 0); 11 sent, outstanding + 1 = 11 → Δ = int((110 − 36.7)·0.1 + ½) = 7 > β.
-    s.now = t(0.4);
-    s.snd_una = 32;
+    // Round 3 ends with no sample of its own (31 never sent): mean = the carried 0.3 (the
+    // duration would be 0.1 → Δ 0); 11 sent, outstanding + 1 = 11 →
+    // Δ = int((110 − 36.7)·0.1 + ½) = 7 > β → cwnd − 1.
     s.snd_nxt = 42;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 32, 11);
     assert!(close(s.cwnd, c - 1.0));
+}
+
+#[test]
+fn vegas_slots_an_ack_wraps_past_keep_their_count() {
+    // ns-2 `recv` 306-312: the loop clearing the acknowledged slots runs from
+    // (oldack + 1) mod window while ≤ seqno mod window, so an ACK whose range wraps
+    // past a multiple of the window clears nothing; the next segment in such a slot
+    // counts as sent twice (`transmits` 2).
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(12.0, 1000, 3, 20.0);
+    v.on_rtt_sample(&s, 0.1);
+    for k in 0..20 {
+        v.on_transmit(&s, k, t(0.0));
+    }
+    s.snd_nxt = 20;
+    vegas_ack(&mut v, &mut s, 0.1, 18, 18); // clears slots 0..=17
+    v.on_transmit(&s, 20, t(0.1));
+    v.on_transmit(&s, 21, t(0.1));
+    s.snd_nxt = 22;
+    // ACK of 18..=21 (oldack 17, seqno 21): from slot 18, 18 ≤ 1 fails: nothing cleared.
+    vegas_ack(&mut v, &mut s, 0.2, 22, 4);
+    for k in 22..40 {
+        v.on_transmit(&s, k, t(0.2));
+    }
+    // 38 lands in slot 18, still counting 18's transmission: a third duplicate finds it
+    // "retransmitted" → the window is halved, 12 → 6 (¾ would give 9), though the
+    // engine never resent it.
+    s.now = t(0.5);
+    s.snd_una = 38;
+    s.snd_nxt = 40;
+    s.cwnd = 12.0;
+    s.una_sent_at = Some(t(0.2));
+    s.una_retransmitted = false;
+    v.enter_recovery(&mut s, Recovery::Reno);
+    assert_eq!(s.cwnd, 6.0);
 }
 
 #[test]

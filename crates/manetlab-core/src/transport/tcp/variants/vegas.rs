@@ -85,8 +85,9 @@ pub struct Vegas {
     new_cwnd: Option<f64>,
     /// Duplicate ACKs since the last new ACK.
     dups: u32,
-    /// This ACK's RTT sample, taken after its round-end section (s).
-    pending_sample_s: Option<f64>,
+    /// Per-slot last send time and transmission count, slot = segment mod the window
+    /// (ns-2 `v_sendtime_`, `v_transmits_`, `v_maxwnd_` = `window_`).
+    slots: Vec<(SimTime, u32)>,
     /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
     worried: u32,
     /// Data segments count their TCP/IP header (false: ns-2.35's 1000-byte
@@ -116,7 +117,7 @@ impl Vegas {
             cwnd_changed: None,
             new_cwnd: None,
             dups: 0,
-            pending_sample_s: None,
+            slots: Vec::new(),
             worried: 0,
             counts_headers: true,
             zero_window: true,
@@ -164,6 +165,36 @@ impl Vegas {
         }
     }
 
+    /// ns-2 `recv` 304-314 for a new ACK of `acked` segments: the newest acknowledged
+    /// segment's slot gives a sample if it holds one transmission; then the acknowledged
+    /// slots are cleared — by ns-2's loop, which clears nothing when the range wraps
+    /// past a multiple of the window, so those slots count on.
+    fn ack_sample(&mut self, s: &CcState, acked: u64) -> Option<f64> {
+        if acked == 0 || self.slots.is_empty() {
+            return None;
+        }
+        let n = self.slots.len() as i64;
+        let seqno = s.snd_una as i64 - 1; // ns-2 seqno: the newest acknowledged
+        let oldack = seqno - acked as i64;
+        let (sent, transmits) = self.slots[(seqno % n) as usize];
+        let mut k = (oldack + 1).rem_euclid(n);
+        let mut range = seqno - oldack;
+        while k <= seqno % n && range > 0 {
+            self.slots[k as usize] = (SimTime::ZERO, 0);
+            k = (k + 1) % n;
+            range -= 1;
+        }
+        (transmits == 1).then(|| s.now.since(sent).as_secs_f64())
+    }
+
+    /// The oldest segment's slot holds more than one transmission (ns-2 `transmits > 1`).
+    fn una_resent(&self, s: &CcState) -> bool {
+        if self.slots.is_empty() {
+            return s.una_retransmitted;
+        }
+        self.slots[(s.snd_una % self.slots.len() as u64) as usize].1 > 1
+    }
+
     fn expired(&self, s: &CcState) -> bool {
         s.una_sent_at.is_some_and(|sent| s.now.since(sent).as_secs_f64() >= self.v_timeout_s)
     }
@@ -200,19 +231,24 @@ impl CongestionControl for Vegas {
             self.base_rtt_s = rtt_s;
             return;
         }
-        // ns-2 takes an ACK's sample after its round-end section (tcp-vegas.cc 304-332
-        // follow 209-278): the ACK that ends a round counts in the next one. `cong_avoid`
-        // applies it at that point.
-        if let Some(old) = self.pending_sample_s.replace(rtt_s) {
-            self.apply_sample(old);
+        // Later samples come from the send-time array (`ack_sample`), as ns-2.
+    }
+    fn on_transmit(&mut self, s: &CcState, seg: u64, now: SimTime) {
+        if seg == 0 {
+            // ns-2 `output` (re)allocates the arrays whenever segment 0 goes out.
+            self.slots = vec![(SimTime::ZERO, 0); (s.max_window as usize).max(1)];
         }
+        let n = self.slots.len() as u64;
+        let slot = &mut self.slots[(seg % n) as usize];
+        slot.0 = now;
+        slot.1 += 1;
     }
     fn pkts_acked(&mut self, _s: &CcState, acked: u64) {
         if acked == 0 {
             self.dups += 1;
         }
     }
-    fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         // ns-2 `recv`, before `newack`: more than dupthresh duplicates inflated cwnd (in
         // or, after a timeout, outside recovery): back to the saved window, slow start off.
         if self.dups > s.dupthresh {
@@ -266,7 +302,9 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && s.cwnd - (in_flight_plus_one - 1.0) <= 2.0 {
             s.cwnd += self.incr;
         }
-        if let Some(r) = self.pending_sample_s.take() {
+        // ns-2 takes the ACK's sample after its round-end section (tcp-vegas.cc 304-332
+        // follow 209-278): the ACK that ends a round counts in the next one.
+        if let Some(r) = self.ack_sample(s, acked) {
             self.apply_sample(r);
         }
     }
@@ -280,7 +318,7 @@ impl CongestionControl for Vegas {
         if self.expired(s) || self.dups == s.dupthresh {
             // An expired or third duplicate held back by the `bugFix_` guard changes nothing.
             if guard_ok {
-                let first_send = !s.una_retransmitted;
+                let first_send = !self.una_resent(s);
                 self.enter_recovery(s, Recovery::Reno);
                 // ns-2 402: after retransmitting a segment sent once, dupacks_ = numdupacks_
                 // (so the next duplicate inflates, and no third-duplicate retransmit follows).
@@ -297,7 +335,7 @@ impl CongestionControl for Vegas {
     }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
         // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.
-        let retx = s.una_retransmitted;
+        let retx = self.una_resent(s);
         // ns-2 `MIN(2, t_seqno_ - last_ack_)`: last_ack_ is our una − 1.
         self.worried = ((s.snd_nxt + 1).saturating_sub(s.snd_una) as u32).min(2);
         if retx {
