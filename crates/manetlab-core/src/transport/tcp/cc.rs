@@ -17,6 +17,7 @@
 //! it to 2.
 //!
 //! Hook order on one ACK (see `sender.rs`):
+//! transmit → `on_transmit`;
 //! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
 //!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
 //!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;

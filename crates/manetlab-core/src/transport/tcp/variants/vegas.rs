@@ -52,10 +52,16 @@
 //! counts its payload only on the air (`flows[].tcp.vegas_counts_headers = true`
 //! counts the header).
 //!
-//! Deviations (docs/tcp.md): RTT samples come from the engine (the newest segment an
-//! ACK covers, not retransmitted, sent after the last loss) rather than ns-2's
-//! per-segment send-time array (`v_sendtime_`/`v_transmits_` modulo the window, whose
-//! reset loop skips ACKs that wrap past a multiple of the window).
+//! RTT samples and "retransmitted" come from ns-2's per-slot arrays (`v_sendtime_`,
+//! `v_transmits_`; slot = segment mod `window_`, reset whenever segment 0 is sent): a
+//! new ACK samples its newest segment if that slot holds one transmission (a segment
+//! sent once before a timeout included), after the round-end section, and then clears
+//! the acknowledged slots with ns-2's loop, which clears nothing for a range that wraps
+//! past a multiple of the window — the next segment in such a slot counts as sent twice
+//! (no sample; a halving cut, a doubled `v_timeout_`, no count reset if it is lost).
+//!
+//! Deviation (docs/tcp.md): the estimator starts from the SYN-like first packet's
+//! sample (ns-2 Vegas sends data segment 0 first and starts from its ACK).
 
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
