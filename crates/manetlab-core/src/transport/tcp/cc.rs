@@ -17,11 +17,14 @@
 //! it to 2.
 //!
 //! Hook order on one ACK (see `sender.rs`):
+//! transmit → `on_transmit`;
 //! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
 //!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
 //!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
-//! dup ACK  → `pkts_acked(0)` → `on_dup_ack` (→ `enter_recovery`, or
-//!            `on_dup_ack_no_retransmit` when no fast retransmit starts);
+//! dup ACK  → `pkts_acked(0)` → `own_dup_ack` (a variant with its own rules, ns-2
+//!            Vegas: it decides in and out of recovery) or `on_dup_ack` (→
+//!            `enter_recovery`, or `on_dup_ack_no_retransmit` when no fast
+//!            retransmit starts);
 //! RTO      → `on_timeout` → `backoff_rto`.
 
 use crate::sim::SimTime;
@@ -129,6 +132,17 @@ impl CcState {
     }
 }
 
+/// What a variant with its own duplicate-ACK rules ([`CongestionControl::own_dup_ack`])
+/// asks of the engine for one duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnDupAck {
+    /// Retransmit the oldest segment now as a fast retransmit (timer restarted, RTT
+    /// timing stopped, `recover` = highest sent); the variant has already set cwnd.
+    pub retransmit: bool,
+    /// Then run the send loop.
+    pub send: bool,
+}
+
 /// A congestion-control variant. All hooks but `name` and `recovery` default to Reno.
 pub trait CongestionControl {
     /// The scenario name (`transport = "…"`).
@@ -147,6 +161,9 @@ pub trait CongestionControl {
     }
     /// Every ACK that arrives, with the segments it newly acknowledges (0 for a duplicate).
     fn pkts_acked(&mut self, _s: &CcState, _acked: u64) {}
+    /// Data segment `seg` was just transmitted (new or again). Default: nothing (ns-2
+    /// Vegas keeps its own send-time and transmit-count arrays).
+    fn on_transmit(&mut self, _s: &CcState, _seg: u64, _now: SimTime) {}
     /// A valid RTT sample (Karn's rule applied), seconds, unrounded.
     fn on_rtt_sample(&mut self, _s: &CcState, _rtt_s: f64) {}
     /// The `dupacks`-th duplicate ACK outside recovery: true to fast-retransmit now.
@@ -157,6 +174,17 @@ pub trait CongestionControl {
     /// threshold, or held back by the `recover` guard). Default: nothing; ns-2 Vegas
     /// opens cwnd by one per such duplicate past the threshold.
     fn on_dup_ack_no_retransmit(&mut self, _s: &mut CcState, _dupacks: u32) {}
+    /// Every duplicate ACK of a Reno-recovery variant, in or out of recovery, decided by
+    /// the variant itself (ns-2 Vegas's `recv`, which keeps its own duplicate count and
+    /// inflates cwnd directly: the engine's dupwnd stays 0). `guard_ok`: the `recover`
+    /// guard lets a fast retransmit through. Called only when [`Self::has_own_dup_acks`].
+    fn own_dup_ack(&mut self, _s: &mut CcState, _guard_ok: bool) -> OwnDupAck {
+        unreachable!("own_dup_ack without has_own_dup_acks")
+    }
+    /// The variant decides duplicate ACKs itself ([`Self::own_dup_ack`]). Default false.
+    fn has_own_dup_acks(&self) -> bool {
+        false
+    }
     /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
     /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so
     /// the timeout restarts sending. Default false: the window is at least 1 segment.

@@ -26,6 +26,9 @@
 //!   handshake (with MSS/SACK-permitted options) and FIN exchange instead.
 //! * Window = min(⌊cwnd⌋ + dupwnd, `window_pkts`, advertised window); dupwnd is
 //!   Reno/NewReno's fast-recovery inflation (ns-2 `dupwnd_`), kept apart from cwnd.
+//!   A variant with its own duplicate-ACK rules (`has_own_dup_acks`: ns-2 Vegas)
+//!   decides every duplicate ACK, inflates cwnd itself (dupwnd stays 0) and asks the
+//!   engine for the retransmission (`fast_retransmit_own`).
 //! * cwnd grows once per new ACK (`opencwnd`, see cc.rs); ssthresh = ⌊min(cwnd,
 //!   window)/2⌋ ≥ 2 on every fast retransmit and every timeout.
 //! * The `recover` guard (ns-2 `bugFix_`, RFC 6582 §3.2 step 1) for every variant:
@@ -472,6 +475,7 @@ impl TcpSender {
         let mut h = self.header(1 + self.seg_start(k), ack_flags());
         h.headerless = self.cc.headerless_data_segments();
         self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
+        self.cc.on_transmit(&self.st, k, now);
         if self.rto_at.is_none() && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));
         }
@@ -985,6 +989,22 @@ impl TcpSender {
             self.send_data(now);
             return;
         }
+        if self.kind == Recovery::Reno && self.cc.has_own_dup_acks() {
+            // ns-2 Vegas: the variant decides every duplicate ACK itself.
+            let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
+            let guard_ok = self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r);
+            self.dupacks += 1;
+            self.refresh(now);
+            self.cc.pkts_acked(&self.st, 0);
+            let act = self.cc.own_dup_ack(&mut self.st, guard_ok);
+            if act.retransmit {
+                self.fast_retransmit_own(now);
+            }
+            if act.send {
+                self.send_data(now);
+            }
+            return;
+        }
         if self.in_recovery {
             match self.kind {
                 // ns-2 `++dupwnd_` per further duplicate ACK.
@@ -1042,6 +1062,26 @@ impl TcpSender {
         }
     }
 
+    /// A fast retransmit whose window change the variant made itself (`own_dup_ack`):
+    /// the timer and Karn handling of [`Self::fast_retransmit`], cwnd inflated by the
+    /// variant (dupwnd 0).
+    fn fast_retransmit_own(&mut self, now: SimTime) {
+        self.stats.fast_retransmits += 1;
+        self.last_loss_timeout = false;
+        self.recover = Some(self.max);
+        self.rtt_active = false;
+        self.karn_floor = self.karn_floor.max(self.una);
+        if self.cc.backoff_on_fast_retransmit() {
+            self.backoff_rto();
+        }
+        self.rto_at = Some(now + secs(self.rto_s()));
+        self.in_recovery = true;
+        self.first_partial = false;
+        self.dupwnd = 0;
+        self.transmit(now, self.una);
+        self.nxt = self.nxt.max(self.una + 1);
+    }
+
     fn fast_retransmit(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
         self.last_loss_timeout = false;
@@ -1063,7 +1103,7 @@ impl TcpSender {
             Recovery::Reno | Recovery::NewReno => {
                 self.in_recovery = true;
                 self.first_partial = false;
-                // ns-2 `dupwnd_ = numdupacks_` (fewer for a Vegas fine-grained retransmit).
+                // ns-2 `dupwnd_ = numdupacks_`.
                 self.dupwnd = self.dupacks.min(self.st.dupthresh);
                 self.transmit(now, self.una);
                 self.nxt = self.nxt.max(self.una + 1);

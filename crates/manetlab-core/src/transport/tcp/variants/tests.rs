@@ -470,49 +470,135 @@ fn newreno_rto_for_comparison_with_abra() {
     assert!(close(h.s.rto_s(), 2.1));
 }
 
+/// A Vegas in congestion avoidance (cwnd 10, ssthresh 5, window 20, BaseRTT 0.1) with
+/// segments 0..=19 sent at 0 and 9 resent at 0.05 (its ACK gives no sample).
+fn vegas_ca() -> (Vegas, CcState) {
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(10.0, 1000, 3, 20.0);
+    s.ssthresh = 5.0;
+    v.on_rtt_sample(&s, 0.1); // the first ACK initialises BaseRTT = 0.1
+    for k in 0..20 {
+        v.on_transmit(&s, k, t(0.0));
+    }
+    v.on_transmit(&s, 9, t(0.05));
+    (v, s)
+}
+
+/// A new ACK: una becomes `una` at `now` (`acked` segments newly acknowledged).
+fn vegas_ack(v: &mut Vegas, s: &mut CcState, now: f64, una: u64, acked: u64) {
+    s.now = t(now);
+    s.snd_una = una;
+    v.cong_avoid(s, acked);
+}
+
 #[test]
 fn vegas_delta_uses_the_round_mean_rtt() {
     // ns-2: Δ = ⌊(expected − actual)·BaseRTT + ½⌋, expected = (t_seqno_ − last_ack_)/BaseRTT.
     assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.1), 1);
     assert_eq!(Vegas::delta(11.0, 10.0, 0.1, 0.2), 6);
-    let mut v = Vegas::new(1.0, 3.0, 1.0);
-    let mut s = CcState::new(10.0, 1000, 3, 20.0);
-    s.ssthresh = 5.0; // congestion avoidance
-    v.on_rtt_sample(&s, 0.1); // the first ACK initialises BaseRTT = 0.1
+    let (mut v, mut s) = vegas_ca();
     // Round 1 ends at the first ACK (una 10 ≥ begseq 0) with no samples: rtt = the round's
     // duration 0.1; 21 sent (t_seqno_ 21 − 0), outstanding + 1 = 11:
     // Δ = int((11/0.1 − 21/0.1)·0.1 + ½) = int(−9.5) = −9 < α → +1/cwnd per ACK: 10.1.
-    s.now = t(0.1);
-    s.snd_una = 10;
     s.snd_nxt = 20;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.1, 10, 10);
     assert!(close(s.cwnd, 10.1));
-    // Round 2 (begseq 21): samples 0.1 and 0.3 → mean 0.2 (the minimum would say 0.1);
-    // 11 sent, outstanding + 1 = 11: Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
-    v.on_rtt_sample(&s, 0.1);
-    v.on_rtt_sample(&s, 0.3);
-    s.now = t(0.3);
-    s.snd_una = 21;
+    // Round 2 (begseq 21): 20 leaves at 0.1 and again at 0.2; ACKs inside the round
+    // bring samples 0.1 (14, sent at 0) and 0.3 (17); no growth: cwnd − outstanding =
+    // 10.1 − 6, 10.1 − 3 > 2. The round-end ACK (20, sent twice) brings none.
+    v.on_transmit(&s, 20, t(0.1));
+    v.on_transmit(&s, 20, t(0.2));
+    s.snd_nxt = 21;
+    vegas_ack(&mut v, &mut s, 0.1, 15, 5);
+    vegas_ack(&mut v, &mut s, 0.3, 18, 3);
+    assert!(close(s.cwnd, 10.1));
+    // Mean 0.2 (the minimum would say 0.1); 11 sent, outstanding + 1 = 11:
+    // Δ = int((110 − 55)·0.1 + ½) = 6 > β → cwnd − 1.
     s.snd_nxt = 31;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.3, 21, 3);
     assert!(close(s.cwnd, 9.1));
-    // Round 3 (begseq 32): mean 0.1 = BaseRTT, una 32: sent = outstanding + 1 = 9 → Δ = 0 < α:
-    // +1/cwnd on this and the round's later ACKs while cwnd − outstanding ≤ 2 (9.1 − 8).
-    v.on_rtt_sample(&s, 0.1);
-    s.now = t(0.4);
-    s.snd_una = 32;
+    // Round 3 (begseq 32): 21..=30 leave at 0.3; the ACK of 24 at 0.4 samples 0.1; the
+    // round-end ACK (31, never sent) none. Mean 0.1 = BaseRTT, una 32: sent = outstanding
+    // + 1 = 9 → Δ = 0 < α: +1/cwnd on this and the round's later ACKs while cwnd −
+    // outstanding ≤ 2 (9.1 − 8).
+    for k in 21..31 {
+        v.on_transmit(&s, k, t(0.3));
+    }
+    vegas_ack(&mut v, &mut s, 0.4, 25, 4);
+    assert!(close(s.cwnd, 9.1));
     s.snd_nxt = 40;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 32, 7);
     assert!(close(s.cwnd, 9.1 + 1.0 / 9.1));
     // ACKs inside the round (una < begseq 41) repeat the increment, but only while the
     // sender keeps up: cwnd − outstanding = 9.2 − 5 > 2 → none; 9.2 − 8 ≤ 2 → +1/9.1.
     let c = s.cwnd;
-    s.snd_una = 35;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 35, 3);
     assert!(close(s.cwnd, c));
     s.snd_nxt = 43;
-    v.cong_avoid(&mut s, 1);
+    vegas_ack(&mut v, &mut s, 0.4, 35, 0);
     assert!(close(s.cwnd, c + 1.0 / 9.1));
+}
+
+#[test]
+fn vegas_sample_of_the_round_end_ack_counts_in_the_next_round() {
+    // ns-2 `recv`: the round-end section (tcp-vegas.cc 209-278) runs before the ACK's own
+    // sample is added (304-332), so that sample belongs to the next round.
+    let (mut v, mut s) = vegas_ca();
+    // Round 1 as in vegas_delta_uses_the_round_mean_rtt: cwnd 10.1, next round from 21.
+    s.snd_nxt = 20;
+    vegas_ack(&mut v, &mut s, 0.1, 10, 10);
+    assert!(close(s.cwnd, 10.1));
+    // Round 2: the ACK of 14 samples 0.1; the round-end ACK of 20 (sent at 0) samples 0.3.
+    // Mean 0.1 (not 0.2): 11 sent, outstanding + 1 = 11 → Δ = 0 < α → +1/cwnd, and
+    // 10.1 − 10 ≤ 2.
+    v.on_transmit(&s, 20, t(0.0));
+    s.snd_nxt = 21;
+    vegas_ack(&mut v, &mut s, 0.1, 15, 5);
+    s.snd_nxt = 31;
+    vegas_ack(&mut v, &mut s, 0.3, 21, 6);
+    let c = 10.1 + 1.0 / 10.1;
+    assert!(close(s.cwnd, c));
+    // Round 3 ends with no sample of its own (31 never sent): mean = the carried 0.3 (the
+    // duration would be 0.1 → Δ 0); 11 sent, outstanding + 1 = 11 →
+    // Δ = int((110 − 36.7)·0.1 + ½) = 7 > β → cwnd − 1.
+    s.snd_nxt = 42;
+    vegas_ack(&mut v, &mut s, 0.4, 32, 11);
+    assert!(close(s.cwnd, c - 1.0));
+}
+
+#[test]
+fn vegas_slots_an_ack_wraps_past_keep_their_count() {
+    // ns-2 `recv` 306-312: the loop clearing the acknowledged slots runs from
+    // (oldack + 1) mod window while ≤ seqno mod window, so an ACK whose range wraps
+    // past a multiple of the window clears nothing; the next segment in such a slot
+    // counts as sent twice (`transmits` 2).
+    let mut v = Vegas::new(1.0, 3.0, 1.0);
+    let mut s = CcState::new(12.0, 1000, 3, 20.0);
+    v.on_rtt_sample(&s, 0.1);
+    for k in 0..20 {
+        v.on_transmit(&s, k, t(0.0));
+    }
+    s.snd_nxt = 20;
+    vegas_ack(&mut v, &mut s, 0.1, 18, 18); // clears slots 0..=17
+    v.on_transmit(&s, 20, t(0.1));
+    v.on_transmit(&s, 21, t(0.1));
+    s.snd_nxt = 22;
+    // ACK of 18..=21 (oldack 17, seqno 21): from slot 18, 18 ≤ 1 fails: nothing cleared.
+    vegas_ack(&mut v, &mut s, 0.2, 22, 4);
+    for k in 22..40 {
+        v.on_transmit(&s, k, t(0.2));
+    }
+    // 38 lands in slot 18, still counting 18's transmission: a third duplicate finds it
+    // "retransmitted" → the window is halved, 12 → 6 (¾ would give 9), though the
+    // engine never resent it.
+    s.now = t(0.5);
+    s.snd_una = 38;
+    s.snd_nxt = 40;
+    s.cwnd = 12.0;
+    s.una_sent_at = Some(t(0.2));
+    s.una_retransmitted = false;
+    v.enter_recovery(&mut s, Recovery::Reno);
+    assert_eq!(s.cwnd, 6.0);
 }
 
 #[test]
@@ -579,15 +665,123 @@ fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
     // Segment 0 sent at 0.1. Dup ACK at 0.2: 0.1 s elapsed < 0.15: wait (no limited transmit).
     assert!(h.ack(0.2, 0, &[]).is_empty());
     assert_eq!(h.s.stats.fast_retransmits, 0);
-    // Dup ACK at 0.26: 0.16 s ≥ 0.15 → retransmit on the 2nd duplicate. Window 2 ≤ 3 → cwnd 2,
-    // plus the 2 duplicates' inflation: window 4 → 2 and 3 follow.
+    // Dup ACK at 0.26: 0.16 s ≥ 0.15 → retransmit on the 2nd duplicate. Window 2 ≤ 3 → 2,
+    // and cwnd_ = v_newcwnd_ + dupacks_ = 2 + 2 (ns-2 inflates cwnd_ itself): 2 and 3 follow.
     assert_eq!(h.ack(0.26, 0, &[]), vec![0, 2, 3]);
     assert_eq!(h.s.stats.fast_retransmits, 1);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 20.0));
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.0, 20.0));
     // ns-2 Vegas restarts the timer with `reset_rtx_timer(1)`, whose backoff argument
     // defaults to 1: the RTO doubles, max(RTO, minrto_)·2 = 2 s (Reno passes 0).
     assert!(close(h.s.rto_s(), 2.0));
     assert_eq!(h.s.poll_at(), Some(t(2.26)));
+}
+
+#[test]
+fn vegas_dup_count_is_three_after_a_fine_grained_retransmission() {
+    // ns-2 tcp-vegas.cc 346 and 401-402: after retransmitting a segment sent once (on a
+    // duplicate) or on a worried new ACK, dupacks_ = numdupacks_ = 3.
+    let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
+    let mut h = H::new("vegas", cfg, 0.1);
+    assert!(h.ack(0.2, 0, &[]).is_empty());
+    // As above: retransmit at the 2nd duplicate (v_timeout 0.15 → ·9/8 = 0.16875), cwnd
+    // 2 + 2, v_worried_ = MIN(2, t_seqno_ 2 − last_ack_ −1) = 2; dupacks_ 2 → 3.
+    assert_eq!(h.ack(0.26, 0, &[]), vec![0, 2, 3]);
+    // Duplicate at 0.27: dupacks_ 4 > 3, 0 resent 0.01 s ago → ++cwnd_ = 5: 4 goes out.
+    // (With the true count, 3, this would be a third-duplicate retransmission.)
+    assert_eq!(h.ack(0.27, 0, &[]), vec![4]);
+    assert_eq!(h.s.cwnd(), 5.0);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    // ACK of 0 at 0.3: dupacks_ 4 > 3 and cwnd_ 5 > v_newcwnd_ 2 → cwnd 2, ssthresh 2.
+    // Round end (no sample: 0 was resent): rtt 0.3 − 0, 6 sent, outstanding + 1 = 5 →
+    // Δ = ⌊(5/0.1 − 6/0.3)·0.1 + ½⌋ = 3, not > β, not < α: no change. Worried (1 left):
+    // segment 1 out since 0.1, 0.2 s ≥ 0.16875 → retransmitted, dupacks_ = 3.
+    assert_eq!(h.ack(0.3, 1, &[]), vec![1]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, 2.0));
+    // Three duplicates: dupacks_ 4, 5, 6 — each ++cwnd_ (1 was resent at 0.3, not
+    // expired), none is the third: cwnd 3, 4 (still 4 out: 1..=4), 5 → 5 goes out.
+    assert!(h.ack(0.31, 1, &[]).is_empty());
+    assert!(h.ack(0.32, 1, &[]).is_empty());
+    assert_eq!(h.ack(0.33, 1, &[]), vec![5]);
+    assert_eq!(h.s.cwnd(), 5.0);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+}
+
+/// cwnd 8 with segments 1..=8 out (1 sent at 0.1, 2..=8 at 0.2), min RTO 1 s; then a
+/// fast retransmit at the third duplicate (0.23) and a fourth duplicate (0.24).
+fn vegas_in_recovery() -> H {
+    let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
+    let mut h = H::new("vegas", cfg, 0.1);
+    h.s.st.cwnd = 8.0;
+    // ACK of 0 at 0.2: v_timeout = 0.146 s (see vegas_timeout_then_dup_acks); 2..=8 leave.
+    assert_eq!(h.ack(0.2, 1, &[]), (2..9).collect::<Vec<_>>());
+    assert!(h.ack(0.21, 1, &[]).is_empty());
+    assert!(h.ack(0.22, 1, &[]).is_empty());
+    // Third duplicate: 1 out 0.13 s < 0.146, dupacks_ == 3 → cut 8 − 8/4 = 6 (cwnd never
+    // changed), cwnd_ = 6 + 3 = 9, v_timeout ·9/8 = 0.1643; 1 resent and 9 goes out.
+    assert_eq!(h.ack(0.23, 1, &[]), vec![1, 9]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (9.0, 20.0));
+    assert!(close(h.s.rto_s(), 2.0));
+    // Fourth: ++cwnd_ → 10 goes out.
+    assert_eq!(h.ack(0.24, 1, &[]), vec![10]);
+    assert_eq!(h.s.cwnd(), 10.0);
+    h
+}
+
+#[test]
+fn vegas_retransmits_again_in_recovery_when_the_oldest_segment_expires() {
+    // ns-2 tcp-vegas.cc 354-403: every duplicate checks vegas_expire, in recovery too.
+    let mut h = vegas_in_recovery();
+    // Duplicate 5 at 0.40: 1 resent at 0.23, 0.17 s ≥ v_timeout 0.1648 → expired, guard
+    // passes (last action a duplicate-ACK cut). 1 was sent twice: v_timeout doubles
+    // (0.3296); cwnd changed at 0.23, not before 1's send time 0.23 → no cut and no
+    // ++cwnd_ (cwnd 10); reset_rtx_timer(1) doubles the backoff again: 4 s; dupacks_
+    // stays 5. Window 10 from 1 with 10 out: only the retransmission.
+    assert_eq!(h.ack(0.40, 1, &[]), vec![1]);
+    assert_eq!(h.s.stats.fast_retransmits, 2);
+    assert_eq!(h.s.cwnd(), 10.0);
+    assert!(close(h.s.rto_s(), 4.0));
+    assert_eq!(h.s.poll_at(), Some(t(4.40)));
+    // Duplicate 6: 1 resent 0.01 s ago, dupacks_ 6 > 3 → ++cwnd_: 11 goes out.
+    assert_eq!(h.ack(0.41, 1, &[]), vec![11]);
+    assert_eq!(h.s.cwnd(), 11.0);
+    // Duplicate 7 at 0.70: 0.30 s < 0.3296 (doubled, not ·9/8) → ++cwnd_: 12 goes out.
+    assert_eq!(h.ack(0.70, 1, &[]), vec![12]);
+    // Duplicate 8 at 0.73: 0.33 s ≥ 0.3296 → retransmit; now cwnd changed (0.23) before
+    // 1's send time (0.40): cut, 1 sent more than once → ⌊12/2⌋ = 6, cwnd_ = 6 + 8 = 14;
+    // window 14 from 1 with 12 out: 1, then 13 and 14. Backoff 8.
+    assert_eq!(h.ack(0.73, 1, &[]), vec![1, 13, 14]);
+    assert_eq!(h.s.stats.fast_retransmits, 3);
+    assert_eq!(h.s.cwnd(), 14.0);
+    assert!(close(h.s.rto_s(), 8.0));
+    // The new ACK: dupacks_ 8 > 3, cwnd 14 > v_newcwnd_ 6 → 6, ssthresh 2.
+    h.ack(0.8, 9, &[]);
+    assert_eq!(h.s.ssthresh(), 2.0);
+    assert!(h.s.cwnd() <= 6.0 + 1.0 / 6.0 + 1e-9);
+}
+
+#[test]
+fn vegas_does_not_inflate_cwnd_without_a_cut() {
+    // ns-2 tcp-vegas.cc 379-392: cwnd_ = v_newcwnd_ + dupacks_ only inside the cut.
+    let mut h = vegas_in_recovery();
+    // ACK of 1 at 0.3: dupacks_ 4 > 3, cwnd 10 > 6 → cwnd 6, ssthresh 2; no round end
+    // (v_begseq_ is 10). Worried: 2 out since 0.2, 0.1 s < 0.1643 → v_worried_ = 0.
+    // Window 6 from 2 with 2..=10 out: nothing.
+    assert!(h.ack(0.3, 2, &[]).is_empty());
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (6.0, 2.0));
+    assert!(h.ack(0.31, 2, &[]).is_empty());
+    assert!(h.ack(0.32, 2, &[]).is_empty());
+    // Third duplicate: 2 was sent at 0.2, before the last change (0.23): no cut, no
+    // inflation — cwnd stays 6 (the engine's dupwnd would have made the window 9).
+    // 2 is resent; 9 are out, window 6: nothing new.
+    assert_eq!(h.ack(0.33, 2, &[]), vec![2]);
+    assert_eq!(h.s.stats.fast_retransmits, 2);
+    assert_eq!(h.s.cwnd(), 6.0);
+    // Further duplicates only ++cwnd_: 7, 8, 9, 10 → 11 leaves at the fourth.
+    for (i, at) in [0.34, 0.35, 0.36].into_iter().enumerate() {
+        assert!(h.ack(at, 2, &[]).is_empty());
+        assert_eq!(h.s.cwnd(), 7.0 + i as f64);
+    }
+    assert_eq!(h.ack(0.37, 2, &[]), vec![11]);
 }
 
 /// The run-up shared by the two Vegas-after-a-timeout tests: cwnd 8 with segments

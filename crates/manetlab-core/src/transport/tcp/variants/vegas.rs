@@ -1,6 +1,7 @@
 //! TCP Vegas (Brakmo & Peterson, "TCP Vegas: End to End Congestion Avoidance on
 //! a Global Internet", IEEE JSAC 13(8), 1995) as ns-2.35 `Agent/TCP/Vegas`
-//! (`tcp-vegas.cc`, the USC/Arizona port). Reno-style recovery in the engine.
+//! (`tcp-vegas.cc`, the USC/Arizona port). The engine runs Reno-style recovery (timer,
+//! Karn, the `recover` guard); this file decides each duplicate ACK and the window.
 //!
 //! Once per round (when the ACK passes the segment that was next to send at the
 //! start of the last round):
@@ -16,21 +17,27 @@
 //!   Growth is applied only while cwnd − outstanding ≤ 2 (ns-2's "keep up" rule).
 //!   Every segment's RTT sample also updates BaseRTT.
 //!
-//! Loss:
-//! * a duplicate ACK retransmits at once when the oldest segment has been out for
-//!   the fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation
-//!   estimator, (SA/4 + SD)/2 · 17/16), else at the third duplicate;
+//! Loss (ns-2 `recv`: Vegas decides every duplicate ACK itself, in and out of
+//! recovery — `has_own_dup_acks` — with its own count, ns-2 `dupacks_`):
+//! * a duplicate ACK retransmits the oldest segment when it has been out for the
+//!   fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation estimator,
+//!   (SA/4 + SD)/2 · 17/16) or when it is the third; inside recovery too, so an
+//!   expired retransmission is retransmitted again (tcp-vegas.cc 354-355);
 //! * the window is cut only if it has not changed since that segment was sent:
-//!   win ≤ 3 → 2, a retransmitted segment → win/2, otherwise win − ⌊win/4⌋ (¾);
-//!   ssthresh is left alone; cwnd = that + the duplicate ACKs (the engine's dupwnd);
-//!   the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the retransmission
-//!   timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`: the `backoff`
-//!   argument defaults to 1, where Reno passes 0);
-//! * the first one or two new ACKs after a retransmission check the fine-grained
-//!   timeout again (`v_worried_`) and retransmit an expired oldest segment;
-//! * outside recovery (after a timeout the `recover` guard holds the fast retransmit
-//!   back), each duplicate ACK past the third whose oldest segment has not passed the
-//!   fine-grained timeout adds 1 to cwnd, and the sender may send;
+//!   win = ⌊min(cwnd, window)⌋ (cwnd possibly inflated) ≤ 3 → 2, a retransmitted segment
+//!   → win/2, otherwise win − ⌊win/4⌋ (¾); ssthresh is left alone; only with a cut is
+//!   cwnd itself inflated: cwnd = that + the duplicates so far (379-392; no cut, no
+//!   inflation); the fine-grained timeout ×2 (retransmitted segment) or ×9/8; the
+//!   retransmission timer restarts with its backoff doubled (ns-2 `reset_rtx_timer(1)`:
+//!   the `backoff` argument defaults to 1, where Reno passes 0);
+//! * after retransmitting a segment sent once the duplicate count becomes 3 (401-402),
+//!   so the next duplicate inflates and no third-duplicate retransmission follows;
+//! * the first one or two new ACKs after a retransmission (ns-2 `v_worried_` =
+//!   MIN(2, `t_seqno_ − last_ack_`)) check the fine-grained timeout again and
+//!   retransmit an expired oldest segment, setting the duplicate count to 3 (337-350);
+//! * a duplicate that neither retransmits nor is held back adds 1 to cwnd past the
+//!   third (404-405); an expired or third one held back by the `recover` guard (after a
+//!   timeout) changes nothing; the sender may send when the count is 0 or ≥ 3 (417);
 //! * the first new ACK after more than three duplicates — ending recovery or not —
 //!   sets cwnd to the window saved at the last cut (if cwnd is above it) and ssthresh 2;
 //! * timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2 and cwnd = 2 (`v_slowstart_`); the
@@ -45,13 +52,19 @@
 //! counts its payload only on the air (`flows[].tcp.vegas_counts_headers = true`
 //! counts the header).
 //!
-//! Deviations (docs/tcp.md): RTT samples come from the engine (the newest segment an
-//! ACK covers, not retransmitted, sent after the last loss) rather than ns-2's
-//! per-segment send-time array; a worried-ACK retransmission does not reset the
-//! duplicate-ACK count to 3.
+//! RTT samples and "retransmitted" come from ns-2's per-slot arrays (`v_sendtime_`,
+//! `v_transmits_`; slot = segment mod `window_`, reset whenever segment 0 is sent): a
+//! new ACK samples its newest segment if that slot holds one transmission (a segment
+//! sent once before a timeout included), after the round-end section, and then clears
+//! the acknowledged slots with ns-2's loop, which clears nothing for a range that wraps
+//! past a multiple of the window — the next segment in such a slot counts as sent twice
+//! (no sample; a halving cut, a doubled `v_timeout_`, no count reset if it is lost).
+//!
+//! Deviation (docs/tcp.md): the estimator starts from the SYN-like first packet's
+//! sample (ns-2 Vegas sends data segment 0 first and starts from its ACK).
 
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
+use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
 
 pub struct Vegas {
     pub alpha: f64,
@@ -78,6 +91,9 @@ pub struct Vegas {
     new_cwnd: Option<f64>,
     /// Duplicate ACKs since the last new ACK.
     dups: u32,
+    /// Per-slot last send time and transmission count, slot = segment mod the window
+    /// (ns-2 `v_sendtime_`, `v_transmits_`, `v_maxwnd_` = `window_`).
+    slots: Vec<(SimTime, u32)>,
     /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
     worried: u32,
     /// Data segments count their TCP/IP header (false: ns-2.35's 1000-byte
@@ -107,6 +123,7 @@ impl Vegas {
             cwnd_changed: None,
             new_cwnd: None,
             dups: 0,
+            slots: Vec::new(),
             worried: 0,
             counts_headers: true,
             zero_window: true,
@@ -136,6 +153,52 @@ impl Vegas {
         let expect = outstanding_plus_one / base_rtt_s;
         let actual = sent_in_round / rtt_s;
         ((expect - actual) * base_rtt_s + 0.5) as i64
+    }
+
+    /// ns-2 `recv` 314-332: one fine-grained sample into the round sum and the
+    /// `v_timeout_` estimator.
+    fn apply_sample(&mut self, rtt_s: f64) {
+        self.sum_rtt_s += rtt_s;
+        self.cnt_rtt += 1;
+        if rtt_s > 0.0 {
+            self.base_rtt_s = self.base_rtt_s.min(rtt_s);
+            let mut n = rtt_s - self.sa / 8.0;
+            self.sa += n;
+            n = n.abs() - self.sd / 4.0;
+            self.sd += n;
+            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
+            self.v_timeout_s += self.v_timeout_s / 16.0;
+        }
+    }
+
+    /// ns-2 `recv` 304-314 for a new ACK of `acked` segments: the newest acknowledged
+    /// segment's slot gives a sample if it holds one transmission; then the acknowledged
+    /// slots are cleared — by ns-2's loop, which clears nothing when the range wraps
+    /// past a multiple of the window, so those slots count on.
+    fn ack_sample(&mut self, s: &CcState, acked: u64) -> Option<f64> {
+        if acked == 0 || self.slots.is_empty() {
+            return None;
+        }
+        let n = self.slots.len() as i64;
+        let seqno = s.snd_una as i64 - 1; // ns-2 seqno: the newest acknowledged
+        let oldack = seqno - acked as i64;
+        let (sent, transmits) = self.slots[(seqno % n) as usize];
+        let mut k = (oldack + 1).rem_euclid(n);
+        let mut range = seqno - oldack;
+        while k <= seqno % n && range > 0 {
+            self.slots[k as usize] = (SimTime::ZERO, 0);
+            k = (k + 1) % n;
+            range -= 1;
+        }
+        (transmits == 1).then(|| s.now.since(sent).as_secs_f64())
+    }
+
+    /// The oldest segment's slot holds more than one transmission (ns-2 `transmits > 1`).
+    fn una_resent(&self, s: &CcState) -> bool {
+        if self.slots.is_empty() {
+            return s.una_retransmitted;
+        }
+        self.slots[(s.snd_una % self.slots.len() as u64) as usize].1 > 1
     }
 
     fn expired(&self, s: &CcState) -> bool {
@@ -174,24 +237,24 @@ impl CongestionControl for Vegas {
             self.base_rtt_s = rtt_s;
             return;
         }
-        self.sum_rtt_s += rtt_s;
-        self.cnt_rtt += 1;
-        if rtt_s > 0.0 {
-            self.base_rtt_s = self.base_rtt_s.min(rtt_s);
-            let mut n = rtt_s - self.sa / 8.0;
-            self.sa += n;
-            n = n.abs() - self.sd / 4.0;
-            self.sd += n;
-            self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
-            self.v_timeout_s += self.v_timeout_s / 16.0;
+        // Later samples come from the send-time array (`ack_sample`), as ns-2.
+    }
+    fn on_transmit(&mut self, s: &CcState, seg: u64, now: SimTime) {
+        if seg == 0 {
+            // ns-2 `output` (re)allocates the arrays whenever segment 0 goes out.
+            self.slots = vec![(SimTime::ZERO, 0); (s.max_window as usize).max(1)];
         }
+        let n = self.slots.len() as u64;
+        let slot = &mut self.slots[(seg % n) as usize];
+        slot.0 = now;
+        slot.1 += 1;
     }
     fn pkts_acked(&mut self, _s: &CcState, acked: u64) {
         if acked == 0 {
             self.dups += 1;
         }
     }
-    fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         // ns-2 `recv`, before `newack`: more than dupthresh duplicates inflated cwnd (in
         // or, after a timeout, outside recovery): back to the saved window, slow start off.
         if self.dups > s.dupthresh {
@@ -245,32 +308,55 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && s.cwnd - (in_flight_plus_one - 1.0) <= 2.0 {
             s.cwnd += self.incr;
         }
-    }
-    fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
-        dupacks == s.dupthresh || self.expired(s)
-    }
-    fn on_dup_ack_no_retransmit(&mut self, s: &mut CcState, dupacks: u32) {
-        // ns-2: a duplicate that is neither the third nor finds the oldest segment
-        // expired opens cwnd by one past the third; an expired or third one held back
-        // by the `bugFix_` guard changes nothing.
-        if dupacks > s.dupthresh && !self.expired(s) {
-            s.cwnd += 1.0;
+        // ns-2 takes the ACK's sample after its round-end section (tcp-vegas.cc 304-332
+        // follow 209-278): the ACK that ends a round counts in the next one.
+        if let Some(r) = self.ack_sample(s, acked) {
+            self.apply_sample(r);
         }
     }
+    fn has_own_dup_acks(&self) -> bool {
+        true
+    }
+    fn own_dup_ack(&mut self, s: &mut CcState, guard_ok: bool) -> OwnDupAck {
+        // ns-2 `recv`, duplicate branch (tcp-vegas.cc 351-405), in and out of recovery
+        // alike: `dups` (already counted by `pkts_acked`) is ns-2's `dupacks_`.
+        let mut retransmit = false;
+        if self.expired(s) || self.dups == s.dupthresh {
+            // An expired or third duplicate held back by the `bugFix_` guard changes nothing.
+            if guard_ok {
+                let first_send = !self.una_resent(s);
+                self.enter_recovery(s, Recovery::Reno);
+                // ns-2 402: after retransmitting a segment sent once, dupacks_ = numdupacks_
+                // (so the next duplicate inflates, and no third-duplicate retransmit follows).
+                if first_send {
+                    self.dups = s.dupthresh;
+                }
+                retransmit = true;
+            }
+        } else if self.dups > s.dupthresh {
+            s.cwnd += 1.0;
+        }
+        // ns-2 417: send when dupacks_ is 0 or at least numdupacks_.
+        OwnDupAck { retransmit, send: self.dups == 0 || self.dups >= s.dupthresh }
+    }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
-        let retx = s.una_retransmitted;
-        self.worried = (s.snd_nxt.saturating_sub(s.snd_una) as u32).min(2);
+        // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.
+        let retx = self.una_resent(s);
+        // ns-2 `MIN(2, t_seqno_ - last_ack_)`: last_ack_ is our una − 1.
+        self.worried = ((s.snd_nxt + 1).saturating_sub(s.snd_una) as u32).min(2);
         if retx {
             self.v_timeout_s *= 2.0;
         } else {
             self.v_timeout_s += self.v_timeout_s / 8.0;
         }
-        // Cut only if cwnd has not changed since the oldest segment was sent.
+        // Cut only if cwnd has not changed since the oldest segment was sent; only then
+        // is cwnd inflated (by the duplicates so far). Without a cut cwnd stays as it is.
         let cut = match (self.cwnd_changed, s.una_sent_at) {
             (Some(c), Some(sent)) => c < sent,
             _ => true,
         };
         if cut {
+            // ns-2 `window()`: min(cwnd_, wnd_), cwnd_ possibly inflated already.
             let win = (s.cwnd.floor().min(s.max_window)) as i64;
             let w = if win <= 3 {
                 2
@@ -279,19 +365,9 @@ impl CongestionControl for Vegas {
             } else {
                 win - (win >> 2)
             };
-            s.cwnd = w as f64;
             self.new_cwnd = Some(w as f64);
+            s.cwnd = w as f64 + f64::from(self.dups);
             self.cwnd_changed = Some(s.now);
-        }
-    }
-    fn exit_recovery(&mut self, s: &mut CcState) {
-        // ns-2: after more than dupthresh duplicates the inflation is undone and slow
-        // start is off (the engine has already dropped dupwnd).
-        if self.dups > s.dupthresh {
-            if let Some(w) = self.saved_window() {
-                s.cwnd = s.cwnd.min(w);
-            }
-            s.ssthresh = 2.0;
         }
     }
     fn on_timeout(&mut self, s: &mut CcState) {
@@ -307,6 +383,8 @@ impl CongestionControl for Vegas {
         }
         self.worried -= 1;
         if self.expired(s) {
+            // ns-2 346: dupacks_ = numdupacks_ before the retransmission.
+            self.dups = s.dupthresh;
             true
         } else {
             self.worried = 0;
