@@ -387,8 +387,8 @@ pub struct Dsr {
     /// expired ones that can no longer matter ([`prune_flows`]), which keeps
     /// every result as it was.
     flows: BTreeMap<NodeId, Vec<SourceFlow>>,
-    /// The latest tick of the send-buffer poll drawn so far (`buffer_poll`);
-    /// the ticks are drawn lazily, only when a discovery needs the next one.
+    /// The latest send-buffer poll tick not after the present (`buffer_poll`);
+    /// ticks are drawn lazily, only when a discovery needs the next one.
     poll_at: SimTime,
     /// Draws the poll intervals: the routing stream long-jumped (2^192 draws
     /// ahead), so that the jitter draws stay as they were.
@@ -425,18 +425,34 @@ impl Dsr {
         }
     }
 
-    /// The first send-buffer poll at or after `t` (ns-2 reschedules its poll
-    /// U(BUFFER_CHECK, 2·BUFFER_CHECK) after each one, from the agent's start);
-    /// `t` itself without the poll.
-    fn poll_at_or_after(&mut self, t: SimTime) -> SimTime {
+    /// The first send-buffer poll at or after `t` (≥ `now`): ns-2 reschedules
+    /// its poll U(BUFFER_CHECK, 2·BUFFER_CHECK) after each one, from the
+    /// agent's start; `t` itself without the poll. Ticks up to `now` are
+    /// committed (drawn once); later ones are only looked ahead at, so that
+    /// asking for a far tick (a 10 s backoff) does not hide the near ones.
+    fn poll_at_or_after(&mut self, now: SimTime, t: SimTime) -> SimTime {
         let b = self.p.buffer_poll.0;
         if b == 0 {
             return t;
         }
-        while self.poll_at < t {
-            self.poll_at = self.poll_at + SimDuration(b + self.poll_rng.gen_range(0..=b));
+        loop {
+            let mut r = self.poll_rng.clone();
+            let next = self.poll_at + SimDuration(b + r.gen_range(0..=b));
+            if next > now {
+                break;
+            }
+            self.poll_at = next;
+            self.poll_rng = r;
         }
-        self.poll_at
+        if self.poll_at >= t {
+            return self.poll_at;
+        }
+        let mut r = self.poll_rng.clone();
+        let mut tick = self.poll_at;
+        while tick < t {
+            tick = tick + SimDuration(b + r.gen_range(0..=b));
+        }
+        tick
     }
 
     pub fn params(&self) -> &Params {
@@ -681,7 +697,7 @@ impl Dsr {
             RequestKind::NonPropagating if d.last_request + p.nonprop_request_timeout > now => d.last_request + p.nonprop_request_timeout,
             _ => d.last_cycle.map_or(now, |t| t + p.cycle_backoff(d.outstanding)),
         };
-        let at = self.poll_at_or_after(due.max(now));
+        let at = self.poll_at_or_after(now, due.max(now));
         let d = self.requests.target(dst);
         if d.timer.expires() != Some(at) {
             Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);

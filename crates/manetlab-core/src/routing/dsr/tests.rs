@@ -197,6 +197,31 @@ fn propagating_request_and_next_cycle_wait_for_the_send_buffer_poll() {
     assert_eq!(rreqs(&e).iter().map(|r| r.max_propagation).collect::<Vec<_>>(), vec![16]);
 }
 
+/// Looking ahead to a far poll (a cycle due in 10 s) must not hide the near
+/// ones: the chain of ticks is one, whatever was asked before.
+#[test]
+fn the_poll_chain_is_the_same_whatever_is_asked_first() {
+    let now = SimTime::from_secs_f64(5.0);
+    let mut a = Node::new(3);
+    let mut b = Node::new(3);
+    let far = a.dsr.poll_at_or_after(now, now + SimDuration::from_secs_f64(10.0));
+    let near_a = a.dsr.poll_at_or_after(now, now + SimDuration::from_millis(30));
+    let near_b = b.dsr.poll_at_or_after(now, now + SimDuration::from_millis(30));
+    assert_eq!(near_a, near_b);
+    assert!(near_a >= now + SimDuration::from_millis(30) && near_a <= now + SimDuration::from_millis(90));
+    assert_eq!(far, b.dsr.poll_at_or_after(now, now + SimDuration::from_secs_f64(10.0)));
+    // Ticks are 30–60 ms apart.
+    let mut t = now;
+    let mut last = a.dsr.poll_at_or_after(now, t);
+    for _ in 0..50 {
+        t = last + SimDuration(1);
+        let next = a.dsr.poll_at_or_after(now, t);
+        let gap = next.since(last);
+        assert!(gap >= SimDuration::from_millis(30) && gap <= SimDuration::from_millis(60), "{gap:?}");
+        last = next;
+    }
+}
+
 /// A packet a relay can neither forward nor salvage goes into the send buffer
 /// (ns-2 `undeliverablePkt`, NEW_SALVAGE_LOGIC); its one request leaves at the
 /// next poll, and not at all if a route turns up before it.
