@@ -233,6 +233,7 @@ pub struct DsrSpec {
     pub request_size_bug: Option<bool>,
     pub grat_holdoff_bug: Option<bool>,
     pub learned_route_resets_backoff: Option<bool>,
+    pub buffer_poll_ms: Option<f64>,
 }
 
 impl DsrSpec {
@@ -269,12 +270,14 @@ impl DsrSpec {
             request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
             grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
             learned_route_resets_backoff: self.learned_route_resets_backoff.unwrap_or(d.learned_route_resets_backoff),
+            buffer_poll: dur(self.buffer_poll_ms, 1e-3, d.buffer_poll),
         }
     }
 
     pub(super) fn validate(&self) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.dsr.{k}");
-        let times: [(&str, Option<f64>, f64, bool); 8] = [
+        let times: [(&str, Option<f64>, f64, bool); 9] = [
+            ("buffer_poll_ms", self.buffer_poll_ms, 1e-3, false),
             ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
             ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
             ("request_period_ms", self.request_period_ms, 1e-3, true),

@@ -132,6 +132,7 @@ fn malformed_scenarios_name_the_key() {
         (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\ndsr = {{ salvage = true }}\n"), "routing.dsr", "only applies with protocol = \"dsr\""),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ request_period_ms = -1 }}\n"), "routing.dsr.request_period_ms", "out of range"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ max_route_len = 1 }}\n"), "routing.dsr.max_route_len", "allowed: 2..=255"),
+        (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ buffer_poll_ms = -5 }}\n"), "routing.dsr.buffer_poll_ms", "out of range (allowed: 0 <= value"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage = false, max_salvage_count = 3 }}\n"), "routing.dsr.max_salvage_count", "only applies with salvage = true"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage_requests = 16 }}\n"), "routing.dsr.salvage_requests", "16 is out of range (allowed: 0..=15)"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage = false, salvage_requests = 1 }}\n"), "routing.dsr.salvage_requests", "only applies with salvage = true"),

@@ -7,7 +7,8 @@
 //! * §3.1, §8.2 route discovery: the first packet for a destination with no
 //!   cached route is buffered ([`crate::routing::send_buffer`]) and starts a
 //!   discovery: a non-propagating request first (neighbours and their caches
-//!   answer, §3.3.3), then after NonpropRequestTimeout a propagating one;
+//!   answer, §3.3.3), then after NonpropRequestTimeout a propagating one,
+//!   both timed by ns-2's send-buffer poll (`Params::buffer_poll`);
 //!   cycles repeat with exponential backoff while packets wait ([`request_table`]);
 //! * §8.2.2 request processing: duplicates (request table) and requests
 //!   already listing this node are dropped; §8.2.4 the target replies to every
@@ -160,6 +161,14 @@ pub struct Params {
     /// discovery for the destination waits out the backoff the last one
     /// reached, and a relay's salvage request counts against it.
     pub learned_route_resets_backoff: bool,
+    /// ns-2's send-buffer poll (`SendBufferTimer`, `BUFFER_CHECK` 30 ms): a
+    /// node looks at its waiting packets every U(1, 2) × this, and only then
+    /// turns an unanswered non-propagating request into a propagating one,
+    /// starts a due request cycle, or asks a route for a packet it could not
+    /// salvage. So the propagating request leaves at the first poll more than
+    /// 30 ms after the non-propagating one (30–90 ms, ≈ 55 ms on average), not
+    /// at 30 ms. 0: each of those at its exact due time.
+    pub buffer_poll: SimDuration,
 }
 
 impl Default for Params {
@@ -192,6 +201,7 @@ impl Default for Params {
             request_size_bug: true,
             grat_holdoff_bug: true,
             learned_route_resets_backoff: false,
+            buffer_poll: SimDuration::from_millis(30),
         }
     }
 }
@@ -377,12 +387,20 @@ pub struct Dsr {
     /// expired ones that can no longer matter ([`prune_flows`]), which keeps
     /// every result as it was.
     flows: BTreeMap<NodeId, Vec<SourceFlow>>,
+    /// The latest send-buffer poll tick not after the present (`buffer_poll`);
+    /// ticks are drawn lazily, only when a discovery needs the next one.
+    poll_at: SimTime,
+    /// Draws the poll intervals: the routing stream long-jumped (2^192 draws
+    /// ahead), so that the jitter draws stay as they were.
+    poll_rng: SimRng,
 }
 
 impl Dsr {
     /// DSR for node `me`, drawing jitter from `rng` (stream `Component::Routing`).
     pub fn new(me: NodeId, p: Params, rng: SimRng) -> Self {
         let counters = RoutingCounters::with_kinds(&packets::KINDS);
+        let mut poll_rng = rng.clone();
+        poll_rng.long_jump();
         Dsr {
             me,
             p,
@@ -402,7 +420,39 @@ impl Dsr {
             scratch: Vec::new(),
             talked_to: std::collections::BTreeSet::new(),
             flows: BTreeMap::new(),
+            poll_at: SimTime::ZERO,
+            poll_rng,
         }
+    }
+
+    /// The first send-buffer poll at or after `t` (≥ `now`): ns-2 reschedules
+    /// its poll U(BUFFER_CHECK, 2·BUFFER_CHECK) after each one, from the
+    /// agent's start; `t` itself without the poll. Ticks up to `now` are
+    /// committed (drawn once); later ones are only looked ahead at, so that
+    /// asking for a far tick (a 10 s backoff) does not hide the near ones.
+    fn poll_at_or_after(&mut self, now: SimTime, t: SimTime) -> SimTime {
+        let b = self.p.buffer_poll.0;
+        if b == 0 {
+            return t;
+        }
+        loop {
+            let mut r = self.poll_rng.clone();
+            let next = self.poll_at + SimDuration(b + r.gen_range(0..=b));
+            if next > now {
+                break;
+            }
+            self.poll_at = next;
+            self.poll_rng = r;
+        }
+        if self.poll_at >= t {
+            return self.poll_at;
+        }
+        let mut r = self.poll_rng.clone();
+        let mut tick = self.poll_at;
+        while tick < t {
+            tick = tick + SimDuration(b + r.gen_range(0..=b));
+        }
+        tick
     }
 
     pub fn params(&self) -> &Params {
@@ -642,10 +692,13 @@ impl Dsr {
         let p = self.p;
         let now = ctx.now;
         let d = self.requests.target(dst);
-        let at = match d.last_kind {
+        let due = match d.last_kind {
+            // ns-2 floods only once more than arp_timeout has passed.
             RequestKind::NonPropagating if d.last_request + p.nonprop_request_timeout > now => d.last_request + p.nonprop_request_timeout,
-            _ => d.last_cycle.unwrap_or(now) + p.cycle_backoff(d.outstanding),
+            _ => d.last_cycle.map_or(now, |t| t + p.cycle_backoff(d.outstanding)),
         };
+        let at = self.poll_at_or_after(now, due.max(now));
+        let d = self.requests.target(dst);
         if d.timer.expires() != Some(at) {
             Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
         }
@@ -925,7 +978,10 @@ impl Dsr {
             }
             None if self.p.salvage_requests > 0 => {
                 let dst = pkt.ip.dst;
-                if self.get_route(ctx, dst, false) {
+                if self.p.buffer_poll > SimDuration::ZERO {
+                    // ns-2 only buffers it: its next poll asks for the route.
+                    self.buffer_packet(ctx, pkt);
+                } else if self.get_route(ctx, dst, false) {
                     self.buffer_packet(ctx, pkt);
                 } else {
                     ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });

@@ -128,7 +128,8 @@ fn drops(a: &[RoutingAction]) -> Vec<DropReason> {
 
 #[test]
 fn first_packet_is_buffered_and_starts_a_non_propagating_then_a_propagating_request() {
-    let mut n = Node::new(0);
+    // Exact due times (no send-buffer poll: see the next test for ns-2's).
+    let mut n = Node::with(0, Params { buffer_poll: SimDuration::ZERO, ..Params::default() });
     let a = n.route(data(1, 0, 4));
     assert!(forwards(&a).is_empty());
     assert_eq!(n.dsr.buffered(), 1);
@@ -159,6 +160,91 @@ fn first_packet_is_buffered_and_starts_a_non_propagating_then_a_propagating_requ
     assert_eq!(n.dsr.buffered(), 0);
     assert_eq!(n.dsr.counters().unwrap().routes_found, 1);
     assert_eq!(n.dsr.counters().unwrap().route_hops_sum, 3);
+}
+
+/// ns-2 acts on waiting packets only when they arrive and at its send-buffer
+/// poll (`SendBufferTimer`: every U(BUFFER_CHECK, 2·BUFFER_CHECK), 30–60 ms,
+/// since the agent started). The propagating request leaves at the first poll
+/// more than `arp_timeout` (30 ms) after the non-propagating one, the next
+/// cycle at the first poll after its backoff (2 s).
+#[test]
+fn propagating_request_and_next_cycle_wait_for_the_send_buffer_poll() {
+    let mut n = Node::new(0);
+    let a = n.route(data(1, 0, 4));
+    assert_eq!(rreqs(&a)[0].max_propagation, 0);
+    let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+    let c = n.fire(t);
+    let flood_at = n.now;
+    assert!(flood_at >= SimTime::from_secs_f64(1.030) && flood_at <= SimTime::from_secs_f64(1.090), "first poll after 30 ms: {flood_at:?}");
+    assert_eq!(rreqs(&c)[0].max_propagation, 16);
+    // The ticks are 30–60 ms apart from t = 0: replay the chain the node drew.
+    let mut rng = stream(1, 0, Component::Routing);
+    rng.long_jump();
+    let mut tick = SimTime::ZERO;
+    while tick < SimTime::from_secs_f64(1.030) {
+        tick = tick + SimDuration(30_000_000 + rng.gen_range(0..=30_000_000));
+    }
+    assert_eq!(flood_at, tick, "the poll chain U(30, 60) ms from the start");
+    let d = n.fire(timers(&c)[0]);
+    assert!(n.now >= SimTime::from_secs_f64(3.0) && n.now <= SimTime::from_secs_f64(3.060), "next cycle at the first poll after 2 s: {:?}", n.now);
+    assert_eq!(rreqs(&d)[0].max_propagation, 0);
+    // A packet arriving more than 30 ms after a non-propagating request floods
+    // at once, as ns-2's getRouteForPacket does for every new packet.
+    let mut m = Node::new(0);
+    m.route(data(1, 0, 4));
+    m.now = SimTime::from_secs_f64(1.031);
+    let e = m.route(data(2, 0, 4));
+    assert_eq!(rreqs(&e).iter().map(|r| r.max_propagation).collect::<Vec<_>>(), vec![16]);
+}
+
+/// Looking ahead to a far poll (a cycle due in 10 s) must not hide the near
+/// ones: the chain of ticks is one, whatever was asked before.
+#[test]
+fn the_poll_chain_is_the_same_whatever_is_asked_first() {
+    let now = SimTime::from_secs_f64(5.0);
+    let mut a = Node::new(3);
+    let mut b = Node::new(3);
+    let far = a.dsr.poll_at_or_after(now, now + SimDuration::from_secs_f64(10.0));
+    let near_a = a.dsr.poll_at_or_after(now, now + SimDuration::from_millis(30));
+    let near_b = b.dsr.poll_at_or_after(now, now + SimDuration::from_millis(30));
+    assert_eq!(near_a, near_b);
+    assert!(near_a >= now + SimDuration::from_millis(30) && near_a <= now + SimDuration::from_millis(90));
+    assert_eq!(far, b.dsr.poll_at_or_after(now, now + SimDuration::from_secs_f64(10.0)));
+    // Ticks are 30–60 ms apart.
+    let mut t = now;
+    let mut last = a.dsr.poll_at_or_after(now, t);
+    for _ in 0..50 {
+        t = last + SimDuration(1);
+        let next = a.dsr.poll_at_or_after(now, t);
+        let gap = next.since(last);
+        assert!(gap >= SimDuration::from_millis(30) && gap <= SimDuration::from_millis(60), "{gap:?}");
+        last = next;
+    }
+}
+
+/// A packet a relay can neither forward nor salvage goes into the send buffer
+/// (ns-2 `undeliverablePkt`, NEW_SALVAGE_LOGIC); its one request leaves at the
+/// next poll, and not at all if a route turns up before it.
+#[test]
+fn salvage_requests_wait_for_the_poll() {
+    let mut m = Node::new(2);
+    let a = m.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
+    assert!(rreqs(&a).is_empty() && drops(&a).is_empty());
+    assert_eq!(m.dsr.buffered(), 1);
+    assert_eq!(rerrs(&a).len(), 1);
+    let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+    let b = m.fire(t);
+    assert!(m.now > SimTime::from_secs_f64(1.0) && m.now <= SimTime::from_secs_f64(1.060));
+    let rq = rreqs(&b);
+    assert_eq!((rq.len(), rq[0].max_propagation), (1, 0));
+    // A route learned before the poll sends it without any request.
+    let mut r = Node::new(2);
+    let a = r.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
+    r.learn(&[2, 5, 4]);
+    assert_eq!(r.dsr.buffered(), 0);
+    let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
+    let b = r.fire(t);
+    assert!(rreqs(&b).is_empty());
 }
 
 #[test]
@@ -254,7 +340,9 @@ fn a_broken_link_sends_a_route_error_back_and_salvages_on_a_cached_route() {
     assert!(a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(3))));
     // Without another route, ns-2 (NEW_SALVAGE_LOGIC) keeps the packet in the
     // send buffer and sends one non-propagating request for it; the error still goes.
-    let mut m = Node::new(2);
+    // (Exact due times here; with ns-2's poll the request waits for the next
+    // poll: `salvage_requests_wait_for_the_poll`.)
+    let mut m = Node::with(2, Params { buffer_poll: SimDuration::ZERO, ..Params::default() });
     let a = m.run(|d, ctx| d.tx_failed(ctx, routed(8, &[0, 1, 2, 3, 4], 3), NodeId(3)));
     assert!(drops(&a).is_empty());
     assert_eq!(m.dsr.buffered(), 1);
@@ -642,7 +730,7 @@ fn ns2_holds_a_new_routes_second_shortening_against_the_wrong_slot() {
 #[test]
 fn a_route_learned_without_a_reply_keeps_the_request_backoff_as_ns2() {
     for resets in [false, true] {
-        let mut n = Node::with(0, Params { learned_route_resets_backoff: resets, ..Params::default() });
+        let mut n = Node::with(0, Params { learned_route_resets_backoff: resets, buffer_poll: SimDuration::ZERO, ..Params::default() });
         let a = n.route(data(1, 0, 4));
         assert_eq!(rreqs(&a)[0].max_propagation, 0);
         let t = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_DISCOVERY | 4)).unwrap();
