@@ -171,25 +171,8 @@ impl OwnedTimers {
     #[inline]
     fn sift_down(&mut self, mut i: usize, key: Key) {
         let h = &mut self.heap[..];
-        let n = h.len();
         loop {
-            let c = 4 * i + 1;
-            let m = if c + 4 <= n {
-                let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
-                let a = usize::from(q[1] < q[0]);
-                let b = 2 + usize::from(q[3] < q[2]);
-                c + if q[b] < q[a] { b } else { a }
-            } else if c < n {
-                let mut m = c;
-                for j in c + 1..n {
-                    if h[j] < h[m] {
-                        m = j;
-                    }
-                }
-                m
-            } else {
-                break;
-            };
+            let Some(m) = smallest_child(h, 4 * i + 1) else { break };
             let mk = h[m];
             if key < mk {
                 break;
@@ -205,6 +188,30 @@ impl OwnedTimers {
     /// Pending armings.
     fn armed(&self) -> usize {
         self.heap.len()
+    }
+}
+
+/// The smallest of the children `c .. c + 4` of a 4-ary heap node (those
+/// that exist), or `None` for a leaf. With all four children: a tournament of
+/// two pairs (keys are unique), on an array so that one bounds check covers them.
+#[inline(always)]
+fn smallest_child(h: &[Key], c: usize) -> Option<usize> {
+    let n = h.len();
+    if c + 4 <= n {
+        let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
+        let a = usize::from(q[1] < q[0]);
+        let b = 2 + usize::from(q[3] < q[2]);
+        Some(c + if q[b] < q[a] { b } else { a })
+    } else if c < n {
+        let mut m = c;
+        for j in c + 1..n {
+            if h[j] < h[m] {
+                m = j;
+            }
+        }
+        Some(m)
+    } else {
+        None
     }
 }
 
@@ -548,25 +555,7 @@ fn remove_top(heap: &mut Vec<Key>) {
     let h = &mut heap[..];
     let mut i = 0;
     loop {
-        let c = 4 * i + 1;
-        let m = if c + 4 <= n {
-            // All four children: a tournament of two pairs (keys are
-            // unique), on an array so that one bounds check covers them.
-            let q: &[Key; 4] = h[c..c + 4].try_into().expect("four children");
-            let a = usize::from(q[1] < q[0]);
-            let b = 2 + usize::from(q[3] < q[2]);
-            c + if q[b] < q[a] { b } else { a }
-        } else if c < n {
-            let mut m = c;
-            for j in c + 1..n {
-                if h[j] < h[m] {
-                    m = j;
-                }
-            }
-            m
-        } else {
-            break;
-        };
+        let Some(m) = smallest_child(h, 4 * i + 1) else { break };
         h[i] = h[m];
         i = m;
     }
