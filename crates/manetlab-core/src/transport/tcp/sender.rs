@@ -1068,13 +1068,7 @@ impl TcpSender {
     fn fast_retransmit_own(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
         self.last_loss_timeout = false;
-        self.recover = Some(self.max);
-        self.rtt_active = false;
-        self.karn_floor = self.karn_floor.max(self.una);
-        if self.cc.backoff_on_fast_retransmit() {
-            self.backoff_rto();
-        }
-        self.rto_at = Some(now + secs(self.rto_s()));
+        self.reset_rtx_timer(now);
         self.in_recovery = true;
         self.first_partial = false;
         self.dupwnd = 0;
@@ -1082,19 +1076,25 @@ impl TcpSender {
         self.nxt = self.nxt.max(self.una + 1);
     }
 
-    fn fast_retransmit(&mut self, now: SimTime) {
-        self.stats.fast_retransmits += 1;
-        self.last_loss_timeout = false;
-        self.refresh(now);
-        self.cc.enter_recovery(&mut self.st, self.kind);
+    /// A fast retransmit's recovery point and ns-2 `reset_rtx_timer`: restart the
+    /// timer (backed off first where the variant's ns-2 agent does so), stop the
+    /// RTT timing (Karn).
+    fn reset_rtx_timer(&mut self, now: SimTime) {
         self.recover = Some(self.max);
-        // ns-2 `reset_rtx_timer`: restart the timer, stop the RTT timing (Karn).
         self.rtt_active = false;
         self.karn_floor = self.karn_floor.max(self.una);
         if self.cc.backoff_on_fast_retransmit() {
             self.backoff_rto();
         }
         self.rto_at = Some(now + secs(self.rto_s()));
+    }
+
+    fn fast_retransmit(&mut self, now: SimTime) {
+        self.stats.fast_retransmits += 1;
+        self.last_loss_timeout = false;
+        self.refresh(now);
+        self.cc.enter_recovery(&mut self.st, self.kind);
+        self.reset_rtx_timer(now);
         match self.kind {
             Recovery::Tahoe => {
                 // Slow start from one segment, go-back-N (the send loop resends una).
