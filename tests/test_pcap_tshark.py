@@ -105,30 +105,36 @@ def test_tshark_counts_our_retransmissions(run):
     assert len(segs) < 65536, "IP ids (uid mod 2^16) do not wrap here"
     # Our TCP's retransmissions, from the agent's trace lines: a segment whose sequence
     # number the agent sent before. Their count is the summary's counter.
-    aired = {ip_id for ip_id, _, _ in segs}
+    # Where each datagram first left the interface (its place in the capture).
+    aired: dict[int, int] = {}
+    for k, (ip_id, _, _) in enumerate(segs):
+        aired.setdefault(ip_id, k)
     copies: dict[int, list[int]] = {}
     ours_aired, ours_seen_twice = set(), set()
     for uid, seq in agent_sends(out / "trace.tr"):
         if seq in copies and uid in aired:
             ours_aired.add(uid)
-            if any(u in aired for u in copies[seq]):
+            # An earlier copy left before this one (a copy held in a send buffer may
+            # leave after its own retransmission).
+            if any(u in aired and aired[u] < aired[uid] for u in copies[seq]):
                 ours_seen_twice.add(uid)
         copies.setdefault(seq, []).append(uid)
     assert sum(len(c) - 1 for c in copies.values()) == ours > 0
     # tshark also flags datagrams the sender's routing layer sent twice (the same IP
     # id: DSR re-sends after a link failure) and ones sent out of order (held for a
-    # route while newer ones left); TCP did not retransmit those (docs/metrics.md).
-    seen_ids, seen_seqs, newest = set(), set(), -1
+    # route while newer ones left, at times even the segment's own retransmission:
+    # DSR's send buffer lets them go at a later poll); TCP did not retransmit those
+    # (docs/metrics.md).
+    seen_ids, newest = set(), -1
     repeats, reordered, flagged = set(), set(), set()
-    for ip_id, seq, is_flagged in segs:
+    for ip_id, _, is_flagged in segs:
         if is_flagged:
             flagged.add(ip_id)
             if ip_id in seen_ids:
                 repeats.add(ip_id)
-            elif seq not in seen_seqs and ip_id < newest:
+            elif ip_id < newest and ip_id not in ours_aired:
                 reordered.add(ip_id)
         seen_ids.add(ip_id)
-        seen_seqs.add(seq)
         newest = max(newest, ip_id)
     # Everything tshark calls a retransmission is one of our retransmissions or one of
     # those two kinds, and each retransmission of ours whose earlier copy also left the
