@@ -23,8 +23,7 @@
 //!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
 //! dup ACK  → `pkts_acked(0)` → `own_dup_ack` (a variant with its own rules, ns-2
 //!            Vegas: it decides in and out of recovery) or `on_dup_ack` (→
-//!            `enter_recovery`, or `on_dup_ack_no_retransmit` when no fast
-//!            retransmit starts);
+//!            `enter_recovery`);
 //! RTO      → `on_timeout` → `backoff_rto`.
 
 use crate::sim::SimTime;
@@ -170,10 +169,6 @@ pub trait CongestionControl {
     fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
         dupacks == s.dupthresh
     }
-    /// A duplicate ACK outside recovery that starts no fast retransmit (below the
-    /// threshold, or held back by the `recover` guard). Default: nothing; ns-2 Vegas
-    /// opens cwnd by one per such duplicate past the threshold.
-    fn on_dup_ack_no_retransmit(&mut self, _s: &mut CcState, _dupacks: u32) {}
     /// Every duplicate ACK of a Reno-recovery variant, in or out of recovery, decided by
     /// the variant itself (ns-2 Vegas's `recv`, which keeps its own duplicate count and
     /// inflates cwnd directly: the engine's dupwnd stays 0). `guard_ok`: the `recover`

@@ -1044,11 +1044,8 @@ impl TcpSender {
         let trigger = self.cc.on_dup_ack(&self.st, self.dupacks) || fack_trigger;
         if trigger && guard_ok {
             self.fast_retransmit(now);
-        } else {
-            self.cc.on_dup_ack_no_retransmit(&mut self.st, self.dupacks);
-            if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
-                self.send_one(now);
-            }
+        } else if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
+            self.send_one(now);
         }
         // ns-2: Tahoe tries to send on every ACK; Reno/NewReno (and Vegas) not on the
         // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
