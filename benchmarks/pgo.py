@@ -69,6 +69,12 @@ def rustflags() -> str:
     return f"-Cprofile-use={PROFILE}"
 
 
+def build_binary() -> Path:
+    """Profile, then build `run_scenario` with the profile; returns its path."""
+    profile()
+    return _cargo_example(USE_DIR, rustflags())
+
+
 def main(argv: list[str]) -> int:
     cmd = argv[0] if argv else ""
     if cmd == "available":
@@ -82,8 +88,7 @@ def main(argv: list[str]) -> int:
         print(rustflags())
         return 0
     if cmd == "binary":
-        profile()
-        print(_cargo_example(USE_DIR, rustflags()))
+        print(build_binary())
         return 0
     print(__doc__, file=sys.stderr)
     return 2

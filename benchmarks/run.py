@@ -59,8 +59,7 @@ def build(pgo: str) -> tuple[Path, str]:
     import pgo as pgo_build
 
     if pgo == "on" or (pgo == "auto" and pgo_build.profdata_tool() is not None):
-        pgo_build.profile()
-        return pgo_build._cargo_example(pgo_build.USE_DIR, pgo_build.rustflags()), "release + PGO (`benchmarks/pgo.py`, training set `benchmarks/pgo/`)"
+        return pgo_build.build_binary(), "release + PGO (`benchmarks/pgo.py`, training set `benchmarks/pgo/`)"
     subprocess.run(
         ["cargo", "build", "--release", "--quiet", "-p", "manetlab-core", "--example", "run_scenario"],
         cwd=ROOT,
