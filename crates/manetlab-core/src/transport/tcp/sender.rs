@@ -991,8 +991,7 @@ impl TcpSender {
         }
         if self.kind == Recovery::Reno && self.cc.has_own_dup_acks() {
             // ns-2 Vegas: the variant decides every duplicate ACK itself.
-            let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
-            let guard_ok = self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r);
+            let guard_ok = self.recover_guard_ok();
             self.dupacks += 1;
             self.refresh(now);
             self.cc.pkts_acked(&self.st, 0);
@@ -1033,10 +1032,7 @@ impl TcpSender {
         self.dupacks += 1;
         self.refresh(now);
         self.cc.pkts_acked(&self.st, 0);
-        // ns-2 `bugFix_` / RFC 6582: a new fast retransmit only once the ACK is strictly
-        // above `recover`, or while no data has been acknowledged (`bugfix_ss_`).
-        let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
-        let guard_ok = self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r);
+        let guard_ok = self.recover_guard_ok();
         let fack_trigger = self.kind == Recovery::Fack && {
             let top = self.board.iter().rposition(|i| i.sacked).map_or(0, |t| t as u64 + 1);
             top > u64::from(self.st.dupthresh)
@@ -1057,6 +1053,13 @@ impl TcpSender {
         if send {
             self.send_data(now);
         }
+    }
+
+    /// ns-2 `bugFix_` / RFC 6582: a new fast retransmit only once the ACK is strictly
+    /// above `recover`, or while no data has been acknowledged (`bugfix_ss_`).
+    fn recover_guard_ok(&self) -> bool {
+        let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
+        self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r)
     }
 
     /// A fast retransmit whose window change the variant made itself (`own_dup_ack`):
