@@ -44,3 +44,50 @@ def test_bad_seed_counts_are_refused(capsys):
     assert validate.main(["--out", "x.md", "--rwp20-seeds", "0"]) == 2
     err = capsys.readouterr().err
     assert "--rwp20-seeds" in err and "positive" in err
+
+
+def test_n_s_rows_are_extended_once_and_reported_at_the_larger_size():
+    # Row c1: 4 % below ns-2 with a wide interval at 3 seeds (n.s.); c2 within; r1 outside.
+    rows = [_row("chains", "c1", ("tcp_goodput_kbps",)), _row("chains", "c2", ("tcp_goodput_kbps",)), _row("rwp20", "r1", ("tcp_goodput_kbps",))]
+    seeds = {"chains": [1, 2, 3], "rwp20": [1, 2, 3], "broch50": [1]}
+
+    def value(row_id, seed):
+        if row_id == "c1":  # mean 96 over 1..3, then exactly 100 for seeds 4..10
+            return {1: 86.0, 2: 106.0, 3: 96.0}.get(seed, 100.0)
+        return 101.0 if row_id == "c2" else 150.0 + seed
+
+    def run(rr, ss):
+        res = {j: [(s, "tcp_goodput_kbps", value(r.row_id, s), 100.0) for s in ss[r.table] if not (r.row_id == "c1" and s == 9)] for j, r in enumerate(rr)}
+        return res, {j: ["seed 9: hung"] for j, r in enumerate(rr) if r.row_id == "c1"}
+
+    calls = []
+    results, failures = run(rows, seeds)
+    failures = {}
+    first = validate.extend_rows(rows, seeds, results, failures, 10, lambda rr, ss: calls.append(([r.row_id for r in rr], ss)) or run(rr, ss))
+    # Only the n.s. row runs on, with the seeds after the first pass's, once.
+    assert calls == [(["c1"], {"chains": [4, 5, 6, 7, 8, 9, 10], "rwp20": [4, 5, 6, 7, 8, 9, 10], "broch50": [2, 3, 4, 5, 6, 7, 8, 9, 10]})]
+    assert first == {0: "n.s. at 3 seeds"}
+    assert sorted(s for s, *_ in results[0]) == [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    assert failures == {0: ["seed 9: hung"]}
+    text = validate.render(rows, results, failures, seeds, "2.35", ["--out", "x.md"], first)
+    # Mean (288 + 600) / 9 = 98.67: within ±3 % now, the first verdict kept beside it.
+    assert "| c1 (n=9) | tcp_goodput_kbps |" in text and "| within (n.s. at 3 seeds) |" in text
+    assert "| c2 | tcp_goodput_kbps |" in text and "| r1 | tcp_goodput_kbps |" in text
+    assert "were run on, once, with seeds up to 10" in text
+    assert "Banded rows (TCP goodput, CBR delivery): 2 within, 0 n.s., 1 outside." in text
+    # Nothing n.s.: nothing runs.
+    assert validate.extend_rows(rows[1:], seeds, {0: results[1], 1: results[2]}, {}, 10, lambda rr, ss: calls.append(rr)) == {}
+    assert len(calls) == 1
+
+
+def test_bad_extension_is_refused(capsys):
+    assert validate.main(["--out", "x.md", "--extend-seeds", "0"]) == 2
+    assert "--extend-seeds" in capsys.readouterr().err
+
+
+def test_broch_rows_are_not_extended():
+    rows = [_row("broch50", "b1", ("cbr_pdr",))]
+    seeds = {"chains": [1], "rwp20": [1], "broch50": [1, 2, 3]}
+    res = {0: [(1, "cbr_pdr", 0.70, 0.80), (2, "cbr_pdr", 0.80, 0.80), (3, "cbr_pdr", 0.78, 0.80)]}
+    assert validate.row_stats(rows[0], res[0])[0][3] == "n.s."
+    assert validate.extend_rows(rows, seeds, res, {}, 300, lambda rr, ss: 1 / 0) == {}
