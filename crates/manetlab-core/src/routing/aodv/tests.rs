@@ -886,3 +886,76 @@ fn ns2_expired_routes_go_down_on_the_purge_keep_their_precursors_and_are_never_d
     let c = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 7)] }), 6, 1);
     assert_eq!(rerrs(&c).len(), 1);
 }
+
+// ---- a whole local repair as ns-2.35 ran it ------------------------------------
+
+/// Issue 10 (AODV route waits of TCP ACKs): node 3 of a 9-node chain (0 … 8,
+/// 200 m apart) forwards CBR 8 → 0 when node 2 leaves at 20 s (ns-2.35 run of
+/// that scenario, seed 3: the times below are its trace's, node 3's local
+/// repair starting at 21.544624 s). The ACKs of the long-chain TCP runs wait at
+/// node 3 through exactly this sequence: one network-wide repair request with
+/// the route's own number, the neighbour's same-number reply refused, retries
+/// only on the 0.5 s purge ticks once 1.8, 3.6 and 5.4 s have passed, the
+/// buffered packets dropped on the tick after 7.2 s, and the repair timer
+/// (absolute deadline taken as a delay) taking the route down at
+/// 2 · 21.544624 + 1.8 s, after which the next packet gets a RERR.
+#[test]
+fn ns2_a_relay_repairs_and_gives_up_as_in_an_ns2_trace() {
+    let mut n = ns2(3);
+    // Node 0's request (own number 4) over 2 hops via 2: route to 0, 3 hops;
+    // node 8's reply via 4: route to 8, 5 hops.
+    n.recv(rreq_seq(0, 1, 8, None, 2, 4), 2, 28);
+    n.recv(rrep(8, 2, 4, 0), 4, 26);
+    n.now = secs(21.5);
+    assert_eq!(forwards(&n.route(data(8, 0, DEFAULT_TTL - 4))), vec![(7, NodeId(2))]);
+    // The MAC gives up on node 2 for a packet that travelled 5 hops (> 3 to go).
+    n.now = secs(21.544624);
+    let a = n.run(|a, ctx| a.tx_failed(ctx, data(8, 0, DEFAULT_TTL - 5), NodeId(2)));
+    let rq = rreqs(&a);
+    assert_eq!((rq.len(), rq[0].1, rq[0].0.dst, rq[0].0.dst_seq, rq[0].0.id), (1, 30, NodeId(0), 4, 1));
+    assert!(rerrs(&a).is_empty() && drops(&a).is_empty());
+    let repair_at = a
+        .iter()
+        .find_map(|x| match x {
+            RoutingAction::SetTimer { at, key, .. } if key & !0xffff_ffff == KEY_REPAIR => Some(*at),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(repair_at, SimTime(2 * secs(21.544624).0 + secs(1.8).0));
+    // Node 4 answers from its route through us (number 4, 5 hops): refused.
+    n.now = secs(21.547678);
+    assert!(forwards_after(&n.recv(rrep(0, 4, 4, 3), 4, 30)).is_empty());
+    // The purge ticks from 22.0 to 44.5 s: requests at 23.5, 27.5 and 33.0 s
+    // (ns-2's trace: ids 2, 3, 4), the buffered packets dropped at 40.5 s.
+    // Packets arriving meanwhile (10 ms after some ticks) wait, without
+    // requests of their own.
+    let mut buffered = 1;
+    let mut sent = Vec::new();
+    let mut dropped = Vec::new();
+    for k in 0..=45 {
+        let t = 22.0 + 0.5 * k as f64;
+        let p = ns2_purge(&mut n, t);
+        sent.extend(rreqs(&p).iter().map(|(q, ttl)| (t, q.id, *ttl, q.dst_seq)));
+        if !drops(&p).is_empty() {
+            dropped.push((t, drops(&p)));
+        }
+        if [22.0, 25.0, 30.0, 35.0].contains(&t) {
+            n.now = secs(t + 0.01);
+            let b = n.route(data(8, 0, DEFAULT_TTL - 4));
+            assert!(rreqs(&b).is_empty() && drops(&b).is_empty() && forwards_after(&b).is_empty());
+            buffered += 1;
+        }
+    }
+    assert_eq!(sent, vec![(23.5, 2, 30, 4), (27.5, 3, 30, 4), (33.0, 4, 30, 4)]);
+    assert_eq!(dropped, vec![(40.5, vec![DropReason::NoRoute; buffered])]);
+    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Repairing);
+    // The repair timer: down, silently.
+    let c = n.fire(&RoutingAction::SetTimer { at: repair_at, key: KEY_REPAIR, token: TimerToken(0) });
+    assert!(rerrs(&c).is_empty() && drops(&c).is_empty());
+    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Invalid);
+    // ns-2: the next packet, at 44.910346 s, is dropped (NRTE) with a RERR.
+    n.now = secs(44.910346);
+    let d = n.route(data(8, 0, DEFAULT_TTL - 4));
+    assert_eq!(drops(&d), vec![DropReason::NoRoute]);
+    assert_eq!(rerrs(&d).iter().map(|e| e.unreachable.clone()).collect::<Vec<_>>(), vec![vec![(NodeId(0), 4)]]);
+}
