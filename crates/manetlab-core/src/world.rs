@@ -177,12 +177,13 @@ impl Air {
         release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
-    /// Note the radio's carrier state; returns it when the MAC must run its
+    /// Note the radio's carrier state, `sensing` (`radio.sensing()`, which
+    /// a signal start knows is true); returns it when the MAC must run its
     /// carrier handler: the state changed since the MAC was last told, and
     /// the change can matter to it ([`Dcf::carrier_quiet`]).
     #[inline]
-    fn note_carrier(&mut self, now: SimTime) -> Option<bool> {
-        let sensing = self.radio.sensing();
+    fn note_carrier(&mut self, now: SimTime, sensing: bool) -> Option<bool> {
+        debug_assert_eq!(sensing, self.radio.sensing());
         if sensing == self.radio.reported {
             return None;
         }
@@ -1360,14 +1361,16 @@ impl Simulator {
     #[inline(always)]
     fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
         if self.is_off(n) {
-            return; // switched off since the frame was sent
+            // Switched off since the frame was sent.
+            self.air[n.index()].radio.signal_missed(tx);
+            return;
         }
         let w = &mut self.air[n.index()];
         let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
             // The radio was busy already: no carrier change to report.
             self.mac_captured(now, n, airtime);
-        } else if let Some(sensing) = w.note_carrier(now) {
+        } else if let Some(sensing) = w.note_carrier(now, true) {
             self.mac_carrier(now, n, sensing);
         }
     }
@@ -1398,7 +1401,7 @@ impl Simulator {
         }
         match result {
             RxResult::NotLocked => {
-                if let Some(sensing) = w.note_carrier(now) {
+                if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
                     self.mac_carrier(now, n, sensing);
                 }
             }
@@ -1460,7 +1463,8 @@ impl Simulator {
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
     fn report_carrier(&mut self, now: SimTime, n: NodeId) {
-        if let Some(sensing) = self.air[n.index()].note_carrier(now) {
+        let w = &mut self.air[n.index()];
+        if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
             self.mac_carrier(now, n, sensing);
         }
     }
