@@ -1305,8 +1305,16 @@ impl Simulator {
 
     /// Node `n`'s own transmission ends.
     fn tx_end(&mut self, now: SimTime, n: NodeId) {
-        self.air[n.index()].radio.end_tx();
-        self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
+        let w = &mut self.air[n.index()];
+        w.radio.end_tx();
+        match &mut w.mac {
+            // The DCF's handler has no actions: of `run_mac` only the NAV's release is left.
+            WifiMac::Dcf(d) => {
+                d.tx_end_quiet();
+                w.release_nav(n, &mut self.sched);
+            }
+            WifiMac::Frn(_) => self.run_mac(now, n, |mac, out| mac.tx_end(now, out)),
+        }
     }
 
     /// As [`Simulator::signal_starts`] for the signal ends; the last one frees
@@ -1406,12 +1414,11 @@ impl Simulator {
                 }
             }
             RxResult::Decoded(_) => {
-                let for_us = head.dst.map_or(true, |d| d == n);
-                // A frame for us is never quiet, so it is traced before the MAC hears of it.
+                // A frame for us is never quiet, so it is traced (`mac_frame`) before the MAC hears of it.
                 match w.reception_quiet(now, n, Some(head), sched) {
                     Ok(None) => {}
                     Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
-                    Err((sensing, changed)) => self.mac_frame(now, n, tx, for_us, sensing, changed),
+                    Err((sensing, changed)) => self.mac_frame(now, n, tx, sensing, changed),
                 }
             }
             RxResult::Failed(_, why) => {
@@ -1429,10 +1436,10 @@ impl Simulator {
     /// A frame `tx` decoded at `n` that [`Air::reception_quiet`] left to the
     /// MAC's handlers (out of the walk's line).
     #[inline(never)]
-    fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, for_us: bool, sensing: bool, changed: bool) {
+    fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, sensing: bool, changed: bool) {
         // Take the frame out while the MAC reads it (a pointer move).
         let frame = self.take_frame(tx);
-        if for_us {
+        if frame.dst.map_or(true, |d| d == n) {
             self.trace_frame(trace::Ev::Recv, n, &frame);
         }
         self.mac_reception(now, n, Ok(&frame), sensing, changed);

@@ -512,6 +512,13 @@ impl Dcf {
 
     /// Our transmission ended (ns-2 `txHandler`: only clears `tx_active_`).
     pub fn tx_end(&mut self, _now: SimTime, _out: &mut Vec<MacAction>) {
+        self.tx_end_quiet();
+    }
+
+    /// [`Dcf::tx_end`], which never acts: the simulator calls it without a
+    /// handler run.
+    #[inline]
+    pub fn tx_end_quiet(&mut self) {
         self.tx_active = false;
     }
 
