@@ -1279,7 +1279,6 @@ impl Simulator {
     /// microseconds of each other, so usually all of them); then put the walk
     /// back in the heap at the next start's key. The events run in the same
     /// order, at the same times, as if each had been its own heap entry.
-    #[inline(never)]
     fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
         // The receiver list is lent to the walk: no handler reads it, and the
         // slot stays `tx`'s while the walk runs (it is freed after the last end).
@@ -1319,7 +1318,6 @@ impl Simulator {
 
     /// As [`Simulator::signal_starts`] for the signal ends; the last one frees
     /// `tx`. The first entry is the sender's `TxEnd` ([`TxRecord::tx_end`]).
-    #[inline(never)]
     fn signal_ends(&mut self, mut now: SimTime, tx: TxId) {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         if let Some(n) = rec.tx_end.take() {
