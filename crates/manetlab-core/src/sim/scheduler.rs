@@ -36,6 +36,11 @@
 //! stays lazy: the arming pops and its owner finds the token stale. The next
 //! event is the smaller of the event side's first key and the owned timers'
 //! top ([`Scheduler::pop_next`]); the order is still exactly (time, seq).
+//!
+//! The smallest pending key of all (events and owned timers) is kept exact:
+//! an insert can only lower it, a pop or an arming recomputes it from the
+//! front slot or heap tops. [`Scheduler::advance_inline`], asked for most
+//! signal events, is then one key comparison.
 
 use super::time::{SimDuration, SimTime};
 
@@ -91,8 +96,8 @@ const NO_POS: u32 = u32::MAX;
 /// it (`NO_POS` when none) and its token. A re-arming moves the timer's key
 /// in place (up or down), so each timer has at most one key in the heap.
 struct OwnedTimers {
-    /// `heap[0]`, or `NO_KEY` when empty: read at every pop and every
-    /// `advance_inline`, written only when a timer is armed or popped.
+    /// `heap[0]`, or `NO_KEY` when empty: read at every pop, written only
+    /// when a timer is armed or popped.
     top: Key,
     heap: Vec<Key>,
     pos: Vec<u32>,
