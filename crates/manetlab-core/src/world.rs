@@ -19,6 +19,7 @@ use crate::app::cbr::Cbr;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
+use crate::mac::dcf::FrameHead;
 use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, FrnHandle, FrnMac, FrnShared, Frame, FrameKind, MacAction, MacParams, MacTimer, WifiMac};
 use crate::faults::{FaultEvent, FaultKind, FaultState};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
@@ -176,12 +177,13 @@ impl Air {
         release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
-    /// Note the radio's carrier state; returns it when the MAC must run its
+    /// Note the radio's carrier state, `sensing` (`radio.sensing()`, which
+    /// a signal start knows is true); returns it when the MAC must run its
     /// carrier handler: the state changed since the MAC was last told, and
     /// the change can matter to it ([`Dcf::carrier_quiet`]).
     #[inline]
-    fn note_carrier(&mut self, now: SimTime) -> Option<bool> {
-        let sensing = self.radio.sensing();
+    fn note_carrier(&mut self, now: SimTime, sensing: bool) -> Option<bool> {
+        debug_assert_eq!(sensing, self.radio.sensing());
         if sensing == self.radio.reported {
             return None;
         }
@@ -226,16 +228,23 @@ impl Air {
     /// the carrier state and whether it changed, for [`Simulator::mac_reception`].
     /// Either way the carrier state is noted as reported.
     #[inline(always)]
-    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<&Frame>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
+    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
         let changed = sensing != self.radio.reported;
         self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
         if let Some((at, tok)) = nav {
-            // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`, and after it.
-            hold_nav(&mut self.nav_pending, at, tok, sched);
-            release_nav(&mut self.nav_pending, n, d.needs_nav_event(), sched);
+            // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`
+            // (`hold_nav`), and after it (`release_nav`, whose key, just
+            // reserved, is still pending).
+            let seq = sched.reserve_seq();
+            if d.needs_nav_event() {
+                self.nav_pending = None;
+                sched.arm_owned_reserved(n.0, MacTimer::Nav as usize, at, seq, tok);
+            } else {
+                self.nav_pending = Some((at, seq, tok));
+            }
         }
         if changed && !d.carrier_quiet(now, sensing) {
             return Ok(Some(sensing));
@@ -1295,8 +1304,16 @@ impl Simulator {
 
     /// Node `n`'s own transmission ends.
     fn tx_end(&mut self, now: SimTime, n: NodeId) {
-        self.air[n.index()].radio.end_tx();
-        self.run_mac(now, n, |mac, out| mac.tx_end(now, out));
+        let w = &mut self.air[n.index()];
+        w.radio.end_tx();
+        match &mut w.mac {
+            // The DCF's handler has no actions: of `run_mac` only the NAV's release is left.
+            WifiMac::Dcf(d) => {
+                d.tx_end_quiet();
+                w.release_nav(n, &mut self.sched);
+            }
+            WifiMac::Frn(_) => self.run_mac(now, n, |mac, out| mac.tx_end(now, out)),
+        }
     }
 
     /// As [`Simulator::signal_starts`] for the signal ends; the last one frees
@@ -1319,11 +1336,13 @@ impl Simulator {
         }
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        // What the receivers' quiet paths read of the frame, read once.
+        let head = FrameHead::of(rec.frame.as_deref().expect("live transmission"));
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_end(now, a.node, tx, &params);
+            self.signal_end(now, a.node, tx, head, &params);
             let Some(b) = rx.get(i) else {
                 // All of `tx`'s signals have ended: its slot and receiver list are reused.
                 self.txs[tx as usize] = None;
@@ -1348,21 +1367,37 @@ impl Simulator {
     #[inline(always)]
     fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
         if self.is_off(n) {
-            return; // switched off since the frame was sent
+            // Switched off since the frame was sent.
+            self.air[n.index()].radio.signal_missed(tx);
+            return;
         }
         let w = &mut self.air[n.index()];
         let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
         if captured {
             // The radio was busy already: no carrier change to report.
-            self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
-        } else if let Some(sensing) = w.note_carrier(now) {
-            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+            self.mac_captured(now, n, airtime);
+        } else if let Some(sensing) = w.note_carrier(now, true) {
+            self.mac_carrier(now, n, sensing);
         }
     }
 
+    /// The MAC's carrier handler. Out of the signal walks' line: most carrier
+    /// changes run none ([`Air::note_carrier`]), and the walks keep their
+    /// registers.
+    #[inline(never)]
+    fn mac_carrier(&mut self, now: SimTime, n: NodeId, sensing: bool) {
+        self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+    }
+
+    /// The MAC's handler of a captured frame of `airtime` (out of line, as [`Simulator::mac_carrier`]).
+    #[inline(never)]
+    fn mac_captured(&mut self, now: SimTime, n: NodeId, airtime: SimDuration) {
+        self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
+    }
+
     #[inline(always)]
-    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, params: &RadioParams) {
-        let Simulator { air, faults, sched, txs, .. } = self;
+    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
+        let Simulator { air, faults, sched, .. } = self;
         let w = &mut air[n.index()];
         let result = w.radio.signal_end(params, tx);
         if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
@@ -1372,45 +1407,52 @@ impl Simulator {
         }
         match result {
             RxResult::NotLocked => {
-                if let Some(sensing) = w.note_carrier(now) {
-                    self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+                if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+                    self.mac_carrier(now, n, sensing);
                 }
             }
             RxResult::Decoded(_) => {
-                let frame = txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission");
-                let for_us = frame.dst.map_or(true, |d| d == n);
-                // A frame for us is never quiet, so it is traced before the MAC hears of it.
-                match w.reception_quiet(now, n, Some(frame), sched) {
+                // A frame for us is never quiet, so it is traced (`mac_frame`) before the MAC hears of it.
+                match w.reception_quiet(now, n, Some(head), sched) {
                     Ok(None) => {}
-                    Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
-                    Err((sensing, changed)) => {
-                        // Take the frame out while the MAC reads it (a pointer move).
-                        let frame = self.take_frame(tx);
-                        if for_us {
-                            self.trace_frame(trace::Ev::Recv, n, &frame);
-                        }
-                        self.mac_reception(now, n, Ok(&frame), sensing, changed);
-                        self.put_frame(tx, frame);
-                    }
+                    Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
+                    Err((sensing, changed)) => self.mac_frame(now, n, tx, sensing, changed),
                 }
             }
             RxResult::Failed(_, why) => {
                 // Most errors are signals too weak to decode: no frame to look at.
-                let for_us = || txs[tx as usize].as_ref().and_then(|r| r.frame.as_deref()).expect("live transmission").dst.map_or(true, |d| d == n);
-                if why == RxFailure::Collision && for_us() {
-                    let frame = self.take_frame(tx);
-                    self.frame_collision(n, &frame);
-                    self.put_frame(tx, frame);
-                    let Simulator { air, sched, .. } = self;
-                    let w = &mut air[n.index()];
-                    let quiet = w.reception_quiet(now, n, None, sched);
-                    self.after_quiet_error(now, n, quiet);
+                if why == RxFailure::Collision && head.dst.map_or(true, |d| d == n) {
+                    self.collision_for_us(now, n, tx);
                 } else {
                     let quiet = w.reception_quiet(now, n, None, sched);
                     self.after_quiet_error(now, n, quiet);
                 }
             }
         }
+    }
+
+    /// A frame `tx` decoded at `n` that [`Air::reception_quiet`] left to the
+    /// MAC's handlers (out of the walk's line).
+    #[inline(never)]
+    fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, sensing: bool, changed: bool) {
+        // Take the frame out while the MAC reads it (a pointer move).
+        let frame = self.take_frame(tx);
+        if frame.dst.map_or(true, |d| d == n) {
+            self.trace_frame(trace::Ev::Recv, n, &frame);
+        }
+        self.mac_reception(now, n, Ok(&frame), sensing, changed);
+        self.put_frame(tx, frame);
+    }
+
+    /// Frame `tx` for `n` was lost to a collision (out of the walk's line).
+    #[inline(never)]
+    fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId) {
+        let frame = self.take_frame(tx);
+        self.frame_collision(n, &frame);
+        self.put_frame(tx, frame);
+        let Simulator { air, sched, .. } = self;
+        let quiet = air[n.index()].reception_quiet(now, n, None, sched);
+        self.after_quiet_error(now, n, quiet);
     }
 
     fn take_frame(&mut self, tx: TxId) -> Box<Frame> {
@@ -1426,8 +1468,9 @@ impl Simulator {
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
     fn report_carrier(&mut self, now: SimTime, n: NodeId) {
-        if let Some(sensing) = self.air[n.index()].note_carrier(now) {
-            self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out));
+        let w = &mut self.air[n.index()];
+        if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+            self.mac_carrier(now, n, sensing);
         }
     }
 
@@ -1436,7 +1479,7 @@ impl Simulator {
     fn after_quiet_error(&mut self, now: SimTime, n: NodeId, quiet: Result<Option<bool>, (bool, bool)>) {
         match quiet {
             Ok(None) => {}
-            Ok(Some(sensing)) => self.run_mac(now, n, |mac, out| mac.carrier(now, sensing, out)),
+            Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
             Err((sensing, changed)) => self.mac_reception(now, n, Err(()), sensing, changed),
         }
     }

@@ -116,6 +116,21 @@ struct Outgoing {
     retries: u32,
 }
 
+/// What [`Dcf::rx_quiet`] reads of a decoded frame: its receiver and its
+/// NAV duration. The simulator takes them once per frame, not once per
+/// receiver.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameHead {
+    pub dst: Option<NodeId>,
+    pub nav: SimDuration,
+}
+
+impl FrameHead {
+    pub fn of(f: &Frame) -> FrameHead {
+        FrameHead { dst: f.dst, nav: f.nav }
+    }
+}
+
 /// What a reception's outcome does to the NAV and the EIFS ([`Dcf::rx_effect`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct RxEffect {
@@ -418,7 +433,7 @@ impl Dcf {
     /// for us asks: the one rule of [`Dcf::rx_ok`], [`Dcf::rx_error`] and
     /// [`Dcf::rx_quiet`].
     #[inline]
-    fn rx_effect(&self, f: Option<&Frame>) -> RxEffect {
+    fn rx_effect(&self, f: Option<FrameHead>) -> RxEffect {
         match f {
             // ns-2 recv_timer: a frame that ends while we transmit was never seen.
             _ if self.tx_active => RxEffect { seen: false, nav: None, use_eifs: None },
@@ -497,6 +512,13 @@ impl Dcf {
 
     /// Our transmission ended (ns-2 `txHandler`: only clears `tx_active_`).
     pub fn tx_end(&mut self, _now: SimTime, _out: &mut Vec<MacAction>) {
+        self.tx_end_quiet();
+    }
+
+    /// [`Dcf::tx_end`], which never acts: the simulator calls it without a
+    /// handler run.
+    #[inline]
+    pub fn tx_end_quiet(&mut self) {
         self.tx_active = false;
     }
 
@@ -536,7 +558,7 @@ impl Dcf {
     /// changes nothing. The carrier change that follows is the caller's
     /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
     #[inline]
-    pub fn rx_quiet(&mut self, now: SimTime, f: Option<&Frame>) -> Option<Option<(SimTime, TimerToken)>> {
+    pub fn rx_quiet(&mut self, now: SimTime, f: Option<FrameHead>) -> Option<Option<(SimTime, TimerToken)>> {
         if self.immediate_access || self.log.is_some() {
             return None;
         }
@@ -566,7 +588,7 @@ impl Dcf {
 
     /// A frame arrived intact.
     pub fn rx_ok(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
-        let effect = self.rx_effect(Some(f));
+        let effect = self.rx_effect(Some(FrameHead::of(f)));
         if !effect.seen {
             self.note(now, || "rx lost while transmitting".into());
             return;
@@ -1147,7 +1169,7 @@ mod tests {
                 let now = quiet.now;
                 assert!(quiet.m.carrier_quiet(now, true));
                 full.with(|m, now, out| m.carrier(now, true, out));
-                let nav = quiet.m.rx_quiet(now, f).expect("no backoff, or a paused one: quiet");
+                let nav = quiet.m.rx_quiet(now, f.map(FrameHead::of)).expect("no backoff, or a paused one: quiet");
                 full.with(|m, now, out| match f {
                     Some(f) => m.rx_ok(now, f, out),
                     None => m.rx_error(now, out),
@@ -1169,8 +1191,8 @@ mod tests {
                 assert_eq!((quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime), (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime));
             }
             let mut b = Bench::new(p, 1);
-            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Rts, 5, Some(0), us(900), &p))), None, "a frame for us");
-            assert_eq!(b.m.rx_quiet(b.now, Some(&frame(FrameKind::Data, 5, None, us(0), &p))), None, "a broadcast");
+            assert_eq!(b.m.rx_quiet(b.now, Some(FrameHead::of(&frame(FrameKind::Rts, 5, Some(0), us(900), &p)))), None, "a frame for us");
+            assert_eq!(b.m.rx_quiet(b.now, Some(FrameHead::of(&frame(FrameKind::Data, 5, None, us(0), &p)))), None, "a broadcast");
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
             assert!(b.m.bo_busy && !b.m.bo_paused);
             if eifs_mode == EifsMode::Ns2 {

@@ -54,9 +54,6 @@ pub enum RxResult {
     Failed(TxId, RxFailure),
 }
 
-/// Signals a radio holds inline before its list spills to the heap.
-const INLINE: usize = 4;
-
 /// The fields every signal start and end reads come first, in one small
 /// block with no pointer to follow: a frame is heard by every node in
 /// carrier-sense range (~35 on the benchmarks), and with 1000 nodes each
@@ -65,17 +62,21 @@ const INLINE: usize = 4;
 #[derive(Default)]
 pub struct Radio {
     lock: Option<Lock>,
-    /// Capture mode: the signals on the air here, by transmission: the first
-    /// `n_inline` of `ids`, then those in `more` (their powers are not needed).
-    ids: [TxId; INLINE],
-    n_inline: u8,
+    /// Signals on the air here (noted by `signal_start`, not yet ended).
+    /// Capture mode needs no more than their number: which one is locked is
+    /// `lock`'s, and a signal's end always belongs to a noted start, except
+    /// those in `missed`.
+    signals: u32,
     transmitting: bool,
     /// The carrier state last reported to the MAC (kept and read by the
     /// simulator, which reports only changes): here it shares the radio's line.
     pub reported: bool,
-    /// Capture mode: the signals beyond `INLINE`. SINR mode: every signal with
-    /// its power, in the order the interference sum adds them.
-    more: Vec<Signal>,
+    /// Signals whose start found the node switched off ([`Radio::signal_missed`]):
+    /// their ends are not counted. Empty unless faults switch nodes off.
+    missed: Vec<TxId>,
+    /// SINR mode: every signal with its power, in the order the interference
+    /// sum adds them (unused in capture mode).
+    sinr_signals: Vec<Signal>,
 }
 
 impl Radio {
@@ -93,32 +94,38 @@ impl Radio {
     /// the MAC knows about its own transmissions).
     #[inline]
     pub fn sensing(&self) -> bool {
-        self.n_inline != 0 || !self.more.is_empty()
+        self.signals != 0
     }
 
     /// Note a signal of transmission `tx` on the air.
     #[inline]
     fn add(&mut self, p: &RadioParams, tx: TxId, power_w: f64) {
-        let n = self.n_inline as usize;
-        if n < INLINE && matches!(p.reception, Reception::Capture { .. }) {
-            self.ids[n] = tx;
-            self.n_inline += 1;
-        } else {
-            self.more.push(Signal { tx, power_w });
+        self.signals += 1;
+        if let Reception::Sinr { .. } = p.reception {
+            self.sinr_signals.push(Signal { tx, power_w });
         }
     }
 
-    /// Forget transmission `tx`'s signal, if it was noted (a node switched
-    /// off when the signal started never noted it).
+    /// Forget transmission `tx`'s signal, unless its start was missed.
     #[inline]
-    fn remove(&mut self, tx: TxId) {
-        let n = self.n_inline as usize;
-        if let Some(i) = self.ids[..n].iter().position(|&t| t == tx) {
-            self.ids[i] = self.ids[n - 1];
-            self.n_inline -= 1;
-        } else if let Some(i) = self.more.iter().position(|s| s.tx == tx) {
-            self.more.swap_remove(i);
+    fn remove(&mut self, p: &RadioParams, tx: TxId) {
+        if !self.missed.is_empty() {
+            if let Some(i) = self.missed.iter().position(|&t| t == tx) {
+                self.missed.swap_remove(i);
+                return;
+            }
         }
+        self.signals -= 1;
+        if let Reception::Sinr { .. } = p.reception {
+            let i = self.sinr_signals.iter().position(|s| s.tx == tx).expect("a noted signal");
+            self.sinr_signals.swap_remove(i);
+        }
+    }
+
+    /// Transmission `tx`'s signal starts while the node is switched off: it
+    /// is not noted (no carrier, no reception), and its end is ignored.
+    pub fn signal_missed(&mut self, tx: TxId) {
+        self.missed.push(tx);
     }
 
     pub fn transmitting(&self) -> bool {
@@ -163,7 +170,7 @@ impl Radio {
     /// A signal ends. Returns what became of it if it was the locked frame.
     #[inline]
     pub fn signal_end(&mut self, p: &RadioParams, tx: TxId) -> RxResult {
-        self.remove(tx);
+        self.remove(p, tx);
         match self.lock {
             Some(lock) if lock.tx == tx => {
                 self.lock = None;
@@ -198,8 +205,7 @@ impl Radio {
         if lock.failure.is_some() {
             return;
         }
-        // Every signal is in `more` in this mode.
-        let interference: f64 = self.more.iter().filter(|s| s.tx != lock.tx).map(|s| s.power_w).sum();
+        let interference: f64 = self.sinr_signals.iter().filter(|s| s.tx != lock.tx).map(|s| s.power_w).sum();
         if lock.power_w < sinr_threshold * (noise_w + interference) {
             lock.failure = Some(RxFailure::Collision);
         }
@@ -211,10 +217,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_every_signal_reads_comes_before_the_spill_list() {
+    fn what_every_signal_reads_comes_first() {
         use std::mem::offset_of;
-        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, ids) + 4 * INLINE, offset_of!(Radio, n_inline) + 1, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, reported) + 1];
-        assert!(hot.iter().all(|&e| e <= offset_of!(Radio, more) && e <= 64), "{hot:?}");
+        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, reported) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
+        assert!(hot.iter().all(|&e| e <= offset_of!(Radio, sinr_signals) && e <= 64), "{hot:?}");
     }
 
     fn t(us: u64) -> SimTime {
@@ -286,23 +292,37 @@ mod tests {
     }
 
     #[test]
-    fn signals_beyond_the_inline_ones_keep_the_carrier_busy() {
+    fn the_carrier_stays_busy_until_the_last_signal_ends() {
         let p = RadioParams::default();
         let mut r = Radio::new();
         for tx in 1..=7 {
             r.signal_start(&p, tx, STRONG, t(100));
         }
+        // A signal that started while the node was off was never noted.
+        r.signal_missed(99);
         for tx in [3, 7, 1, 5, 2, 6] {
             r.signal_end(&p, tx);
             assert!(r.busy(), "signal 4 is still on the air");
         }
-        // A signal that started while the node was off was never noted.
         assert_eq!(r.signal_end(&p, 99), RxResult::NotLocked);
         assert!(r.busy());
         r.signal_end(&p, 4);
         assert!(!r.busy());
         r.signal_start(&p, 8, STRONG, t(200));
         assert_eq!(r.signal_end(&p, 8), RxResult::Decoded(8));
+    }
+
+    #[test]
+    fn a_missed_start_leaves_the_other_signals_counted() {
+        for p in [RadioParams::default(), RadioParams { reception: Reception::Sinr { sinr_threshold: 10.0, noise_w: 0.0 }, ..RadioParams::default() }] {
+            let mut r = Radio::new();
+            r.signal_missed(1);
+            r.signal_start(&p, 2, STRONG, t(100));
+            assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
+            assert!(r.busy(), "signal 2 is on the air");
+            assert_eq!(r.signal_end(&p, 2), RxResult::Decoded(2));
+            assert!(!r.busy());
+        }
     }
 
     #[test]

@@ -36,6 +36,11 @@
 //! stays lazy: the arming pops and its owner finds the token stale. The next
 //! event is the smaller of the event side's first key and the owned timers'
 //! top ([`Scheduler::pop_next`]); the order is still exactly (time, seq).
+//!
+//! The smallest pending key of all (events and owned timers) is kept exact:
+//! an insert can only lower it, a pop or an arming recomputes it from the
+//! front slot or heap tops. [`Scheduler::advance_inline`], asked for most
+//! signal events, is then one key comparison.
 
 use super::time::{SimDuration, SimTime};
 
@@ -91,8 +96,8 @@ const NO_POS: u32 = u32::MAX;
 /// it (`NO_POS` when none) and its token. A re-arming moves the timer's key
 /// in place (up or down), so each timer has at most one key in the heap.
 struct OwnedTimers {
-    /// `heap[0]`, or `NO_KEY` when empty: read at every pop and every
-    /// `advance_inline`, written only when a timer is armed or popped.
+    /// `heap[0]`, or `NO_KEY` when empty: read at every pop, written only
+    /// when a timer is armed or popped.
     top: Key,
     heap: Vec<Key>,
     pos: Vec<u32>,
@@ -219,8 +224,13 @@ fn smallest_child(h: &[Key], c: usize) -> Option<usize> {
 pub struct Scheduler<E> {
     /// The smallest pending key when it is not in `heap` (else `NO_KEY`).
     front: Key,
-    /// The smaller of `front` and the owned timers' top: one comparison
-    /// for both in `advance_inline`, called for most signal events.
+    /// The smallest event key: `front`, else the near heap's top, else the
+    /// far heap's (`NO_KEY` when no event is pending). Lowered by every
+    /// insert, recomputed after every pop of an event.
+    ev_low: Key,
+    /// The smallest pending key of all: the smaller of `ev_low` and the owned
+    /// timers' top. `advance_inline`, called for most signal events, is one
+    /// comparison with it.
     low: Key,
     /// 4-ary min-heap of the keys before `split` (but the front slot's): the
     /// children of `i` are `4i + 1 ..= 4i + 4`.
@@ -258,7 +268,7 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { front: NO_KEY, low: NO_KEY, heap: Vec::with_capacity(1024), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0), timer_pops: 0, overwritten: 0 }
+        Scheduler { front: NO_KEY, ev_low: NO_KEY, low: NO_KEY, heap: Vec::with_capacity(1024), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0), timer_pops: 0, overwritten: 0 }
     }
 
     /// Make room for the owned timers of `owners` owners (ids `0..owners`);
@@ -292,7 +302,7 @@ impl<E> Scheduler<E> {
         let slot = owner as usize * OWNER_TIMERS + which;
         self.owned.tokens[slot] = tok.0;
         self.overwritten += u64::from(self.owned.arm(slot, Key::new(at, seq, slot as u64)));
-        self.low = self.front.min(self.owned.top());
+        self.low = self.ev_low.min(self.owned.top());
     }
 
     /// Whether timer `which` of `owner` has a pending arming.
@@ -329,8 +339,7 @@ impl<E> Scheduler<E> {
     /// The smallest pending key (`NO_KEY` when nothing is pending).
     #[inline]
     fn first(&self) -> Key {
-        let ev = if self.front != NO_KEY { self.front } else { self.heap.first().or(self.far.first()).copied().unwrap_or(NO_KEY) };
-        ev.min(self.owned.top())
+        self.low
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
@@ -370,13 +379,9 @@ impl<E> Scheduler<E> {
     /// false and the caller schedules it (`schedule_reserved`).
     pub fn advance_inline(&mut self, at: SimTime, seq: u64) -> bool {
         debug_assert!(self.is_pending_key(at, seq));
-        if at > self.horizon {
-            return false;
-        }
-        // `Key::new(at, seq, 0)` sorts before every key at (at, seq); the front
-        // slot, when set, is no larger than the heap's top.
-        let k = Key::new(at, seq, 0);
-        if self.low < k || self.heap.first().or(self.far.first()).is_some_and(|&top| top < k) {
+        // `Key::new(at, seq, 0)` sorts before every key at (at, seq); `low`
+        // is the smallest pending key.
+        if at > self.horizon || self.low < Key::new(at, seq, 0) {
             return false;
         }
         self.now = at;
@@ -409,14 +414,15 @@ impl<E> Scheduler<E> {
             // then only an owned timer can be due.
             self.refill(until);
         }
-        let ev = if self.front != NO_KEY { self.front } else { self.heap.first().copied().unwrap_or(NO_KEY) };
+        // A far key here is beyond `until` (else `refill` moved it).
+        let ev = self.ev_low;
         let tm = self.owned.top();
         if tm < ev {
             if tm.time() > until.0 {
                 return None;
             }
             let slot = self.owned.pop().slot();
-            self.low = self.front.min(self.owned.top());
+            self.low = ev.min(self.owned.top());
             let (o, w) = (slot / OWNER_TIMERS, slot % OWNER_TIMERS);
             let tok = TimerToken(self.owned.tokens[slot]);
             let time = SimTime(tm.time());
@@ -432,10 +438,11 @@ impl<E> Scheduler<E> {
         }
         if self.front != NO_KEY {
             self.front = NO_KEY;
-            self.low = tm;
         } else {
             remove_top(&mut self.heap);
         }
+        self.ev_low = self.heap.first().or(self.far.first()).copied().unwrap_or(NO_KEY);
+        self.low = self.ev_low.min(tm);
         let top = ev;
         let event = self.slab[top.slot()].take().expect("live slot");
         self.free.push(top.slot() as u32);
@@ -475,21 +482,22 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u64
             }
         };
-        let mut key = Key::new(at, seq, slot);
+        let key = Key::new(at, seq, slot);
+        self.low = self.low.min(key);
         if at.0 >= self.split {
+            self.ev_low = self.ev_low.min(key);
             push_heap(&mut self.far, key);
             return;
         }
-        // The new smallest key waits in the front slot (keys are unique: `<`
-        // is strict); whatever was there goes to the heap.
-        if self.front != NO_KEY {
-            if key < self.front {
-                std::mem::swap(&mut key, &mut self.front);
-                self.low = self.low.min(self.front);
+        // The new smallest key (keys are unique: `<` is strict; a near key is
+        // smaller than every far one) waits in the front slot; whatever was
+        // there goes to the heap.
+        if key < self.ev_low {
+            self.ev_low = key;
+            let old = std::mem::replace(&mut self.front, key);
+            if old != NO_KEY {
+                push_heap(&mut self.heap, old);
             }
-        } else if self.heap.first().is_none_or(|&top| key < top) {
-            self.front = key;
-            self.low = self.low.min(key);
             return;
         }
         push_heap(&mut self.heap, key);
