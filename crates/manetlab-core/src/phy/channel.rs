@@ -41,10 +41,11 @@ use crate::sim::{SimDuration, SimTime};
 /// Default refresh interval Δ of the moving-node grid: 1 s.
 pub const DEFAULT_REFRESH: SimDuration = SimDuration(1_000_000_000);
 
+/// One receiver of a transmission: who, after what propagation delay, at
+/// what mean power.
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbor {
     pub node: NodeId,
-    pub distance_m: f64,
     pub delay: SimDuration,
     pub mean_power_w: f64,
 }
@@ -59,8 +60,6 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
-    /// The candidates' positions of the last moving-epoch query.
-    scratch_pos: Vec<[f64; 2]>,
     /// Per node, the leg in force at its last query (queries come mostly in time order).
     legs: Vec<LegCache>,
     /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
@@ -267,7 +266,7 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -383,26 +382,35 @@ impl Channel {
             list.extend(c.iter().map(|&(_, n)| n));
             m.cand_gen[s] = m.gen;
         }
-        let mut out = std::mem::take(&mut m.scratch);
+        let Motion { trajectories, legs, cand, scratch, .. } = m;
+        let (cand, mut out) = (&cand[s], std::mem::take(scratch));
+        let p = legs[s].position_at(&trajectories[s], now);
+        // One pass: each candidate's position (its cache record; the
+        // trajectory only when the record has run out), then its link, written
+        // into spare capacity (no growth check per link); the arrival order after.
         out.clear();
-        let p = m.legs[s].position_at(&m.trajectories[s], now);
-        // Links first, order after: the floating-point chains of successive
-        // candidates overlap when no data-dependent branch of the ordering
-        // sits between them. The order is a total one (node ids are unique),
-        // so the result is the same as inserting each link as it is found.
-        // Positions (cache records, their branches) in one pass, links (the
-        // floating-point chains) in another.
-        let mut pos = std::mem::take(&mut m.scratch_pos);
-        pos.clear();
-        pos.extend(m.cand[s].iter().map(|&n| m.legs[n.index()].position_at(&m.trajectories[n.index()], now)));
-        for (&n, &q) in m.cand[s].iter().zip(&pos) {
+        out.reserve(cand.len());
+        let slots = &mut out.spare_capacity_mut()[..cand.len()];
+        let mut len = 0;
+        for &n in cand {
+            let lc = &mut legs[n.index()];
+            let q = match lc.cached_position_at(now) {
+                Some(q) => q,
+                None => {
+                    let (x, y) = refill_pair(lc, &trajectories[n.index()], now);
+                    [x, y]
+                }
+            };
             if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
-                out.push(nb);
+                slots[len].write(nb);
+                len += 1;
             }
         }
-        m.scratch_pos = pos;
+        // SAFETY: the first `len` slots were written just above, and `len` is at
+        // most `cand.len()`, within the reserved capacity.
+        unsafe { out.set_len(len) };
         sort_arrival_order(&mut out);
-        m.scratch = out;
+        *scratch = out;
     }
 
     /// `sender`'s neighbours at the static (or epoch-start) positions, in grid order.
@@ -436,11 +444,30 @@ impl Channel {
 #[inline]
 fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
-    if d > cutoff_m {
+    if !(d <= cutoff_m) {
+        if d.is_nan() {
+            nan_distance(n);
+        }
         return None;
     }
+    // 0 ≤ d ≤ cutoff: the delay is finite and ≥ 0.
     let pw = mean_rx.at(d);
-    Some(Neighbor { node: n, distance_m: d, delay: SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
+    Some(Neighbor { node: n, delay: SimDuration::from_secs_f64_nonneg(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
+}
+
+/// [`LegCache::refill`] returning a pair, which comes back in two registers
+/// (an array comes back through memory, and the hot path would store to it too).
+#[cold]
+#[inline(never)]
+fn refill_pair(lc: &mut LegCache, traj: &Trajectory, t: SimTime) -> (f64, f64) {
+    let p = lc.refill(traj, t);
+    (p[0], p[1])
+}
+
+#[cold]
+#[inline(never)]
+fn nan_distance(n: NodeId) -> ! {
+    panic!("distance to node {} is NaN (a position is not a number)", n.0)
 }
 
 /// Sort `v` by (delay, node) by insertion: candidates come nearest first (at
@@ -449,11 +476,12 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
 fn sort_arrival_order(v: &mut [Neighbor]) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
     for i in 1..v.len() {
-        let nb = v[i];
-        let kx = key(&nb);
-        if key(&v[i - 1]) <= kx {
+        // Compare in place: only an entry out of order is moved.
+        if key(&v[i - 1]) <= key(&v[i]) {
             continue;
         }
+        let nb = v[i];
+        let kx = key(&nb);
         let mut j = i;
         while j > 0 && key(&v[j - 1]) > kx {
             v[j] = v[j - 1];

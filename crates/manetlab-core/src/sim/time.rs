@@ -46,6 +46,12 @@ impl SimDuration {
     pub fn from_secs_f64(s: f64) -> SimDuration {
         SimDuration(secs_to_ns(s))
     }
+    /// [`from_secs_f64`](Self::from_secs_f64) for `s` the caller knows is finite
+    /// and ≥ 0: the same value, without the check (checked in debug builds).
+    #[inline]
+    pub fn from_secs_f64_nonneg(s: f64) -> SimDuration {
+        SimDuration(secs_to_ns_unchecked(s))
+    }
     pub fn from_millis(ms: u64) -> SimDuration {
         SimDuration(ms * 1_000_000)
     }
@@ -72,6 +78,14 @@ impl SimDuration {
 #[inline]
 fn secs_to_ns(s: f64) -> u64 {
     assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
+    secs_to_ns_unchecked(s)
+}
+
+/// [`secs_to_ns`] for a caller that knows `s` is finite and ≥ 0 (the channel's
+/// propagation delays, from a distance within the cutoff): no check, no panic path.
+#[inline]
+fn secs_to_ns_unchecked(s: f64) -> u64 {
+    debug_assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
     let ns = s * NS_PER_S;
     round_half_away_small(ns).unwrap_or_else(|| ns.round() as u64)
 }
@@ -86,7 +100,9 @@ fn round_half_away_small(x: f64) -> Option<u64> {
         return None;
     }
     // Signed conversions are single instructions; the values fit.
-    let i = x as i64;
+    // SAFETY: 0 ≤ x < 2⁵² (checked above, NaN excluded), so x truncates to an
+    // i64 that exists; the saturating `as` would add the NaN/overflow selects.
+    let i: i64 = unsafe { x.to_int_unchecked() };
     Some(if x - i as f64 >= 0.5 { i as u64 + 1 } else { i as u64 })
 }
 
