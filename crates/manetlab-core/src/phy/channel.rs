@@ -60,6 +60,8 @@ struct Motion {
     epoch_still: bool,
     /// The list returned by the last moving-epoch query.
     scratch: Vec<Neighbor>,
+    /// The candidates' positions of the last moving-epoch query.
+    scratch_pos: Vec<[f64; 2]>,
     /// Per node, the leg in force at its last query (queries come mostly in time order).
     legs: Vec<LegCache>,
     /// Counts grid rebuilds: `cand_gen[s] == gen` when `cand[s]` is this epoch's.
@@ -266,7 +268,7 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
         self.enter_epoch(0);
     }
 
@@ -382,26 +384,35 @@ impl Channel {
             list.extend(c.iter().map(|&(_, n)| n));
             m.cand_gen[s] = m.gen;
         }
-        let Motion { trajectories, legs, cand, scratch, .. } = m;
+        let Motion { trajectories, legs, cand, scratch, scratch_pos, .. } = m;
         let (cand, mut out) = (&cand[s], std::mem::take(scratch));
         let p = legs[s].position_at(&trajectories[s], now);
-        // One pass: each candidate's position (its cache record; the
-        // trajectory only when the record has run out), then its link, written
-        // into spare capacity (no growth check per link); the arrival order after.
-        out.clear();
-        out.reserve(cand.len());
-        let slots = &mut out.spare_capacity_mut()[..cand.len()];
-        let mut len = 0;
-        for &n in cand {
+        // Positions (cache records, the trajectory only when a record has run
+        // out) in one pass, links (the floating-point chains) in another,
+        // written into spare capacity (no growth check per link); the arrival
+        // order after. The chains of successive candidates overlap when no
+        // cache branch sits between them.
+        scratch_pos.clear();
+        // Slices held in registers: the positions' stores cannot be taken to move them.
+        let (legs, trajectories) = (&mut legs[..], &trajectories[..]);
+        scratch_pos.extend(cand.iter().map(move |&n| {
             let lc = &mut legs[n.index()];
-            let q = match lc.cached_position_at(now) {
+            match lc.cached_position_at(now) {
                 Some(q) => q,
                 None => {
                     let (x, y) = refill_pair(lc, &trajectories[n.index()], now);
                     [x, y]
                 }
-            };
-            if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
+            }
+        }));
+        out.clear();
+        out.reserve(cand.len());
+        let slots = &mut out.spare_capacity_mut()[..cand.len()];
+        let mut len = 0;
+        // Local copies: the loop's stores cannot be taken to change them.
+        let (mean_rx, cutoff_m) = (self.mean_rx, self.cutoff_m);
+        for (&n, &q) in cand.iter().zip(scratch_pos.iter()) {
+            if let Some(nb) = neighbor(&mean_rx, cutoff_m, p, q, n) {
                 slots[len].write(nb);
                 len += 1;
             }
