@@ -31,7 +31,8 @@
 //! where the mean power is 3σ below CSThresh, so only draws more than 3σ above
 //! the mean are cut off (documented in docs/wireless.md).
 
-use super::propagation::MeanRx;
+use super::propagation::{MeanRx, MeanRxVisitor};
+use std::mem::MaybeUninit;
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
@@ -157,6 +158,9 @@ pub struct Channel {
     cutoff_m: f64,
     /// The mean received power of `params`' model and transmit power.
     mean_rx: MeanRx,
+    /// Every delay up to the cutoff's converts without a range check
+    /// (`SimDuration::small_up_to`; always, short of a cutoff of ~10⁹ km).
+    delay_small: bool,
     /// Grid cell side: the cutoff, widened by 2·vmax·Δ with moving nodes.
     cell_m: f64,
     /// Static positions, or the positions at the start of the current epoch.
@@ -179,7 +183,8 @@ impl Channel {
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
         let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
-        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
+        let delay_small = SimDuration::small_up_to(cutoff_m / SPEED_OF_LIGHT_MPS);
+        let mut ch = Channel { params, cutoff_m, mean_rx, delay_small, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -408,17 +413,13 @@ impl Channel {
         out.clear();
         out.reserve(cand.len());
         let slots = &mut out.spare_capacity_mut()[..cand.len()];
-        let mut len = 0;
-        // Local copies: the loop's stores cannot be taken to change them.
-        let (mean_rx, cutoff_m) = (self.mean_rx, self.cutoff_m);
-        for (&n, &q) in cand.iter().zip(scratch_pos.iter()) {
-            if let Some(nb) = neighbor(&mean_rx, cutoff_m, p, q, n) {
-                slots[len].write(nb);
-                len += 1;
-            }
-        }
-        // SAFETY: the first `len` slots were written just above, and `len` is at
-        // most `cand.len()`, within the reserved capacity.
+        let len = if self.delay_small {
+            self.mean_rx.visit(Links::<true> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+        } else {
+            self.mean_rx.visit(Links::<false> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+        };
+        // SAFETY: `Links` wrote the first `len` slots, and `len` is at most
+        // `cand.len()`, within the reserved capacity.
         unsafe { out.set_len(len) };
         sort_arrival_order(&mut out);
         *scratch = out;
@@ -433,7 +434,7 @@ impl Channel {
                 if n == sender {
                     continue;
                 }
-                if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, self.positions[n.index()], n) {
+                if let Some(nb) = neighbor::<false>(|d| self.mean_rx.at(d), self.cutoff_m, p, self.positions[n.index()], n) {
                     out.push(nb);
                 }
             }
@@ -451,9 +452,38 @@ impl Channel {
     }
 }
 
-/// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`.
+/// The links from a sender at `p` to the candidates at their positions, written
+/// into `slots` in candidate order; the number written. Run with the model's
+/// law ([`MeanRx::visit`]), so the loop has no branch on the model and keeps
+/// its constants in registers. `SMALL`: the channel's `delay_small`.
+struct Links<'a, const SMALL: bool> {
+    cand: &'a [NodeId],
+    pos: &'a [[f64; 2]],
+    p: [f64; 2],
+    cutoff_m: f64,
+    slots: &'a mut [MaybeUninit<Neighbor>],
+}
+
+impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
+    type Output = usize;
+    #[inline(always)]
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> usize {
+        let mut len = 0;
+        for (&n, &q) in self.cand.iter().zip(self.pos) {
+            if let Some(nb) = neighbor::<SMALL>(law, self.cutoff_m, self.p, q, n) {
+                self.slots[len].write(nb);
+                len += 1;
+            }
+        }
+        len
+    }
+}
+
+/// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`
+/// (`mean_rx`: the model's law, distance → mean power; `SMALL`: the channel's
+/// `delay_small` for this `cutoff_m`).
 #[inline]
-fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
     if !(d <= cutoff_m) {
         if d.is_nan() {
@@ -462,8 +492,12 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
         return None;
     }
     // 0 ≤ d ≤ cutoff: the delay is finite and ≥ 0.
-    let pw = mean_rx.at(d);
-    Some(Neighbor { node: n, delay: SimDuration::from_secs_f64_nonneg(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
+    let pw = mean_rx(d);
+    let s = d / SPEED_OF_LIGHT_MPS;
+    // SAFETY (SMALL): 0 ≤ d ≤ cutoff, so 0 ≤ s ≤ cutoff / c (the division rounds
+    // monotonically), and `SimDuration::small_up_to(cutoff / c)` held.
+    let delay = if SMALL { unsafe { SimDuration::from_secs_f64_small(s) } } else { SimDuration::from_secs_f64_nonneg(s) };
+    Some(Neighbor { node: n, delay, mean_power_w: pw })
 }
 
 /// [`LegCache::refill`] returning a pair, which comes back in two registers
