@@ -1236,27 +1236,46 @@ impl Simulator {
         rx.clear();
         rx.reserve(neighbors.len());
         let slots = &mut rx.spare_capacity_mut()[..neighbors.len()];
-        let mut len = 0;
-        for nb in neighbors {
-            let power_w = if random {
-                params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
-            } else {
-                nb.mean_power_w
-            };
-            if let Some(f) = faults {
-                // Off receivers and failed links carry no signal (not even carrier).
-                // Checked after the draw so faults do not shift a receiver's stream.
-                if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+        /// The usual case (no faults, no shadowing draw): the loop below in a
+        /// function of its own, whose few live values stay in registers.
+        #[inline(never)]
+        fn plain(neighbors: &[crate::phy::Neighbor], slots: &mut [std::mem::MaybeUninit<Arrival>], now: SimTime, seq0: u64, cs_threshold_w: f64) -> usize {
+            let mut len = 0;
+            for nb in neighbors {
+                if nb.mean_power_w < cs_threshold_w {
                     continue;
                 }
+                slots[len].write(Arrival { node: nb.node, power_w: nb.mean_power_w, start: now + nb.delay, seq: seq0 + 2 * len as u64 });
+                len += 1;
             }
-            if power_w < cs_threshold_w {
-                continue;
-            }
-            let seq = tx_end_seq + 1 + 2 * len as u64;
-            slots[len].write(Arrival { node: nb.node, power_w, start: now + nb.delay, seq });
-            len += 1;
+            len
         }
+        let len = if faults.is_none() && !random {
+            plain(neighbors, slots, now, tx_end_seq + 1, cs_threshold_w)
+        } else {
+            let mut len = 0;
+            for nb in neighbors {
+                let power_w = if random {
+                    params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
+                } else {
+                    nb.mean_power_w
+                };
+                if let Some(f) = faults {
+                    // Off receivers and failed links carry no signal (not even carrier).
+                    // Checked after the draw so faults do not shift a receiver's stream.
+                    if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+                        continue;
+                    }
+                }
+                if power_w < cs_threshold_w {
+                    continue;
+                }
+                let seq = tx_end_seq + 1 + 2 * len as u64;
+                slots[len].write(Arrival { node: nb.node, power_w, start: now + nb.delay, seq });
+                len += 1;
+            }
+            len
+        };
         // SAFETY: the first `len` slots were written just above, and `len` is at
         // most `neighbors.len()`, within the reserved capacity.
         unsafe { rx.set_len(len) };
