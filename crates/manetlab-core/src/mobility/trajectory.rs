@@ -169,6 +169,7 @@ impl TrajectoryCursor<'_> {
 /// A query outside the record's interval takes the slow path: it refills the
 /// record and answers with `Leg::position_at` itself.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(128))]
 pub struct LegCache {
     /// `[valid_from, valid_until)`: the times this record answers for (empty until first filled).
     valid_from: SimTime,
