@@ -166,6 +166,7 @@ impl TrajectoryCursor<'_> {
 ///   `delta = −0.0`, `span = 1`, `lo = hi = from`;
 ///   `f` is finite and ≥ 0, so `f·delta = −0.0` and `from + (−0.0) = from`
 ///   exactly (even for `from = −0.0`).
+///
 /// A query outside the record's interval takes the slow path: it refills the
 /// record and answers with `Leg::position_at` itself.
 #[derive(Clone, Copy, Debug)]

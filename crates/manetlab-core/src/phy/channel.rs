@@ -32,12 +32,12 @@
 //! the mean are cut off (documented in docs/wireless.md).
 
 use super::propagation::{MeanRx, MeanRxVisitor};
-use std::mem::MaybeUninit;
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
 use crate::mobility::{LegCache, Trajectory};
 use crate::sim::{SimDuration, SimTime};
+use std::mem::MaybeUninit;
 
 /// Default refresh interval Δ of the moving-node grid: 1 s.
 pub const DEFAULT_REFRESH: SimDuration = SimDuration(1_000_000_000);
@@ -483,6 +483,8 @@ impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
 /// (`mean_rx`: the model's law, distance → mean power; `SMALL`: the channel's
 /// `delay_small` for this `cutoff_m`).
 #[inline]
+// `!(d <= cutoff)`: out of range, or NaN (a broken position, reported).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
     if !(d <= cutoff_m) {
