@@ -1227,44 +1227,77 @@ impl Simulator {
         let Simulator { channel, phy_rngs, faults, rx_pool, .. } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
+        let (faults, cs_threshold_w) = (faults.as_ref(), params.cs_threshold_w);
         let mut rx = rx_pool.pop().unwrap_or_default();
         // An off node's radio puts nothing on the air.
-        let neighbors = match faults.as_ref() {
+        let neighbors = match faults {
             Some(f) if f.off[n.index()] => &[][..],
             _ => ch.neighbors_at_arrival_order(n, now),
         };
-        for nb in neighbors {
-            let power_w = if random {
-                params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
-            } else {
-                nb.mean_power_w
-            };
-            if let Some(f) = faults.as_ref() {
-                // Off receivers and failed links carry no signal (not even carrier).
-                // Checked after the draw so faults do not shift a receiver's stream.
-                if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+        // Each receiver's start and end events get the numbers of one
+        // contiguous block right after the TxEnd's, two per receiver in
+        // (arrival, node) order (taken from the scheduler below). The events
+        // used to be scheduled one by one in node order, so equal arrivals ran
+        // in node order: the same order as here; and no other event's number
+        // falls inside the block. The channel lists receivers in (delay, node)
+        // order already.
+        // Written into spare capacity (no growth check per receiver).
+        rx.clear();
+        rx.reserve(neighbors.len());
+        let slots = &mut rx.spare_capacity_mut()[..neighbors.len()];
+        /// The usual case (no faults, no shadowing draw): the loop below in a
+        /// function of its own, whose few live values stay in registers.
+        #[inline(never)]
+        fn plain(neighbors: &[crate::phy::Neighbor], slots: &mut [std::mem::MaybeUninit<Arrival>], now: SimTime, seq0: u64, cs_threshold_w: f64) -> usize {
+            let mut len = 0;
+            for nb in neighbors {
+                if nb.mean_power_w < cs_threshold_w {
                     continue;
                 }
+                slots[len].write(Arrival { node: nb.node, power_w: nb.mean_power_w, start: now + nb.delay, seq: seq0 + 2 * len as u64 });
+                len += 1;
             }
-            if power_w < params.cs_threshold_w {
-                continue;
-            }
-            rx.push(Arrival { node: nb.node, power_w, start: now + nb.delay, seq: 0 });
+            len
         }
+        let len = if faults.is_none() && !random {
+            plain(neighbors, slots, now, tx_end_seq + 1, cs_threshold_w)
+        } else {
+            let mut len = 0;
+            for nb in neighbors {
+                let power_w = if random {
+                    params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
+                } else {
+                    nb.mean_power_w
+                };
+                if let Some(f) = faults {
+                    // Off receivers and failed links carry no signal (not even carrier).
+                    // Checked after the draw so faults do not shift a receiver's stream.
+                    if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+                        continue;
+                    }
+                }
+                if power_w < cs_threshold_w {
+                    continue;
+                }
+                let seq = tx_end_seq + 1 + 2 * len as u64;
+                slots[len].write(Arrival { node: nb.node, power_w, start: now + nb.delay, seq });
+                len += 1;
+            }
+            len
+        };
+        // SAFETY: the first `len` slots were written just above, and `len` is at
+        // most `neighbors.len()`, within the reserved capacity.
+        unsafe { rx.set_len(len) };
         if rx.is_empty() {
             self.free_txs.push(id);
             self.rx_pool.push(rx);
             self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::TxEnd(n));
         } else {
-            // Each receiver's start and end events get the numbers of one
-            // contiguous block, two per receiver in (arrival, node) order. The
-            // events used to be scheduled one by one in node order, so equal
-            // arrivals ran in node order: the same order as here; and no other
-            // event's number falls inside the block.
-            // The channel lists receivers in (delay, node) order already.
             debug_assert!(rx.windows(2).all(|w| (w[0].start, w[0].node) < (w[1].start, w[1].node)));
-            for a in rx.iter_mut() {
-                a.seq = self.sched.reserve_seq();
+            // Take the block numbered above: nothing was reserved since the TxEnd's.
+            let block = self.sched.reserve_seq();
+            debug_assert_eq!(block, tx_end_seq + 1);
+            for _ in 1..2 * rx.len() {
                 self.sched.reserve_seq();
             }
             let first = rx[0];

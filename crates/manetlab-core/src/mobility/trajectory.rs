@@ -10,7 +10,7 @@
 //! to the segment's bounding box, so a node whose waypoints lie in the area never
 //! leaves it through float rounding.
 
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::SimTime;
 
 /// A position in metres, `[x_m, y_m]` (z is ignored throughout, as in the CMU model).
 pub type Position = [f64; 2];
@@ -149,38 +149,53 @@ impl TrajectoryCursor<'_> {
     }
 }
 
-/// One node's leg in force at its last query, copied out of the trajectory with
-/// the interval over which it stays in force: a query inside that interval reads
-/// only this compact record (no leg search, no second division). The channel
-/// keeps one per node in a dense array, so a transmission's receivers touch one
-/// small record each. Positions are bit-identical to [`Trajectory::position_at`]:
-/// the same leg, the same operations in the same order.
+/// One node's movement around its last query, copied out of the trajectory with
+/// the interval over which one formula holds: a query inside that interval reads
+/// only this compact record (no leg search, no second division, no branch on
+/// the kind of leg). The channel keeps one per node in a dense array, so a
+/// transmission's receivers touch one small record each. Positions are
+/// bit-identical to [`Trajectory::position_at`]: the same leg, the same
+/// operations in the same order.
+///
+/// The record is one piece of a leg, always evaluated as `from + f·delta`
+/// clamped to `[lo, hi]`, with `f = ((t − start) / 1e9) / span`:
+/// * a moving leg strictly inside `(start, end)` (`Leg::position_at`'s own
+///   formula), if shorter than 2⁶² ns;
+/// * a standing piece (a pause, the open last leg, a moving leg's first
+///   nanosecond, or the time from a leg's end to the next leg's start):
+///   `delta = −0.0`, `span = 1`, `lo = hi = from`;
+///   `f` is finite and ≥ 0, so `f·delta = −0.0` and `from + (−0.0) = from`
+///   exactly (even for `from = −0.0`).
+///
+/// A query outside the record's interval takes the slow path: it refills the
+/// record and answers with `Leg::position_at` itself.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(128))]
 pub struct LegCache {
-    /// `[valid_from, valid_until)`: the times for which this leg is the last
-    /// one starting at or before the query (empty until first filled).
+    /// `[valid_from, valid_until)`: the times this record answers for (empty until first filled).
     valid_from: SimTime,
     valid_until: SimTime,
-    start: SimTime,
-    end: SimTime,
+    /// The time `f` counts from (ns).
+    start: u64,
+    /// `(end − start)` in seconds, as `Leg::position_at` computes it (1 for a standing piece).
+    span_s: f64,
     from_m: Position,
-    to_m: Position,
-    /// `to_m - from_m`, and the segment's bounding box (the clamp of
-    /// `Leg::position_at`), per coordinate.
+    /// `to − from` (−0.0 for a standing piece), and the segment's bounding box
+    /// (the clamp of `Leg::position_at`), per coordinate.
     delta_m: Position,
     lo_m: Position,
     hi_m: Position,
-    /// `(end - start)` in seconds, as `Leg::position_at` computes it.
-    span_s: f64,
-    /// The node stands still on this leg (a pause or the open last leg).
-    still: bool,
 }
 
 impl Default for LegCache {
     fn default() -> Self {
-        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: SimTime::ZERO, end: SimTime::ZERO, from_m: [0.0; 2], to_m: [0.0; 2], delta_m: [0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2], span_s: 0.0, still: true }
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: 0, span_s: 1.0, from_m: [0.0; 2], delta_m: [-0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2] }
     }
 }
+
+/// Moving pieces count `t − start` in an `i64` (one conversion instruction):
+/// legs at least this long (ns) are left to the slow path.
+const MAX_FAST_SPAN_NS: u64 = 1 << 62;
 
 impl LegCache {
     /// Forget the cached leg (its trajectory was replaced).
@@ -189,48 +204,75 @@ impl LegCache {
     }
 
     /// Position of `traj` at `t`; refills the record from the trajectory when `t`
-    /// lies outside the cached leg's interval.
+    /// lies outside its interval.
     #[inline]
     pub fn position_at(&mut self, traj: &Trajectory, t: SimTime) -> Position {
+        match self.cached_position_at(t) {
+            Some(p) => p,
+            None => self.refill(traj, t),
+        }
+    }
+
+    /// Position at `t` from the record alone; `None` when `t` lies outside its
+    /// interval (then [`refill`](Self::refill) answers).
+    #[inline]
+    pub fn cached_position_at(&self, t: SimTime) -> Option<Position> {
         if t < self.valid_from || t >= self.valid_until {
-            self.fill(traj, t);
-        }
-        if self.still || t <= self.start {
-            return self.from_m;
-        }
-        if t >= self.end {
-            return self.to_m;
+            return None;
         }
         // `Leg::position_at`'s arithmetic with its leg-constant parts read from
-        // the record: `a + f·(b − a)`, clamped as `f64::clamp` does.
-        let f = SimDuration(t.0 - self.start.0).as_secs_f64() / self.span_s;
+        // the record: `a + f·(b − a)`, clamped as `f64::clamp` does. `t − start`
+        // is below 2⁶² (see `refill`): the signed conversion is exact and the
+        // same value `as_secs_f64` converts.
+        let f = ((t.0 - self.start) as i64 as f64 / 1e9) / self.span_s;
+        // The clamp as two selects (`maxsd`, `minsd`): with lo ≤ hi the same
+        // result as `f64::clamp`'s two tests, NaN included.
         let lerp = |i: usize| {
             let v = self.from_m[i] + f * self.delta_m[i];
-            if v < self.lo_m[i] {
-                self.lo_m[i]
-            } else if v > self.hi_m[i] {
+            let v = if self.lo_m[i] > v { self.lo_m[i] } else { v };
+            if self.hi_m[i] < v {
                 self.hi_m[i]
             } else {
                 v
             }
         };
-        [lerp(0), lerp(1)]
+        Some([lerp(0), lerp(1)])
     }
 
+    /// Fill the record with the piece around `t` (an empty interval for a leg
+    /// of 2⁶² ns or more) and answer with the leg itself.
     #[cold]
-    fn fill(&mut self, traj: &Trajectory, t: SimTime) {
+    #[inline(never)]
+    pub fn refill(&mut self, traj: &Trajectory, t: SimTime) -> Position {
         let i = traj.leg_index(t);
         let l = &traj.legs[i];
-        self.valid_from = l.start;
-        self.valid_until = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
-        (self.start, self.end, self.from_m, self.to_m) = (l.start, l.end, l.from_m, l.to_m);
-        self.still = l.is_pause();
-        for i in 0..2 {
-            let (a, b) = (l.from_m[i], l.to_m[i]);
-            (self.delta_m[i], self.lo_m[i], self.hi_m[i]) = (b - a, a.min(b), a.max(b));
+        let next = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
+        // `[from, until)` at `at`: `f` counts from `from`, kept within 2⁶² ns of it.
+        let stand = |c: &mut LegCache, from: SimTime, until: SimTime, at: Position| {
+            let from = if t.0 - from.0 >= MAX_FAST_SPAN_NS { t } else { from };
+            let until = until.min(SimTime(from.0.saturating_add(MAX_FAST_SPAN_NS)));
+            *c = LegCache { valid_from: from, valid_until: until, start: from.0, span_s: 1.0, from_m: at, delta_m: [-0.0; 2], lo_m: at, hi_m: at };
+        };
+        // `legs[0]` starts at 0, so `l.start <= t < next`.
+        if l.is_pause() {
+            stand(self, l.start, next, l.from_m);
+        } else if t <= l.start {
+            // Exactly at a moving leg's start: at `from`.
+            stand(self, l.start, SimTime(l.start.0 + 1).min(next), l.from_m);
+        } else if t >= l.end {
+            // After the leg's end (zero-length legs included), until the next leg's start: at `to`.
+            stand(self, l.end.max(SimTime(l.start.0 + 1)), next, l.to_m);
+        } else if l.end.0 - l.start.0 < MAX_FAST_SPAN_NS {
+            let mut c = LegCache { valid_from: SimTime(l.start.0 + 1), valid_until: l.end.min(next), start: l.start.0, span_s: (l.end - l.start).as_secs_f64(), from_m: l.from_m, ..LegCache::default() };
+            for k in 0..2 {
+                let (a, b) = (l.from_m[k], l.to_m[k]);
+                (c.delta_m[k], c.lo_m[k], c.hi_m[k]) = (b - a, a.min(b), a.max(b));
+            }
+            *self = c;
+        } else {
+            *self = LegCache::default();
         }
-        // Only read for a moving leg, which always ends.
-        self.span_s = if l.end > l.start { (l.end - l.start).as_secs_f64() } else { 0.0 };
+        l.position_at(t)
     }
 }
 
@@ -431,6 +473,28 @@ mod tests {
         let mut times: Vec<SimTime> = (0..5_000u64).map(|i| SimTime(i * 37_000_001)).collect();
         times.extend(t.legs().iter().flat_map(|l| [l.start, SimTime(l.start.0.saturating_sub(1)), SimTime(l.start.0 + 1)]));
         times.extend((0..2_000u64).map(|i| SimTime((i * 7_919_000_017) % 200_000_000_000)));
+        let mut c = LegCache::default();
+        for &q in &times {
+            let (a, e) = (c.position_at(&t, q), t.position_at(q));
+            assert_eq!((a[0].to_bits(), a[1].to_bits()), (e[0].to_bits(), e[1].to_bits()), "at {q}");
+        }
+    }
+
+    /// Standing pieces keep a −0.0 coordinate's sign; very late queries (the
+    /// open last leg, more than 2⁶² ns after its start) and legs too long for
+    /// the fast path still agree bit for bit.
+    #[test]
+    fn leg_cache_agrees_on_signed_zeros_and_far_times() {
+        let mut b = TrajectoryBuilder::new([-0.0, -0.0]);
+        b.pause_until(s(1.0));
+        b.move_to([-0.0, 10.0], 5.0);
+        b.setdest(s(20.0), [-0.0, 3.0], 1.0);
+        b.move_to([0.0, -0.0], 1e-12); // longer than 2⁶² ns
+        let t = b.finish();
+        assert!(t.legs().iter().any(|l| l.end != SimTime::MAX && l.end.0 - l.start.0 >= MAX_FAST_SPAN_NS));
+        let mut times = vec![SimTime::ZERO, s(0.5), s(1.0), SimTime(s(1.0).0 + 1), s(2.0), s(3.0), s(4.0), s(19.0), s(20.0), s(21.0), s(30.0)];
+        times.extend([1u64 << 62, (1 << 62) + 5, 1 << 63, (1 << 63) + 7, u64::MAX - 1, u64::MAX].map(SimTime));
+        times.extend([s(2.0), SimTime(1 << 63), s(25.0), SimTime(u64::MAX - 3)]);
         let mut c = LegCache::default();
         for &q in &times {
             let (a, e) = (c.position_at(&t, q), t.position_at(q));

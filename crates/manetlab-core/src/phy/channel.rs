@@ -31,20 +31,22 @@
 //! where the mean power is 3σ below CSThresh, so only draws more than 3σ above
 //! the mean are cut off (documented in docs/wireless.md).
 
-use super::propagation::MeanRx;
+use super::propagation::{MeanRx, MeanRxVisitor};
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
 use crate::mobility::{LegCache, Trajectory};
 use crate::sim::{SimDuration, SimTime};
+use std::mem::MaybeUninit;
 
 /// Default refresh interval Δ of the moving-node grid: 1 s.
 pub const DEFAULT_REFRESH: SimDuration = SimDuration(1_000_000_000);
 
+/// One receiver of a transmission: who, after what propagation delay, at
+/// what mean power.
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbor {
     pub node: NodeId,
-    pub distance_m: f64,
     pub delay: SimDuration,
     pub mean_power_w: f64,
 }
@@ -156,6 +158,9 @@ pub struct Channel {
     cutoff_m: f64,
     /// The mean received power of `params`' model and transmit power.
     mean_rx: MeanRx,
+    /// Every delay up to the cutoff's converts without a range check
+    /// (`SimDuration::small_up_to`; always, short of a cutoff of ~10⁹ km).
+    delay_small: bool,
     /// Grid cell side: the cutoff, widened by 2·vmax·Δ with moving nodes.
     cell_m: f64,
     /// Static positions, or the positions at the start of the current epoch.
@@ -178,7 +183,8 @@ impl Channel {
         };
         let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
         let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
-        let mut ch = Channel { params, cutoff_m, mean_rx, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
+        let delay_small = SimDuration::small_up_to(cutoff_m / SPEED_OF_LIGHT_MPS);
+        let mut ch = Channel { params, cutoff_m, mean_rx, delay_small, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
         ch.set_positions(positions);
         ch
     }
@@ -383,26 +389,40 @@ impl Channel {
             list.extend(c.iter().map(|&(_, n)| n));
             m.cand_gen[s] = m.gen;
         }
-        let mut out = std::mem::take(&mut m.scratch);
-        out.clear();
-        let p = m.legs[s].position_at(&m.trajectories[s], now);
-        // Links first, order after: the floating-point chains of successive
-        // candidates overlap when no data-dependent branch of the ordering
-        // sits between them. The order is a total one (node ids are unique),
-        // so the result is the same as inserting each link as it is found.
-        // Positions (cache records, their branches) in one pass, links (the
-        // floating-point chains) in another.
-        let mut pos = std::mem::take(&mut m.scratch_pos);
-        pos.clear();
-        pos.extend(m.cand[s].iter().map(|&n| m.legs[n.index()].position_at(&m.trajectories[n.index()], now)));
-        for (&n, &q) in m.cand[s].iter().zip(&pos) {
-            if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, q, n) {
-                out.push(nb);
+        let Motion { trajectories, legs, cand, scratch, scratch_pos, .. } = m;
+        let (cand, mut out) = (&cand[s], std::mem::take(scratch));
+        let p = legs[s].position_at(&trajectories[s], now);
+        // Positions (cache records, the trajectory only when a record has run
+        // out) in one pass, links (the floating-point chains) in another,
+        // written into spare capacity (no growth check per link); the arrival
+        // order after. The chains of successive candidates overlap when no
+        // cache branch sits between them.
+        scratch_pos.clear();
+        // Slices held in registers: the positions' stores cannot be taken to move them.
+        let (legs, trajectories) = (&mut legs[..], &trajectories[..]);
+        scratch_pos.extend(cand.iter().map(move |&n| {
+            let lc = &mut legs[n.index()];
+            match lc.cached_position_at(now) {
+                Some(q) => q,
+                None => {
+                    let (x, y) = refill_pair(lc, &trajectories[n.index()], now);
+                    [x, y]
+                }
             }
-        }
-        m.scratch_pos = pos;
+        }));
+        out.clear();
+        out.reserve(cand.len());
+        let slots = &mut out.spare_capacity_mut()[..cand.len()];
+        let len = if self.delay_small {
+            self.mean_rx.visit(Links::<true> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+        } else {
+            self.mean_rx.visit(Links::<false> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+        };
+        // SAFETY: `Links` wrote the first `len` slots, and `len` is at most
+        // `cand.len()`, within the reserved capacity.
+        unsafe { out.set_len(len) };
         sort_arrival_order(&mut out);
-        m.scratch = out;
+        *scratch = out;
     }
 
     /// `sender`'s neighbours at the static (or epoch-start) positions, in grid order.
@@ -414,7 +434,7 @@ impl Channel {
                 if n == sender {
                     continue;
                 }
-                if let Some(nb) = neighbor(&self.mean_rx, self.cutoff_m, p, self.positions[n.index()], n) {
+                if let Some(nb) = neighbor::<false>(|d| self.mean_rx.at(d), self.cutoff_m, p, self.positions[n.index()], n) {
                     out.push(nb);
                 }
             }
@@ -432,15 +452,69 @@ impl Channel {
     }
 }
 
-/// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`.
+/// The links from a sender at `p` to the candidates at their positions, written
+/// into `slots` in candidate order; the number written. Run with the model's
+/// law ([`MeanRx::visit`]), so the loop has no branch on the model and keeps
+/// its constants in registers. `SMALL`: the channel's `delay_small`.
+struct Links<'a, const SMALL: bool> {
+    cand: &'a [NodeId],
+    pos: &'a [[f64; 2]],
+    p: [f64; 2],
+    cutoff_m: f64,
+    slots: &'a mut [MaybeUninit<Neighbor>],
+}
+
+impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
+    type Output = usize;
+    #[inline(always)]
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> usize {
+        let mut len = 0;
+        for (&n, &q) in self.cand.iter().zip(self.pos) {
+            if let Some(nb) = neighbor::<SMALL>(law, self.cutoff_m, self.p, q, n) {
+                self.slots[len].write(nb);
+                len += 1;
+            }
+        }
+        len
+    }
+}
+
+/// The link from a sender at `p` to node `n` at `q`, if within `cutoff_m`
+/// (`mean_rx`: the model's law, distance → mean power; `SMALL`: the channel's
+/// `delay_small` for this `cutoff_m`).
 #[inline]
-fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+// `!(d <= cutoff)`: out of range, or NaN (a broken position, reported).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
-    if d > cutoff_m {
+    if !(d <= cutoff_m) {
+        if d.is_nan() {
+            nan_distance(n);
+        }
         return None;
     }
-    let pw = mean_rx.at(d);
-    Some(Neighbor { node: n, distance_m: d, delay: SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS), mean_power_w: pw })
+    // 0 ≤ d ≤ cutoff: the delay is finite and ≥ 0.
+    let pw = mean_rx(d);
+    let s = d / SPEED_OF_LIGHT_MPS;
+    // SAFETY (SMALL): 0 ≤ d ≤ cutoff, so 0 ≤ s ≤ cutoff / c (the division rounds
+    // monotonically), and `SimDuration::small_up_to(cutoff / c)` held.
+    let delay = if SMALL { unsafe { SimDuration::from_secs_f64_small(s) } } else { SimDuration::from_secs_f64_nonneg(s) };
+    Some(Neighbor { node: n, delay, mean_power_w: pw })
+}
+
+/// [`LegCache::refill`] returning a pair, which comes back in two registers
+/// (an array comes back through memory, and the hot path would store to it too).
+#[cold]
+#[inline(never)]
+fn refill_pair(lc: &mut LegCache, traj: &Trajectory, t: SimTime) -> (f64, f64) {
+    let p = lc.refill(traj, t);
+    (p[0], p[1])
+}
+
+#[cold]
+#[inline(never)]
+fn nan_distance(n: NodeId) -> ! {
+    panic!("distance to node {} is NaN (a position is not a number)", n.0)
 }
 
 /// Sort `v` by (delay, node) by insertion: candidates come nearest first (at
@@ -449,11 +523,12 @@ fn neighbor(mean_rx: &MeanRx, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId
 fn sort_arrival_order(v: &mut [Neighbor]) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
     for i in 1..v.len() {
-        let nb = v[i];
-        let kx = key(&nb);
-        if key(&v[i - 1]) <= kx {
+        // Compare in place: only an entry out of order is moved.
+        if key(&v[i - 1]) <= key(&v[i]) {
             continue;
         }
+        let nb = v[i];
+        let kx = key(&nb);
         let mut j = i;
         while j > 0 && key(&v[j - 1]) > kx {
             v[j] = v[j - 1];

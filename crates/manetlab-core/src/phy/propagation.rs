@@ -134,24 +134,50 @@ impl MeanRx {
     /// Mean received power (W) at `d_m`.
     #[inline]
     pub fn at(&self, d_m: f64) -> f64 {
+        self.visit(At(d_m))
+    }
+
+    /// Hand `v` this model's law, distance (m) → mean power (W), with the
+    /// choice of model made once: a loop over many receivers inside
+    /// [`MeanRxVisitor::visit`] then has no branch on the model.
+    #[inline(always)]
+    pub fn visit<V: MeanRxVisitor>(&self, v: V) -> V::Output {
         // Co-located antennas: clamp to 1 cm so Friis stays finite.
-        let d = d_m.max(0.01);
         match self.kind {
-            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => {
+            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => v.visit(move |d_m: f64| {
+                let d = d_m.max(0.01);
                 if d < crossover_m {
                     num / (four_pi_sq * d * d * loss)
                 } else {
                     two_ray_num / (d.powi(4) * loss)
                 }
-            }
-            MeanRxKind::Shadowing { p0, d0_m, exponent } => {
+            }),
+            MeanRxKind::Shadowing { p0, d0_m, exponent } => v.visit(move |d_m: f64| {
+                let d = d_m.max(0.01);
                 if d <= d0_m {
                     p0
                 } else {
                     p0 * (d0_m / d).powf(exponent)
                 }
-            }
+            }),
         }
+    }
+}
+
+/// Code run with one model's law ([`MeanRx::visit`]).
+pub trait MeanRxVisitor {
+    type Output;
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> Self::Output;
+}
+
+/// [`MeanRx::at`]: the law at one distance.
+struct At(f64);
+
+impl MeanRxVisitor for At {
+    type Output = f64;
+    #[inline(always)]
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> f64 {
+        law(self.0)
     }
 }
 

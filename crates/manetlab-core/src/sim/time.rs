@@ -46,6 +46,27 @@ impl SimDuration {
     pub fn from_secs_f64(s: f64) -> SimDuration {
         SimDuration(secs_to_ns(s))
     }
+    /// [`from_secs_f64`](Self::from_secs_f64) for `s` the caller knows is finite
+    /// and ≥ 0: the same value, without the check (checked in debug builds).
+    #[inline]
+    pub fn from_secs_f64_nonneg(s: f64) -> SimDuration {
+        SimDuration(secs_to_ns_unchecked(s))
+    }
+    /// Whether every `s` in `[0, s_max]` converts by [`from_secs_f64_small`](Self::from_secs_f64_small).
+    pub fn small_up_to(s_max: f64) -> bool {
+        (0.0..SMALL_NS).contains(&(s_max * NS_PER_S))
+    }
+    /// [`from_secs_f64`](Self::from_secs_f64) without any range check: the
+    /// same value (the channel converts a propagation delay per receiver).
+    ///
+    /// # Safety
+    /// `0 ≤ s ≤ s_max` for an `s_max` with [`small_up_to`](Self::small_up_to)
+    /// true: `s · 1e9` then lies in `[0, 2⁵²)` (the product rounds monotonically).
+    #[inline]
+    pub unsafe fn from_secs_f64_small(s: f64) -> SimDuration {
+        // SAFETY: the caller's bound, above.
+        SimDuration(unsafe { round_small_unchecked(s * NS_PER_S) })
+    }
     pub fn from_millis(ms: u64) -> SimDuration {
         SimDuration(ms * 1_000_000)
     }
@@ -72,6 +93,14 @@ impl SimDuration {
 #[inline]
 fn secs_to_ns(s: f64) -> u64 {
     assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
+    secs_to_ns_unchecked(s)
+}
+
+/// [`secs_to_ns`] for a caller that knows `s` is finite and ≥ 0 (the channel's
+/// propagation delays, from a distance within the cutoff): no check, no panic path.
+#[inline]
+fn secs_to_ns_unchecked(s: f64) -> u64 {
+    debug_assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
     let ns = s * NS_PER_S;
     round_half_away_small(ns).unwrap_or_else(|| ns.round() as u64)
 }
@@ -82,12 +111,30 @@ fn secs_to_ns(s: f64) -> u64 {
 /// is exact in that range, with one half. `None` outside it (and for NaN).
 #[inline]
 fn round_half_away_small(x: f64) -> Option<u64> {
-    if !(0.0..4_503_599_627_370_496.0).contains(&x) {
+    if !(0.0..SMALL_NS).contains(&x) {
         return None;
     }
-    // Signed conversions are single instructions; the values fit.
-    let i = x as i64;
-    Some(if x - i as f64 >= 0.5 { i as u64 + 1 } else { i as u64 })
+    // SAFETY: 0 ≤ x < 2⁵², checked just above (NaN excluded).
+    Some(unsafe { round_small_unchecked(x) })
+}
+
+/// 2⁵²: below it, a nanosecond count's fraction is exact and rounding is by truncation.
+const SMALL_NS: f64 = 4_503_599_627_370_496.0;
+
+/// `x.round() as u64`: truncate, then compare the remainder (exact) with one half.
+///
+/// # Safety
+/// `0 ≤ x < 2⁵²`: then `x` truncates to an i64 that exists (the saturating `as`
+/// would add the NaN/overflow selects; signed conversions are single instructions).
+#[inline]
+unsafe fn round_small_unchecked(x: f64) -> u64 {
+    debug_assert!((0.0..SMALL_NS).contains(&x));
+    let i: i64 = unsafe { x.to_int_unchecked() };
+    if x - i as f64 >= 0.5 {
+        i as u64 + 1
+    } else {
+        i as u64
+    }
 }
 
 /// `x as f64`, by the signed conversion (one instruction on x86-64's baseline)
@@ -173,11 +220,19 @@ mod tests {
         assert_eq!(round_half_away_small(4_503_599_627_370_496.0), None);
         // Propagation delays as the channel computes them (d / c seconds).
         let mut d: f64 = 0.0;
+        let s_max = 1e7 / 299_792_458.0;
+        assert!(SimDuration::small_up_to(s_max));
         while d < 1e7 {
             let s = d / 299_792_458.0;
             assert_eq!(SimDuration::from_secs_f64(s).0, (s * NS_PER_S).round() as u64, "{d} m");
+            assert_eq!(SimDuration::from_secs_f64_nonneg(s), SimDuration::from_secs_f64(s), "{d} m");
+            // SAFETY: 0 ≤ s ≤ s_max, and small_up_to(s_max) holds.
+            assert_eq!(unsafe { SimDuration::from_secs_f64_small(s) }, SimDuration::from_secs_f64(s), "{d} m");
             d = d * 1.0003 + 0.0137;
         }
+        assert!(!SimDuration::small_up_to(4_503_599.627_370_496));
+        assert!(!SimDuration::small_up_to(f64::NAN));
+        assert!(!SimDuration::small_up_to(-1e-9));
     }
 
     #[test]
