@@ -57,7 +57,7 @@ validate:
 # ±3 % but not distinguishable; chains and 20-node rows) run on once with NS2_EXTEND_SEEDS
 # seeds. About 75 min on 2 cores, plus 1–2 min per extended chain row.
 NS2_SEEDS ?= 10
-NS2_EXTEND_SEEDS ?= 300
+NS2_EXTEND_SEEDS ?= 200
 NS2_CHAIN_SEEDS ?= 20
 NS2_RWP20_SEEDS ?= 100
 NS2_JOBS ?= 2
