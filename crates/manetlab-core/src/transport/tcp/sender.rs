@@ -450,7 +450,7 @@ impl TcpSender {
         debug_assert!(k <= self.max && k >= self.una);
         let len = self.seg_len(k);
         let retx = k < self.max;
-        // ns-2 `output` (tcp.cc:779, `force_set_rtx_timer`): a segment sent while
+        // ns-2 `output` (tcp.cc:779–780, 803, `force_set_rtx_timer`): a segment sent while
         // nothing is outstanding (highest_ack_ == maxseq_) restarts the timer with the
         // RTO in force now, even if one is pending. It matters where the ACK set the
         // timer before its RTT update (FACK's `oldack`: the ACK that ends recovery).

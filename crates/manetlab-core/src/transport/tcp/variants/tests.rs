@@ -1358,7 +1358,9 @@ fn fack_ns2_timeout_with_nothing_outstanding_restarts_at_the_initial_window() {
     assert!(h.ack_echo(t0 + 0.03, 10, &[], 0.32).is_empty());
     assert_eq!((h.s.snd_una(), h.s.snd_max()), (10, 10));
     let rto = h.s.rto_s();
+    // cwnd after the timeout: 1 → 2 (slow start to ssthresh 2) → 2.5 → 2.9; ssthresh 2.
     let (cwnd, ssthresh) = (h.s.cwnd(), h.s.ssthresh());
+    assert!(close(cwnd, 2.9) && ssthresh == 2.0);
     let due = h.s.poll_at().expect("ns-2's timer still runs");
     assert!((due.as_secs_f64() - (t0 + 0.03 + rto_before)).abs() < 1e-6);
     // `timeout` with highest_ack_ == maxseq_ (`slow_start_restart_`, `restart_bugfix_`):
