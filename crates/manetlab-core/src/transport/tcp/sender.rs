@@ -450,6 +450,11 @@ impl TcpSender {
         debug_assert!(k <= self.max && k >= self.una);
         let len = self.seg_len(k);
         let retx = k < self.max;
+        // ns-2 `output` (tcp.cc:779–780, 803, `force_set_rtx_timer`): a segment sent while
+        // nothing is outstanding (highest_ack_ == maxseq_) restarts the timer with the
+        // RTO in force now, even if one is pending. It matters where the ACK set the
+        // timer before its RTT update (FACK's `oldack`: the ACK that ends recovery).
+        let idle = self.una == self.max;
         let cwnd = self.st.cwnd;
         if retx {
             let i = self.info_mut(k);
@@ -476,7 +481,7 @@ impl TcpSender {
         h.headerless = self.cc.headerless_data_segments();
         self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
         self.cc.on_transmit(&self.st, k, now);
-        if self.rto_at.is_none() && self.data_timer() {
+        if (self.rto_at.is_none() || idle) && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));
         }
     }
@@ -1151,6 +1156,11 @@ impl TcpSender {
         let fin_out = self.fin_sent && !self.fin_acked;
         // A zero window with nothing outstanding still times out (ns-2 Vegas `timeout`).
         let stalled = self.zero_window_wait();
+        if self.kind == Recovery::FackNs2 && self.state == SenderState::Established && self.una == self.max && self.una < self.total_segs() {
+            // ns-2 FACK's timer outlives a hold with everything acknowledged.
+            self.fack_ns2_idle_timeout(now);
+            return;
+        }
         let live = match self.state {
             SenderState::SynSent => true,
             SenderState::Established => data_out || fin_out || stalled,

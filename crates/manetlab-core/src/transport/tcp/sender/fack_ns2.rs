@@ -285,6 +285,29 @@ impl TcpSender {
         self.f2_send_much(now);
     }
 
+    /// `FackTcpAgent::timeout` with nothing outstanding (highest_ack_ == maxseq_). It
+    /// happens when a retransmission was taken as lost again (`timeout_` holds sending)
+    /// and the ACKs then covered everything: `oldack` left the timer running, and
+    /// ns-2 (`slow_start_restart_` and `restart_bugfix_` true) restarts instead of
+    /// returning: cwnd = `windowInit_` (`slowdown(CLOSE_CWND_INIT)`, ssthresh kept,
+    /// at least 2), no backoff, the hold and the scoreboard are cleared, fast recovery
+    /// is not left, and sending resumes from the cumulative ACK.
+    pub(super) fn fack_ns2_idle_timeout(&mut self, now: SimTime) {
+        self.stats.timeouts += 1;
+        self.last_loss_timeout = true;
+        self.st.ssthresh = self.st.ssthresh.max(2.0);
+        self.st.cwnd = self.init_window.floor();
+        self.rtt_active = false;
+        self.rto_at = Some(now + secs(self.rto_s()));
+        let f = &mut self.f2;
+        f.hold = false;
+        f.retran_data = 0;
+        f.sb.clear();
+        f.fack = self.una as i64 - 1;
+        self.nxt = self.una;
+        self.f2_send_much(now);
+    }
+
     /// `FackTcpAgent::send_much`: while snd_nxt ≤ fack + win − retran_data and no
     /// retransmission is known lost, send the next scoreboard hole, else the next
     /// segment (new data within `window_` of the cumulative ACK during recovery).

@@ -20,7 +20,9 @@
 //!   every ACK restarts the timer (`newtimer`), that happens only once ACKs stop.
 //! * Recovery ends on an ACK with no SACK blocks that covers `recover` (a segment sent
 //!   after the fast retransmit). A timeout does not end it: ssthresh halves, cwnd = 1,
-//!   the scoreboard is cleared and sending goes back to the cumulative ACK.
+//!   the scoreboard is cleared and sending goes back to the cumulative ACK. With
+//!   nothing outstanding (a lost retransmission stopped sending, then everything was
+//!   acked short of `recover`) it restarts at `windowInit_` without backoff instead.
 //! * Every ACK that is not a plain new ACK restarts the timer and gives an RTT sample
 //!   from the sink's timestamp echo (`oldack`'s `rtt_update`): the send time of the
 //!   newest segment that arrived in order (`TCPSink` `ts_echo_bugfix_`), so duplicate

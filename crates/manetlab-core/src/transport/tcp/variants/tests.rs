@@ -1306,3 +1306,71 @@ fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
     m.ack(0.3, 1, &[(2, 3)]);
     assert!(close(m.s.srtt_s().unwrap(), 0.1));
 }
+
+#[test]
+fn fack_ns2_a_send_with_nothing_outstanding_restarts_the_timer_with_the_new_rto() {
+    // `window_` 9: nothing new goes out during recovery (`t_seqno_ > highest_ack_ + wnd_`).
+    let mut h = H::new("fack", TcpConfig { window_pkts: 9, ..TcpConfig::default() }, 0.1);
+    h.nine_in_flight();
+    assert!(h.ack_echo(0.3, 1, &[(2, 3)], 0.1).is_empty());
+    assert!(h.ack_echo(0.31, 1, &[(2, 4)], 0.1).is_empty());
+    assert_eq!(h.ack_echo(0.32, 1, &[(2, 5)], 0.1), vec![1]);
+    for (i, top) in (6..=10).enumerate() {
+        assert!(h.ack_echo(0.33 + 0.01 * i as f64, 1, &[(2, top)], 0.1).is_empty());
+    }
+    let rto_before = h.s.rto_s();
+    // The retransmission of 1 (sent at 0.32) fills the hole: ACK of 0..=9, no SACK blocks,
+    // echo 0.32. Segment 10 (recover_) is not covered, so recovery goes on (`oldack`
+    // path): `newtimer` sets the timer with the old RTO, then `rtt_update` takes the
+    // 0.13-s sample; `send_much` sends new data from 10 with nothing outstanding, and
+    // `output` (`highest_ack_ == maxseq_`) restarts the timer with the new, shorter RTO.
+    // cwnd 4 → 4.25 → 4.49 → 4.71: 10..=13 (10 ≤ 9 + 4 − 0 … 13 ≤ 13). RTO 0.55 → 0.51 s.
+    assert_eq!(h.ack_echo(0.45, 10, &[], 0.32), vec![10, 11, 12, 13]);
+    assert!(close(rto_before, 0.55) && close(h.s.rto_s(), 0.51));
+    assert!(h.s.in_recovery());
+    let due = h.s.poll_at().unwrap().as_secs_f64();
+    assert!(h.s.rto_s() < rto_before);
+    assert!((due - (0.45 + h.s.rto_s())).abs() < 1e-6, "due {due}");
+}
+
+#[test]
+fn fack_ns2_timeout_with_nothing_outstanding_restarts_at_the_initial_window() {
+    let mut h = H::std("fack");
+    h.nine_in_flight();
+    // Fast retransmit of 1 with nothing new sent since: recover_ = t_seqno_ = 10.
+    assert!(h.ack_echo(0.3, 1, &[(2, 3)], 0.1).is_empty());
+    assert!(h.ack_echo(0.31, 1, &[(2, 4)], 0.1).is_empty());
+    assert_eq!(h.ack_echo(0.32, 1, &[(2, 5)], 0.1), vec![1]);
+    // No more ACKs: the timeout resends 1 (fack_ = last_ack_ 0, t_seqno_ 1); recovery stays.
+    let due = h.s.poll_at().unwrap();
+    h.s.on_timer(due);
+    assert_eq!(h.sent(), vec![1]);
+    assert!(h.s.in_recovery());
+    let t0 = due.as_secs_f64();
+    // Late SACKs of 3..=8: fack 8, t_seqno_ 9; cwnd 1 → 2; 1 and 2 resent with snd_nxt 9.
+    assert_eq!(h.ack_echo(t0 + 0.01, 1, &[(3, 9)], 0.1), vec![1, 2]);
+    // SACK of 9 > snd_nxt 9 of those retransmissions: lost again (`CheckSndNxt`), hold.
+    assert!(h.ack_echo(t0 + 0.02, 1, &[(3, 10)], 0.1).is_empty());
+    // The first copies arrive after all: ACK of 0..=9 without blocks. 9 < recover_ 10:
+    // recovery and the hold stay, nothing is sent, nothing is outstanding; `oldack`
+    // left the timer running, set with the RTO before this ACK's sample (`newtimer`).
+    let rto_before = h.s.rto_s();
+    assert!(h.ack_echo(t0 + 0.03, 10, &[], 0.32).is_empty());
+    assert_eq!((h.s.snd_una(), h.s.snd_max()), (10, 10));
+    let rto = h.s.rto_s();
+    // cwnd after the timeout: 1 → 2 (slow start to ssthresh 2) → 2.5 → 2.9; ssthresh 2.
+    let (cwnd, ssthresh) = (h.s.cwnd(), h.s.ssthresh());
+    assert!(close(cwnd, 2.9) && ssthresh == 2.0);
+    let due = h.s.poll_at().expect("ns-2's timer still runs");
+    assert!((due.as_secs_f64() - (t0 + 0.03 + rto_before)).abs() < 1e-6);
+    // `timeout` with highest_ack_ == maxseq_ (`slow_start_restart_`, `restart_bugfix_`):
+    // cwnd = windowInit_ 2, ssthresh kept, no backoff; sending resumes: 10 and 11.
+    h.s.on_timer(due);
+    assert_eq!(h.sent(), vec![10, 11]);
+    assert_eq!((h.s.cwnd(), h.s.ssthresh()), (2.0, ssthresh));
+    assert!(close(h.s.rto_s(), rto));
+    assert!(h.s.in_recovery());
+    // The ACK of 10 covers recover_: recovery ends.
+    h.ack(due.as_secs_f64() + 0.1, 11, &[]);
+    assert!(!h.s.in_recovery());
+}
