@@ -412,7 +412,7 @@ impl<E> Scheduler<E> {
         self.set_owned(owner, which, at, seq, tok);
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_owned(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
         assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
         let slot = owner as usize * OWNER_TIMERS + which;
