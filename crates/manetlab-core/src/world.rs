@@ -1135,6 +1135,8 @@ impl Simulator {
                 // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
                 MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
                 MacAction::SetTimer(t, at, tok) => self.sched.arm_owned(n.0, t as usize, at, tok),
+                // Only the DCF cancels, and never its NAV: the arming is in the owned-timer table.
+                MacAction::CancelTimer(t) => self.sched.disarm_owned(n.0, t as usize),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
                 MacAction::Deliver(pkt, from) => {

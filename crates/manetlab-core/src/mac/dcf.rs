@@ -65,6 +65,9 @@ pub enum MacAction {
     /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
     Transmit(Box<Frame>),
     SetTimer(MacTimer, SimTime, TimerToken),
+    /// The pending arming of this timer was cancelled: its expiry would find
+    /// the token stale and do nothing, so the simulator drops it.
+    CancelTimer(MacTimer),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
     Deliver(Box<Packet>, NodeId),
     /// An ARP message arrived intact from `from`.
@@ -155,6 +158,16 @@ struct Backoff {
     timer: Timer,
 }
 
+/// Cancel `timer` (`which`); if it was armed, tell the simulator, which then
+/// drops the pending arming instead of popping it stale.
+#[inline]
+fn cancel(timer: &mut Timer, which: MacTimer, out: &mut Vec<MacAction>) {
+    if timer.is_armed() {
+        out.push(MacAction::CancelTimer(which));
+    }
+    timer.cancel();
+}
+
 /// The fields the signal walks read at every receiver (`carrier_quiet`,
 /// `rx_quiet`, `needs_nav_event`) come first, in one 64-byte line (with
 /// `repr(C)` the order is the declared one): at 1000 nodes a receiver's MAC is usually
@@ -165,8 +178,9 @@ pub struct Dcf {
     /// `p.eifs()`, which divides and rounds: read at every errored reception.
     eifs: SimDuration,
     nav_timer: Timer,
-    /// Optional event log for tests and MAC traces: (time, what).
-    pub log: Option<Box<Vec<(SimTime, String)>>>,
+    /// Optional event log for tests and MAC traces: (time, what); set by
+    /// [`Dcf::enable_log`], which also sets `rx_loud`.
+    log: Option<Box<Vec<(SimTime, String)>>>,
     me: NodeId,
     tx_state: TxState,
     tx_active: bool,
@@ -181,6 +195,9 @@ pub struct Dcf {
     /// `p.immediate_access` and `p.eifs_mode == Standard` (`p` is private and never changed after `new`, so the copies cannot drift).
     immediate_access: bool,
     eifs_standard: bool,
+    /// `immediate_access || log.is_some()`: no reception is quiet
+    /// ([`Dcf::rx_quiet`]), one flag read per reception.
+    rx_loud: bool,
     // ---- the rest
     p: MacParams,
     rng: SimRng,
@@ -219,6 +236,7 @@ impl Dcf {
             bo_busy: false,
             bo_paused: false,
             immediate_access: p.immediate_access,
+            rx_loud: p.immediate_access,
             eifs_standard: p.eifs_mode == EifsMode::Standard,
             cw: p.cw_min,
             eifs: p.eifs(),
@@ -251,6 +269,17 @@ impl Dcf {
             promiscuous: false,
             duplicates: 0,
         }
+    }
+
+    /// Start keeping the event log (tests and MAC traces).
+    pub fn enable_log(&mut self) {
+        self.log = Some(Box::default());
+        self.rx_loud = true;
+    }
+
+    /// The event log, if kept.
+    pub fn log(&self) -> Option<&[(SimTime, String)]> {
+        self.log.as_deref().map(|v| v.as_slice())
     }
 
     fn note(&mut self, now: SimTime, what: impl FnOnce() -> String) {
@@ -320,13 +349,13 @@ impl Dcf {
         }
     }
 
-    fn bo_pause(&mut self, now: SimTime) {
+    fn bo_pause(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
         let counting_from = self.bo.stime + self.bo.difs_wait;
         let slots = if now > counting_from { (now - counting_from).0 / self.p.slot.0 } else { 0 };
         self.bo.rtime = SimDuration(self.bo.rtime.0.saturating_sub(slots * self.p.slot.0));
         self.bo.difs_wait = SimDuration::ZERO;
         self.bo_paused = true;
-        self.bo.timer.cancel();
+        cancel(&mut self.bo.timer, MacTimer::Backoff, out);
     }
 
     fn bo_resume(&mut self, now: SimTime, difs: SimDuration, out: &mut Vec<MacAction>) {
@@ -355,7 +384,7 @@ impl Dcf {
             self.bo_resume(now, self.resume_ifs(), out);
         }
         if !idle && self.bo_busy && !self.bo_paused {
-            self.bo_pause(now);
+            self.bo_pause(now, out);
         }
         self.last_check = now;
         self.phy_tx_idle_at_check = !self.phy_busy && self.tx_state == TxState::Idle;
@@ -559,7 +588,7 @@ impl Dcf {
     /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
     #[inline]
     pub fn rx_quiet(&mut self, now: SimTime, f: Option<FrameHead>) -> Option<Option<(SimTime, TimerToken)>> {
-        if self.immediate_access || self.log.is_some() {
+        if self.rx_loud {
             return None;
         }
         if let Some(f) = f {
@@ -632,7 +661,7 @@ impl Dcf {
                 let cts_time = self.p.ctrl_airtime(CTS_BYTES);
                 let nav = duration_field(SimDuration(f.nav.0.saturating_sub((self.p.sifs + cts_time).0)));
                 self.ctrl = Some(Frame { kind: FrameKind::Cts, src: self.me, dst: Some(f.src), nav, seq: 0, retry: false, pkt: None, arp: None, airtime: cts_time });
-                self.defer_timer.cancel();
+                cancel(&mut self.defer_timer, MacTimer::Defer, out);
                 self.tx_resume(now, out);
             }
             FrameKind::Cts => {
@@ -641,7 +670,7 @@ impl Dcf {
                     return;
                 }
                 self.rts_pending = false;
-                self.send_timer.cancel();
+                cancel(&mut self.send_timer, MacTimer::Send, out);
                 // §9.2.5.3 (and ns-2): a CTS resets the short retry count, not the window.
                 self.ssrc = 0;
                 self.tx_resume(now, out);
@@ -655,7 +684,7 @@ impl Dcf {
                         return;
                     }
                     self.ctrl = None;
-                    self.send_timer.cancel();
+                    cancel(&mut self.send_timer, MacTimer::Send, out);
                     self.ctrl = Some(self.ack_to(f.src));
                     self.tx_resume(now, out);
                 } else {
@@ -686,7 +715,7 @@ impl Dcf {
                     self.note(now, || "drop ACK invalid state".into());
                     return;
                 }
-                self.send_timer.cancel();
+                cancel(&mut self.send_timer, MacTimer::Send, out);
                 let c = self.tx.take().expect("SEND state holds a frame");
                 if self.counts_long(c.sdu.bytes()) {
                     self.slrc = 0;
@@ -1028,6 +1057,7 @@ mod tests {
             offset_of!(Dcf, bo_paused) + 1,
             offset_of!(Dcf, immediate_access) + 1,
             offset_of!(Dcf, eifs_standard) + 1,
+            offset_of!(Dcf, rx_loud) + 1,
         ];
         assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
     }
@@ -1062,6 +1092,8 @@ mod tests {
             for a in out {
                 match a {
                     MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
+                    // The arming stays, and pops stale: the handler must ignore it.
+                    MacAction::CancelTimer(_) => {}
                     MacAction::Transmit(f) => {
                         self.tx_ends.push(self.now + f.airtime);
                         self.sent.push((self.now, *f));
@@ -1208,7 +1240,7 @@ mod tests {
         let mut seen = [false; 32];
         for seed in 0..3000 {
             let mut b = Bench::new(MacParams::default(), seed);
-            b.m.log = Some(Box::default());
+            b.m.enable_log();
             b.at(t_us(1000));
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
             seen[backoff_slots(&b.m)[0] as usize] = true;
@@ -1220,7 +1252,7 @@ mod tests {
     #[test]
     fn idle_medium_still_defers_difs_plus_backoff_unless_immediate_access() {
         let mut b = Bench::new(MacParams::default(), 1);
-        b.m.log = Some(Box::default());
+        b.m.enable_log();
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         assert!(b.sent.is_empty(), "ns-2 bugFix_timer_: no transmission at once");
@@ -1240,7 +1272,7 @@ mod tests {
     fn no_cts_while_the_nav_is_set() {
         let p = MacParams::default();
         let mut b = Bench::new(p, 1);
-        b.m.log = Some(Box::default());
+        b.m.enable_log();
         // An RTS between two others reserves the medium for 5 ms.
         b.at(t_us(1000));
         let other = frame(FrameKind::Rts, 5, Some(6), us(5000), &p);
@@ -1264,7 +1296,7 @@ mod tests {
     /// Our RTS goes out and is answered; returns the bench at the CTS's end.
     fn rts_answered(p: MacParams) -> Bench {
         let mut b = Bench::new(p, 1);
-        b.m.log = Some(Box::default());
+        b.m.enable_log();
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         b.until_sent(1);
@@ -1322,7 +1354,7 @@ mod tests {
     fn ns2_eifs_is_a_nav_followed_by_difs() {
         for (mode, wait) in [(EifsMode::Ns2, 364 + 50), (EifsMode::Standard, 364)] {
             let mut b = Bench::new(MacParams { eifs_mode: mode, ..MacParams::default() }, 1);
-            b.m.log = Some(Box::default());
+            b.m.enable_log();
             b.at(t_us(1000));
             b.with(|m, now, out| m.carrier(now, true, out));
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));

@@ -153,13 +153,13 @@ impl WifiMac {
     /// Start keeping the MAC's event log (tests and MAC traces).
     pub fn enable_log(&mut self) {
         match self {
-            WifiMac::Dcf(d) => d.log = Some(Box::default()),
+            WifiMac::Dcf(d) => d.enable_log(),
             WifiMac::Frn(m) => m.log = Some(Vec::new()),
         }
     }
     pub fn log(&self) -> Option<&[(SimTime, String)]> {
         match self {
-            WifiMac::Dcf(d) => d.log.as_deref().map(|v| v.as_slice()),
+            WifiMac::Dcf(d) => d.log(),
             WifiMac::Frn(m) => m.log.as_deref(),
         }
     }

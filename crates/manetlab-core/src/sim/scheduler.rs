@@ -27,15 +27,17 @@
 //! key is still the front slot's, else the near heap's top, else the far one's.
 //!
 //! Owned timers (the MAC timers of each node, [`Scheduler::arm_owned`]) are
-//! kept out of those heaps, in a heap of their own indexed by timer: each
-//! timer (owner × [`OWNER_TIMERS`]) has at most one key there, the same
+//! kept out of those heaps, in a table of their own indexed by timer (an
+//! array sorted in decreasing order while short, a 4-ary heap while long):
+//! each timer (owner × [`OWNER_TIMERS`]) has at most one key there, the same
 //! (time, seq) key the event would have had. Re-arming a timer whose arming
 //! is still pending moves its key in place, so the replaced arming never
 //! pops, where as an event it would have popped stale (a third of the MAC
-//! timer events on the 20-node benchmark). A cancellation with no re-arming
-//! stays lazy: the arming pops and its owner finds the token stale. The next
+//! timer events on the 20-node benchmark). A cancellation the owner reports
+//! ([`Scheduler::disarm_owned`]) takes the arming out; one it does not stays
+//! lazy: the arming pops and its owner finds the token stale. The next
 //! event is the smaller of the event side's first key and the owned timers'
-//! top ([`Scheduler::pop_next`]); the order is still exactly (time, seq).
+//! smallest ([`Scheduler::pop_next`]); the order is still exactly (time, seq).
 //!
 //! The smallest pending key of all (events and owned timers) is kept exact:
 //! an insert can only lower it, a pop or an arming recomputes it from the
@@ -88,19 +90,38 @@ pub enum Popped<E> {
     Timer(u32, usize, TimerToken),
 }
 
-/// `OwnedTimers::pos` of a timer with no pending arming.
+/// `OwnedTimers::pos` of a timer with no place in the heap.
 const NO_POS: u32 = u32::MAX;
 
-/// The owned timers: a 4-ary min-heap of the pending armings' keys (the
-/// key's slot bits are `owner * OWNER_TIMERS + timer`), each timer's index in
-/// it (`NO_POS` when none) and its token. A re-arming moves the timer's key
-/// in place (up or down), so each timer has at most one key in the heap.
+/// The owned timers switch to a heap above this many pending armings, and
+/// back to a sorted array below [`OWNED_TO_SORTED`].
+const OWNED_TO_HEAP: usize = 32;
+const OWNED_TO_SORTED: usize = 16;
+
+/// The owned timers: the pending armings' keys (the key's slot bits are
+/// `owner * OWNER_TIMERS + timer`), each timer's pending key (`NO_KEY` when
+/// none) and its token. A re-arming moves the timer's key in place, so each
+/// timer has at most one key pending; a cancellation takes it out.
+///
+/// Few timers are pending at a time in a small network (at an arming,
+/// rwp20: 5 on average, rwp100: 10; rwp400: 34, rwp1000: 131): then the keys
+/// are one array sorted in decreasing order, the next to pop is the last one
+/// and leaves without moving any other (a heap walked its levels at every
+/// pop), and an arming moves only the keys smaller than its own, from the end.
+/// Where many are pending that moving costs more than a heap's walks: above
+/// [`OWNED_TO_HEAP`] keys the same array becomes a 4-ary min-heap (an
+/// increasing array is one), with each timer's index in it (`pos`), until
+/// fewer than [`OWNED_TO_SORTED`] are left.
 struct OwnedTimers {
-    /// `heap[0]`, or `NO_KEY` when empty: read at every pop, written only
-    /// when a timer is armed or popped.
+    /// The smallest key, `NO_KEY` when none is pending: read at every pop,
+    /// written only when a timer is armed, cancelled or popped.
     top: Key,
-    heap: Vec<Key>,
+    /// The pending keys: largest first, or (`heap`) a 4-ary min-heap.
+    list: Vec<Key>,
+    heap: bool,
+    /// Each timer's index in the heap (kept only while `heap`).
     pos: Vec<u32>,
+    keys: Vec<Key>,
     tokens: Vec<u32>,
 }
 
@@ -108,7 +129,7 @@ impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
         assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
         let n = owners * OWNER_TIMERS;
-        OwnedTimers { top: NO_KEY, heap: Vec::with_capacity(n), pos: vec![NO_POS; n], tokens: vec![0; n] }
+        OwnedTimers { top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], keys: vec![NO_KEY; n], tokens: vec![0; n] }
     }
 
     #[inline]
@@ -120,44 +141,145 @@ impl OwnedTimers {
     /// returns whether there was one.
     #[inline]
     fn arm(&mut self, slot: usize, key: Key) -> bool {
-        let i = self.pos[slot];
-        if i == NO_POS {
-            let n = self.heap.len();
-            self.heap.push(key);
-            self.sift_up(n, key);
-            self.top = self.heap[0];
-            false
+        let old = std::mem::replace(&mut self.keys[slot], key);
+        let had = old != NO_KEY;
+        if self.heap {
+            self.heap_arm(slot, key, had);
+            return had;
+        }
+        let mut i;
+        if had {
+            // Keys are unique: the pending arming is found by its key.
+            i = self.list.iter().rposition(|&k| k == old).expect("armed timer listed");
+            if key < old {
+                // Earlier: towards the end, past the larger keys after it.
+                let s = &mut self.list[..];
+                while i + 1 < s.len() && s[i + 1] > key {
+                    s[i] = s[i + 1];
+                    i += 1;
+                }
+                s[i] = key;
+                self.top = s[s.len() - 1];
+                return true;
+            }
         } else {
-            let i = i as usize;
-            if key < self.heap[i] {
+            i = self.list.len();
+            self.list.push(key);
+        }
+        // Later (or new): towards the start, past the smaller keys before it.
+        let s = &mut self.list[..];
+        while i > 0 && s[i - 1] < key {
+            s[i] = s[i - 1];
+            i -= 1;
+        }
+        s[i] = key;
+        self.top = s[s.len() - 1];
+        if s.len() > OWNED_TO_HEAP {
+            self.to_heap();
+        }
+        had
+    }
+
+    /// Drop timer `slot`'s pending arming, if any.
+    #[inline]
+    fn disarm(&mut self, slot: usize) {
+        let old = std::mem::replace(&mut self.keys[slot], NO_KEY);
+        if old == NO_KEY {
+            return;
+        }
+        if self.heap {
+            self.heap_remove(slot);
+            return;
+        }
+        // From the end: each smaller key after it moves up one place.
+        let mut k = self.list.pop().expect("armed timer listed");
+        let mut i = self.list.len();
+        while k != old {
+            i -= 1;
+            k = std::mem::replace(&mut self.list[i], k);
+        }
+        self.top = self.list.last().copied().unwrap_or(NO_KEY);
+    }
+
+    /// Take the smallest key out (there is one).
+    #[inline]
+    fn pop(&mut self) -> Key {
+        if self.heap {
+            let top = self.list[0];
+            self.keys[top.slot()] = NO_KEY;
+            self.heap_remove(top.slot());
+            return top;
+        }
+        let top = self.list.pop().expect("a pending timer");
+        self.keys[top.slot()] = NO_KEY;
+        self.top = self.list.last().copied().unwrap_or(NO_KEY);
+        top
+    }
+
+    /// Pending armings.
+    fn armed(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The sorted array becomes a heap: increasing order is a heap's.
+    #[cold]
+    fn to_heap(&mut self) {
+        self.list.reverse();
+        for (i, k) in self.list.iter().enumerate() {
+            self.pos[k.slot()] = i as u32;
+        }
+        self.heap = true;
+    }
+
+    /// The heap becomes a sorted array again.
+    #[cold]
+    fn to_sorted(&mut self) {
+        self.list.sort_unstable_by(|a, b| b.cmp(a));
+        self.heap = false;
+    }
+
+    /// Heap: arm `slot` with `key` (replacing its pending key if it `had` one).
+    #[inline(never)]
+    fn heap_arm(&mut self, slot: usize, key: Key, had: bool) {
+        if had {
+            let i = self.pos[slot] as usize;
+            if key < self.list[i] {
                 self.sift_up(i, key);
             } else {
                 self.sift_down(i, key);
             }
-            self.top = self.heap[0];
-            true
-        }
-    }
-
-    /// Take the smallest key out (the heap is not empty).
-    #[inline]
-    fn pop(&mut self) -> Key {
-        let top = self.heap[0];
-        self.pos[top.slot()] = NO_POS;
-        let last = self.heap.pop().expect("non-empty heap");
-        if self.heap.is_empty() {
-            self.top = NO_KEY;
         } else {
-            self.sift_down(0, last);
-            self.top = self.heap[0];
+            let n = self.list.len();
+            self.list.push(key);
+            self.sift_up(n, key);
         }
-        top
+        self.top = self.list[0];
     }
 
-    /// Put `key` at `i` or above, moving larger parents down.
-    #[inline]
+    /// Heap: take timer `slot`'s key out (its `keys` entry is cleared already).
+    #[inline(never)]
+    fn heap_remove(&mut self, slot: usize) {
+        let i = self.pos[slot] as usize;
+        self.pos[slot] = NO_POS;
+        let last = self.list.pop().expect("armed timer listed");
+        if i < self.list.len() {
+            if last < self.list[i] {
+                self.sift_up(i, last);
+            } else {
+                self.sift_down(i, last);
+            }
+        }
+        if self.list.len() < OWNED_TO_SORTED {
+            self.to_sorted();
+            self.top = self.list.last().copied().unwrap_or(NO_KEY);
+        } else {
+            self.top = self.list.first().copied().unwrap_or(NO_KEY);
+        }
+    }
+
+    /// Heap: put `key` at `i` or above, moving larger parents down.
     fn sift_up(&mut self, mut i: usize, key: Key) {
-        let h = &mut self.heap[..];
+        let h = &mut self.list[..];
         while i > 0 {
             let parent = (i - 1) / 4;
             let pk = h[parent];
@@ -172,10 +294,9 @@ impl OwnedTimers {
         self.pos[key.slot()] = i as u32;
     }
 
-    /// Put `key` at `i` or below, moving smaller children up.
-    #[inline]
+    /// Heap: put `key` at `i` or below, moving smaller children up.
     fn sift_down(&mut self, mut i: usize, key: Key) {
-        let h = &mut self.heap[..];
+        let h = &mut self.list[..];
         loop {
             let Some(m) = smallest_child(h, 4 * i + 1) else { break };
             let mk = h[m];
@@ -188,11 +309,6 @@ impl OwnedTimers {
         }
         h[i] = key;
         self.pos[key.slot()] = i as u32;
-    }
-
-    /// Pending armings.
-    fn armed(&self) -> usize {
-        self.heap.len()
     }
 }
 
@@ -296,7 +412,7 @@ impl<E> Scheduler<E> {
         self.set_owned(owner, which, at, seq, tok);
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_owned(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
         assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
         let slot = owner as usize * OWNER_TIMERS + which;
@@ -305,9 +421,17 @@ impl<E> Scheduler<E> {
         self.low = self.ev_low.min(self.owned.top());
     }
 
+    /// Cancel timer `which` of `owner`: its pending arming, if any, will not
+    /// pop (a cancelled arming would pop stale, its handler a no-op).
+    #[inline(always)]
+    pub fn disarm_owned(&mut self, owner: u32, which: usize) {
+        self.owned.disarm(owner as usize * OWNER_TIMERS + which);
+        self.low = self.ev_low.min(self.owned.top());
+    }
+
     /// Whether timer `which` of `owner` has a pending arming.
     pub fn owned_is_armed(&self, owner: u32, which: usize) -> bool {
-        self.owned.pos[owner as usize * OWNER_TIMERS + which] != NO_POS
+        self.owned.keys[owner as usize * OWNER_TIMERS + which] != NO_KEY
     }
 
     /// Owned timers popped, and those re-armed while pending (profiling).
@@ -715,6 +839,40 @@ mod tests {
         assert!(!t.is_armed());
     }
 
+    /// The owned-timer table switches to a heap when it grows and back when
+    /// it shrinks, and pops in key order throughout.
+    #[test]
+    fn owned_timers_switch_between_array_and_heap() {
+        let mut s: Scheduler<()> = Scheduler::new();
+        s.set_timer_owners(20);
+        // Times in a scrambled order, all distinct.
+        let times: Vec<u64> = (0..80u64).map(|i| (i * 37) % 80 + 1).collect();
+        for (i, &t) in times.iter().enumerate() {
+            s.arm_owned(i as u32 / 4, i % 4, SimTime(t), TimerToken(i as u32));
+            assert_eq!(s.owned.heap, i + 1 > OWNED_TO_HEAP, "after {} armings", i + 1);
+        }
+        // Cancel and re-arm a few while in the heap.
+        s.disarm_owned(0, 0);
+        s.arm_owned(1, 1, SimTime(200), TimerToken(999));
+        let mut last = SimTime::ZERO;
+        let mut n = 0;
+        let mut was_heap = true;
+        while let Some((t, Popped::Timer(o, w, tok))) = s.pop_next(SimTime::MAX) {
+            assert!(t > last);
+            last = t;
+            n += 1;
+            if (o, w) == (1, 1) {
+                assert_eq!((t, tok), (SimTime(200), TimerToken(999)));
+            }
+            if !s.owned.heap {
+                was_heap = false;
+            }
+            assert!(was_heap || !s.owned.heap, "back to the array once");
+        }
+        assert_eq!(n, 79);
+        assert!(!s.owned.heap);
+    }
+
     proptest! {
         /// Events pop in non-decreasing time; ties in insertion order; nothing lost.
         #[test]
@@ -787,6 +945,8 @@ mod tests {
             let mut s = Scheduler::new();
             let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
             let mut reserved: Vec<u64> = Vec::new();
+            // As in `owned_timers_match_a_reference_queue`: no key (0, 0).
+            s.reserve_seq();
             // Sets the horizon `advance_inline` obeys.
             prop_assert_eq!(s.pop_until(SimTime::MAX), None);
             for (d, op, fine) in ops {
@@ -843,6 +1003,9 @@ mod tests {
             let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
             let mut tok = 0u32;
             let mut held: Option<(u32, usize, SimTime, u64, u32)> = None;
+            // Sequence number 0 at time 0 is not pending before anything ran
+            // (`cur_seq` starts at 0): a key reserved by a handler never is that.
+            s.reserve_seq();
             prop_assert_eq!(s.pop_until(SimTime::MAX), None);
             for (d, op, fine, o, w) in ops {
                 let delay = SimDuration(d * 10_000_000 + fine);
@@ -910,6 +1073,67 @@ mod tests {
                     (Popped::Event(e), R::Ev(re)) => prop_assert_eq!(e, re),
                     (Popped::Timer(o, w, k), R::Tm(ro, rw, rk)) => prop_assert_eq!((o, w, k.0), (ro, rw, rk)),
                     (p, r) => prop_assert!(false, "{:?} vs {:?}", p, r),
+                }
+            }
+            prop_assert!(reference.is_empty());
+        }
+
+        /// Many owners' timers, re-armed, cancelled and popped: the table
+        /// turns into a heap above `OWNED_TO_HEAP` pending armings and back
+        /// into a sorted array, and pops exactly as a reference ordered set.
+        #[test]
+        fn owned_timers_with_cancellations_match_a_reference_queue(ops in proptest::collection::vec((0u8..10, 0u64..3000, 0u32..40, 0usize..OWNER_TIMERS), 1..1500)) {
+            use std::collections::BTreeMap;
+            let mut s: Scheduler<u64> = Scheduler::new();
+            s.set_timer_owners(40);
+            let mut reference: BTreeMap<(SimTime, u64), (u32, usize, u32)> = BTreeMap::new();
+            let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
+            let mut tok = 0u32;
+            prop_assert_eq!(s.pop_until(SimTime::MAX), None);
+            for (op, d, o, w) in ops {
+                match op {
+                    // Mostly armings first (the table grows past the switch), then pops.
+                    0..=5 => {
+                        let at = s.now() + SimDuration(d);
+                        tok += 1;
+                        s.arm_owned(o, w, at, TimerToken(tok));
+                        let seq = s.next_seq - 1;
+                        if let Some(old) = armed.insert((o, w), (at, seq)) {
+                            reference.remove(&old);
+                        }
+                        reference.insert((at, seq), (o, w, tok));
+                    }
+                    6 => {
+                        s.disarm_owned(o, w);
+                        if let Some(old) = armed.remove(&(o, w)) {
+                            reference.remove(&old);
+                        }
+                    }
+                    _ => {
+                        let want = reference.pop_first();
+                        let got = s.pop_next(SimTime::MAX);
+                        match (want, got) {
+                            (None, None) => {}
+                            (Some(((t, _), (o, w, k))), Some((gt, Popped::Timer(go, gw, gk)))) => {
+                                prop_assert_eq!((t, o, w, k), (gt, go, gw, gk.0));
+                                armed.remove(&(o, w));
+                            }
+                            (a, b) => prop_assert!(false, "want {:?}, got {:?}", a, b.map(|(t, p)| (t, format!("{p:?}")))),
+                        }
+                    }
+                }
+                prop_assert_eq!(s.pending(), reference.len());
+                prop_assert_eq!(s.peek_time(), reference.first_key_value().map(|(k, _)| k.0));
+                for (&(o, w), _) in &armed {
+                    prop_assert!(s.owned_is_armed(o, w));
+                }
+            }
+            while let Some((t, p)) = s.pop_next(SimTime::MAX) {
+                let ((rt, _), (o, w, k)) = reference.pop_first().expect("reference has it");
+                prop_assert_eq!(t, rt);
+                match p {
+                    Popped::Timer(go, gw, gk) => prop_assert_eq!((go, gw, gk.0), (o, w, k)),
+                    Popped::Event(e) => prop_assert!(false, "event {}", e),
                 }
             }
             prop_assert!(reference.is_empty());
