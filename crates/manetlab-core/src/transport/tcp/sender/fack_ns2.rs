@@ -275,14 +275,7 @@ impl TcpSender {
         self.rtt_active = false;
         self.karn_floor = self.max;
         self.timeout_una = Some(self.una);
-        self.rto_at = Some(now + secs(self.rto_s()));
-        let f = &mut self.f2;
-        f.hold = false;
-        f.retran_data = 0;
-        f.sb.clear();
-        f.fack = self.una as i64 - 1;
-        self.nxt = self.una;
-        self.f2_send_much(now);
+        self.f2_resume_from_una(now);
     }
 
     /// `FackTcpAgent::timeout` with nothing outstanding (highest_ack_ == maxseq_). It
@@ -298,6 +291,12 @@ impl TcpSender {
         self.st.ssthresh = self.st.ssthresh.max(2.0);
         self.st.cwnd = self.init_window.floor();
         self.rtt_active = false;
+        self.f2_resume_from_una(now);
+    }
+
+    /// What both kinds of FACK timeout end with: the timer restarted, the hold and
+    /// the scoreboard cleared, and sending resumed from the cumulative ACK.
+    fn f2_resume_from_una(&mut self, now: SimTime) {
         self.rto_at = Some(now + secs(self.rto_s()));
         let f = &mut self.f2;
         f.hold = false;
