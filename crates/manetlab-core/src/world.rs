@@ -1297,11 +1297,8 @@ impl Simulator {
         } else {
             debug_assert!(rx.windows(2).all(|w| (w[0].start, w[0].node) < (w[1].start, w[1].node)));
             // Take the block numbered above: nothing was reserved since the TxEnd's.
-            let block = self.sched.reserve_seq();
+            let block = self.sched.reserve_seqs(2 * rx.len() as u64);
             debug_assert_eq!(block, tx_end_seq + 1);
-            for _ in 1..2 * rx.len() {
-                self.sched.reserve_seq();
-            }
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));

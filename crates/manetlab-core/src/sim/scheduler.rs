@@ -485,6 +485,13 @@ impl<E> Scheduler<E> {
         seq
     }
 
+    /// [`Scheduler::reserve_seq`] `count` times: the first of `count` consecutive numbers.
+    pub fn reserve_seqs(&mut self, count: u64) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += count;
+        seq
+    }
+
     /// Whether an event at (`at`, `seq`) is still to run (after the current one).
     pub fn is_pending_key(&self, at: SimTime, seq: u64) -> bool {
         (at, seq) > (self.now, self.cur_seq)
