@@ -498,7 +498,7 @@ fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [
     let s = d / SPEED_OF_LIGHT_MPS;
     // SAFETY (SMALL): 0 ≤ d ≤ cutoff, so 0 ≤ s ≤ cutoff / c (the division rounds
     // monotonically), and `SimDuration::small_up_to(cutoff / c)` held.
-    let delay = if SMALL { unsafe { SimDuration::from_secs_f64_small(s) } } else { SimDuration::from_secs_f64_nonneg(s) };
+    let delay = if SMALL { unsafe { SimDuration::from_secs_f64_small(s) } } else { SimDuration::from_secs_f64(s) };
     Some(Neighbor { node: n, delay, mean_power_w: pw })
 }
 

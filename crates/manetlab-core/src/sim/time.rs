@@ -46,12 +46,6 @@ impl SimDuration {
     pub fn from_secs_f64(s: f64) -> SimDuration {
         SimDuration(secs_to_ns(s))
     }
-    /// [`from_secs_f64`](Self::from_secs_f64) for `s` the caller knows is finite
-    /// and ≥ 0: the same value, without the check (checked in debug builds).
-    #[inline]
-    pub fn from_secs_f64_nonneg(s: f64) -> SimDuration {
-        SimDuration(secs_to_ns_unchecked(s))
-    }
     /// Whether every `s` in `[0, s_max]` converts by [`from_secs_f64_small`](Self::from_secs_f64_small).
     pub fn small_up_to(s_max: f64) -> bool {
         (0.0..SMALL_NS).contains(&(s_max * NS_PER_S))
@@ -93,14 +87,6 @@ impl SimDuration {
 #[inline]
 fn secs_to_ns(s: f64) -> u64 {
     assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
-    secs_to_ns_unchecked(s)
-}
-
-/// [`secs_to_ns`] for a caller that knows `s` is finite and ≥ 0 (the channel's
-/// propagation delays, from a distance within the cutoff): no check, no panic path.
-#[inline]
-fn secs_to_ns_unchecked(s: f64) -> u64 {
-    debug_assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
     let ns = s * NS_PER_S;
     round_half_away_small(ns).unwrap_or_else(|| ns.round() as u64)
 }
@@ -225,7 +211,6 @@ mod tests {
         while d < 1e7 {
             let s = d / 299_792_458.0;
             assert_eq!(SimDuration::from_secs_f64(s).0, (s * NS_PER_S).round() as u64, "{d} m");
-            assert_eq!(SimDuration::from_secs_f64_nonneg(s), SimDuration::from_secs_f64(s), "{d} m");
             // SAFETY: 0 ≤ s ≤ s_max, and small_up_to(s_max) holds.
             assert_eq!(unsafe { SimDuration::from_secs_f64_small(s) }, SimDuration::from_secs_f64(s), "{d} m");
             d = d * 1.0003 + 0.0137;
