@@ -1449,6 +1449,37 @@ mod tests {
     }
 
     #[test]
+    fn a_give_up_discards_the_rts_then_the_data_frame_around_the_callback() {
+        // ns-2 RetransmitRTS at the short retry limit (7 RTS without a CTS):
+        // discard(pktRTS_), xmit_failure_(copy), discard(pktTx_).
+        let p = MacParams::default();
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.at(t_us(2_000_000));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; p.short_retry_limit as usize]);
+        let order: Vec<&str> = b
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                MacAction::Discard(f) if f.kind == FrameKind::Rts => Some("discard RTS"),
+                MacAction::Discard(f) if f.kind == FrameKind::Data => Some("discard DATA"),
+                MacAction::FrameDone { ok: false, .. } => Some("done"),
+                MacAction::TxFailed(..) => Some("to routing"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(order, ["discard RTS", "done", "to routing", "discard DATA"]);
+        let discarded: Vec<&Frame> = b.events.iter().filter_map(|e| if let MacAction::Discard(f) = e { Some(&**f) } else { None }).collect();
+        // The RTS as it was sent; the data frame with its packet, receiver and ACK duration.
+        let rts = &b.sent.last().unwrap().1;
+        assert_eq!((discarded[0].dst, discarded[0].nav, discarded[0].src), (rts.dst, rts.nav, rts.src));
+        let data = discarded[1];
+        assert_eq!((data.dst, data.pkt.as_ref().map(|p| p.uid)), (Some(NodeId(1)), Some(1)));
+        assert_eq!(data.nav, duration_field(p.ctrl_airtime(ACK_BYTES) + p.sifs));
+    }
+
+    #[test]
     fn switch_off_returns_the_held_frame_and_silences_its_timers() {
         let mut b = Bench::new(MacParams::default(), 1);
         b.at(t_us(1000));
