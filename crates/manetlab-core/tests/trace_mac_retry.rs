@@ -9,6 +9,8 @@
 //! receiver, transmitter, IP). Values below are those of ns-2.35 traces of the
 //! same frames (`manetlab export-ns2` + `ns run.tcl`, 1 Mb/s, ns-2 defaults):
 //! a 512-byte CBR packet is 532 B, its RTS announces 0x14ee µs, its frame 0x13a µs.
+//! The ARP case has no ns-2 run (ns-2 has no link outage); its fields are those of
+//! ns-2's `s MAC` ARP lines, which its discard does not change.
 
 use manetlab_core::{run_with_outputs, RunResult, Scenario};
 use std::path::PathBuf;
@@ -133,4 +135,37 @@ fn without_the_mac_trace_no_ret_line_is_written() {
     let (r, lines) = run("nomac", &text);
     assert!(r.nodes.iter().map(|n| n.mac_frames_failed).sum::<u64>() > 0);
     assert!(!lines.iter().any(|l| fields(l)[3] == "MAC"));
+}
+
+#[test]
+fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
+    // Node 1 answers node 0's ARP request, but the link fails just before its
+    // reply's RTS: seven RTS, then the RTS and the reply are discarded. ns-2's ARP
+    // sets no routing callback, so its MAC keeps the header on the frame (86 B).
+    let text = r#"
+        duration_s = 2
+        [nodes]
+        count = 2
+        placement = { kind = "chain", spacing_m = 200 }
+        [radio]
+        [[flows]]
+        kind = "cbr"
+        src = 0
+        dst = 1
+        packet_size_bytes = 512
+        interval_s = 0.5
+        start_s = 1.0
+        [faults]
+        link_outages = [{ a = 0, b = 1, down_s = 1.0009, up_s = 1.5 }]
+        [outputs]
+        trace = "old"
+        trace_levels = ["agt", "rtr", "ifq", "mac"]
+    "#;
+    let (r, lines) = run("arp", text);
+    let ret: Vec<String> = lines.iter().filter(|l| is_ret(l)).map(|l| format!("{} {}", fields(l)[2], from_level(l))).collect();
+    assert_eq!(ret, ["_1_ MAC RET 0 RTS 44 [52e 0 1 0]", "_1_ MAC RET 0 ARP 86 [13a 0 1 806] ------- [REPLY 1/1 0/0]"]);
+    assert_eq!(r.nodes[1].mac_frames_failed, 1);
+    // An ARP message is no packet: nothing ends at node 1.
+    assert_eq!(r.nodes[1].drops.values().sum::<u64>(), 0);
+    assert_eq!(r.nodes[1].dropped_packets, 0);
 }
