@@ -221,7 +221,9 @@ enum Stage {
     Routed,
     /// In the link layer or interface queue towards `next_hop` (`None`: broadcast).
     Queued,
-    /// Given up by the MAC (retry limit).
+    /// Dropped by routing as `RET` outside the MAC's own give-up, whose discard
+    /// line ([`Simulator::trace_discard`]) stands for the others: an ARP
+    /// failure handed to static routing.
     Mac,
 }
 
@@ -314,7 +316,7 @@ impl Simulator {
                 [rx_mac.map_or(0, |m| m[0]), ra, node.0, ETHERTYPE_IP]
             }
             Stage::Mac => {
-                // A frame given up after its retries was a unicast (its receiver, when known).
+                // A unicast (its receiver, when known).
                 let ra = next_hop.map_or(if broadcast { MAC_BROADCAST } else { 0 }, |n| n.0);
                 let dur = if next_hop.is_some() { self.data_duration_us() } else { 0 };
                 [dur, ra, node.0, ETHERTYPE_IP]
