@@ -1149,7 +1149,8 @@ impl Simulator {
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
                 MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
-                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop)),
+                MacAction::TxFailed(pkt, next_hop) => self.mac_tx_failed(now, n, pkt, next_hop),
+                MacAction::Discard(f) => self.trace_discard(n, &f),
                 MacAction::Overheard(..) if self.is_off(n) => {}
                 MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
                 MacAction::FrameDone { .. } if self.is_off(n) => {}

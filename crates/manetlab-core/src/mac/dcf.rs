@@ -73,7 +73,13 @@ pub enum MacAction {
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
+    /// The DCF follows it with the `Discard` of its data frame.
     TxFailed(Box<Packet>, NodeId),
+    /// A frame given up after the retry limit (ns-2 `discard(…,
+    /// DROP_MAC_RETRY_COUNT_EXCEEDED)`), for the trace: the RTS when the RTS
+    /// failed, then the data frame (an IP packet's after its `TxFailed`, as
+    /// ns-2 discards it after the routing callback). Nothing else happens.
+    Discard(Box<Frame>),
     /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
     Overheard(Box<Packet>, NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
@@ -878,11 +884,8 @@ impl Dcf {
             return true;
         }
         self.set_tx_state(now, TxState::Rts, out);
-        let c = self.tx.as_ref().expect("RTS for a held frame");
-        let data = self.p.data_airtime(c.sdu.bytes());
-        let (rts, cts, ack) = (self.p.ctrl_airtime(RTS_BYTES), self.p.ctrl_airtime(CTS_BYTES), self.p.ctrl_airtime(ACK_BYTES));
-        let nav = duration_field(self.p.sifs + cts + self.p.sifs + data + self.p.sifs + ack);
-        let f = Frame { kind: FrameKind::Rts, src: self.me, dst: c.dst, nav, seq: 0, retry: false, pkt: None, arp: None, airtime: rts };
+        let f = self.rts_frame(self.tx.as_ref().expect("RTS for a held frame"));
+        let (rts, cts) = (f.airtime, self.p.ctrl_airtime(CTS_BYTES));
         let timeout = rts + MAX_PROPAGATION + self.p.sifs + cts + MAX_PROPAGATION;
         self.transmit(now, f, timeout, out);
         true
@@ -978,14 +981,38 @@ impl Dcf {
         self.tx_resume(now, out);
     }
 
-    fn fail_frame(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+    /// ns-2's give-up after the retry limit (`RetransmitRTS`/`RetransmitDATA`):
+    /// the RTS is discarded first when it was the RTS that failed, the packet
+    /// goes back to routing, then the data frame is discarded.
+    fn fail_frame(&mut self, now: SimTime, rts_failed: bool, out: &mut Vec<MacAction>) {
         let c = self.tx.take().expect("failing a held frame");
         self.note(now, || "retry limit".into());
+        if rts_failed {
+            out.push(MacAction::Discard(Box::new(self.rts_frame(&c))));
+        }
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
-        if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
-            out.push(MacAction::TxFailed(Box::new(pkt), dst));
+        if let Some(dst) = c.dst {
+            let bytes = c.sdu.bytes();
+            let nav = duration_field(self.p.ctrl_airtime(ACK_BYTES) + self.p.sifs);
+            let mut f = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.retry, pkt: None, arp: None, airtime: self.p.data_airtime(bytes) };
+            match c.sdu {
+                Sdu::Ip(pkt) => {
+                    f.pkt = Some(pkt.clone());
+                    out.push(MacAction::TxFailed(Box::new(pkt), dst));
+                }
+                Sdu::Arp(m) => f.arp = Some(m),
+            }
+            out.push(MacAction::Discard(Box::new(f)));
         }
         self.rst_cw();
+    }
+
+    /// The RTS announcing the held frame `c`.
+    fn rts_frame(&self, c: &Outgoing) -> Frame {
+        let data = self.p.data_airtime(c.sdu.bytes());
+        let (rts, cts, ack) = (self.p.ctrl_airtime(RTS_BYTES), self.p.ctrl_airtime(CTS_BYTES), self.p.ctrl_airtime(ACK_BYTES));
+        let nav = duration_field(self.p.sifs + cts + self.p.sifs + data + self.p.sifs + ack);
+        Frame { kind: FrameKind::Rts, src: self.me, dst: c.dst, nav, seq: 0, retry: false, pkt: None, arp: None, airtime: rts }
     }
 
     fn retransmit_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
@@ -993,7 +1020,7 @@ impl Dcf {
         if self.ssrc >= self.p.short_retry_limit {
             self.rts_pending = false;
             self.ssrc = 0;
-            self.fail_frame(now, out);
+            self.fail_frame(now, true, out);
         } else {
             self.note(now, || "timeout".into());
             self.tx.as_mut().expect("RTS for a held frame").retries += 1;
@@ -1018,7 +1045,7 @@ impl Dcf {
         *count += 1;
         if *count >= limit {
             *count = 0;
-            self.fail_frame(now, out);
+            self.fail_frame(now, false, out);
         } else {
             self.note(now, || "timeout".into());
             let c = self.tx.as_mut().expect("checked");
@@ -1419,6 +1446,37 @@ mod tests {
         b.with(|m, now, out| m.rx_ok(now, &ack, out));
         assert!(b.events.iter().any(|e| matches!(e, MacAction::FrameDone { retries: 3, ok: true })), "{:?}", b.events);
         assert!(b.events.iter().any(|e| matches!(e, MacAction::Ready)));
+    }
+
+    #[test]
+    fn a_give_up_discards_the_rts_then_the_data_frame_around_the_callback() {
+        // ns-2 RetransmitRTS at the short retry limit (7 RTS without a CTS):
+        // discard(pktRTS_), xmit_failure_(copy), discard(pktTx_).
+        let p = MacParams::default();
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
+        b.at(t_us(2_000_000));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; p.short_retry_limit as usize]);
+        let order: Vec<&str> = b
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                MacAction::Discard(f) if f.kind == FrameKind::Rts => Some("discard RTS"),
+                MacAction::Discard(f) if f.kind == FrameKind::Data => Some("discard DATA"),
+                MacAction::FrameDone { ok: false, .. } => Some("done"),
+                MacAction::TxFailed(..) => Some("to routing"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(order, ["discard RTS", "done", "to routing", "discard DATA"]);
+        let discarded: Vec<&Frame> = b.events.iter().filter_map(|e| if let MacAction::Discard(f) = e { Some(&**f) } else { None }).collect();
+        // The RTS as it was sent; the data frame with its packet, receiver and ACK duration.
+        let rts = &b.sent.last().unwrap().1;
+        assert_eq!((discarded[0].dst, discarded[0].nav, discarded[0].src), (rts.dst, rts.nav, rts.src));
+        let data = discarded[1];
+        assert_eq!((data.dst, data.pkt.as_ref().map(|p| p.uid)), (Some(NodeId(1)), Some(1)));
+        assert_eq!(data.nav, duration_field(p.ctrl_airtime(ACK_BYTES) + p.sifs));
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct Tracer {
     /// Per node, the last few IP packets it took off the air (ns-2 keeps the
     /// received MAC header in the packet, and prints it on the packet's later lines).
     rx: Vec<[Option<RxNote>; RX_NOTES]>,
+    /// The node and packet uid the DCF is handing back to routing after its
+    /// retry limit: its `RET` line is the MAC's discard, not routing's drop.
+    pub handing_back: Option<(NodeId, u64)>,
 }
 
 /// How many received packets per node [`Tracer`] remembers (a packet is traced
@@ -86,7 +89,7 @@ impl Tracer {
         };
         let pcaps = pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, pcap_file)?;
         let rx = vec![[None; RX_NOTES]; if cfg.ns2.is_some() { nodes } else { 0 }];
-        Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None, rx })
+        Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None, rx, handing_back: None })
     }
 
     /// Whether events of `level` are traced (so callers can skip building records).

@@ -194,6 +194,15 @@ fn forwards(pkt: &Packet, received_here: bool) -> u32 {
     u32::from(DEFAULT_TTL.saturating_sub(pkt.ip.ttl)) + u32::from(received_here)
 }
 
+/// Whether ns-2's routing agent would have set the packet's `xmit_failure_`
+/// callback, so that its MAC hands it back after the retry limit (and traces it
+/// without the MAC header). ns-2's AODV sets it only in `rt_resolve`, on data;
+/// its own unicast replies go without (aodv.cc `sendReply`); DSR and DSDV set it
+/// on every unicast they send.
+fn ns2_calls_back(pkt: &Packet) -> bool {
+    !matches!(pkt.transport, TransportHeader::Routing(RoutingMessage::Aodv(_)))
+}
+
 /// The trace level of a drop reason.
 fn drop_level(r: DropReason) -> Level {
     match r.layer() {
@@ -212,7 +221,9 @@ enum Stage {
     Routed,
     /// In the link layer or interface queue towards `next_hop` (`None`: broadcast).
     Queued,
-    /// Given up by the MAC (retry limit).
+    /// Dropped by routing as `RET` outside the MAC's own give-up, whose discard
+    /// line ([`Simulator::trace_discard`]) stands for the others: an ARP
+    /// failure handed to static routing.
     Mac,
 }
 
@@ -305,7 +316,7 @@ impl Simulator {
                 [rx_mac.map_or(0, |m| m[0]), ra, node.0, ETHERTYPE_IP]
             }
             Stage::Mac => {
-                // A frame given up after its retries was a unicast (its receiver, when known).
+                // A unicast (its receiver, when known).
                 let ra = next_hop.map_or(if broadcast { MAC_BROADCAST } else { 0 }, |n| n.0);
                 let dur = if next_hop.is_some() { self.data_duration_us() } else { 0 };
                 [dur, ra, node.0, ETHERTYPE_IP]
@@ -350,6 +361,10 @@ impl Simulator {
         let Some(t) = self.tracer.as_ref() else { return };
         let level = drop_level(reason);
         if !t.wants_drop(level) {
+            return;
+        }
+        // The MAC's discard of this packet is its `RET` line (`mac_tx_failed`).
+        if reason == DropReason::RetryLimit && t.handing_back == Some((node, pkt.uid)) {
             return;
         }
         let rx = t.rx_note(node, pkt.uid);
@@ -398,24 +413,64 @@ impl Simulator {
     /// ns-2 writes about it further up (its MAC header stays in ns-2's packet).
     pub(super) fn trace_frame(&mut self, ev: Event, node: NodeId, f: &Frame) {
         let Some(t) = self.tracer.as_mut() else { return };
-        let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
-        let dur = f.nav.as_nanos().div_ceil(1000) as u32;
-        // The transmitter's own note of the packet, if it had received it.
-        let src_of = |t: &Tracer, p: &Packet| ns2_src(p, t.rx_note(f.src, p.uid));
         if let (Event::Recv, Some(p)) = (ev, &f.pkt) {
-            let ip_src = src_of(t, p);
+            let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
+            let dur = f.nav.as_nanos().div_ceil(1000) as u32;
+            // The transmitter's own note of the packet, if it had received it.
+            let ip_src = ns2_src(p, t.rx_note(f.src, p.uid));
             t.note_rx(node, RxNote { uid: p.uid, mac: [dur, ra, f.src.0, ETHERTYPE_IP], ip_src });
         }
         let wanted = if ev == Event::Drop { t.wants_drop(Level::Mac) } else { t.wants(Level::Mac) };
-        if !wanted {
-            return;
+        if wanted {
+            let reason = (ev == Event::Drop).then_some("COL");
+            self.frame_line(ev, reason, node, f);
         }
+    }
+
+    /// The DCF gave `pkt` up after its retry limit and hands it back to routing
+    /// (ns-2's `xmit_failure_` callback). The MAC traces the frame itself when
+    /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
+    /// drop of the packet during the callback is not traced a second time.
+    pub(super) fn mac_tx_failed(&mut self, now: crate::sim::SimTime, n: NodeId, pkt: Box<Packet>, next_hop: NodeId) {
+        let dcf = self.air[n.index()].mac.dcf().is_some();
+        let before = self.tracer.as_mut().filter(|_| dcf).map(|t| t.handing_back.replace((n, pkt.uid)));
+        self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop));
+        if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
+            t.handing_back = before;
+        }
+    }
+
+    /// A frame the DCF discarded after its retry limit: ns-2 traces every such
+    /// frame `D … MAC RET` (mac-802_11.cc `RetransmitRTS`/`RetransmitDATA`), the
+    /// RTS when the RTS failed and then the data frame, whether or not routing
+    /// takes the packet back; our packet accounting counts only packet ends
+    /// (docs/metrics.md). Not traced for a node that is off (its packet ends `OFF`).
+    pub(super) fn trace_discard(&mut self, node: NodeId, f: &Frame) {
+        if self.tracer.as_ref().is_some_and(|t| t.wants_drop(Level::Mac)) && !self.is_off(node) {
+            self.frame_line(Event::Drop, Some(DropReason::RetryLimit.code()), node, f);
+        }
+    }
+
+    /// Write the `MAC` line of frame `f` at `node` (the tracer is there and wants it).
+    fn frame_line(&mut self, ev: Event, reason: Option<&'static str>, node: NodeId, f: &Frame) {
         let now = self.now();
+        let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
+        let dur = f.nav.as_nanos().div_ceil(1000) as u32;
+        let discarded = reason == Some(DropReason::RetryLimit.code());
         // ns-2 traces `r MAC` after taking the MAC header off: the MSDU's size.
         let size_of = |msdu: u32| if ev == Event::Recv { msdu } else { frame_size(msdu) };
         let next_hop = f.dst.map_or(NO_NEXT_HOP, |d| i64::from(d.0));
         let t = self.tracer.as_ref().expect("checked");
+        // The transmitter's own note of the packet, if it had received it.
+        let src_of = |t: &Tracer, p: &Packet| ns2_src(p, t.rx_note(f.src, p.uid));
         let (ptype, size, mac, body, uid, fwd, nh) = match (&f.kind, &f.pkt, &f.arp) {
+            // ns-2's MAC takes its header off a packet it hands to the routing
+            // callback (`ch->size() -= getHdrLen11()`) before it discards it.
+            (FrameKind::Data, Some(p), _) if discarded => {
+                let body = Body::Ip { ip: ip_part(p, src_of(t, p)), app: app_part(p) };
+                let size = if ns2_calls_back(p) { ip_size(p) } else { frame_size(ip_size(p)) };
+                (ptype(p), size, [dur, ra, f.src.0, ETHERTYPE_IP], body, p.uid, forwards(p, false), next_hop)
+            }
             (FrameKind::Data, Some(p), _) => {
                 let body = Body::Ip { ip: ip_part(p, src_of(t, p)), app: app_part(p) };
                 (ptype(p), size_of(ip_size(p)), [dur, ra, f.src.0, ETHERTYPE_IP], body, p.uid, forwards(p, ev != Event::Send), next_hop)
@@ -433,7 +488,6 @@ impl Simulator {
                 (k.name(), f.mac_bytes() + PLCP_BYTES, [dur, ra, ta, 0], Body::None, 0, 0, NO_NEXT_HOP)
             }
         };
-        let reason = (ev == Event::Drop).then_some("COL");
         let rec = Record { event: ev, t: now, node, position_m: self.position_at(node.0, now), level: Level::Mac, reason, uid, ptype, size, mac, next_hop: nh, body, forwards: fwd };
         self.tracer.as_mut().expect("checked").record(&rec);
     }
