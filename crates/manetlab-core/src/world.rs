@@ -26,7 +26,7 @@ use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity,
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
-use crate::phy::{Channel, Radio, RadioParams, RxResult};
+use crate::phy::{CaptureParams, Channel, Radio, RadioParams, Reception, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
@@ -1311,24 +1311,36 @@ impl Simulator {
     /// microseconds of each other, so usually all of them); then put the walk
     /// back in the heap at the next start's key. The events run in the same
     /// order, at the same times, as if each had been its own heap entry.
-    fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+    fn signal_starts(&mut self, now: SimTime, tx: TxId) {
+        let params = self.channel.as_ref().expect("channel").params;
+        match CaptureParams::of(&params) {
+            Some(c) if self.faults.is_none() => self.signal_starts_in::<true>(now, tx, &params, c),
+            _ => self.signal_starts_in::<false>(now, tx, &params, CaptureParams::default()),
+        }
+    }
+
+    /// [`Simulator::signal_starts`]; `PLAIN`: capture mode (`c`) and no
+    /// faults, checked once per walk instead of at every receiver.
+    #[inline(always)]
+    fn signal_starts_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId, params: &RadioParams, c: CaptureParams) {
         // The receiver list is lent to the walk: no handler reads it, and the
         // slot stays `tx`'s while the walk runs (it is freed after the last end).
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
-        let params = self.channel.as_ref().expect("channel").params;
+        let (rx, airtime, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
+        let mut i = first;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_start(now, a.node, tx, a.power_w, airtime, &params);
+            self.signal_start::<PLAIN>(now, a.node, tx, a.power_w, airtime, params, c);
             let Some(b) = rx.get(i) else { break };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
                 break;
             }
-            self.event_counts[KIND_SIGNAL_START] += 1;
             now = b.start;
         }
+        // The first start was counted by `dispatch`.
+        self.event_counts[KIND_SIGNAL_START] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_start = i;
@@ -1366,16 +1378,28 @@ impl Simulator {
             self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        match self.faults {
+            None if matches!(self.channel.as_ref().expect("channel").params.reception, Reception::Capture { .. }) => self.signal_ends_in::<true>(now, tx),
+            _ => self.signal_ends_in::<false>(now, tx),
+        }
+    }
+
+    /// The walk of [`Simulator::signal_ends`] (`PLAIN` as in [`Simulator::signal_starts_in`]).
+    #[inline(always)]
+    fn signal_ends_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId) {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let (mut rx, airtime, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let mut i = first;
         // What the receivers' quiet paths read of the frame, read once.
         let head = FrameHead::of(rec.frame.as_deref().expect("live transmission"));
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_end(now, a.node, tx, head, &params);
+            self.signal_end::<PLAIN>(now, a.node, tx, head, &params);
             let Some(b) = rx.get(i) else {
+                // The first end was counted by `dispatch` (or the TxEnd's walk step).
+                self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
                 // All of `tx`'s signals have ended: its slot and receiver list are reused.
                 self.txs[tx as usize] = None;
                 self.free_txs.push(tx);
@@ -1388,23 +1412,26 @@ impl Simulator {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
                 break;
             }
-            self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_end = i;
     }
 
+    /// One receiver's signal start (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
-    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
-        if self.is_off(n) {
+    #[allow(clippy::too_many_arguments)]
+    fn signal_start<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams, c: CaptureParams) {
+        if !PLAIN && self.is_off(n) {
             // Switched off since the frame was sent.
             self.air[n.index()].radio.signal_missed(tx);
             return;
         }
         let w = &mut self.air[n.index()];
-        let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
+        let end = now + airtime;
+        let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(params, tx, power_w, end) };
         if captured {
             // The radio was busy already: no carrier change to report.
             self.mac_captured(now, n, airtime);
@@ -1427,12 +1454,13 @@ impl Simulator {
         self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
     }
 
+    /// One receiver's signal end (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
-    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
+    fn signal_end<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
         let Simulator { air, faults, sched, .. } = self;
         let w = &mut air[n.index()];
-        let result = w.radio.signal_end(params, tx);
-        if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
+        let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(params, tx) };
+        if !PLAIN && faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
             self.report_carrier(now, n);
             return;
@@ -1443,7 +1471,7 @@ impl Simulator {
                     self.mac_carrier(now, n, sensing);
                 }
             }
-            RxResult::Decoded(_) => {
+            RxResult::Decoded => {
                 // A frame for us is never quiet, so it is traced (`mac_frame`) before the MAC hears of it.
                 match w.reception_quiet(now, n, Some(head), sched) {
                     Ok(None) => {}
@@ -1451,7 +1479,7 @@ impl Simulator {
                     Err((sensing, changed)) => self.mac_frame(now, n, tx, sensing, changed),
                 }
             }
-            RxResult::Failed(_, why) => {
+            RxResult::Failed(why) => {
                 // Most errors are signals too weak to decode: no frame to look at.
                 if why == RxFailure::Collision && head.dst.map_or(true, |d| d == n) {
                     self.collision_for_us(now, n, tx);
