@@ -246,7 +246,7 @@ impl Air {
                 self.nav_pending = Some((at, seq, tok));
             }
         }
-        if changed && !d.carrier_quiet(now, sensing) {
+        if changed && !d.carrier_quiet_after_rx(now, sensing) {
             return Ok(Some(sensing));
         }
         Ok(None)
