@@ -422,11 +422,19 @@ impl Dcf {
     }
 
     /// [`Dcf::check_is_noop`] when immediate access is known to be off (a
-    /// quiet reception: `rx_loud` covers it).
+    /// quiet reception: `rx_loud` covers it). With a backoff, whether the
+    /// medium is idle is evaluated whole, without short cuts: it varies from
+    /// receiver to receiver of a frame, so each early exit would be a branch
+    /// the processor often mispredicts.
     #[inline(always)]
     fn backoff_unmoved(&self, now: SimTime) -> bool {
         debug_assert!(!self.immediate_access);
-        !self.bo_busy || self.bo_paused != self.is_idle(now)
+        if !self.bo_busy {
+            return true;
+        }
+        let idle = !self.phy_busy & (self.tx_state == TxState::Idle) & (now >= self.nav_until);
+        debug_assert_eq!(idle, self.is_idle(now));
+        self.bo_paused != idle
     }
 
     /// Whether the NAV timer's event must run: only a running (or paused)
