@@ -177,17 +177,18 @@ impl Air {
         release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
-    /// Note the radio's carrier state, `sensing` (`radio.sensing()`, which
-    /// a signal start knows is true); returns it when the MAC must run its
-    /// carrier handler: the state changed since the MAC was last told, and
-    /// the change can matter to it ([`Dcf::carrier_quiet`]).
+    /// The radio's carrier state after a signal event, `sensing`
+    /// (`radio.sensing()`), which the event `changed`; returns it when the MAC
+    /// must run its carrier handler: the change can matter to it
+    /// ([`Dcf::carrier_quiet`]). The MAC knows the state before the event:
+    /// signals come and go only in signal events, and each one tells the
+    /// MAC (here, or with a reception) when it changes the carrier.
     #[inline]
-    fn note_carrier(&mut self, now: SimTime, sensing: bool) -> Option<bool> {
+    fn note_carrier(&mut self, now: SimTime, sensing: bool, changed: bool) -> Option<bool> {
         debug_assert_eq!(sensing, self.radio.sensing());
-        if sensing == self.radio.reported {
+        if !changed {
             return None;
         }
-        self.radio.reported = sensing;
         if let WifiMac::Dcf(d) = &mut self.mac {
             if d.carrier_quiet(now, sensing) {
                 return None;
@@ -225,13 +226,12 @@ impl Air {
     /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
     /// with no handler run (`Ok(None)`), or with the carrier handler only when
     /// the carrier change can matter (`Ok(Some(sensing))`). Otherwise returns
-    /// the carrier state and whether it changed, for [`Simulator::mac_reception`].
-    /// Either way the carrier state is noted as reported.
+    /// the carrier state and whether it `changed` (in the signal's end, as
+    /// [`Air::note_carrier`]), for [`Simulator::mac_reception`].
     #[inline(always)]
-    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
+    #[allow(clippy::too_many_arguments)]
+    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, changed: bool, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
-        let changed = sensing != self.radio.reported;
-        self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
         if let Some((at, tok)) = nav {
@@ -1431,11 +1431,12 @@ impl Simulator {
         }
         let w = &mut self.air[n.index()];
         let end = now + airtime;
+        let was_idle = !w.radio.sensing();
         let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(params, tx, power_w, end) };
         if captured {
             // The radio was busy already: no carrier change to report.
             self.mac_captured(now, n, airtime);
-        } else if let Some(sensing) = w.note_carrier(now, true) {
+        } else if let Some(sensing) = w.note_carrier(now, true, was_idle) {
             self.mac_carrier(now, n, sensing);
         }
     }
@@ -1459,21 +1460,24 @@ impl Simulator {
     fn signal_end<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
         let Simulator { air, faults, sched, .. } = self;
         let w = &mut air[n.index()];
+        // A plain walk's signal was counted at its start (no missed starts).
+        let was_sensing = PLAIN || w.radio.sensing();
         let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(params, tx) };
+        let changed = was_sensing != w.radio.sensing();
         if !PLAIN && faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
-            self.report_carrier(now, n);
+            self.report_carrier(now, n, changed);
             return;
         }
         match result {
             RxResult::NotLocked => {
-                if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+                if let Some(sensing) = w.note_carrier(now, w.radio.sensing(), changed) {
                     self.mac_carrier(now, n, sensing);
                 }
             }
             RxResult::Decoded => {
                 // A frame for us is never quiet, so it is traced (`mac_frame`) before the MAC hears of it.
-                match w.reception_quiet(now, n, Some(head), sched) {
+                match w.reception_quiet(now, n, Some(head), changed, sched) {
                     Ok(None) => {}
                     Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
                     Err((sensing, changed)) => self.mac_frame(now, n, tx, sensing, changed),
@@ -1482,9 +1486,9 @@ impl Simulator {
             RxResult::Failed(why) => {
                 // Most errors are signals too weak to decode: no frame to look at.
                 if why == RxFailure::Collision && head.dst.map_or(true, |d| d == n) {
-                    self.collision_for_us(now, n, tx);
+                    self.collision_for_us(now, n, tx, changed);
                 } else {
-                    let quiet = w.reception_quiet(now, n, None, sched);
+                    let quiet = w.reception_quiet(now, n, None, changed, sched);
                     self.after_quiet_error(now, n, quiet);
                 }
             }
@@ -1506,12 +1510,12 @@ impl Simulator {
 
     /// Frame `tx` for `n` was lost to a collision (out of the walk's line).
     #[inline(never)]
-    fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId) {
+    fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId, changed: bool) {
         let frame = self.take_frame(tx);
         self.frame_collision(n, &frame);
         self.put_frame(tx, frame);
         let Simulator { air, sched, .. } = self;
-        let quiet = air[n.index()].reception_quiet(now, n, None, sched);
+        let quiet = air[n.index()].reception_quiet(now, n, None, changed, sched);
         self.after_quiet_error(now, n, quiet);
     }
 
@@ -1523,13 +1527,13 @@ impl Simulator {
         self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
     }
 
-    /// Tell the MAC of a carrier change, if the radio's carrier differs from
-    /// what the MAC was last told. Most changes cannot matter to the MAC
+    /// Tell the MAC of a carrier change, if a signal event `changed` the
+    /// radio's carrier. Most changes cannot matter to the MAC
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
-    fn report_carrier(&mut self, now: SimTime, n: NodeId) {
+    fn report_carrier(&mut self, now: SimTime, n: NodeId, changed: bool) {
         let w = &mut self.air[n.index()];
-        if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+        if let Some(sensing) = w.note_carrier(now, w.radio.sensing(), changed) {
             self.mac_carrier(now, n, sensing);
         }
     }

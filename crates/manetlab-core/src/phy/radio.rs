@@ -86,9 +86,6 @@ pub struct Radio {
     /// those in `missed`.
     signals: u32,
     transmitting: bool,
-    /// The carrier state last reported to the MAC (kept and read by the
-    /// simulator, which reports only changes): here it shares the radio's line.
-    pub reported: bool,
     /// Signals whose start found the node switched off ([`Radio::signal_missed`]):
     /// their ends are not counted. Empty unless faults switch nodes off.
     missed: Vec<TxId>,
@@ -275,7 +272,7 @@ mod tests {
     #[test]
     fn what_every_signal_reads_comes_first() {
         use std::mem::offset_of;
-        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, reported) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
+        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
         assert!(hot.iter().all(|&e| e <= offset_of!(Radio, sinr_signals) && e <= 64), "{hot:?}");
     }
 
