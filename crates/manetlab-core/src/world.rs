@@ -26,7 +26,7 @@ use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity,
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
-use crate::phy::{Channel, Radio, RadioParams, RxResult};
+use crate::phy::{CaptureParams, Channel, Radio, RadioParams, Reception, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
@@ -177,17 +177,18 @@ impl Air {
         release_nav(&mut self.nav_pending, n, needs, sched);
     }
 
-    /// Note the radio's carrier state, `sensing` (`radio.sensing()`, which
-    /// a signal start knows is true); returns it when the MAC must run its
-    /// carrier handler: the state changed since the MAC was last told, and
-    /// the change can matter to it ([`Dcf::carrier_quiet`]).
+    /// The radio's carrier state after a signal event, `sensing`
+    /// (`radio.sensing()`), which the event `changed`; returns it when the MAC
+    /// must run its carrier handler: the change can matter to it
+    /// ([`Dcf::carrier_quiet`]). The MAC knows the state before the event:
+    /// signals come and go only in signal events, and each one tells the
+    /// MAC (here, or with a reception) when it changes the carrier.
     #[inline]
-    fn note_carrier(&mut self, now: SimTime, sensing: bool) -> Option<bool> {
+    fn note_carrier(&mut self, now: SimTime, sensing: bool, changed: bool) -> Option<bool> {
         debug_assert_eq!(sensing, self.radio.sensing());
-        if sensing == self.radio.reported {
+        if !changed {
             return None;
         }
-        self.radio.reported = sensing;
         if let WifiMac::Dcf(d) = &mut self.mac {
             if d.carrier_quiet(now, sensing) {
                 return None;
@@ -225,13 +226,12 @@ impl Air {
     /// is set the NAV ([`Dcf::rx_quiet`], most receptions): carried out here,
     /// with no handler run (`Ok(None)`), or with the carrier handler only when
     /// the carrier change can matter (`Ok(Some(sensing))`). Otherwise returns
-    /// the carrier state and whether it changed, for [`Simulator::mac_reception`].
-    /// Either way the carrier state is noted as reported.
+    /// the carrier state and whether it `changed` (in the signal's end, as
+    /// [`Air::note_carrier`]), for [`Simulator::mac_reception`].
     #[inline(always)]
-    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
+    #[allow(clippy::too_many_arguments)]
+    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, changed: bool, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
-        let changed = sensing != self.radio.reported;
-        self.radio.reported = sensing;
         let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
         let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
         if let Some((at, tok)) = nav {
@@ -246,7 +246,7 @@ impl Air {
                 self.nav_pending = Some((at, seq, tok));
             }
         }
-        if changed && !d.carrier_quiet(now, sensing) {
+        if changed && !d.carrier_quiet_after_rx(now, sensing) {
             return Ok(Some(sensing));
         }
         Ok(None)
@@ -1312,24 +1312,36 @@ impl Simulator {
     /// microseconds of each other, so usually all of them); then put the walk
     /// back in the heap at the next start's key. The events run in the same
     /// order, at the same times, as if each had been its own heap entry.
-    fn signal_starts(&mut self, mut now: SimTime, tx: TxId) {
+    fn signal_starts(&mut self, now: SimTime, tx: TxId) {
+        let params = self.channel.as_ref().expect("channel").params;
+        match CaptureParams::of(&params) {
+            Some(c) if self.faults.is_none() => self.signal_starts_in::<true>(now, tx, &params, c),
+            _ => self.signal_starts_in::<false>(now, tx, &params, CaptureParams::default()),
+        }
+    }
+
+    /// [`Simulator::signal_starts`]; `PLAIN`: capture mode (`c`) and no
+    /// faults, checked once per walk instead of at every receiver.
+    #[inline(always)]
+    fn signal_starts_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId, params: &RadioParams, c: CaptureParams) {
         // The receiver list is lent to the walk: no handler reads it, and the
         // slot stays `tx`'s while the walk runs (it is freed after the last end).
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
-        let params = self.channel.as_ref().expect("channel").params;
+        let (rx, airtime, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_start);
+        let mut i = first;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_start(now, a.node, tx, a.power_w, airtime, &params);
+            self.signal_start::<PLAIN>(now, a.node, tx, a.power_w, airtime, params, c);
             let Some(b) = rx.get(i) else { break };
             if !self.sched.advance_inline(b.start, b.seq) {
                 self.sched.schedule_reserved(b.start, b.seq, Event::SignalStart(tx));
                 break;
             }
-            self.event_counts[KIND_SIGNAL_START] += 1;
             now = b.start;
         }
+        // The first start was counted by `dispatch`.
+        self.event_counts[KIND_SIGNAL_START] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_start = i;
@@ -1367,16 +1379,28 @@ impl Simulator {
             self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        match self.faults {
+            None if matches!(self.channel.as_ref().expect("channel").params.reception, Reception::Capture { .. }) => self.signal_ends_in::<true>(now, tx),
+            _ => self.signal_ends_in::<false>(now, tx),
+        }
+    }
+
+    /// The walk of [`Simulator::signal_ends`] (`PLAIN` as in [`Simulator::signal_starts_in`]).
+    #[inline(always)]
+    fn signal_ends_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId) {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let (mut rx, airtime, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
+        let mut i = first;
         // What the receivers' quiet paths read of the frame, read once.
         let head = FrameHead::of(rec.frame.as_deref().expect("live transmission"));
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_end(now, a.node, tx, head, &params);
+            self.signal_end::<PLAIN>(now, a.node, tx, head, &params);
             let Some(b) = rx.get(i) else {
+                // The first end was counted by `dispatch` (or the TxEnd's walk step).
+                self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
                 // All of `tx`'s signals have ended: its slot and receiver list are reused.
                 self.txs[tx as usize] = None;
                 self.free_txs.push(tx);
@@ -1389,27 +1413,31 @@ impl Simulator {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
                 break;
             }
-            self.event_counts[KIND_SIGNAL_END] += 1;
             now = at;
         }
+        self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_end = i;
     }
 
+    /// One receiver's signal start (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
-    fn signal_start(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams) {
-        if self.is_off(n) {
+    #[allow(clippy::too_many_arguments)]
+    fn signal_start<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams, c: CaptureParams) {
+        if !PLAIN && self.is_off(n) {
             // Switched off since the frame was sent.
             self.air[n.index()].radio.signal_missed(tx);
             return;
         }
         let w = &mut self.air[n.index()];
-        let captured = w.radio.signal_start(params, tx, power_w, now + airtime);
+        let end = now + airtime;
+        let was_idle = !w.radio.sensing();
+        let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(params, tx, power_w, end) };
         if captured {
             // The radio was busy already: no carrier change to report.
             self.mac_captured(now, n, airtime);
-        } else if let Some(sensing) = w.note_carrier(now, true) {
+        } else if let Some(sensing) = w.note_carrier(now, true, was_idle) {
             self.mac_carrier(now, n, sensing);
         }
     }
@@ -1428,36 +1456,40 @@ impl Simulator {
         self.run_mac(now, n, |mac, out| mac.rx_captured(now, airtime, out));
     }
 
+    /// One receiver's signal end (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
-    fn signal_end(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
+    fn signal_end<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
         let Simulator { air, faults, sched, .. } = self;
         let w = &mut air[n.index()];
-        let result = w.radio.signal_end(params, tx);
-        if faults.as_ref().is_some_and(|f| f.off[n.index()]) {
+        // A plain walk's signal was counted at its start (no missed starts).
+        let was_sensing = PLAIN || w.radio.sensing();
+        let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(params, tx) };
+        let changed = was_sensing != w.radio.sensing();
+        if !PLAIN && faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
-            self.report_carrier(now, n);
+            self.report_carrier(now, n, changed);
             return;
         }
         match result {
             RxResult::NotLocked => {
-                if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+                if let Some(sensing) = w.note_carrier(now, w.radio.sensing(), changed) {
                     self.mac_carrier(now, n, sensing);
                 }
             }
-            RxResult::Decoded(_) => {
+            RxResult::Decoded => {
                 // A frame for us is never quiet, so it is traced (`mac_frame`) before the MAC hears of it.
-                match w.reception_quiet(now, n, Some(head), sched) {
+                match w.reception_quiet(now, n, Some(head), changed, sched) {
                     Ok(None) => {}
                     Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
                     Err((sensing, changed)) => self.mac_frame(now, n, tx, sensing, changed),
                 }
             }
-            RxResult::Failed(_, why) => {
+            RxResult::Failed(why) => {
                 // Most errors are signals too weak to decode: no frame to look at.
                 if why == RxFailure::Collision && head.dst.map_or(true, |d| d == n) {
-                    self.collision_for_us(now, n, tx);
+                    self.collision_for_us(now, n, tx, changed);
                 } else {
-                    let quiet = w.reception_quiet(now, n, None, sched);
+                    let quiet = w.reception_quiet(now, n, None, changed, sched);
                     self.after_quiet_error(now, n, quiet);
                 }
             }
@@ -1479,12 +1511,12 @@ impl Simulator {
 
     /// Frame `tx` for `n` was lost to a collision (out of the walk's line).
     #[inline(never)]
-    fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId) {
+    fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId, changed: bool) {
         let frame = self.take_frame(tx);
         self.frame_collision(n, &frame);
         self.put_frame(tx, frame);
         let Simulator { air, sched, .. } = self;
-        let quiet = air[n.index()].reception_quiet(now, n, None, sched);
+        let quiet = air[n.index()].reception_quiet(now, n, None, changed, sched);
         self.after_quiet_error(now, n, quiet);
     }
 
@@ -1496,13 +1528,13 @@ impl Simulator {
         self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
     }
 
-    /// Tell the MAC of a carrier change, if the radio's carrier differs from
-    /// what the MAC was last told. Most changes cannot matter to the MAC
+    /// Tell the MAC of a carrier change, if a signal event `changed` the
+    /// radio's carrier. Most changes cannot matter to the MAC
     /// ([`Dcf::carrier_quiet`]) and cost no handler run.
     #[inline]
-    fn report_carrier(&mut self, now: SimTime, n: NodeId) {
+    fn report_carrier(&mut self, now: SimTime, n: NodeId, changed: bool) {
         let w = &mut self.air[n.index()];
-        if let Some(sensing) = w.note_carrier(now, w.radio.sensing()) {
+        if let Some(sensing) = w.note_carrier(now, w.radio.sensing(), changed) {
             self.mac_carrier(now, n, sensing);
         }
     }

@@ -424,7 +424,23 @@ impl Dcf {
     /// resume (it runs already, or the medium is busy), and no immediate access.
     #[inline]
     fn check_is_noop(&self, now: SimTime) -> bool {
-        !self.immediate_access && (!self.bo_busy || self.bo_paused != self.is_idle(now))
+        !self.immediate_access && self.backoff_unmoved(now)
+    }
+
+    /// [`Dcf::check_is_noop`] when immediate access is known to be off (a
+    /// quiet reception: `rx_loud` covers it). With a backoff, whether the
+    /// medium is idle is evaluated whole, without short cuts: it varies from
+    /// receiver to receiver of a frame, so each early exit would be a branch
+    /// the processor often mispredicts.
+    #[inline(always)]
+    fn backoff_unmoved(&self, now: SimTime) -> bool {
+        debug_assert!(!self.immediate_access);
+        if !self.bo_busy {
+            return true;
+        }
+        let idle = !self.phy_busy & (self.tx_state == TxState::Idle) & (now >= self.nav_until);
+        debug_assert_eq!(idle, self.is_idle(now));
+        self.bo_paused != idle
     }
 
     /// Whether the NAV timer's event must run: only a running (or paused)
@@ -539,6 +555,20 @@ impl Dcf {
         false
     }
 
+    /// [`Dcf::carrier_quiet`] after a quiet reception ([`Dcf::rx_quiet`]
+    /// returned `Some`, so immediate access is off).
+    #[inline]
+    pub fn carrier_quiet_after_rx(&mut self, now: SimTime, busy: bool) -> bool {
+        debug_assert!(!self.rx_loud);
+        let was = self.phy_busy;
+        self.phy_busy = busy;
+        if self.backoff_unmoved(now) {
+            return true;
+        }
+        self.phy_busy = was;
+        false
+    }
+
     /// Physical carrier sense changed.
     pub fn carrier(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacAction>) {
         self.phy_busy = busy;
@@ -608,7 +638,8 @@ impl Dcf {
             // `set_nav`'s `check_backoff` must be a no-op with the new NAV.
             let old = self.nav_until;
             self.nav_until = until;
-            let noop = self.check_is_noop(now);
+            // Not loud: immediate access is off.
+            let noop = self.backoff_unmoved(now);
             self.nav_until = old;
             if !noop {
                 return None;

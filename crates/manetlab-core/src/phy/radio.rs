@@ -50,8 +50,26 @@ struct Lock {
 pub enum RxResult {
     /// The signal was not the one being received.
     NotLocked,
-    Decoded(TxId),
-    Failed(TxId, RxFailure),
+    Decoded,
+    Failed(RxFailure),
+}
+
+/// What capture mode reads of [`RadioParams`] at a signal's start, taken
+/// once per transmission ([`Radio::capture_start`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaptureParams {
+    pub rx_threshold_w: f64,
+    pub capture_threshold: f64,
+}
+
+impl CaptureParams {
+    /// `p`'s, in capture mode.
+    pub fn of(p: &RadioParams) -> Option<CaptureParams> {
+        match p.reception {
+            Reception::Capture { capture_threshold } => Some(CaptureParams { rx_threshold_w: p.rx_threshold_w, capture_threshold }),
+            Reception::Sinr { .. } => None,
+        }
+    }
 }
 
 /// The fields every signal start and end reads come first, in one small
@@ -68,9 +86,6 @@ pub struct Radio {
     /// those in `missed`.
     signals: u32,
     transmitting: bool,
-    /// The carrier state last reported to the MAC (kept and read by the
-    /// simulator, which reports only changes): here it shares the radio's line.
-    pub reported: bool,
     /// Signals whose start found the node switched off ([`Radio::signal_missed`]):
     /// their ends are not counted. Empty unless faults switch nodes off.
     missed: Vec<TxId>,
@@ -139,19 +154,44 @@ impl Radio {
     #[inline]
     pub fn signal_start(&mut self, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
         self.add(p, tx, power_w);
+        let capture = match p.reception {
+            Reception::Capture { capture_threshold } => Some(capture_threshold),
+            Reception::Sinr { .. } => None,
+        };
+        if self.lock_start(p.rx_threshold_w, capture, tx, power_w, end) {
+            return true;
+        }
+        self.check_sinr(p);
+        false
+    }
+
+    /// [`Radio::signal_start`] in capture mode with no missed starts
+    /// ([`CaptureParams`]): the simulator's signal walks check both once per
+    /// transmission, not at every receiver.
+    #[inline(always)]
+    pub fn capture_start(&mut self, c: CaptureParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
+        debug_assert!(self.missed.is_empty() && self.sinr_signals.is_empty());
+        self.signals += 1;
+        self.lock_start(c.rx_threshold_w, Some(c.capture_threshold), tx, power_w, end)
+    }
+
+    /// The lock's part of a signal start (`capture`: the capture threshold in
+    /// capture mode); returns whether the newcomer was captured.
+    #[inline(always)]
+    fn lock_start(&mut self, rx_threshold_w: f64, capture: Option<f64>, tx: TxId, power_w: f64, end: SimTime) -> bool {
         match self.lock.as_mut() {
             None => {
                 let failure = if self.transmitting {
                     Some(RxFailure::HalfDuplex)
-                } else if power_w < p.rx_threshold_w {
+                } else if power_w < rx_threshold_w {
                     Some(RxFailure::BelowThreshold)
                 } else {
                     None
                 };
                 self.lock = Some(Lock { tx, power_w, end, failure });
             }
-            Some(lock) => match p.reception {
-                Reception::Capture { capture_threshold } => {
+            Some(lock) => {
+                if let Some(capture_threshold) = capture {
                     if lock.power_w >= capture_threshold * power_w {
                         return true; // captured: the newcomer is only noise
                     }
@@ -160,10 +200,8 @@ impl Radio {
                         *lock = Lock { tx, power_w, end, failure: Some(RxFailure::Collision) };
                     }
                 }
-                Reception::Sinr { .. } => {}
-            },
+            }
         }
-        self.check_sinr(p);
         false
     }
 
@@ -171,18 +209,33 @@ impl Radio {
     #[inline]
     pub fn signal_end(&mut self, p: &RadioParams, tx: TxId) -> RxResult {
         self.remove(p, tx);
+        let result = self.lock_end(tx);
+        if result == RxResult::NotLocked {
+            self.check_sinr(p);
+        }
+        result
+    }
+
+    /// [`Radio::signal_end`] in capture mode with no missed starts (as
+    /// [`Radio::capture_start`]).
+    #[inline(always)]
+    pub fn capture_end(&mut self, tx: TxId) -> RxResult {
+        debug_assert!(self.missed.is_empty() && self.sinr_signals.is_empty());
+        self.signals -= 1;
+        self.lock_end(tx)
+    }
+
+    #[inline(always)]
+    fn lock_end(&mut self, tx: TxId) -> RxResult {
         match self.lock {
             Some(lock) if lock.tx == tx => {
                 self.lock = None;
                 match lock.failure {
-                    None => RxResult::Decoded(tx),
-                    Some(f) => RxResult::Failed(tx, f),
+                    None => RxResult::Decoded,
+                    Some(f) => RxResult::Failed(f),
                 }
             }
-            _ => {
-                self.check_sinr(p);
-                RxResult::NotLocked
-            }
+            _ => RxResult::NotLocked,
         }
     }
 
@@ -219,7 +272,7 @@ mod tests {
     #[test]
     fn what_every_signal_reads_comes_first() {
         use std::mem::offset_of;
-        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, reported) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
+        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
         assert!(hot.iter().all(|&e| e <= offset_of!(Radio, sinr_signals) && e <= 64), "{hot:?}");
     }
 
@@ -235,7 +288,7 @@ mod tests {
         assert!(!r.busy());
         r.signal_start(&p, 1, STRONG, t(100));
         assert!(r.busy());
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded(1));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
         assert!(!r.busy());
     }
 
@@ -245,7 +298,7 @@ mod tests {
         let mut r = Radio::new();
         r.signal_start(&p, 1, STRONG, t(100));
         r.signal_start(&p, 2, STRONG, t(100));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(1, RxFailure::Collision));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::Collision));
         assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
     }
 
@@ -255,7 +308,7 @@ mod tests {
         let mut r = Radio::new();
         r.signal_start(&p, 1, 10.0 * STRONG, t(100));
         r.signal_start(&p, 2, STRONG, t(150));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded(1));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
         assert!(r.busy(), "captured frame still occupies the carrier");
         assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
     }
@@ -267,7 +320,7 @@ mod tests {
         r.signal_start(&p, 1, STRONG, t(100));
         r.signal_start(&p, 2, STRONG, t(300));
         assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(2, RxFailure::Collision));
+        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::Collision));
     }
 
     #[test]
@@ -276,7 +329,7 @@ mod tests {
         let mut r = Radio::new();
         r.signal_start(&p, 1, p.rx_threshold_w * 0.5, t(100));
         assert!(r.busy());
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(1, RxFailure::BelowThreshold));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::BelowThreshold));
     }
 
     #[test]
@@ -285,10 +338,10 @@ mod tests {
         let mut r = Radio::new();
         r.signal_start(&p, 1, STRONG, t(100));
         r.start_tx();
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(1, RxFailure::HalfDuplex));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::HalfDuplex));
         r.signal_start(&p, 2, STRONG, t(200));
         r.end_tx();
-        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(2, RxFailure::HalfDuplex));
+        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::HalfDuplex));
     }
 
     #[test]
@@ -309,7 +362,7 @@ mod tests {
         r.signal_end(&p, 4);
         assert!(!r.busy());
         r.signal_start(&p, 8, STRONG, t(200));
-        assert_eq!(r.signal_end(&p, 8), RxResult::Decoded(8));
+        assert_eq!(r.signal_end(&p, 8), RxResult::Decoded);
     }
 
     #[test]
@@ -320,8 +373,41 @@ mod tests {
             r.signal_start(&p, 2, STRONG, t(100));
             assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
             assert!(r.busy(), "signal 2 is on the air");
-            assert_eq!(r.signal_end(&p, 2), RxResult::Decoded(2));
+            assert_eq!(r.signal_end(&p, 2), RxResult::Decoded);
             assert!(!r.busy());
+        }
+    }
+
+    /// The walks' capture-mode path gives what the general one gives, over
+    /// overlapping signals of mixed powers (captures, collisions, weak frames,
+    /// half duplex).
+    #[test]
+    fn capture_path_equals_the_general_one() {
+        let p = RadioParams::default();
+        let c = CaptureParams::of(&p).expect("capture mode");
+        let (mut general, mut fast) = (Radio::new(), Radio::new());
+        let powers = [STRONG, 20.0 * STRONG, p.rx_threshold_w * 0.5, STRONG, 0.05 * STRONG, 3.0 * STRONG];
+        // (start, end) of each signal in µs; ends are walked in time order.
+        let spans = [(0u64, 300u64), (10, 200), (20, 250), (400, 500), (410, 700), (600, 650)];
+        let mut ev: Vec<(u64, bool, usize)> = spans.iter().enumerate().flat_map(|(i, &(s, e))| [(s, true, i), (e, false, i)]).collect();
+        ev.sort();
+        for (k, &(at, start, i)) in ev.iter().enumerate() {
+            if k == 5 {
+                general.start_tx();
+                fast.start_tx();
+            }
+            if k == 8 {
+                general.end_tx();
+                fast.end_tx();
+            }
+            let tx = i as TxId;
+            if start {
+                let end = t(spans[i].1);
+                assert_eq!(general.signal_start(&p, tx, powers[i], end), fast.capture_start(c, tx, powers[i], end), "start {i} at {at}");
+            } else {
+                assert_eq!(general.signal_end(&p, tx), fast.capture_end(tx), "end {i} at {at}");
+            }
+            assert_eq!(general.busy(), fast.busy());
         }
     }
 
@@ -333,11 +419,11 @@ mod tests {
         r.signal_start(&p, 1, 15.0 * STRONG, t(100));
         r.signal_start(&p, 2, STRONG, t(100));
         r.signal_start(&p, 3, STRONG, t(100));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(1, RxFailure::Collision));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::Collision));
         let mut r = Radio::new();
         r.signal_start(&p, 1, 15.0 * STRONG, t(100));
         r.signal_start(&p, 2, STRONG, t(100));
         assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded(1));
+        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
     }
 }
