@@ -693,7 +693,15 @@ impl Simulator {
     /// NAV's release is left.
     #[inline]
     fn mac_timer(&mut self, now: SimTime, n: NodeId, timer: MacTimer, tok: TimerToken) {
-        if !self.air[n.index()].mac.timer_is_live(timer, tok) {
+        let mac = &mut self.air[n.index()].mac;
+        if let (MacTimer::Nav, WifiMac::Dcf(d)) = (timer, &mut *mac) {
+            // No action can follow, and the MAC's backoff state is unchanged:
+            // the held-back NAV needs no release either.
+            if d.nav_expiry_quiet(now, tok) {
+                return;
+            }
+        }
+        if !mac.timer_is_live(timer, tok) {
             self.event_counts[KIND_MAC_STALE] += 1;
             self.release_nav(n);
             return;

@@ -28,8 +28,8 @@
 //!
 //! Owned timers (the MAC timers of each node, [`Scheduler::arm_owned`]) are
 //! kept out of those heaps, in a table of their own indexed by timer (an
-//! array sorted in decreasing order while short, a 4-ary heap while long):
-//! each timer (owner × [`OWNER_TIMERS`]) has at most one key there, the same
+//! array in no order beside its smallest key while short, a 4-ary heap while
+//! long): each timer (owner × [`OWNER_TIMERS`]) has at most one key there, the same
 //! (time, seq) key the event would have had. Re-arming a timer whose arming
 //! is still pending moves its key in place, so the replaced arming never
 //! pops, where as an event it would have popped stale (a third of the MAC
@@ -90,38 +90,40 @@ pub enum Popped<E> {
     Timer(u32, usize, TimerToken),
 }
 
-/// `OwnedTimers::pos` of a timer with no place in the heap.
+/// `OwnedTimers::pos` of a timer with no pending arming.
 const NO_POS: u32 = u32::MAX;
 
 /// The owned timers switch to a heap above this many pending armings, and
-/// back to a sorted array below [`OWNED_TO_SORTED`].
+/// back to a flat array below [`OWNED_TO_FLAT`].
 const OWNED_TO_HEAP: usize = 32;
-const OWNED_TO_SORTED: usize = 16;
+const OWNED_TO_FLAT: usize = 16;
 
 /// The owned timers: the pending armings' keys (the key's slot bits are
-/// `owner * OWNER_TIMERS + timer`), each timer's pending key (`NO_KEY` when
-/// none) and its token. A re-arming moves the timer's key in place, so each
-/// timer has at most one key pending; a cancellation takes it out.
+/// `owner * OWNER_TIMERS + timer`), each timer's index among them (`NO_POS`
+/// when none is pending) and its token. A re-arming replaces the timer's key
+/// in place, so each timer has at most one key pending; a cancellation takes
+/// it out.
 ///
 /// Few timers are pending at a time in a small network (at an arming,
-/// rwp20: 5 on average, rwp100: 10; rwp400: 34, rwp1000: 131): then the keys
-/// are one array sorted in decreasing order, the next to pop is the last one
-/// and leaves without moving any other (a heap walked its levels at every
-/// pop), and an arming moves only the keys smaller than its own, from the end.
-/// Where many are pending that moving costs more than a heap's walks: above
-/// [`OWNED_TO_HEAP`] keys the same array becomes a 4-ary min-heap (an
-/// increasing array is one), with each timer's index in it (`pos`), until
-/// fewer than [`OWNED_TO_SORTED`] are left.
+/// rwp20: 6 on average, rwp100: 10; rwp400: 34, rwp1000: 131): then the keys
+/// are a flat array in no order, beside its smallest key (`top`). An arming
+/// is a store and one comparison with `top` (an arming is twice as frequent
+/// as a pop, and a sorted array moved the keys smaller than the new one at
+/// each); a pop, or a re-arming or cancellation of the top key, takes the
+/// minimum of the few keys left, a branch-free scan. Where many are pending
+/// the scans cost more than a heap's walks: above [`OWNED_TO_HEAP`] keys the
+/// same array becomes a 4-ary min-heap (an increasing array is one), until
+/// fewer than [`OWNED_TO_FLAT`] are left (a heap is an array, its first key
+/// the smallest: it is a flat array as it stands).
 struct OwnedTimers {
     /// The smallest key, `NO_KEY` when none is pending: read at every pop,
     /// written only when a timer is armed, cancelled or popped.
     top: Key,
-    /// The pending keys: largest first, or (`heap`) a 4-ary min-heap.
+    /// The pending keys: in no order, or (`heap`) a 4-ary min-heap.
     list: Vec<Key>,
     heap: bool,
-    /// Each timer's index in the heap (kept only while `heap`).
+    /// Each timer's index in `list`.
     pos: Vec<u32>,
-    keys: Vec<Key>,
     tokens: Vec<u32>,
 }
 
@@ -129,7 +131,7 @@ impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
         assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
         let n = owners * OWNER_TIMERS;
-        OwnedTimers { top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], keys: vec![NO_KEY; n], tokens: vec![0; n] }
+        OwnedTimers { top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], tokens: vec![0; n] }
     }
 
     #[inline]
@@ -137,82 +139,84 @@ impl OwnedTimers {
         self.top
     }
 
+    /// Whether timer `slot` has a pending arming.
+    fn is_armed(&self, slot: usize) -> bool {
+        self.pos[slot] != NO_POS
+    }
+
+    /// The smallest key of the flat array (`NO_KEY` when empty).
+    #[inline]
+    fn scan(&self) -> Key {
+        self.list.iter().fold(NO_KEY, |m, &k| min_unpredictable(m, k))
+    }
+
     /// Arm timer `slot` with `key`, replacing its pending arming if any;
     /// returns whether there was one.
     #[inline]
     fn arm(&mut self, slot: usize, key: Key) -> bool {
-        let old = std::mem::replace(&mut self.keys[slot], key);
-        let had = old != NO_KEY;
+        let i = self.pos[slot];
+        let had = i != NO_POS;
         if self.heap {
             self.heap_arm(slot, key, had);
             return had;
         }
-        let mut i;
         if had {
-            // Keys are unique: the pending arming is found by its key.
-            i = self.list.iter().rposition(|&k| k == old).expect("armed timer listed");
-            if key < old {
-                // Earlier: towards the end, past the larger keys after it.
-                let s = &mut self.list[..];
-                while i + 1 < s.len() && s[i + 1] > key {
-                    s[i] = s[i + 1];
-                    i += 1;
-                }
-                s[i] = key;
-                self.top = s[s.len() - 1];
-                return true;
+            let old = std::mem::replace(&mut self.list[i as usize], key);
+            if key < self.top {
+                self.top = key;
+            } else if old == self.top {
+                // The smallest key moved later (keys are unique).
+                self.top = self.scan();
             }
         } else {
-            i = self.list.len();
+            self.pos[slot] = self.list.len() as u32;
             self.list.push(key);
-        }
-        // Later (or new): towards the start, past the smaller keys before it.
-        let s = &mut self.list[..];
-        while i > 0 && s[i - 1] < key {
-            s[i] = s[i - 1];
-            i -= 1;
-        }
-        s[i] = key;
-        self.top = s[s.len() - 1];
-        if s.len() > OWNED_TO_HEAP {
-            self.to_heap();
+            self.top = self.top.min(key);
+            if self.list.len() > OWNED_TO_HEAP {
+                self.to_heap();
+            }
         }
         had
+    }
+
+    /// Flat array: take out the key at `i` (the last one fills its place).
+    #[inline]
+    fn flat_remove(&mut self, i: usize) -> Key {
+        let k = self.list.swap_remove(i);
+        if let Some(&moved) = self.list.get(i) {
+            self.pos[moved.slot()] = i as u32;
+        }
+        k
     }
 
     /// Drop timer `slot`'s pending arming, if any.
     #[inline]
     fn disarm(&mut self, slot: usize) {
-        let old = std::mem::replace(&mut self.keys[slot], NO_KEY);
-        if old == NO_KEY {
+        let i = self.pos[slot];
+        if i == NO_POS {
             return;
         }
         if self.heap {
             self.heap_remove(slot);
             return;
         }
-        // From the end: each smaller key after it moves up one place.
-        let mut k = self.list.pop().expect("armed timer listed");
-        let mut i = self.list.len();
-        while k != old {
-            i -= 1;
-            k = std::mem::replace(&mut self.list[i], k);
+        self.pos[slot] = NO_POS;
+        if self.flat_remove(i as usize) == self.top {
+            self.top = self.scan();
         }
-        self.top = self.list.last().copied().unwrap_or(NO_KEY);
     }
 
     /// Take the smallest key out (there is one).
     #[inline]
     fn pop(&mut self) -> Key {
+        let top = self.top;
         if self.heap {
-            let top = self.list[0];
-            self.keys[top.slot()] = NO_KEY;
             self.heap_remove(top.slot());
             return top;
         }
-        let top = self.list.pop().expect("a pending timer");
-        self.keys[top.slot()] = NO_KEY;
-        self.top = self.list.last().copied().unwrap_or(NO_KEY);
+        let i = std::mem::replace(&mut self.pos[top.slot()], NO_POS);
+        self.flat_remove(i as usize);
+        self.top = self.scan();
         top
     }
 
@@ -221,21 +225,14 @@ impl OwnedTimers {
         self.list.len()
     }
 
-    /// The sorted array becomes a heap: increasing order is a heap's.
+    /// The flat array becomes a heap: increasing order is a heap's.
     #[cold]
     fn to_heap(&mut self) {
-        self.list.reverse();
+        self.list.sort_unstable();
         for (i, k) in self.list.iter().enumerate() {
             self.pos[k.slot()] = i as u32;
         }
         self.heap = true;
-    }
-
-    /// The heap becomes a sorted array again.
-    #[cold]
-    fn to_sorted(&mut self) {
-        self.list.sort_unstable_by(|a, b| b.cmp(a));
-        self.heap = false;
     }
 
     /// Heap: arm `slot` with `key` (replacing its pending key if it `had` one).
@@ -256,7 +253,8 @@ impl OwnedTimers {
         self.top = self.list[0];
     }
 
-    /// Heap: take timer `slot`'s key out (its `keys` entry is cleared already).
+    /// Heap: take timer `slot`'s key out; below [`OWNED_TO_FLAT`] keys the
+    /// heap is the flat array (its top stays the first key).
     #[inline(never)]
     fn heap_remove(&mut self, slot: usize) {
         let i = self.pos[slot] as usize;
@@ -269,11 +267,9 @@ impl OwnedTimers {
                 self.sift_down(i, last);
             }
         }
-        if self.list.len() < OWNED_TO_SORTED {
-            self.to_sorted();
-            self.top = self.list.last().copied().unwrap_or(NO_KEY);
-        } else {
-            self.top = self.list.first().copied().unwrap_or(NO_KEY);
+        self.top = self.list.first().copied().unwrap_or(NO_KEY);
+        if self.list.len() < OWNED_TO_FLAT {
+            self.heap = false;
         }
     }
 
@@ -309,6 +305,42 @@ impl OwnedTimers {
         }
         h[i] = key;
         self.pos[key.slot()] = i as u32;
+    }
+}
+
+/// The smaller of two keys, chosen without a jump. Which of two unordered
+/// keys is smaller is data, not a pattern: a jump on it mispredicts (in the
+/// owned timers' scan, a pop's worth of instructions each time), where two
+/// conditional moves cost two instructions. On x86-64 in assembly: LLVM turns
+/// a select in a loop back into a jump (its cmov conversion), whatever the
+/// `select_unpredictable` hint, once a 128-bit select is split in two.
+#[inline(always)]
+fn min_unpredictable(a: Key, b: Key) -> Key {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (mut lo, mut hi) = (a.0 as u64, (a.0 >> 64) as u64);
+        let (blo, bhi) = (b.0 as u64, (b.0 >> 64) as u64);
+        // SAFETY: register arithmetic only (no memory, stack or flags read after).
+        unsafe {
+            std::arch::asm!(
+                "cmp {blo}, {lo}",
+                "mov {t}, {bhi}",
+                "sbb {t}, {hi}",
+                "cmovb {lo}, {blo}",
+                "cmovb {hi}, {bhi}",
+                blo = in(reg) blo,
+                bhi = in(reg) bhi,
+                lo = inout(reg) lo,
+                hi = inout(reg) hi,
+                t = out(reg) _,
+                options(pure, nomem, nostack),
+            );
+        }
+        Key((hi as u128) << 64 | lo as u128)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        a.min(b)
     }
 }
 
@@ -431,7 +463,7 @@ impl<E> Scheduler<E> {
 
     /// Whether timer `which` of `owner` has a pending arming.
     pub fn owned_is_armed(&self, owner: u32, which: usize) -> bool {
-        self.owned.keys[owner as usize * OWNER_TIMERS + which] != NO_KEY
+        self.owned.is_armed(owner as usize * OWNER_TIMERS + which)
     }
 
     /// Owned timers popped, and those re-armed while pending (profiling).
@@ -1087,7 +1119,7 @@ mod tests {
 
         /// Many owners' timers, re-armed, cancelled and popped: the table
         /// turns into a heap above `OWNED_TO_HEAP` pending armings and back
-        /// into a sorted array, and pops exactly as a reference ordered set.
+        /// into a flat array, and pops exactly as a reference ordered set.
         #[test]
         fn owned_timers_with_cancellations_match_a_reference_queue(ops in proptest::collection::vec((0u8..10, 0u64..3000, 0u32..40, 0usize..OWNER_TIMERS), 1..1500)) {
             use std::collections::BTreeMap;
