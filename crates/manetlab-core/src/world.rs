@@ -34,6 +34,7 @@ use crate::sim::scheduler::{Popped, OWNER_TIMERS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 mod tcp;
 mod trace;
@@ -255,8 +256,9 @@ impl Air {
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    /// Taken out (`None`) only while a receiver's MAC reads it.
-    frame: Option<Box<Frame>>,
+    /// Taken out (`None`) only while a receiver's MAC reads it. Held inline
+    /// (a few words: the packet is shared), so a transmission allocates nothing.
+    frame: Option<Frame>,
     airtime: SimDuration,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
@@ -1130,7 +1132,7 @@ impl Simulator {
             let a = std::mem::replace(&mut buf[next], MacAction::Ready);
             next += 1;
             match a {
-                MacAction::Transmit(frame) => self.transmit(now, n, frame),
+                MacAction::Transmit => self.transmit(now, n),
                 MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
                 // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
                 MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
@@ -1144,7 +1146,7 @@ impl Simulator {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, pkt, from))
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(Rc::unwrap_or_clone(pkt)), from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
@@ -1204,9 +1206,10 @@ impl Simulator {
         self.air[n.index()].release_nav(n, &mut self.sched);
     }
 
-    /// Put `frame` on the air from `n`: every node that senses it gets a signal
-    /// start and end, delayed by the propagation time.
-    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Box<Frame>) {
+    /// Put node `n`'s MAC's frame on the air: every node that senses it gets
+    /// a signal start and end, delayed by the propagation time.
+    fn transmit(&mut self, now: SimTime, n: NodeId) {
+        let frame = self.air[n.index()].mac.take_frame();
         self.trace_frame(trace::Ev::Send, n, &frame);
         if let (FrameKind::Data, false, Some(p)) = (frame.kind, frame.retry, &frame.pkt) {
             // The datagram leaves the interface: once, at its first attempt (MAC retries are below IP).
@@ -1369,7 +1372,7 @@ impl Simulator {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
         // What the receivers' quiet paths read of the frame, read once.
-        let head = FrameHead::of(rec.frame.as_deref().expect("live transmission"));
+        let head = FrameHead::of(rec.frame.as_ref().expect("live transmission"));
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
@@ -1467,7 +1470,7 @@ impl Simulator {
     /// MAC's handlers (out of the walk's line).
     #[inline(never)]
     fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, sensing: bool, changed: bool) {
-        // Take the frame out while the MAC reads it (a pointer move).
+        // Take the frame out while the MAC reads it (a few words).
         let frame = self.take_frame(tx);
         if frame.dst.map_or(true, |d| d == n) {
             self.trace_frame(trace::Ev::Recv, n, &frame);
@@ -1487,11 +1490,13 @@ impl Simulator {
         self.after_quiet_error(now, n, quiet);
     }
 
-    fn take_frame(&mut self, tx: TxId) -> Box<Frame> {
+    #[inline(always)]
+    fn take_frame(&mut self, tx: TxId) -> Frame {
         self.txs[tx as usize].as_mut().and_then(|r| r.frame.take()).expect("live transmission")
     }
 
-    fn put_frame(&mut self, tx: TxId, frame: Box<Frame>) {
+    #[inline(always)]
+    fn put_frame(&mut self, tx: TxId, frame: Frame) {
         self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
     }
 

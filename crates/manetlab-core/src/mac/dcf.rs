@@ -42,6 +42,7 @@ use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use rand::Rng;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,25 +58,28 @@ pub enum MacTimer {
     Slot,
 }
 
-/// Frames and packets are boxed so that an action is a few words: the
-/// simulator moves every action (mostly `SetTimer`) through its queues, and an
-/// inline `Frame` made each move a copy of the largest variant.
+/// An action is a few words: the simulator moves every action (mostly
+/// `SetTimer`) through its queues. A frame to transmit waits in the MAC
+/// (`take_frame`) rather than in the action or in a box of its own.
 #[derive(Debug)]
 pub enum MacAction {
-    /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
-    Transmit(Box<Frame>),
+    /// Put the MAC's frame ([`Dcf::take_frame`]) on the air now (the simulator
+    /// ends it after `frame.airtime`).
+    Transmit,
     SetTimer(MacTimer, SimTime, TimerToken),
     /// The pending arming of this timer was cancelled: its expiry would find
     /// the token stale and do nothing, so the simulator drops it.
     CancelTimer(MacTimer),
-    /// A data frame for this node (or broadcast) arrived intact from `from`.
-    Deliver(Box<Packet>, NodeId),
+    /// A data frame for this node (or broadcast) arrived intact from `from`:
+    /// its packet, still shared with the frame and the sender's MAC (the
+    /// network layer takes its own copy when it needs one).
+    Deliver(Rc<Packet>, NodeId),
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
     /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
     TxFailed(Box<Packet>, NodeId),
     /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
-    Overheard(Box<Packet>, NodeId, NodeId),
+    Overheard(Rc<Packet>, NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
@@ -93,10 +97,11 @@ enum TxState {
     Ack,
 }
 
-/// What a data frame carries.
+/// What a data frame carries. The packet is shared with the frames that
+/// carry it (no copy per attempt).
 #[derive(Clone, Debug)]
 enum Sdu {
-    Ip(Packet),
+    Ip(Rc<Packet>),
     Arp(ArpMsg),
 }
 
@@ -228,6 +233,8 @@ pub struct Dcf {
     phy_tx_idle_at_check: bool,
     last_seq: HashMap<NodeId, u16>,
     pub duplicates: u64,
+    /// The frame of the `Transmit` just pushed, until the simulator takes it.
+    outbox: Option<Frame>,
 }
 
 impl Dcf {
@@ -268,6 +275,7 @@ impl Dcf {
             log: None,
             promiscuous: false,
             duplicates: 0,
+            outbox: None,
         }
     }
 
@@ -503,7 +511,7 @@ impl Dcf {
         self.nav_until = SimTime::ZERO;
         self.use_eifs = false;
         match self.tx.take().map(|c| c.sdu) {
-            Some(Sdu::Ip(p)) => Some(p),
+            Some(Sdu::Ip(p)) => Some(Rc::unwrap_or_clone(p)),
             _ => None,
         }
     }
@@ -634,7 +642,7 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
+                        out.push(MacAction::Deliver(pkt.clone(), f.src));
                     }
                     if let Some(m) = f.arp {
                         out.push(MacAction::ArpIn(m, f.src));
@@ -644,7 +652,7 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        out.push(MacAction::Overheard(Box::new(pkt.clone()), f.src, d));
+                        out.push(MacAction::Overheard(pkt.clone(), f.src, d));
                     }
                 }
             }
@@ -704,7 +712,7 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
+                    out.push(MacAction::Deliver(pkt.clone(), f.src));
                 }
                 if let Some(m) = f.arp {
                     out.push(MacAction::ArpIn(m, f.src));
@@ -742,7 +750,7 @@ impl Dcf {
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
     pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
-        self.send(now, Sdu::Ip(pkt), next_hop, out);
+        self.send(now, Sdu::Ip(Rc::new(pkt)), next_hop, out);
     }
 
     /// Take an ARP message (request: broadcast; reply: unicast). Only when free.
@@ -834,7 +842,13 @@ impl Dcf {
         let at = now + timeout;
         let tok = self.send_timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
-        out.push(MacAction::Transmit(Box::new(f)));
+        self.outbox = Some(f);
+        out.push(MacAction::Transmit);
+    }
+
+    /// The frame of the `Transmit` action just reported.
+    pub fn take_frame(&mut self) -> Frame {
+        self.outbox.take().expect("a Transmit action's frame")
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -983,7 +997,7 @@ impl Dcf {
         self.note(now, || "retry limit".into());
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
         if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
-            out.push(MacAction::TxFailed(Box::new(pkt), dst));
+            out.push(MacAction::TxFailed(Box::new(Rc::unwrap_or_clone(pkt)), dst));
         }
         self.rst_cw();
     }
@@ -1094,9 +1108,10 @@ mod tests {
                     MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
                     // The arming stays, and pops stale: the handler must ignore it.
                     MacAction::CancelTimer(_) => {}
-                    MacAction::Transmit(f) => {
+                    MacAction::Transmit => {
+                        let f = self.m.take_frame();
                         self.tx_ends.push(self.now + f.airtime);
-                        self.sent.push((self.now, *f));
+                        self.sent.push((self.now, f));
                     }
                     a => self.events.push(a),
                 }
@@ -1164,7 +1179,7 @@ mod tests {
             FrameKind::Ack => p.ctrl_airtime(ACK_BYTES),
             FrameKind::Data => p.data_airtime(128),
         };
-        let pk = (kind == FrameKind::Data).then(pkt);
+        let pk = (kind == FrameKind::Data).then(|| Rc::new(pkt()));
         Frame { kind, src: NodeId(src), dst: dst.map(NodeId), nav, seq: 7, retry: false, pkt: pk, arp: None, airtime }
     }
     fn backoff_slots(m: &Dcf) -> Vec<u64> {

@@ -61,6 +61,13 @@ impl WifiMac {
             WifiMac::Frn(_) => false,
         }
     }
+    /// The frame of the `Transmit` action just reported.
+    pub fn take_frame(&mut self) -> Frame {
+        match self {
+            WifiMac::Dcf(d) => d.take_frame(),
+            WifiMac::Frn(m) => m.take_frame(),
+        }
+    }
     pub fn is_free(&self) -> bool {
         match self {
             WifiMac::Dcf(d) => d.is_free(),
