@@ -731,7 +731,7 @@ impl Simulator {
                         self.receive_from(now, to, *pkt, from);
                     }
                 }
-                Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
+                Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
                 Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
                 Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
@@ -985,7 +985,7 @@ impl Simulator {
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
                 for q in taken {
-                    r.reclaimed(ctx, q.pkt, next_hop);
+                    r.reclaimed(ctx, *q.pkt, next_hop);
                 }
             });
         }
@@ -1014,7 +1014,7 @@ impl Simulator {
             LinkStep::Started { tx_done, arrive, pkt } => {
                 self.pcap(self.links[l.index()].dirs[d as usize].from, &pkt);
                 self.sched.schedule_at(tx_done, Event::LinkTxDone(l, d));
-                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, Box::new(pkt)));
+                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, pkt));
             }
             LinkStep::Dropped(pkt) => {
                 let node = from.unwrap_or(self.links[l.index()].dirs[d as usize].from);
@@ -1036,7 +1036,8 @@ impl Simulator {
     /// LL delay.
     fn ll_send(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
         let w = self.wifi(node);
-        let Some(arp) = w.arp.as_mut() else {
+        // A resolved next hop (the usual case) takes the packet as it is.
+        let Some(arp) = w.arp.as_mut().filter(|a| !a.is_resolved(next_hop)) else {
             self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
             return;
         };
@@ -1087,7 +1088,7 @@ impl Simulator {
         }
     }
 
-    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
+    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Box<Packet>, next_hop: Option<NodeId>) {
         if self.is_off(n) {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;

@@ -749,8 +749,8 @@ impl Dcf {
     // ---- from the interface queue ----------------------------------------------
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
-        self.send(now, Sdu::Ip(Rc::new(pkt)), next_hop, out);
+    pub fn enqueue(&mut self, now: SimTime, pkt: impl Into<Rc<Packet>>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+        self.send(now, Sdu::Ip(pkt.into()), next_hop, out);
     }
 
     /// Take an ARP message (request: broadcast; reply: unicast). Only when free.

@@ -113,10 +113,10 @@ impl WifiMac {
             WifiMac::Frn(m) => m.rx_ok(now, f, out),
         }
     }
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(&mut self, now: SimTime, pkt: Box<Packet>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
         match self {
             WifiMac::Dcf(d) => d.enqueue(now, pkt, next_hop, out),
-            WifiMac::Frn(m) => m.enqueue(now, pkt, next_hop, out),
+            WifiMac::Frn(m) => m.enqueue(now, *pkt, next_hop, out),
         }
     }
     pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
