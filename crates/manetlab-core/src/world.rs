@@ -728,12 +728,12 @@ impl Simulator {
                         self.drop_packet(to, &pkt, why);
                     } else {
                         self.pcap(to, &pkt);
-                        self.receive_from(now, to, *pkt, from);
+                        self.receive_from(now, to, pkt, from);
                     }
                 }
                 Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
-                Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
+                Event::LlUp(n, pkt, from) => self.receive_from(now, n, pkt, from),
                 Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
                 Event::TxEnd(n) => self.tx_end(now, n),
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
@@ -831,8 +831,9 @@ impl Simulator {
     }
 
     /// A packet arrived at `node` from neighbour `from`: routing control goes to
-    /// the routing protocol, everything else to the network layer.
-    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Packet, from: NodeId) {
+    /// the routing protocol, everything else to the network layer. The packet
+    /// stays in its event's box until a routing protocol takes it.
+    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Box<Packet>, from: NodeId) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
@@ -844,20 +845,20 @@ impl Simulator {
             self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         }
         if pkt.is_routing() {
-            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
+            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, *pkt, from));
         } else {
             self.receive(now, node, pkt);
         }
     }
 
     /// A packet arrived at `node` from a link.
-    fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Packet) {
+    fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Box<Packet>) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
         }
         if pkt.ip.dst == node {
-            self.deliver(now, node, pkt);
+            self.deliver(now, node, &pkt);
             return;
         }
         // Forwarding: decrement TTL first (RFC 791); a packet that reaches 0 is dropped.
@@ -867,10 +868,15 @@ impl Simulator {
             return;
         }
         self.nodes[node.index()].counters.forwarded_packets += 1;
-        self.route(now, node, pkt);
+        // As `route` does, moving the packet out of its box straight into the call.
+        if self.is_off(node) {
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+            return;
+        }
+        self.with_routing(now, node, |r, ctx| r.route(ctx, *pkt));
     }
 
-    fn deliver(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+    fn deliver(&mut self, now: SimTime, node: NodeId, pkt: &Packet) {
         self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, &pkt, None, None);
         self.nodes[node.index()].counters.delivered_packets += 1;
         // One packet, one fate: only its first copy counts as delivered; later
@@ -891,7 +897,7 @@ impl Simulator {
         };
         if let TransportHeader::Tcp(h) = pkt.transport {
             // TCP sees every copy, as a real receiver would (it discards duplicates itself).
-            self.tcp_deliver(now, node, &pkt, &h);
+            self.tcp_deliver(now, node, pkt, &h);
             return;
         }
         if !first {
