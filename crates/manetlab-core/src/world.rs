@@ -1148,7 +1148,8 @@ impl Simulator {
                 MacAction::CancelTimer(t) => self.sched.disarm_owned(n.0, t as usize),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
-                MacAction::Deliver(pkt, from) => {
+                MacAction::Deliver(from) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
                     self.pcap(n, &pkt);
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
@@ -1157,10 +1158,20 @@ impl Simulator {
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
-                MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
-                MacAction::TxFailed(pkt, next_hop) => self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop)),
-                MacAction::Overheard(..) if self.is_off(n) => {}
-                MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
+                MacAction::TxFailed(next_hop) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
+                    if self.is_off(n) {
+                        self.drop_packet(n, &pkt, DropReason::NodeOff);
+                    } else {
+                        self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, Rc::unwrap_or_clone(pkt), next_hop));
+                    }
+                }
+                MacAction::Overheard(from, to) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
+                    if !self.is_off(n) {
+                        self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to));
+                    }
+                }
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, ok } => {
                     let app = self.air[n.index()].mac.done_is_app(held_app);

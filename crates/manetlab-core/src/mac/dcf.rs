@@ -41,7 +41,7 @@ use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use rand::Rng;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
@@ -58,10 +58,13 @@ pub enum MacTimer {
     Slot,
 }
 
-/// An action is a few words: the simulator moves every action (mostly
-/// `SetTimer`) through its queues. A frame to transmit waits in the MAC
-/// (`take_frame`) rather than in the action or in a box of its own.
-#[derive(Debug)]
+/// An action is a few words and owns nothing (`Copy`): the simulator moves
+/// every action (mostly `SetTimer`) through its queues, and a queue of them
+/// is emptied without a drop per action. A frame to transmit waits in the
+/// MAC (`take_frame`), and so does the packet of a `Deliver`, `TxFailed` or
+/// `Overheard`, in the MAC's parcel queue (`take_parcel`), one per such
+/// action in the actions' order.
+#[derive(Clone, Copy, Debug)]
 pub enum MacAction {
     /// Put the MAC's frame ([`Dcf::take_frame`]) on the air now (the simulator
     /// ends it after `frame.airtime`).
@@ -70,16 +73,17 @@ pub enum MacAction {
     /// The pending arming of this timer was cancelled: its expiry would find
     /// the token stale and do nothing, so the simulator drops it.
     CancelTimer(MacTimer),
-    /// A data frame for this node (or broadcast) arrived intact from `from`:
-    /// its packet, still shared with the frame and the sender's MAC (the
-    /// network layer takes its own copy when it needs one).
-    Deliver(Rc<Packet>, NodeId),
+    /// A data frame for this node (or broadcast) arrived intact from `from`.
+    /// Parcel: its packet, still shared with the frame and the sender's MAC
+    /// (the network layer takes its own copy).
+    Deliver(NodeId),
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
-    /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
-    TxFailed(Box<Packet>, NodeId),
-    /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
-    Overheard(Rc<Packet>, NodeId, NodeId),
+    /// Link-layer feedback: the parcel could not reach `next_hop` within the retry limit.
+    TxFailed(NodeId),
+    /// Promiscuous mode: a data frame from `.0` to `.1` (another node) arrived
+    /// intact. Parcel: its packet.
+    Overheard(NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
@@ -235,6 +239,8 @@ pub struct Dcf {
     pub duplicates: u64,
     /// The frame of the `Transmit` just pushed, until the simulator takes it.
     outbox: Option<Frame>,
+    /// The packets of the `Deliver`/`TxFailed`/`Overheard` actions pushed, in order.
+    parcels: VecDeque<Rc<Packet>>,
 }
 
 impl Dcf {
@@ -276,6 +282,7 @@ impl Dcf {
             promiscuous: false,
             duplicates: 0,
             outbox: None,
+            parcels: VecDeque::new(),
         }
     }
 
@@ -642,7 +649,8 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        out.push(MacAction::Deliver(pkt.clone(), f.src));
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Deliver(f.src));
                     }
                     if let Some(m) = f.arp {
                         out.push(MacAction::ArpIn(m, f.src));
@@ -652,7 +660,8 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        out.push(MacAction::Overheard(pkt.clone(), f.src, d));
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Overheard(f.src, d));
                     }
                 }
             }
@@ -712,7 +721,8 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    out.push(MacAction::Deliver(pkt.clone(), f.src));
+                    self.parcels.push_back(pkt.clone());
+                    out.push(MacAction::Deliver(f.src));
                 }
                 if let Some(m) = f.arp {
                     out.push(MacAction::ArpIn(m, f.src));
@@ -849,6 +859,12 @@ impl Dcf {
     /// The frame of the `Transmit` action just reported.
     pub fn take_frame(&mut self) -> Frame {
         self.outbox.take().expect("a Transmit action's frame")
+    }
+
+    /// The packet of the oldest `Deliver`, `TxFailed` or `Overheard` action
+    /// not yet carried out.
+    pub fn take_parcel(&mut self) -> Rc<Packet> {
+        self.parcels.pop_front().expect("an action's parcel")
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -997,7 +1013,8 @@ impl Dcf {
         self.note(now, || "retry limit".into());
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
         if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
-            out.push(MacAction::TxFailed(Box::new(Rc::unwrap_or_clone(pkt)), dst));
+            self.parcels.push_back(pkt);
+            out.push(MacAction::TxFailed(dst));
         }
         self.rst_cw();
     }

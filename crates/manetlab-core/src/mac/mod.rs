@@ -68,6 +68,13 @@ impl WifiMac {
             WifiMac::Frn(m) => m.take_frame(),
         }
     }
+    /// The packet of the oldest parcel-carrying action not yet carried out ([`MacAction`]).
+    pub fn take_parcel(&mut self) -> std::rc::Rc<Packet> {
+        match self {
+            WifiMac::Dcf(d) => d.take_parcel(),
+            WifiMac::Frn(m) => m.take_parcel(),
+        }
+    }
     pub fn is_free(&self) -> bool {
         match self {
             WifiMac::Dcf(d) => d.is_free(),

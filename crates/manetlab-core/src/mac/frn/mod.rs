@@ -206,6 +206,8 @@ pub struct FrnMac {
     pub links_failed: u64,
     /// The frame of the `Transmit` just pushed, until the simulator takes it.
     outbox: Option<Frame>,
+    /// The packets of the `Deliver`/`TxFailed` actions pushed, in order ([`MacAction`]).
+    parcels: VecDeque<Rc<Packet>>,
 }
 
 const SEEN_KEEP: usize = 256;
@@ -234,6 +236,7 @@ impl FrnMac {
             duplicates: 0,
             frames_sent: 0,
             outbox: None,
+            parcels: VecDeque::new(),
             echoes: 0,
             link_acks: 0,
             links_failed: 0,
@@ -339,7 +342,8 @@ impl FrnMac {
         for it in gone {
             self.note(now, || format!("lifetime over uid {}", it.pkt.uid));
             let nh = it.next_hop.unwrap_or(self.me);
-            out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
+            self.parcels.push_back(Rc::new(it.pkt));
+            out.push(MacAction::TxFailed(nh));
         }
     }
 
@@ -403,7 +407,8 @@ impl FrnMac {
                     if !it.pkt.is_routing() {
                         self.last_done_app = false;
                         out.push(MacAction::FrameDone { retries: it.retries, ok: false });
-                        out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
+                        self.parcels.push_back(Rc::new(it.pkt));
+                        out.push(MacAction::TxFailed(nh));
                     }
                 } else {
                     j += 1;
@@ -525,6 +530,11 @@ impl FrnMac {
         self.outbox.take().expect("a Transmit action's frame")
     }
 
+    /// The packet of the oldest `Deliver` or `TxFailed` action not yet carried out.
+    pub fn take_parcel(&mut self) -> Rc<Packet> {
+        self.parcels.pop_front().expect("an action's parcel")
+    }
+
     pub fn tx_end(&mut self) {
         self.tx_active = false;
     }
@@ -610,7 +620,10 @@ impl FrnMac {
                     self.delivered_item(now, i, "echo", out);
                 }
                 match f.dst {
-                    None => out.push(MacAction::Deliver(pkt.clone(), f.src)),
+                    None => {
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Deliver(f.src))
+                    }
                     Some(d) if d == self.me => {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
@@ -645,7 +658,8 @@ impl FrnMac {
                             }
                             self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
-                            out.push(MacAction::Deliver(std::rc::Rc::new(mine), f.src));
+                            self.parcels.push_back(Rc::new(mine));
+                            out.push(MacAction::Deliver(f.src));
                         }
                         if !self.acks.is_empty() {
                             self.ensure_ticking(now, out);
