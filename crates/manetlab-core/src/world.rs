@@ -39,19 +39,58 @@ use std::rc::Rc;
 mod tcp;
 mod trace;
 
-/// Every kind of event in a run. Variants carry ids into the arenas; packets
-/// travel boxed, so heap entries stay small (a `Packet` inline made every heap
-/// sift copy ~160 bytes: a third of all instructions in a profile).
-#[derive(Debug)]
+/// A packet travelling in an event: its slot in [`Simulator::parcels`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Parcel(u32);
+
+/// The packets of pending events, by [`Parcel`] (boxed: taken out, a packet
+/// goes on in its box); freed slots are reused.
+#[derive(Default)]
+struct Parcels {
+    slots: Vec<Option<Box<Packet>>>,
+    free: Vec<u32>,
+}
+
+impl Parcels {
+    fn put(&mut self, pkt: Box<Packet>) -> Parcel {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(pkt);
+                Parcel(i)
+            }
+            None => {
+                self.slots.push(Some(pkt));
+                Parcel((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    fn take(&mut self, p: Parcel) -> Box<Packet> {
+        let pkt = self.slots[p.0 as usize].take().expect("pending parcel");
+        self.free.push(p.0);
+        pkt
+    }
+
+    fn get(&self, p: Parcel) -> &Packet {
+        self.slots[p.0 as usize].as_deref().expect("pending parcel")
+    }
+}
+
+/// Every kind of event in a run. Variants carry ids into the arenas, and a
+/// packet as its [`Parcel`]: an event owns nothing (`Copy`), so heap entries
+/// stay small (a `Packet` inline made every heap sift copy ~160 bytes: a third
+/// of all instructions in a profile) and the scheduler moves and drops them
+/// as plain words.
+#[derive(Clone, Copy, Debug)]
 enum Event {
     /// Flow's application sends its next packet.
     AppSend(FlowId),
     /// Link direction's transmitter finished serialising a packet.
     LinkTxDone(LinkId, u8),
     /// A packet reaches the far end of a link direction.
-    LinkArrive(LinkId, u8, Box<Packet>),
+    LinkArrive(LinkId, u8, Parcel),
     /// A packet for the wireless interface reaches the interface queue (after the LL delay).
-    IfqArrive(NodeId, Box<Packet>, Option<NodeId>),
+    IfqArrive(NodeId, Parcel, Option<NodeId>),
     /// A MAC timer of a node: FRN's slot timer. The DCF's timers are not
     /// events: they wait in the scheduler's owned-timer heap (owner = node,
     /// timer = `MacTimer as usize`) and pop as `Popped::Timer`.
@@ -60,7 +99,7 @@ enum Event {
     ArpOut(NodeId, ArpMsg, Option<NodeId>),
     /// A packet the MAC received from `.2` reaches the network layer (after the
     /// LL delay, ns-2 `LL::sendUp`).
-    LlUp(NodeId, Box<Packet>, NodeId),
+    LlUp(NodeId, Parcel, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
     /// A transmission starts arriving at its next receiver (`TxRecord::next_start`).
@@ -80,9 +119,9 @@ enum Event {
     /// A routing-protocol timer of a node: the protocol's key and arming token.
     RoutingTimer(NodeId, u64, TimerToken),
     /// A routing broadcast whose jitter delay has passed.
-    RoutingBroadcast(NodeId, Box<Packet>),
+    RoutingBroadcast(NodeId, Parcel),
     /// A unicast a routing protocol delayed (`RoutingAction::ForwardAfter`): node, packet, next hop.
-    RoutingForward(NodeId, Box<Packet>, NodeId),
+    RoutingForward(NodeId, Parcel, NodeId),
     /// The next event of the fault schedule is due.
     Fault,
 }
@@ -334,6 +373,8 @@ pub struct Simulator {
     free_txs: Vec<TxId>,
     /// Emptied receiver lists of finished transmissions, for reuse.
     rx_pool: Vec<Vec<Arrival>>,
+    /// The packets of pending events.
+    parcels: Parcels,
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
@@ -562,6 +603,7 @@ impl Simulator {
             txs: Vec::new(),
             free_txs: Vec::new(),
             rx_pool: Vec::new(),
+            parcels: Parcels::default(),
             mac_buf: Vec::with_capacity(8),
             outputs: s.outputs.clone(),
             output_dir: None,
@@ -712,7 +754,8 @@ impl Simulator {
                     let step = self.links[l.index()].tx_done(now, d as usize);
                     self.link_step(l, d, step, None);
                 }
-                Event::LinkArrive(l, d, pkt) => {
+                Event::LinkArrive(l, d, p) => {
+                    let pkt = self.parcels.take(p);
                     let dir = &self.links[l.index()].dirs[d as usize];
                     let (from, to) = (dir.from, dir.to);
                     if pkt.tag.is_some() {
@@ -731,9 +774,15 @@ impl Simulator {
                         self.receive_from(now, to, pkt, from);
                     }
                 }
-                Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, pkt, next_hop),
+                Event::IfqArrive(n, p, next_hop) => {
+                    let pkt = self.parcels.take(p);
+                    self.ifq_arrive(now, n, pkt, next_hop)
+                }
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
-                Event::LlUp(n, pkt, from) => self.receive_from(now, n, pkt, from),
+                Event::LlUp(n, p, from) => {
+                    let pkt = self.parcels.take(p);
+                    self.receive_from(now, n, pkt, from)
+                }
                 Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
                 Event::TxEnd(n) => self.tx_end(now, n),
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
@@ -744,8 +793,12 @@ impl Simulator {
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
                 Event::Fault => self.apply_fault(now),
                 Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
-                Event::RoutingBroadcast(n, pkt) => self.broadcast(now, n, *pkt),
-                Event::RoutingForward(n, pkt, next_hop) => {
+                Event::RoutingBroadcast(n, p) => {
+                    let pkt = self.parcels.take(p);
+                    self.broadcast(now, n, *pkt)
+                }
+                Event::RoutingForward(n, p, next_hop) => {
+                    let pkt = self.parcels.take(p);
                     if self.is_off(n) {
                         // Switched off while the packet waited for its delay.
                         self.drop_packet(n, &pkt, DropReason::NodeOff);
@@ -935,7 +988,8 @@ impl Simulator {
             match a {
                 RoutingAction::Forward { pkt, next_hop } => self.routing_forward(now, node, pkt, next_hop),
                 RoutingAction::ForwardAfter { pkt, next_hop, delay } => {
-                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, Box::new(pkt), next_hop))
+                    let p = self.parcels.put(Box::new(pkt));
+                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, p, next_hop))
                 }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
@@ -945,7 +999,8 @@ impl Simulator {
                     if delay == SimDuration::ZERO {
                         self.broadcast(now, node, pkt);
                     } else {
-                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, Box::new(pkt)));
+                        let p = self.parcels.put(Box::new(pkt));
+                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, p));
                     }
                 }
                 RoutingAction::SetTimer { at, key, token } => self.sched.schedule_at(at, Event::RoutingTimer(node, key, token)),
@@ -975,7 +1030,8 @@ impl Simulator {
             self.send_to_neighbour(now, node, nb, pkt.clone());
         }
         if self.nodes[node.index()].wifi.is_some() {
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), None));
+            let p = self.parcels.put(Box::new(pkt));
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, None));
         }
     }
 
@@ -1020,7 +1076,8 @@ impl Simulator {
             LinkStep::Started { tx_done, arrive, pkt } => {
                 self.pcap(self.links[l.index()].dirs[d as usize].from, &pkt);
                 self.sched.schedule_at(tx_done, Event::LinkTxDone(l, d));
-                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, pkt));
+                let p = self.parcels.put(pkt);
+                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, p));
             }
             LinkStep::Dropped(pkt) => {
                 let node = from.unwrap_or(self.links[l.index()].dirs[d as usize].from);
@@ -1044,12 +1101,14 @@ impl Simulator {
         let w = self.wifi(node);
         // A resolved next hop (the usual case) takes the packet as it is.
         let Some(arp) = w.arp.as_mut().filter(|a| !a.is_resolved(next_hop)) else {
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+            let p = self.parcels.put(Box::new(pkt));
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             return;
         };
         match arp.resolve(next_hop, pkt) {
             Resolve::Ready(pkt) => {
-                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+                let p = self.parcels.put(Box::new(pkt));
+                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             }
             Resolve::Held { replaced } => {
                 let req = arp.request(next_hop);
@@ -1086,7 +1145,8 @@ impl Simulator {
         let Some(arp) = self.wifi(n).arp.as_mut() else { return };
         let input = arp.input(&m);
         if let Some(pkt) = input.release {
-            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, Box::new(pkt), Some(m.sender)));
+            let p = self.parcels.put(Box::new(pkt));
+            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, p, Some(m.sender)));
         }
         if let Some(reply) = input.reply {
             debug_assert_eq!(reply.op, ArpOp::Reply);
@@ -1154,7 +1214,8 @@ impl Simulator {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, Box::new(Rc::unwrap_or_clone(pkt)), from))
+                    let p = self.parcels.put(Box::new(Rc::unwrap_or_clone(pkt)));
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, p, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
@@ -1612,9 +1673,9 @@ impl Simulator {
         }
         for ev in self.sched.iter_pending() {
             match ev {
-                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, p),
-                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, p),
-                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, p),
+                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, self.parcels.get(*p)),
+                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, self.parcels.get(*p)),
+                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, self.parcels.get(*p)),
                 // Listed, not wildcarded: a new event that carries a packet must be placed here.
                 Event::AppSend(_)
                 | Event::LinkTxDone(..)
