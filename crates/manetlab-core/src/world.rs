@@ -295,9 +295,9 @@ impl Air {
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    /// Taken out (`None`) only while a receiver's MAC reads it. Held inline
-    /// (a few words: the packet is shared), so a transmission allocates nothing.
-    frame: Option<Frame>,
+    /// Held inline (a few words: the packet is shared), so a transmission
+    /// allocates nothing; a receiver's MAC reads a copy ([`Simulator::frame_of`]).
+    frame: Frame,
     airtime: SimDuration,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
@@ -1384,7 +1384,7 @@ impl Simulator {
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
-            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
+            self.txs[id as usize] = Some(TxRecord { frame, airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
         }
     }
 
@@ -1451,7 +1451,7 @@ impl Simulator {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         let (mut rx, airtime, mut i) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
         // What the receivers' quiet paths read of the frame, read once.
-        let head = FrameHead::of(rec.frame.as_ref().expect("live transmission"));
+        let head = FrameHead::of(&rec.frame);
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
@@ -1549,34 +1549,29 @@ impl Simulator {
     /// MAC's handlers (out of the walk's line).
     #[inline(never)]
     fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, sensing: bool, changed: bool) {
-        // Take the frame out while the MAC reads it (a few words).
-        let frame = self.take_frame(tx);
+        // A copy while the MAC reads it (a few words; the packet is shared).
+        let frame = self.frame_of(tx);
         if frame.dst.map_or(true, |d| d == n) {
             self.trace_frame(trace::Ev::Recv, n, &frame);
         }
         self.mac_reception(now, n, Ok(&frame), sensing, changed);
-        self.put_frame(tx, frame);
     }
 
     /// Frame `tx` for `n` was lost to a collision (out of the walk's line).
     #[inline(never)]
     fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId) {
-        let frame = self.take_frame(tx);
+        let frame = self.frame_of(tx);
         self.frame_collision(n, &frame);
-        self.put_frame(tx, frame);
         let Simulator { air, sched, .. } = self;
         let quiet = air[n.index()].reception_quiet(now, n, None, sched);
         self.after_quiet_error(now, n, quiet);
     }
 
+    /// A copy of transmission `tx`'s frame, for a handler that may start
+    /// transmissions of its own (and so reallocate `txs`).
     #[inline(always)]
-    fn take_frame(&mut self, tx: TxId) -> Frame {
-        self.txs[tx as usize].as_mut().and_then(|r| r.frame.take()).expect("live transmission")
-    }
-
-    #[inline(always)]
-    fn put_frame(&mut self, tx: TxId, frame: Frame) {
-        self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
+    fn frame_of(&self, tx: TxId) -> Frame {
+        self.txs[tx as usize].as_ref().expect("live transmission").frame.clone()
     }
 
     /// Tell the MAC of a carrier change, if the radio's carrier differs from
