@@ -43,16 +43,18 @@ mod trace;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Parcel(u32);
 
-/// The packets of pending events, by [`Parcel`] (boxed: taken out, a packet
-/// goes on in its box); freed slots are reused.
+/// The packets of pending events, by [`Parcel`]; freed slots are reused. A
+/// packet is an `Rc`: it goes on so to the interface queue and the MAC, and a
+/// received one may still be shared with its frame (the network layer copies
+/// it only when it needs its own).
 #[derive(Default)]
 struct Parcels {
-    slots: Vec<Option<Box<Packet>>>,
+    slots: Vec<Option<Rc<Packet>>>,
     free: Vec<u32>,
 }
 
 impl Parcels {
-    fn put(&mut self, pkt: Box<Packet>) -> Parcel {
+    fn put(&mut self, pkt: Rc<Packet>) -> Parcel {
         match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(pkt);
@@ -65,7 +67,7 @@ impl Parcels {
         }
     }
 
-    fn take(&mut self, p: Parcel) -> Box<Packet> {
+    fn take(&mut self, p: Parcel) -> Rc<Packet> {
         let pkt = self.slots[p.0 as usize].take().expect("pending parcel");
         self.free.push(p.0);
         pkt
@@ -795,7 +797,7 @@ impl Simulator {
                 Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
                 Event::RoutingBroadcast(n, p) => {
                     let pkt = self.parcels.take(p);
-                    self.broadcast(now, n, *pkt)
+                    self.broadcast(now, n, Rc::unwrap_or_clone(pkt))
                 }
                 Event::RoutingForward(n, p, next_hop) => {
                     let pkt = self.parcels.take(p);
@@ -803,7 +805,7 @@ impl Simulator {
                         // Switched off while the packet waited for its delay.
                         self.drop_packet(n, &pkt, DropReason::NodeOff);
                     } else {
-                        self.routing_forward(now, n, *pkt, next_hop);
+                        self.routing_forward(now, n, Rc::unwrap_or_clone(pkt), next_hop);
                     }
                 }
             }
@@ -885,8 +887,9 @@ impl Simulator {
 
     /// A packet arrived at `node` from neighbour `from`: routing control goes to
     /// the routing protocol, everything else to the network layer. The packet
-    /// stays in its event's box until a routing protocol takes it.
-    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Box<Packet>, from: NodeId) {
+    /// may still be shared with the frame that brought it: the node copies it
+    /// only when a routing protocol takes it.
+    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Rc<Packet>, from: NodeId) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
@@ -898,14 +901,14 @@ impl Simulator {
             self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         }
         if pkt.is_routing() {
-            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, *pkt, from));
+            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, Rc::unwrap_or_clone(pkt), from));
         } else {
             self.receive(now, node, pkt);
         }
     }
 
     /// A packet arrived at `node` from a link.
-    fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Box<Packet>) {
+    fn receive(&mut self, now: SimTime, node: NodeId, pkt: Rc<Packet>) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
@@ -914,19 +917,16 @@ impl Simulator {
             self.deliver(now, node, &pkt);
             return;
         }
-        // Forwarding: decrement TTL first (RFC 791); a packet that reaches 0 is dropped.
+        // Forwarding (on the node's own copy): decrement TTL first (RFC 791);
+        // a packet that reaches 0 is dropped.
+        let mut pkt = Rc::unwrap_or_clone(pkt);
         pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
         if pkt.ip.ttl == 0 {
             self.drop_packet(node, &pkt, DropReason::TtlExpired);
             return;
         }
         self.nodes[node.index()].counters.forwarded_packets += 1;
-        // As `route` does, moving the packet out of its box straight into the call.
-        if self.is_off(node) {
-            self.drop_packet(node, &pkt, DropReason::NodeOff);
-            return;
-        }
-        self.with_routing(now, node, |r, ctx| r.route(ctx, *pkt));
+        self.route(now, node, pkt);
     }
 
     fn deliver(&mut self, now: SimTime, node: NodeId, pkt: &Packet) {
@@ -988,7 +988,7 @@ impl Simulator {
             match a {
                 RoutingAction::Forward { pkt, next_hop } => self.routing_forward(now, node, pkt, next_hop),
                 RoutingAction::ForwardAfter { pkt, next_hop, delay } => {
-                    let p = self.parcels.put(Box::new(pkt));
+                    let p = self.parcels.put(Rc::new(pkt));
                     self.sched.schedule_at(now + delay, Event::RoutingForward(node, p, next_hop))
                 }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
@@ -999,7 +999,7 @@ impl Simulator {
                     if delay == SimDuration::ZERO {
                         self.broadcast(now, node, pkt);
                     } else {
-                        let p = self.parcels.put(Box::new(pkt));
+                        let p = self.parcels.put(Rc::new(pkt));
                         self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, p));
                     }
                 }
@@ -1030,7 +1030,7 @@ impl Simulator {
             self.send_to_neighbour(now, node, nb, pkt.clone());
         }
         if self.nodes[node.index()].wifi.is_some() {
-            let p = self.parcels.put(Box::new(pkt));
+            let p = self.parcels.put(Rc::new(pkt));
             self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, None));
         }
     }
@@ -1047,7 +1047,7 @@ impl Simulator {
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
                 for q in taken {
-                    r.reclaimed(ctx, *q.pkt, next_hop);
+                    r.reclaimed(ctx, Rc::unwrap_or_clone(q.pkt), next_hop);
                 }
             });
         }
@@ -1101,13 +1101,13 @@ impl Simulator {
         let w = self.wifi(node);
         // A resolved next hop (the usual case) takes the packet as it is.
         let Some(arp) = w.arp.as_mut().filter(|a| !a.is_resolved(next_hop)) else {
-            let p = self.parcels.put(Box::new(pkt));
+            let p = self.parcels.put(Rc::new(pkt));
             self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             return;
         };
         match arp.resolve(next_hop, pkt) {
             Resolve::Ready(pkt) => {
-                let p = self.parcels.put(Box::new(pkt));
+                let p = self.parcels.put(Rc::new(pkt));
                 self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             }
             Resolve::Held { replaced } => {
@@ -1145,7 +1145,7 @@ impl Simulator {
         let Some(arp) = self.wifi(n).arp.as_mut() else { return };
         let input = arp.input(&m);
         if let Some(pkt) = input.release {
-            let p = self.parcels.put(Box::new(pkt));
+            let p = self.parcels.put(Rc::new(pkt));
             self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, p, Some(m.sender)));
         }
         if let Some(reply) = input.reply {
@@ -1154,7 +1154,7 @@ impl Simulator {
         }
     }
 
-    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Box<Packet>, next_hop: Option<NodeId>) {
+    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Rc<Packet>, next_hop: Option<NodeId>) {
         if self.is_off(n) {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;
@@ -1214,7 +1214,7 @@ impl Simulator {
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    let p = self.parcels.put(Box::new(Rc::unwrap_or_clone(pkt)));
+                    let p = self.parcels.put(pkt);
                     self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, p, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),

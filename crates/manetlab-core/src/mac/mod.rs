@@ -120,10 +120,10 @@ impl WifiMac {
             WifiMac::Frn(m) => m.rx_ok(now, f, out),
         }
     }
-    pub fn enqueue(&mut self, now: SimTime, pkt: Box<Packet>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(&mut self, now: SimTime, pkt: std::rc::Rc<Packet>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
         match self {
             WifiMac::Dcf(d) => d.enqueue(now, pkt, next_hop, out),
-            WifiMac::Frn(m) => m.enqueue(now, *pkt, next_hop, out),
+            WifiMac::Frn(m) => m.enqueue(now, std::rc::Rc::unwrap_or_clone(pkt), next_hop, out),
         }
     }
     pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
