@@ -1384,7 +1384,10 @@ impl Simulator {
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
-            self.txs[id as usize] = Some(TxRecord { frame, airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
+            // The slot is free (`None`): nothing to drop, so no drop code.
+            let old = self.txs[id as usize].replace(TxRecord { frame, airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
+            debug_assert!(old.is_none());
+            std::mem::forget(old);
         }
     }
 
