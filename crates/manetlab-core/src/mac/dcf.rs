@@ -102,17 +102,22 @@ enum TxState {
 }
 
 /// What a data frame carries. The packet is shared with the frames that
-/// carry it (no copy per attempt).
+/// carry it (no copy per attempt), with its size (the exchange asks for it
+/// at every step; the packet does not change while the MAC holds it).
 #[derive(Clone, Debug)]
 enum Sdu {
-    Ip(Rc<Packet>),
+    Ip(Rc<Packet>, u32),
     Arp(ArpMsg),
 }
 
 impl Sdu {
+    fn ip(pkt: Rc<Packet>) -> Sdu {
+        let bytes = pkt.size_bytes();
+        Sdu::Ip(pkt, bytes)
+    }
     fn bytes(&self) -> u32 {
         match self {
-            Sdu::Ip(p) => p.size_bytes(),
+            Sdu::Ip(_, bytes) => *bytes,
             Sdu::Arp(_) => ARP_BYTES,
         }
     }
@@ -306,7 +311,7 @@ impl Dcf {
     /// The packet the MAC holds (being sent or retried), if any.
     pub fn current_packet(&self) -> Option<&Packet> {
         match self.tx.as_ref().map(|o| &o.sdu) {
-            Some(Sdu::Ip(p)) => Some(p),
+            Some(Sdu::Ip(p, _)) => Some(p),
             Some(Sdu::Arp(_)) | None => None,
         }
     }
@@ -518,7 +523,7 @@ impl Dcf {
         self.nav_until = SimTime::ZERO;
         self.use_eifs = false;
         match self.tx.take().map(|c| c.sdu) {
-            Some(Sdu::Ip(p)) => Some(Rc::unwrap_or_clone(p)),
+            Some(Sdu::Ip(p, _)) => Some(Rc::unwrap_or_clone(p)),
             _ => None,
         }
     }
@@ -760,7 +765,7 @@ impl Dcf {
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
     pub fn enqueue(&mut self, now: SimTime, pkt: impl Into<Rc<Packet>>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
-        self.send(now, Sdu::Ip(pkt.into()), next_hop, out);
+        self.send(now, Sdu::ip(pkt.into()), next_hop, out);
     }
 
     /// Take an ARP message (request: broadcast; reply: unicast). Only when free.
@@ -934,7 +939,7 @@ impl Dcf {
         let c = self.tx.as_ref().expect("checked");
         let bytes = c.sdu.bytes();
         let (pkt, arp) = match &c.sdu {
-            Sdu::Ip(p) => (Some(p.clone()), None),
+            Sdu::Ip(p, _) => (Some(p.clone()), None),
             Sdu::Arp(m) => (None, Some(*m)),
         };
         let (airtime, nav, timeout) = match c.dst {
@@ -1012,7 +1017,7 @@ impl Dcf {
         let c = self.tx.take().expect("failing a held frame");
         self.note(now, || "retry limit".into());
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
-        if let (Sdu::Ip(pkt), Some(dst)) = (c.sdu, c.dst) {
+        if let (Sdu::Ip(pkt, _), Some(dst)) = (c.sdu, c.dst) {
             self.parcels.push_back(pkt);
             out.push(MacAction::TxFailed(dst));
         }
