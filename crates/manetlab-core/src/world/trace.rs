@@ -262,7 +262,16 @@ impl Simulator {
     /// Trace a network packet event at `node` (levels AGT and RTR; RTR drops).
     /// `next_hop` is the router's choice on `s`/`f` RTR lines. The source's `r RTR`
     /// line (the packet entering its router) prints the agent's size.
+    /// Untraced runs pay one test at the call (the rest is out of line).
+    #[inline]
     pub(super) fn trace_pkt(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
+        if self.tracer.is_some() {
+            self.trace_pkt_on(ev, level, node, pkt, reason, next_hop);
+        }
+    }
+
+    #[inline(never)]
+    fn trace_pkt_on(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
         let Some(t) = self.tracer.as_ref() else { return };
         let wanted = if ev == Event::Drop { t.wants_drop(level) } else { t.wants(level) };
         if !wanted {
@@ -396,7 +405,16 @@ impl Simulator {
     /// Trace an 802.11 frame sent (`Send`), received (`Recv`), or lost to a collision
     /// (`Drop`, `COL`) at `node`. A received IP packet is also noted for the lines
     /// ns-2 writes about it further up (its MAC header stays in ns-2's packet).
+    /// Untraced runs pay one test at the call (the rest is out of line).
+    #[inline]
     pub(super) fn trace_frame(&mut self, ev: Event, node: NodeId, f: &Frame) {
+        if self.tracer.is_some() {
+            self.trace_frame_on(ev, node, f);
+        }
+    }
+
+    #[inline(never)]
+    fn trace_frame_on(&mut self, ev: Event, node: NodeId, f: &Frame) {
         let Some(t) = self.tracer.as_mut() else { return };
         let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
         let dur = f.nav.as_nanos().div_ceil(1000) as u32;
@@ -442,7 +460,15 @@ impl Simulator {
     /// interface (first transmission of its 802.11 data frame, start of a
     /// point-to-point transmission) or reaches one (MAC delivery, link arrival),
     /// never where it is queued: a queued packet may never be sent.
+    #[inline]
     pub(super) fn pcap(&mut self, node: NodeId, pkt: &Packet) {
+        if self.tracer.is_some() {
+            self.pcap_on(node, pkt);
+        }
+    }
+
+    #[inline(never)]
+    fn pcap_on(&mut self, node: NodeId, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             if t.wants_pcap(node) {
                 let now = self.sched.now();
