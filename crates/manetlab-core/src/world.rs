@@ -54,6 +54,7 @@ struct Parcels {
 }
 
 impl Parcels {
+    #[inline]
     fn put(&mut self, pkt: Rc<Packet>) -> Parcel {
         match self.free.pop() {
             Some(i) => {
@@ -67,6 +68,7 @@ impl Parcels {
         }
     }
 
+    #[inline]
     fn take(&mut self, p: Parcel) -> Rc<Packet> {
         let pkt = self.slots[p.0 as usize].take().expect("pending parcel");
         self.free.push(p.0);
