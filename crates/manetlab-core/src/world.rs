@@ -34,23 +34,67 @@ use crate::sim::scheduler::{Popped, OWNER_TIMERS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 mod tcp;
 mod trace;
 
-/// Every kind of event in a run. Variants carry ids into the arenas; packets
-/// travel boxed, so heap entries stay small (a `Packet` inline made every heap
-/// sift copy ~160 bytes: a third of all instructions in a profile).
-#[derive(Debug)]
+/// A packet travelling in an event: its slot in [`Simulator::parcels`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Parcel(u32);
+
+/// The packets of pending events, by [`Parcel`]; freed slots are reused. A
+/// packet is an `Rc`: it goes on so to the interface queue and the MAC, and a
+/// received one may still be shared with its frame (the network layer copies
+/// it only when it needs its own).
+#[derive(Default)]
+struct Parcels {
+    slots: Vec<Option<Rc<Packet>>>,
+    free: Vec<u32>,
+}
+
+impl Parcels {
+    #[inline]
+    fn put(&mut self, pkt: Rc<Packet>) -> Parcel {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(pkt);
+                Parcel(i)
+            }
+            None => {
+                self.slots.push(Some(pkt));
+                Parcel((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, p: Parcel) -> Rc<Packet> {
+        let pkt = self.slots[p.0 as usize].take().expect("pending parcel");
+        self.free.push(p.0);
+        pkt
+    }
+
+    fn get(&self, p: Parcel) -> &Packet {
+        self.slots[p.0 as usize].as_deref().expect("pending parcel")
+    }
+}
+
+/// Every kind of event in a run. Variants carry ids into the arenas, and a
+/// packet as its [`Parcel`]: an event owns nothing (`Copy`), so heap entries
+/// stay small (a `Packet` inline made every heap sift copy ~160 bytes: a third
+/// of all instructions in a profile) and the scheduler moves and drops them
+/// as plain words.
+#[derive(Clone, Copy, Debug)]
 enum Event {
     /// Flow's application sends its next packet.
     AppSend(FlowId),
     /// Link direction's transmitter finished serialising a packet.
     LinkTxDone(LinkId, u8),
     /// A packet reaches the far end of a link direction.
-    LinkArrive(LinkId, u8, Box<Packet>),
+    LinkArrive(LinkId, u8, Parcel),
     /// A packet for the wireless interface reaches the interface queue (after the LL delay).
-    IfqArrive(NodeId, Box<Packet>, Option<NodeId>),
+    IfqArrive(NodeId, Parcel, Option<NodeId>),
     /// A MAC timer of a node: FRN's slot timer. The DCF's timers are not
     /// events: they wait in the scheduler's owned-timer heap (owner = node,
     /// timer = `MacTimer as usize`) and pop as `Popped::Timer`.
@@ -59,7 +103,7 @@ enum Event {
     ArpOut(NodeId, ArpMsg, Option<NodeId>),
     /// A packet the MAC received from `.2` reaches the network layer (after the
     /// LL delay, ns-2 `LL::sendUp`).
-    LlUp(NodeId, Box<Packet>, NodeId),
+    LlUp(NodeId, Parcel, NodeId),
     /// A node's own transmission ends.
     TxEnd(NodeId),
     /// A transmission starts arriving at its next receiver (`TxRecord::next_start`).
@@ -79,9 +123,9 @@ enum Event {
     /// A routing-protocol timer of a node: the protocol's key and arming token.
     RoutingTimer(NodeId, u64, TimerToken),
     /// A routing broadcast whose jitter delay has passed.
-    RoutingBroadcast(NodeId, Box<Packet>),
+    RoutingBroadcast(NodeId, Parcel),
     /// A unicast a routing protocol delayed (`RoutingAction::ForwardAfter`): node, packet, next hop.
-    RoutingForward(NodeId, Box<Packet>, NodeId),
+    RoutingForward(NodeId, Parcel, NodeId),
     /// The next event of the fault schedule is due.
     Fault,
 }
@@ -255,8 +299,9 @@ impl Air {
 
 /// A frame on the air, shared by all its receivers until the last signal ends.
 struct TxRecord {
-    /// Taken out (`None`) only while a receiver's MAC reads it.
-    frame: Option<Box<Frame>>,
+    /// Held inline (a few words: the packet is shared), so a transmission
+    /// allocates nothing; a receiver's MAC reads a copy ([`Simulator::frame_of`]).
+    frame: Frame,
     airtime: SimDuration,
     /// Its receivers, sorted by (arrival, sequence number of the start event).
     rx: Vec<Arrival>,
@@ -332,6 +377,8 @@ pub struct Simulator {
     free_txs: Vec<TxId>,
     /// Emptied receiver lists of finished transmissions, for reuse.
     rx_pool: Vec<Vec<Arrival>>,
+    /// The packets of pending events.
+    parcels: Parcels,
     /// Per-receiver streams for random propagation (shadowing).
     phy_rngs: Vec<SimRng>,
     mac_buf: Vec<MacAction>,
@@ -560,6 +607,7 @@ impl Simulator {
             txs: Vec::new(),
             free_txs: Vec::new(),
             rx_pool: Vec::new(),
+            parcels: Parcels::default(),
             mac_buf: Vec::with_capacity(8),
             outputs: s.outputs.clone(),
             output_dir: None,
@@ -718,7 +766,8 @@ impl Simulator {
                     let step = self.links[l.index()].tx_done(now, d as usize);
                     self.link_step(l, d, step, None);
                 }
-                Event::LinkArrive(l, d, pkt) => {
+                Event::LinkArrive(l, d, p) => {
+                    let pkt = self.parcels.take(p);
                     let dir = &self.links[l.index()].dirs[d as usize];
                     let (from, to) = (dir.from, dir.to);
                     if pkt.tag.is_some() {
@@ -734,12 +783,18 @@ impl Simulator {
                         self.drop_packet(to, &pkt, why);
                     } else {
                         self.pcap(to, &pkt);
-                        self.receive_from(now, to, *pkt, from);
+                        self.receive_from(now, to, pkt, from);
                     }
                 }
-                Event::IfqArrive(n, pkt, next_hop) => self.ifq_arrive(now, n, *pkt, next_hop),
+                Event::IfqArrive(n, p, next_hop) => {
+                    let pkt = self.parcels.take(p);
+                    self.ifq_arrive(now, n, pkt, next_hop)
+                }
                 Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
-                Event::LlUp(n, pkt, from) => self.receive_from(now, n, *pkt, from),
+                Event::LlUp(n, p, from) => {
+                    let pkt = self.parcels.take(p);
+                    self.receive_from(now, n, pkt, from)
+                }
                 Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
                 Event::TxEnd(n) => self.tx_end(now, n),
                 Event::SignalStart(tx) => self.signal_starts(now, tx),
@@ -750,13 +805,17 @@ impl Simulator {
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
                 Event::Fault => self.apply_fault(now),
                 Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
-                Event::RoutingBroadcast(n, pkt) => self.broadcast(now, n, *pkt),
-                Event::RoutingForward(n, pkt, next_hop) => {
+                Event::RoutingBroadcast(n, p) => {
+                    let pkt = self.parcels.take(p);
+                    self.broadcast(now, n, Rc::unwrap_or_clone(pkt))
+                }
+                Event::RoutingForward(n, p, next_hop) => {
+                    let pkt = self.parcels.take(p);
                     if self.is_off(n) {
                         // Switched off while the packet waited for its delay.
                         self.drop_packet(n, &pkt, DropReason::NodeOff);
                     } else {
-                        self.routing_forward(now, n, *pkt, next_hop);
+                        self.routing_forward(now, n, Rc::unwrap_or_clone(pkt), next_hop);
                     }
                 }
             }
@@ -837,8 +896,10 @@ impl Simulator {
     }
 
     /// A packet arrived at `node` from neighbour `from`: routing control goes to
-    /// the routing protocol, everything else to the network layer.
-    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Packet, from: NodeId) {
+    /// the routing protocol, everything else to the network layer. The packet
+    /// may still be shared with the frame that brought it: the node copies it
+    /// only when a routing protocol takes it.
+    fn receive_from(&mut self, now: SimTime, node: NodeId, pkt: Rc<Packet>, from: NodeId) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
@@ -850,23 +911,25 @@ impl Simulator {
             self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         }
         if pkt.is_routing() {
-            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, pkt, from));
+            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, Rc::unwrap_or_clone(pkt), from));
         } else {
             self.receive(now, node, pkt);
         }
     }
 
     /// A packet arrived at `node` from a link.
-    fn receive(&mut self, now: SimTime, node: NodeId, mut pkt: Packet) {
+    fn receive(&mut self, now: SimTime, node: NodeId, pkt: Rc<Packet>) {
         if self.is_off(node) {
             self.drop_packet(node, &pkt, DropReason::NodeOff);
             return;
         }
         if pkt.ip.dst == node {
-            self.deliver(now, node, pkt);
+            self.deliver(now, node, &pkt);
             return;
         }
-        // Forwarding: decrement TTL first (RFC 791); a packet that reaches 0 is dropped.
+        // Forwarding (on the node's own copy): decrement TTL first (RFC 791);
+        // a packet that reaches 0 is dropped.
+        let mut pkt = Rc::unwrap_or_clone(pkt);
         pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
         if pkt.ip.ttl == 0 {
             self.drop_packet(node, &pkt, DropReason::TtlExpired);
@@ -876,7 +939,7 @@ impl Simulator {
         self.route(now, node, pkt);
     }
 
-    fn deliver(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+    fn deliver(&mut self, now: SimTime, node: NodeId, pkt: &Packet) {
         self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, &pkt, None, None);
         self.nodes[node.index()].counters.delivered_packets += 1;
         // One packet, one fate: only its first copy counts as delivered; later
@@ -897,7 +960,7 @@ impl Simulator {
         };
         if let TransportHeader::Tcp(h) = pkt.transport {
             // TCP sees every copy, as a real receiver would (it discards duplicates itself).
-            self.tcp_deliver(now, node, &pkt, &h);
+            self.tcp_deliver(now, node, pkt, &h);
             return;
         }
         if !first {
@@ -935,7 +998,8 @@ impl Simulator {
             match a {
                 RoutingAction::Forward { pkt, next_hop } => self.routing_forward(now, node, pkt, next_hop),
                 RoutingAction::ForwardAfter { pkt, next_hop, delay } => {
-                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, Box::new(pkt), next_hop))
+                    let p = self.parcels.put(Rc::new(pkt));
+                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, p, next_hop))
                 }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
@@ -945,7 +1009,8 @@ impl Simulator {
                     if delay == SimDuration::ZERO {
                         self.broadcast(now, node, pkt);
                     } else {
-                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, Box::new(pkt)));
+                        let p = self.parcels.put(Rc::new(pkt));
+                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, p));
                     }
                 }
                 RoutingAction::SetTimer { at, key, token } => self.sched.schedule_at(at, Event::RoutingTimer(node, key, token)),
@@ -975,7 +1040,8 @@ impl Simulator {
             self.send_to_neighbour(now, node, nb, pkt.clone());
         }
         if self.nodes[node.index()].wifi.is_some() {
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), None));
+            let p = self.parcels.put(Rc::new(pkt));
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, None));
         }
     }
 
@@ -991,7 +1057,7 @@ impl Simulator {
         if !taken.is_empty() {
             self.with_routing(now, node, |r, ctx| {
                 for q in taken {
-                    r.reclaimed(ctx, q.pkt, next_hop);
+                    r.reclaimed(ctx, Rc::unwrap_or_clone(q.pkt), next_hop);
                 }
             });
         }
@@ -1020,7 +1086,8 @@ impl Simulator {
             LinkStep::Started { tx_done, arrive, pkt } => {
                 self.pcap(self.links[l.index()].dirs[d as usize].from, &pkt);
                 self.sched.schedule_at(tx_done, Event::LinkTxDone(l, d));
-                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, Box::new(pkt)));
+                let p = self.parcels.put(pkt);
+                self.sched.schedule_at(arrive, Event::LinkArrive(l, d, p));
             }
             LinkStep::Dropped(pkt) => {
                 let node = from.unwrap_or(self.links[l.index()].dirs[d as usize].from);
@@ -1042,13 +1109,16 @@ impl Simulator {
     /// LL delay.
     fn ll_send(&mut self, now: SimTime, node: NodeId, next_hop: NodeId, pkt: Packet) {
         let w = self.wifi(node);
-        let Some(arp) = w.arp.as_mut() else {
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+        // A resolved next hop (the usual case) takes the packet as it is.
+        let Some(arp) = w.arp.as_mut().filter(|a| !a.is_resolved(next_hop)) else {
+            let p = self.parcels.put(Rc::new(pkt));
+            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             return;
         };
         match arp.resolve(next_hop, pkt) {
             Resolve::Ready(pkt) => {
-                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, Box::new(pkt), Some(next_hop)));
+                let p = self.parcels.put(Rc::new(pkt));
+                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
             }
             Resolve::Held { replaced } => {
                 let req = arp.request(next_hop);
@@ -1085,7 +1155,8 @@ impl Simulator {
         let Some(arp) = self.wifi(n).arp.as_mut() else { return };
         let input = arp.input(&m);
         if let Some(pkt) = input.release {
-            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, Box::new(pkt), Some(m.sender)));
+            let p = self.parcels.put(Rc::new(pkt));
+            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, p, Some(m.sender)));
         }
         if let Some(reply) = input.reply {
             debug_assert_eq!(reply.op, ArpOp::Reply);
@@ -1093,7 +1164,7 @@ impl Simulator {
         }
     }
 
-    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: Option<NodeId>) {
+    fn ifq_arrive(&mut self, now: SimTime, n: NodeId, pkt: Rc<Packet>, next_hop: Option<NodeId>) {
         if self.is_off(n) {
             self.drop_packet(n, &pkt, DropReason::NodeOff);
             return;
@@ -1138,7 +1209,7 @@ impl Simulator {
             let a = std::mem::replace(&mut buf[next], MacAction::Ready);
             next += 1;
             match a {
-                MacAction::Transmit(frame) => self.transmit(now, n, frame),
+                MacAction::Transmit => self.transmit(now, n),
                 MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
                 // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
                 MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
@@ -1147,20 +1218,35 @@ impl Simulator {
                 MacAction::CancelTimer(t) => self.sched.disarm_owned(n.0, t as usize),
                 // ns-2's LL passes received packets up after its delay, as it passes them down;
                 // the copy is this node's from here (held at `ll` until then).
-                MacAction::Deliver(pkt, from) => {
+                MacAction::Deliver(from) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
                     self.pcap(n, &pkt);
                     if pkt.tag.is_some() {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, pkt, from))
+                    let p = self.parcels.put(pkt);
+                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, p, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
-                MacAction::TxFailed(pkt, _) if self.is_off(n) => self.drop_packet(n, &pkt, DropReason::NodeOff),
-                MacAction::TxFailed(pkt, next_hop) => self.mac_tx_failed(now, n, pkt, next_hop),
-                MacAction::Discard(f) => self.trace_discard(n, &f),
-                MacAction::Overheard(..) if self.is_off(n) => {}
-                MacAction::Overheard(pkt, from, to) => self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to)),
+                MacAction::TxFailed(next_hop) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
+                    if self.is_off(n) {
+                        self.drop_packet(n, &pkt, DropReason::NodeOff);
+                    } else {
+                        self.mac_tx_failed(now, n, Rc::unwrap_or_clone(pkt), next_hop);
+                    }
+                }
+                MacAction::Discard => {
+                    let f = self.air[n.index()].mac.take_discarded();
+                    self.trace_discard(n, &f);
+                }
+                MacAction::Overheard(from, to) => {
+                    let pkt = self.air[n.index()].mac.take_parcel();
+                    if !self.is_off(n) {
+                        self.with_routing(now, n, |r, ctx| r.overheard(ctx, &pkt, from, to));
+                    }
+                }
                 MacAction::FrameDone { .. } if self.is_off(n) => {}
                 MacAction::FrameDone { retries, ok } => {
                     let app = self.air[n.index()].mac.done_is_app(held_app);
@@ -1213,9 +1299,10 @@ impl Simulator {
         self.air[n.index()].release_nav(n, &mut self.sched);
     }
 
-    /// Put `frame` on the air from `n`: every node that senses it gets a signal
-    /// start and end, delayed by the propagation time.
-    fn transmit(&mut self, now: SimTime, n: NodeId, frame: Box<Frame>) {
+    /// Put node `n`'s MAC's frame on the air: every node that senses it gets
+    /// a signal start and end, delayed by the propagation time.
+    fn transmit(&mut self, now: SimTime, n: NodeId) {
+        let frame = self.air[n.index()].mac.take_frame();
         self.trace_frame(trace::Ev::Send, n, &frame);
         if let (FrameKind::Data, false, Some(p)) = (frame.kind, frame.retry, &frame.pkt) {
             // The datagram leaves the interface: once, at its first attempt (MAC retries are below IP).
@@ -1311,7 +1398,10 @@ impl Simulator {
             let first = rx[0];
             self.sched.schedule_reserved(first.start, first.seq, Event::SignalStart(id));
             self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
-            self.txs[id as usize] = Some(TxRecord { frame: Some(frame), airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
+            // The slot is free (`None`): nothing to drop, so no drop code.
+            let old = self.txs[id as usize].replace(TxRecord { frame, airtime, rx, next_start: 0, next_end: 0, tx_end: Some(n) });
+            debug_assert!(old.is_none());
+            std::mem::forget(old);
         }
     }
 
@@ -1400,7 +1490,7 @@ impl Simulator {
         let (mut rx, airtime, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.next_end);
         let mut i = first;
         // What the receivers' quiet paths read of the frame, read once.
-        let head = FrameHead::of(rec.frame.as_deref().expect("live transmission"));
+        let head = FrameHead::of(&rec.frame);
         let params = self.channel.as_ref().expect("channel").params;
         loop {
             let a = rx[i];
@@ -1508,32 +1598,29 @@ impl Simulator {
     /// MAC's handlers (out of the walk's line).
     #[inline(never)]
     fn mac_frame(&mut self, now: SimTime, n: NodeId, tx: TxId, sensing: bool, changed: bool) {
-        // Take the frame out while the MAC reads it (a pointer move).
-        let frame = self.take_frame(tx);
+        // A copy while the MAC reads it (a few words; the packet is shared).
+        let frame = self.frame_of(tx);
         if frame.dst.map_or(true, |d| d == n) {
             self.trace_frame(trace::Ev::Recv, n, &frame);
         }
         self.mac_reception(now, n, Ok(&frame), sensing, changed);
-        self.put_frame(tx, frame);
     }
 
     /// Frame `tx` for `n` was lost to a collision (out of the walk's line).
     #[inline(never)]
     fn collision_for_us(&mut self, now: SimTime, n: NodeId, tx: TxId, changed: bool) {
-        let frame = self.take_frame(tx);
+        let frame = self.frame_of(tx);
         self.frame_collision(n, &frame);
-        self.put_frame(tx, frame);
         let Simulator { air, sched, .. } = self;
         let quiet = air[n.index()].reception_quiet(now, n, None, changed, sched);
         self.after_quiet_error(now, n, quiet);
     }
 
-    fn take_frame(&mut self, tx: TxId) -> Box<Frame> {
-        self.txs[tx as usize].as_mut().and_then(|r| r.frame.take()).expect("live transmission")
-    }
-
-    fn put_frame(&mut self, tx: TxId, frame: Box<Frame>) {
-        self.txs[tx as usize].as_mut().expect("live transmission").frame = Some(frame);
+    /// A copy of transmission `tx`'s frame, for a handler that may start
+    /// transmissions of its own (and so reallocate `txs`).
+    #[inline(always)]
+    fn frame_of(&self, tx: TxId) -> Frame {
+        self.txs[tx as usize].as_ref().expect("live transmission").frame.clone()
     }
 
     /// Tell the MAC of a carrier change, if a signal event `changed` the
@@ -1630,9 +1717,9 @@ impl Simulator {
         }
         for ev in self.sched.iter_pending() {
             match ev {
-                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, p),
-                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, p),
-                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, p),
+                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, self.parcels.get(*p)),
+                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, self.parcels.get(*p)),
+                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, self.parcels.get(*p)),
                 // Listed, not wildcarded: a new event that carries a packet must be placed here.
                 Event::AppSend(_)
                 | Event::LinkTxDone(..)

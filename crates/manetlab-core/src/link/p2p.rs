@@ -9,6 +9,7 @@
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Packet, TransportHeader};
 use crate::queue::{DropTail, Queue, Queued};
+use std::rc::Rc;
 use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
 use rand::Rng;
 
@@ -47,11 +48,11 @@ pub struct P2pLink {
 #[derive(Debug, PartialEq)]
 pub enum LinkStep {
     /// Transmission started: the transmitter frees at `tx_done`, the packet arrives at `arrive`.
-    Started { tx_done: SimTime, arrive: SimTime, pkt: Packet },
+    Started { tx_done: SimTime, arrive: SimTime, pkt: Rc<Packet> },
     /// Queued behind other packets.
     Queued,
     /// Queue full: the packet is dropped (ns-2 reason `IFQ`).
-    Dropped(Packet),
+    Dropped(Rc<Packet>),
     /// Nothing to send.
     Idle,
 }
@@ -82,6 +83,8 @@ impl P2pLink {
 
     /// Offer a packet to direction `d`.
     pub fn enqueue(&mut self, now: SimTime, d: usize, pkt: Packet) -> LinkStep {
+        // Wrapped once here: queued or not, it travels on so (`LinkArrive`).
+        let pkt = Rc::new(pkt);
         let dir = &mut self.dirs[d];
         if dir.busy {
             let next_hop = Some(dir.to);
@@ -108,7 +111,7 @@ impl P2pLink {
         }
     }
 
-    fn start(&mut self, now: SimTime, d: usize, pkt: Packet) -> LinkStep {
+    fn start(&mut self, now: SimTime, d: usize, pkt: Rc<Packet>) -> LinkStep {
         let tx = SimDuration::transmission(pkt.size_bytes(), self.bandwidth_bps);
         let dir = &mut self.dirs[d];
         dir.busy = true;

@@ -41,7 +41,8 @@ use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use rand::Rng;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,31 +58,39 @@ pub enum MacTimer {
     Slot,
 }
 
-/// Frames and packets are boxed so that an action is a few words: the
-/// simulator moves every action (mostly `SetTimer`) through its queues, and an
-/// inline `Frame` made each move a copy of the largest variant.
-#[derive(Debug)]
+/// An action is a few words and owns nothing (`Copy`): the simulator moves
+/// every action (mostly `SetTimer`) through its queues, and a queue of them
+/// is emptied without a drop per action. A frame to transmit waits in the
+/// MAC (`take_frame`), and so does the packet of a `Deliver`, `TxFailed` or
+/// `Overheard`, in the MAC's parcel queue (`take_parcel`), one per such
+/// action in the actions' order.
+#[derive(Clone, Copy, Debug)]
 pub enum MacAction {
-    /// Put this frame on the air now (the simulator ends it after `frame.airtime`).
-    Transmit(Box<Frame>),
+    /// Put the MAC's frame ([`Dcf::take_frame`]) on the air now (the simulator
+    /// ends it after `frame.airtime`).
+    Transmit,
     SetTimer(MacTimer, SimTime, TimerToken),
     /// The pending arming of this timer was cancelled: its expiry would find
     /// the token stale and do nothing, so the simulator drops it.
     CancelTimer(MacTimer),
     /// A data frame for this node (or broadcast) arrived intact from `from`.
-    Deliver(Box<Packet>, NodeId),
+    /// Parcel: its packet, still shared with the frame and the sender's MAC
+    /// (the network layer takes its own copy).
+    Deliver(NodeId),
     /// An ARP message arrived intact from `from`.
     ArpIn(ArpMsg, NodeId),
-    /// Link-layer feedback: `pkt` could not reach `next_hop` within the retry limit.
+    /// Link-layer feedback: the parcel could not reach `next_hop` within the retry limit.
     /// The DCF follows it with the `Discard` of its data frame.
-    TxFailed(Box<Packet>, NodeId),
+    TxFailed(NodeId),
     /// A frame given up after the retry limit (ns-2 `discard(…,
     /// DROP_MAC_RETRY_COUNT_EXCEEDED)`), for the trace: the RTS when the RTS
     /// failed, then the data frame (an IP packet's after its `TxFailed`, as
     /// ns-2 discards it after the routing callback). Nothing else happens.
-    Discard(Box<Frame>),
-    /// Promiscuous mode: a data frame from `.1` to `.2` (another node) arrived intact.
-    Overheard(Box<Packet>, NodeId, NodeId),
+    /// The frame waits in the MAC ([`Dcf::take_discarded`]).
+    Discard,
+    /// Promiscuous mode: a data frame from `.0` to `.1` (another node) arrived
+    /// intact. Parcel: its packet.
+    Overheard(NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
     FrameDone { retries: u32, ok: bool },
@@ -99,17 +108,23 @@ enum TxState {
     Ack,
 }
 
-/// What a data frame carries.
+/// What a data frame carries. The packet is shared with the frames that
+/// carry it (no copy per attempt), with its size (the exchange asks for it
+/// at every step; the packet does not change while the MAC holds it).
 #[derive(Clone, Debug)]
 enum Sdu {
-    Ip(Packet),
+    Ip(Rc<Packet>, u32),
     Arp(ArpMsg),
 }
 
 impl Sdu {
+    fn ip(pkt: Rc<Packet>) -> Sdu {
+        let bytes = pkt.size_bytes();
+        Sdu::Ip(pkt, bytes)
+    }
     fn bytes(&self) -> u32 {
         match self {
-            Sdu::Ip(p) => p.size_bytes(),
+            Sdu::Ip(_, bytes) => *bytes,
             Sdu::Arp(_) => ARP_BYTES,
         }
     }
@@ -234,6 +249,12 @@ pub struct Dcf {
     phy_tx_idle_at_check: bool,
     last_seq: HashMap<NodeId, u16>,
     pub duplicates: u64,
+    /// The frame of the `Transmit` just pushed, until the simulator takes it.
+    outbox: Option<Frame>,
+    /// The packets of the `Deliver`/`TxFailed`/`Overheard` actions pushed, in order.
+    parcels: VecDeque<Rc<Packet>>,
+    /// The frames of the `Discard` actions pushed, in order (rare: give-ups only).
+    discarded: VecDeque<Frame>,
 }
 
 impl Dcf {
@@ -274,6 +295,9 @@ impl Dcf {
             log: None,
             promiscuous: false,
             duplicates: 0,
+            outbox: None,
+            parcels: VecDeque::new(),
+            discarded: VecDeque::new(),
         }
     }
 
@@ -297,7 +321,7 @@ impl Dcf {
     /// The packet the MAC holds (being sent or retried), if any.
     pub fn current_packet(&self) -> Option<&Packet> {
         match self.tx.as_ref().map(|o| &o.sdu) {
-            Some(Sdu::Ip(p)) => Some(p),
+            Some(Sdu::Ip(p, _)) => Some(p),
             Some(Sdu::Arp(_)) | None => None,
         }
     }
@@ -536,7 +560,7 @@ impl Dcf {
         self.nav_until = SimTime::ZERO;
         self.use_eifs = false;
         match self.tx.take().map(|c| c.sdu) {
-            Some(Sdu::Ip(p)) => Some(p),
+            Some(Sdu::Ip(p, _)) => Some(Rc::unwrap_or_clone(p)),
             _ => None,
         }
     }
@@ -682,7 +706,8 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Deliver(f.src));
                     }
                     if let Some(m) = f.arp {
                         out.push(MacAction::ArpIn(m, f.src));
@@ -692,7 +717,8 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        out.push(MacAction::Overheard(Box::new(pkt.clone()), f.src, d));
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Overheard(f.src, d));
                     }
                 }
             }
@@ -752,7 +778,8 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src));
+                    self.parcels.push_back(pkt.clone());
+                    out.push(MacAction::Deliver(f.src));
                 }
                 if let Some(m) = f.arp {
                     out.push(MacAction::ArpIn(m, f.src));
@@ -789,8 +816,8 @@ impl Dcf {
     // ---- from the interface queue ----------------------------------------------
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
-        self.send(now, Sdu::Ip(pkt), next_hop, out);
+    pub fn enqueue(&mut self, now: SimTime, pkt: impl Into<Rc<Packet>>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+        self.send(now, Sdu::ip(pkt.into()), next_hop, out);
     }
 
     /// Take an ARP message (request: broadcast; reply: unicast). Only when free.
@@ -882,7 +909,24 @@ impl Dcf {
         let at = now + timeout;
         let tok = self.send_timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
-        out.push(MacAction::Transmit(Box::new(f)));
+        self.outbox = Some(f);
+        out.push(MacAction::Transmit);
+    }
+
+    /// The frame of the `Transmit` action just reported.
+    pub fn take_frame(&mut self) -> Frame {
+        self.outbox.take().expect("a Transmit action's frame")
+    }
+
+    /// The packet of the oldest `Deliver`, `TxFailed` or `Overheard` action
+    /// not yet carried out.
+    pub fn take_parcel(&mut self) -> Rc<Packet> {
+        self.parcels.pop_front().expect("an action's parcel")
+    }
+
+    /// The frame of the oldest `Discard` action not yet carried out.
+    pub fn take_discarded(&mut self) -> Frame {
+        self.discarded.pop_front().expect("a Discard action's frame")
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -949,7 +993,7 @@ impl Dcf {
         let c = self.tx.as_ref().expect("checked");
         let bytes = c.sdu.bytes();
         let (pkt, arp) = match &c.sdu {
-            Sdu::Ip(p) => (Some(p.clone()), None),
+            Sdu::Ip(p, _) => (Some(p.clone()), None),
             Sdu::Arp(m) => (None, Some(*m)),
         };
         let (airtime, nav, timeout) = match c.dst {
@@ -1046,7 +1090,8 @@ impl Dcf {
         let c = self.tx.take().expect("failing a held frame");
         self.note(now, || "retry limit".into());
         if rts_failed {
-            out.push(MacAction::Discard(Box::new(self.rts_frame(&c))));
+            self.discarded.push_back(self.rts_frame(&c));
+            out.push(MacAction::Discard);
         }
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
         if let Some(dst) = c.dst {
@@ -1054,13 +1099,15 @@ impl Dcf {
             let nav = duration_field(self.p.ctrl_airtime(ACK_BYTES) + self.p.sifs);
             let mut f = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.retry, pkt: None, arp: None, airtime: self.p.data_airtime(bytes) };
             match c.sdu {
-                Sdu::Ip(pkt) => {
+                Sdu::Ip(pkt, _) => {
                     f.pkt = Some(pkt.clone());
-                    out.push(MacAction::TxFailed(Box::new(pkt), dst));
+                    self.parcels.push_back(pkt);
+                    out.push(MacAction::TxFailed(dst));
                 }
                 Sdu::Arp(m) => f.arp = Some(m),
             }
-            out.push(MacAction::Discard(Box::new(f)));
+            self.discarded.push_back(f);
+            out.push(MacAction::Discard);
         }
         self.rst_cw();
     }
@@ -1167,11 +1214,13 @@ mod tests {
         tx_ends: Vec<SimTime>,
         sent: Vec<(SimTime, Frame)>,
         events: Vec<MacAction>,
+        /// The frames of the `Discard` events, in order.
+        discarded: Vec<Frame>,
     }
 
     impl Bench {
         fn new(p: MacParams, seed: u64) -> Self {
-            Bench { m: Dcf::new(NodeId(0), p, stream(seed, 0, Component::Mac)), now: SimTime::ZERO, timers: vec![], tx_ends: vec![], sent: vec![], events: vec![] }
+            Bench { m: Dcf::new(NodeId(0), p, stream(seed, 0, Component::Mac)), now: SimTime::ZERO, timers: vec![], tx_ends: vec![], sent: vec![], events: vec![], discarded: vec![] }
         }
         fn absorb(&mut self, out: Vec<MacAction>) {
             for a in out {
@@ -1179,9 +1228,14 @@ mod tests {
                     MacAction::SetTimer(t, at, tok) => self.timers.push((at, t, tok)),
                     // The arming stays, and pops stale: the handler must ignore it.
                     MacAction::CancelTimer(_) => {}
-                    MacAction::Transmit(f) => {
+                    MacAction::Transmit => {
+                        let f = self.m.take_frame();
                         self.tx_ends.push(self.now + f.airtime);
-                        self.sent.push((self.now, *f));
+                        self.sent.push((self.now, f));
+                    }
+                    MacAction::Discard => {
+                        self.discarded.push(self.m.take_discarded());
+                        self.events.push(MacAction::Discard);
                     }
                     a => self.events.push(a),
                 }
@@ -1249,7 +1303,7 @@ mod tests {
             FrameKind::Ack => p.ctrl_airtime(ACK_BYTES),
             FrameKind::Data => p.data_airtime(128),
         };
-        let pk = (kind == FrameKind::Data).then(pkt);
+        let pk = (kind == FrameKind::Data).then(|| Rc::new(pkt()));
         Frame { kind, src: NodeId(src), dst: dst.map(NodeId), nav, seq: 7, retry: false, pkt: pk, arp: None, airtime }
     }
     fn backoff_slots(m: &Dcf) -> Vec<u64> {
@@ -1564,23 +1618,27 @@ mod tests {
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         b.at(t_us(2_000_000));
         assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; p.short_retry_limit as usize]);
+        let mut kinds = b.discarded.iter().map(|f| f.kind);
         let order: Vec<&str> = b
             .events
             .iter()
             .filter_map(|e| match e {
-                MacAction::Discard(f) if f.kind == FrameKind::Rts => Some("discard RTS"),
-                MacAction::Discard(f) if f.kind == FrameKind::Data => Some("discard DATA"),
+                MacAction::Discard => match kinds.next() {
+                    Some(FrameKind::Rts) => Some("discard RTS"),
+                    Some(FrameKind::Data) => Some("discard DATA"),
+                    k => panic!("discarded {k:?}"),
+                },
                 MacAction::FrameDone { ok: false, .. } => Some("done"),
                 MacAction::TxFailed(..) => Some("to routing"),
                 _ => None,
             })
             .collect();
         assert_eq!(order, ["discard RTS", "done", "to routing", "discard DATA"]);
-        let discarded: Vec<&Frame> = b.events.iter().filter_map(|e| if let MacAction::Discard(f) = e { Some(&**f) } else { None }).collect();
+        let discarded = &b.discarded;
         // The RTS as it was sent; the data frame with its packet, receiver and ACK duration.
         let rts = &b.sent.last().unwrap().1;
         assert_eq!((discarded[0].dst, discarded[0].nav, discarded[0].src), (rts.dst, rts.nav, rts.src));
-        let data = discarded[1];
+        let data = &discarded[1];
         assert_eq!((data.dst, data.pkt.as_ref().map(|p| p.uid)), (Some(NodeId(1)), Some(1)));
         assert_eq!(data.nav, duration_field(p.ctrl_airtime(ACK_BYTES) + p.sifs));
     }

@@ -13,6 +13,7 @@ use super::arp::ArpMsg;
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::SimDuration;
+use std::rc::Rc;
 
 pub const RTS_BYTES: u32 = 20;
 pub const CTS_BYTES: u32 = 14;
@@ -167,8 +168,9 @@ pub struct Frame {
     /// Sequence number (data frames).
     pub seq: u16,
     pub retry: bool,
-    /// The network packet (data frames carrying IP).
-    pub pkt: Option<Packet>,
+    /// The network packet (data frames carrying IP), shared with the sender's
+    /// MAC, which keeps it for retries: a transmission copies no packet.
+    pub pkt: Option<Rc<Packet>>,
     /// The ARP message (data frames carrying ARP).
     pub arp: Option<ArpMsg>,
     pub airtime: SimDuration,
@@ -209,6 +211,14 @@ mod tests {
         let p = MacParams { data_rate_bps: 2e6, ..MacParams::default() };
         assert_eq!(p.data_airtime(100).as_nanos(), (192 + (134 * 8) / 2) * 1000);
         assert_eq!(p.broadcast_airtime(100).as_nanos(), (192 + 134 * 8) * 1000);
+    }
+
+    /// A frame is a few words (its packet is shared, not copied), and the
+    /// MAC's actions stay small: the simulator moves both on every transmission.
+    #[test]
+    fn frames_and_actions_stay_small() {
+        assert!(std::mem::size_of::<Frame>() <= 56, "{}", std::mem::size_of::<Frame>());
+        assert!(std::mem::size_of::<super::super::MacAction>() <= 24);
     }
 
     #[test]

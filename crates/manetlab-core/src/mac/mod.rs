@@ -61,6 +61,27 @@ impl WifiMac {
             WifiMac::Frn(_) => false,
         }
     }
+    /// The frame of the `Transmit` action just reported.
+    pub fn take_frame(&mut self) -> Frame {
+        match self {
+            WifiMac::Dcf(d) => d.take_frame(),
+            WifiMac::Frn(m) => m.take_frame(),
+        }
+    }
+    /// The frame of the oldest `Discard` action not yet carried out (the DCF's only).
+    pub fn take_discarded(&mut self) -> Frame {
+        match self {
+            WifiMac::Dcf(d) => d.take_discarded(),
+            WifiMac::Frn(_) => unreachable!("the FRN MAC discards no frame for the trace"),
+        }
+    }
+    /// The packet of the oldest parcel-carrying action not yet carried out ([`MacAction`]).
+    pub fn take_parcel(&mut self) -> std::rc::Rc<Packet> {
+        match self {
+            WifiMac::Dcf(d) => d.take_parcel(),
+            WifiMac::Frn(m) => m.take_parcel(),
+        }
+    }
     pub fn is_free(&self) -> bool {
         match self {
             WifiMac::Dcf(d) => d.is_free(),
@@ -106,10 +127,10 @@ impl WifiMac {
             WifiMac::Frn(m) => m.rx_ok(now, f, out),
         }
     }
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(&mut self, now: SimTime, pkt: std::rc::Rc<Packet>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
         match self {
             WifiMac::Dcf(d) => d.enqueue(now, pkt, next_hop, out),
-            WifiMac::Frn(m) => m.enqueue(now, pkt, next_hop, out),
+            WifiMac::Frn(m) => m.enqueue(now, std::rc::Rc::unwrap_or_clone(pkt), next_hop, out),
         }
     }
     pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {

@@ -95,15 +95,15 @@ mod tests {
     fn tcp(uid: u64, payload_bytes: u32, syn: bool) -> Queued {
         let mut q = pkt(uid);
         let h = TcpHeader::for_tests(TcpFlags { syn, ack: !syn, fin: false });
-        q.pkt.ip.proto = IpProto::Tcp;
-        q.pkt.transport = TransportHeader::Tcp(h);
-        q.pkt.payload_bytes = payload_bytes;
+        std::rc::Rc::make_mut(&mut q.pkt).ip.proto = IpProto::Tcp;
+        std::rc::Rc::make_mut(&mut q.pkt).transport = TransportHeader::Tcp(h);
+        std::rc::Rc::make_mut(&mut q.pkt).payload_bytes = payload_bytes;
         q
     }
 
     fn routing(uid: u64) -> Queued {
         let mut q = pkt(uid);
-        q.pkt.ip.proto = IpProto::Manet;
+        std::rc::Rc::make_mut(&mut q.pkt).ip.proto = IpProto::Manet;
         q
     }
 

@@ -77,7 +77,7 @@ pub(crate) mod tests {
             tag: None,
             source_route: None, frn: None,
         };
-        Queued::packet(pkt, None)
+        Queued::packet(std::rc::Rc::new(pkt), None)
     }
 
     #[test]

@@ -121,7 +121,7 @@ mod tests {
             q.enqueue(SimTime::ZERO, pkt(i)).unwrap();
         }
         let mut r = pkt(5000);
-        r.pkt.ip.proto = IpProto::Manet;
+        std::rc::Rc::make_mut(&mut r.pkt).ip.proto = IpProto::Manet;
         q.enqueue(SimTime::ZERO, r).unwrap();
         let mut dropped = Vec::new();
         assert_eq!(q.dequeue(SimTime::ZERO, &mut dropped).unwrap().pkt.uid, 5000, "routing first");

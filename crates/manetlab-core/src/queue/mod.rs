@@ -17,12 +17,15 @@ use crate::ids::NodeId;
 use crate::metrics::DropReason;
 use crate::packet::Packet;
 use crate::sim::SimTime;
+use std::rc::Rc;
 
 /// A packet waiting for a transmitter, with the neighbour it is for
-/// (ns-2 keeps this in the common header's `next_hop_`).
+/// (ns-2 keeps this in the common header's `next_hop_`). The packet is an
+/// `Rc`: it comes so from its event and goes on so to the MAC (whose frames
+/// share it), so queueing moves a few words, not a packet.
 #[derive(Debug)]
 pub struct Queued {
-    pub pkt: Packet,
+    pub pkt: Rc<Packet>,
     pub next_hop: Option<NodeId>,
     /// An ARP message queued like a data packet (ns-2 sends ARP through the
     /// interface queue); `pkt` then only stands in for it in the disciplines
@@ -31,7 +34,7 @@ pub struct Queued {
 }
 
 impl Queued {
-    pub fn packet(pkt: Packet, next_hop: Option<NodeId>) -> Self {
+    pub fn packet(pkt: Rc<Packet>, next_hop: Option<NodeId>) -> Self {
         Queued { pkt, next_hop, arp: None }
     }
 
@@ -47,7 +50,7 @@ impl Queued {
             tag: None,
             source_route: None, frn: None,
         };
-        Queued { pkt, next_hop, arp: Some(m) }
+        Queued { pkt: Rc::new(pkt), next_hop, arp: Some(m) }
     }
 }
 

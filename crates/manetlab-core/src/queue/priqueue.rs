@@ -59,7 +59,7 @@ mod tests {
         q.enqueue(SimTime::ZERO, pkt(1)).unwrap();
         q.enqueue(SimTime::ZERO, pkt(2)).unwrap();
         let mut r = pkt(3);
-        r.pkt.ip.proto = IpProto::Manet;
+        std::rc::Rc::make_mut(&mut r.pkt).ip.proto = IpProto::Manet;
         let (evicted, why) = q.enqueue(SimTime::ZERO, r).unwrap_err();
         assert_eq!((evicted.pkt.uid, why), (2, DropReason::QueueOverflow));
         let mut d = Vec::new();

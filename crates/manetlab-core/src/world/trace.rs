@@ -273,7 +273,16 @@ impl Simulator {
     /// Trace a network packet event at `node` (levels AGT and RTR; RTR drops).
     /// `next_hop` is the router's choice on `s`/`f` RTR lines. The source's `r RTR`
     /// line (the packet entering its router) prints the agent's size.
+    /// Untraced runs pay one test at the call (the rest is out of line).
+    #[inline]
     pub(super) fn trace_pkt(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
+        if self.tracer.is_some() {
+            self.trace_pkt_on(ev, level, node, pkt, reason, next_hop);
+        }
+    }
+
+    #[inline(never)]
+    fn trace_pkt_on(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
         let Some(t) = self.tracer.as_ref() else { return };
         let wanted = if ev == Event::Drop { t.wants_drop(level) } else { t.wants(level) };
         if !wanted {
@@ -411,7 +420,16 @@ impl Simulator {
     /// Trace an 802.11 frame sent (`Send`), received (`Recv`), or lost to a collision
     /// (`Drop`, `COL`) at `node`. A received IP packet is also noted for the lines
     /// ns-2 writes about it further up (its MAC header stays in ns-2's packet).
+    /// Untraced runs pay one test at the call (the rest is out of line).
+    #[inline]
     pub(super) fn trace_frame(&mut self, ev: Event, node: NodeId, f: &Frame) {
+        if self.tracer.is_some() {
+            self.trace_frame_on(ev, node, f);
+        }
+    }
+
+    #[inline(never)]
+    fn trace_frame_on(&mut self, ev: Event, node: NodeId, f: &Frame) {
         let Some(t) = self.tracer.as_mut() else { return };
         if let (Event::Recv, Some(p)) = (ev, &f.pkt) {
             let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
@@ -431,10 +449,10 @@ impl Simulator {
     /// (ns-2's `xmit_failure_` callback). The MAC traces the frame itself when
     /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
     /// drop of the packet during the callback is not traced a second time.
-    pub(super) fn mac_tx_failed(&mut self, now: crate::sim::SimTime, n: NodeId, pkt: Box<Packet>, next_hop: NodeId) {
+    pub(super) fn mac_tx_failed(&mut self, now: crate::sim::SimTime, n: NodeId, pkt: Packet, next_hop: NodeId) {
         let dcf = self.air[n.index()].mac.dcf().is_some();
         let before = self.tracer.as_mut().filter(|_| dcf).map(|t| t.handing_back.replace((n, pkt.uid)));
-        self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, *pkt, next_hop));
+        self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
         if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
             t.handing_back = before;
         }
@@ -496,7 +514,15 @@ impl Simulator {
     /// interface (first transmission of its 802.11 data frame, start of a
     /// point-to-point transmission) or reaches one (MAC delivery, link arrival),
     /// never where it is queued: a queued packet may never be sent.
+    #[inline]
     pub(super) fn pcap(&mut self, node: NodeId, pkt: &Packet) {
+        if self.tracer.is_some() {
+            self.pcap_on(node, pkt);
+        }
+    }
+
+    #[inline(never)]
+    fn pcap_on(&mut self, node: NodeId, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             if t.wants_pcap(node) {
                 let now = self.sched.now();

@@ -204,6 +204,10 @@ pub struct FrnMac {
     pub link_acks: u64,
     /// Links this node declared failed (§III-A threshold reached).
     pub links_failed: u64,
+    /// The frame of the `Transmit` just pushed, until the simulator takes it.
+    outbox: Option<Frame>,
+    /// The packets of the `Deliver`/`TxFailed` actions pushed, in order ([`MacAction`]).
+    parcels: VecDeque<Rc<Packet>>,
 }
 
 const SEEN_KEEP: usize = 256;
@@ -231,6 +235,8 @@ impl FrnMac {
             log: None,
             duplicates: 0,
             frames_sent: 0,
+            outbox: None,
+            parcels: VecDeque::new(),
             echoes: 0,
             link_acks: 0,
             links_failed: 0,
@@ -336,7 +342,8 @@ impl FrnMac {
         for it in gone {
             self.note(now, || format!("lifetime over uid {}", it.pkt.uid));
             let nh = it.next_hop.unwrap_or(self.me);
-            out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
+            self.parcels.push_back(Rc::new(it.pkt));
+            out.push(MacAction::TxFailed(nh));
         }
     }
 
@@ -400,7 +407,8 @@ impl FrnMac {
                     if !it.pkt.is_routing() {
                         self.last_done_app = false;
                         out.push(MacAction::FrameDone { retries: it.retries, ok: false });
-                        out.push(MacAction::TxFailed(Box::new(it.pkt), nh));
+                        self.parcels.push_back(Rc::new(it.pkt));
+                        out.push(MacAction::TxFailed(nh));
                     }
                 } else {
                     j += 1;
@@ -484,7 +492,7 @@ impl FrnMac {
                     let bytes = self.buf[i].pkt.size_bytes() + self.mac.data_header_bytes + self.p.header_bytes;
                     let airtime = self.mac.plcp + SimDuration::transmission(bytes, self.mac.data_rate_bps);
                     let it = &mut self.buf[i];
-                    let f = Frame { kind: FrameKind::Data, src: self.me, dst: it.next_hop, nav: SimDuration::ZERO, seq, retry: it.retries > 0, pkt: Some(it.pkt.clone()), arp: None, airtime };
+                    let f = Frame { kind: FrameKind::Data, src: self.me, dst: it.next_hop, nav: SimDuration::ZERO, seq, retry: it.retries > 0, pkt: Some(std::rc::Rc::new(it.pkt.clone())), arp: None, airtime };
                     let (uid, it_to) = (it.pkt.uid, it.next_hop);
                     if it.next_hop.is_some() {
                         it.state = State::AwaitEcho { sent: k };
@@ -513,7 +521,18 @@ impl FrnMac {
     fn send(&mut self, f: Frame, out: &mut Vec<MacAction>) {
         self.tx_active = true;
         self.frames_sent += 1;
-        out.push(MacAction::Transmit(Box::new(f)));
+        self.outbox = Some(f);
+        out.push(MacAction::Transmit);
+    }
+
+    /// The frame of the `Transmit` action just reported.
+    pub fn take_frame(&mut self) -> Frame {
+        self.outbox.take().expect("a Transmit action's frame")
+    }
+
+    /// The packet of the oldest `Deliver` or `TxFailed` action not yet carried out.
+    pub fn take_parcel(&mut self) -> Rc<Packet> {
+        self.parcels.pop_front().expect("an action's parcel")
     }
 
     pub fn tx_end(&mut self) {
@@ -601,7 +620,10 @@ impl FrnMac {
                     self.delivered_item(now, i, "echo", out);
                 }
                 match f.dst {
-                    None => out.push(MacAction::Deliver(Box::new(pkt.clone()), f.src)),
+                    None => {
+                        self.parcels.push_back(pkt.clone());
+                        out.push(MacAction::Deliver(f.src))
+                    }
                     Some(d) if d == self.me => {
                         // Traffic from a neighbour restores a link judged failed (§III-A).
                         self.link_ok(now, f.src);
@@ -621,7 +643,7 @@ impl FrnMac {
                             self.note(now, || format!("duplicate uid {} from {}: ACK", pkt.uid, f.src));
                         } else {
                             // Our copy, with its own header (as received).
-                            let mut mine = pkt.clone();
+                            let mut mine = Packet::clone(pkt);
                             if final_hop {
                                 // The destination relays nothing: it returns a link ACK (§II, Fig. 1c).
                                 self.acks.push_back((f.src, f.seq));
@@ -636,7 +658,8 @@ impl FrnMac {
                             }
                             self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
-                            out.push(MacAction::Deliver(Box::new(mine), f.src));
+                            self.parcels.push_back(Rc::new(mine));
+                            out.push(MacAction::Deliver(f.src));
                         }
                         if !self.acks.is_empty() {
                             self.ensure_ticking(now, out);
