@@ -596,19 +596,34 @@ fn nan_distance(n: NodeId) -> ! {
 #[inline]
 fn sort_arrival_order(v: &mut [Neighbor]) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
-    for i in 1..v.len() {
-        // Compare in place: only an entry out of order is moved.
-        if key(&v[i - 1]) <= key(&v[i]) {
-            continue;
+    let range = v.as_mut_ptr_range();
+    if v.len() < 2 {
+        return;
+    }
+    // One pointer walks the entries (the compiler keeps an index and two
+    // pointers otherwise); an entry is compared with its predecessor in place.
+    // SAFETY: `p` runs over `base + 1 .. end` and `q` over `base ..= p`, all
+    // inside `v`; entries are plain `Copy` data.
+    unsafe {
+        let (base, end) = (range.start, range.end);
+        let mut p = base.add(1);
+        while p != end {
+            let d = (*p).delay.0;
+            let pd = (*p.sub(1)).delay.0;
+            if pd < d || (pd == d && (*p.sub(1)).node.0 <= (*p).node.0) {
+                p = p.add(1);
+                continue;
+            }
+            let nb = *p;
+            let kx = key(&nb);
+            let mut q = p;
+            while q != base && key(&*q.sub(1)) > kx {
+                *q = *q.sub(1);
+                q = q.sub(1);
+            }
+            *q = nb;
+            p = p.add(1);
         }
-        let nb = v[i];
-        let kx = key(&nb);
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > kx {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = nb;
     }
 }
 
@@ -708,6 +723,32 @@ mod tests {
             answers.push(per);
         }
         assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    /// The insertion sort against a library sort: ties on delay, runs in
+    /// order, entries far out of place, both ends.
+    #[test]
+    fn arrival_order_sort_matches_a_full_sort() {
+        let mk = |d: u64, n: u32| Neighbor { node: NodeId(n), delay: SimDuration(d), mean_power_w: n as f64 };
+        let cases: Vec<Vec<(u64, u32)>> = vec![
+            vec![],
+            vec![(5, 1)],
+            vec![(5, 2), (5, 1)],
+            vec![(1, 1), (2, 2), (3, 3)],
+            vec![(9, 0), (1, 1), (2, 2), (3, 3)],
+            vec![(1, 1), (2, 2), (3, 3), (0, 9)],
+            vec![(4, 3), (4, 1), (4, 2), (3, 7), (5, 0), (4, 0), (1, 5), (1, 4)],
+            (0..40u32).map(|i| (((i * 37) % 11) as u64, i)).collect(),
+        ];
+        for c in cases {
+            let mut v: Vec<Neighbor> = c.iter().map(|&(d, n)| mk(d, n)).collect();
+            sort_arrival_order(&mut v);
+            let mut want = c.clone();
+            want.sort();
+            let got: Vec<(u64, u32)> = v.iter().map(|nb| (nb.delay.0, nb.node.0)).collect();
+            assert_eq!(got, want);
+            assert!(v.iter().all(|nb| nb.mean_power_w == nb.node.0 as f64), "entries moved whole");
+        }
     }
 
     #[test]
