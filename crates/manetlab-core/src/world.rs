@@ -1238,8 +1238,8 @@ impl Simulator {
                     }
                 }
                 MacAction::Discard => {
-                    let f = self.air[n.index()].mac.take_discarded();
-                    self.trace_discard(n, &f);
+                    let (f, code) = self.air[n.index()].mac.take_discarded();
+                    self.trace_discard(n, &f, code);
                 }
                 MacAction::Overheard(from, to) => {
                     let pkt = self.air[n.index()].mac.take_parcel();

@@ -44,6 +44,12 @@ use rand::Rng;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
+/// ns-2's trace codes of the frames the DCF discards ([`MacAction::Discard`]):
+/// given up after the retry limit (the same code as `DropReason::RetryLimit`),
+/// and received twice.
+pub const DROP_RETRY: &str = "RET";
+pub const DROP_DUPLICATE: &str = "DUP";
+
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MacTimer {
@@ -82,11 +88,13 @@ pub enum MacAction {
     /// Link-layer feedback: the parcel could not reach `next_hop` within the retry limit.
     /// The DCF follows it with the `Discard` of its data frame.
     TxFailed(NodeId),
-    /// A frame given up after the retry limit (ns-2 `discard(…,
-    /// DROP_MAC_RETRY_COUNT_EXCEEDED)`), for the trace: the RTS when the RTS
-    /// failed, then the data frame (an IP packet's after its `TxFailed`, as
-    /// ns-2 discards it after the routing callback). Nothing else happens.
-    /// The frame waits in the MAC ([`Dcf::take_discarded`]).
+    /// A frame discarded, for the trace only. Given up after the retry limit
+    /// (ns-2 `discard(…, DROP_MAC_RETRY_COUNT_EXCEEDED)`): the RTS when the
+    /// RTS failed, then the data frame (an IP packet's after its `TxFailed`, as
+    /// ns-2 discards it after the routing callback). Or a data frame received
+    /// twice (its ACK was lost; `DROP_MAC_DUPLICATE`), acknowledged again and
+    /// not delivered. Nothing else happens. The frame and its ns-2 drop code
+    /// wait in the MAC ([`Dcf::take_discarded`]).
     Discard,
     /// Promiscuous mode: a data frame from `.0` to `.1` (another node) arrived
     /// intact. Parcel: its packet.
@@ -251,8 +259,9 @@ pub struct Dcf {
     pub duplicates: u64,
     /// The frame and packets its actions hand over ([`MacAction`]).
     outbox: Outbox,
-    /// The frames of the `Discard` actions pushed, in order (rare: give-ups only).
-    discarded: VecDeque<Frame>,
+    /// The frames of the `Discard` actions pushed, in order, with their ns-2
+    /// drop code (rare: give-ups and duplicates only).
+    discarded: VecDeque<(Frame, &'static str)>,
 }
 
 impl Dcf {
@@ -772,6 +781,9 @@ impl Dcf {
                 if last == Some(f.seq) {
                     self.duplicates += 1;
                     self.note(now, || "drop DATA duplicate".into());
+                    // ns-2 `recvDATA` discards it as `DROP_MAC_DUPLICATE` (a trace line).
+                    self.discarded.push_back((f.clone(), DROP_DUPLICATE));
+                    out.push(MacAction::Discard);
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
@@ -921,8 +933,9 @@ impl Dcf {
         self.outbox.take_parcel()
     }
 
-    /// The frame of the oldest `Discard` action not yet carried out.
-    pub fn take_discarded(&mut self) -> Frame {
+    /// The frame of the oldest `Discard` action not yet carried out, and its
+    /// ns-2 drop code (`RET`, `DUP`).
+    pub fn take_discarded(&mut self) -> (Frame, &'static str) {
         self.discarded.pop_front().expect("a Discard action's frame")
     }
 
@@ -1087,7 +1100,7 @@ impl Dcf {
         let c = self.tx.take().expect("failing a held frame");
         self.note(now, || "retry limit".into());
         if rts_failed {
-            self.discarded.push_back(self.rts_frame(&c));
+            self.discarded.push_back((self.rts_frame(&c), DROP_RETRY));
             out.push(MacAction::Discard);
         }
         out.push(MacAction::FrameDone { retries: c.retries, ok: false });
@@ -1103,7 +1116,7 @@ impl Dcf {
                 }
                 Sdu::Arp(m) => f.arp = Some(m),
             }
-            self.discarded.push_back(f);
+            self.discarded.push_back((f, DROP_RETRY));
             out.push(MacAction::Discard);
         }
         self.rst_cw();

@@ -68,8 +68,9 @@ impl WifiMac {
             WifiMac::Frn(m) => m.take_frame(),
         }
     }
-    /// The frame of the oldest `Discard` action not yet carried out (the DCF's only).
-    pub fn take_discarded(&mut self) -> Frame {
+    /// The frame of the oldest `Discard` action not yet carried out and its
+    /// ns-2 drop code (the DCF's only).
+    pub fn take_discarded(&mut self) -> (Frame, &'static str) {
         match self {
             WifiMac::Dcf(d) => d.take_discarded(),
             WifiMac::Frn(_) => unreachable!("the FRN MAC discards no frame for the trace"),

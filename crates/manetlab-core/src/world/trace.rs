@@ -6,6 +6,7 @@ use super::Simulator;
 use crate::ids::NodeId;
 use crate::mac::arp::{ArpOp, ARP_BYTES};
 use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
+use crate::mac::dcf::{DROP_DUPLICATE, DROP_RETRY};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
@@ -458,14 +459,16 @@ impl Simulator {
         }
     }
 
-    /// A frame the DCF discarded after its retry limit: ns-2 traces every such
-    /// frame `D … MAC RET` (mac-802_11.cc `RetransmitRTS`/`RetransmitDATA`), the
-    /// RTS when the RTS failed and then the data frame, whether or not routing
-    /// takes the packet back; our packet accounting counts only packet ends
-    /// (docs/metrics.md). Not traced for a node that is off (its packet ends `OFF`).
-    pub(super) fn trace_discard(&mut self, node: NodeId, f: &Frame) {
+    /// A frame the DCF discarded (`code`): after its retry limit, ns-2 traces
+    /// every such frame `D … MAC RET` (mac-802_11.cc `RetransmitRTS`/
+    /// `RetransmitDATA`), the RTS when the RTS failed and then the data frame,
+    /// whether or not routing takes the packet back; our packet accounting
+    /// counts only packet ends (docs/metrics.md). A data frame received twice
+    /// is `D … MAC DUP` (`recvDATA`). Not traced for a node that is off (its
+    /// packet ends `OFF`).
+    pub(super) fn trace_discard(&mut self, node: NodeId, f: &Frame, code: &'static str) {
         if self.tracer.as_ref().is_some_and(|t| t.wants_drop(Level::Mac)) && !self.is_off(node) {
-            self.frame_line(Event::Drop, Some(DropReason::RetryLimit.code()), node, f);
+            self.frame_line(Event::Drop, Some(code), node, f);
         }
     }
 
@@ -474,9 +477,11 @@ impl Simulator {
         let now = self.now();
         let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
         let dur = f.nav.as_nanos().div_ceil(1000) as u32;
-        let discarded = reason == Some(DropReason::RetryLimit.code());
-        // ns-2 traces `r MAC` after taking the MAC header off: the MSDU's size.
-        let size_of = |msdu: u32| if ev == Event::Recv { msdu } else { frame_size(msdu) };
+        let discarded = reason == Some(DROP_RETRY);
+        // ns-2 traces `r MAC`, and `recvDATA`'s duplicate drop, after taking
+        // the MAC header off: the MSDU's size.
+        let stripped = ev == Event::Recv || reason == Some(DROP_DUPLICATE);
+        let size_of = |msdu: u32| if stripped { msdu } else { frame_size(msdu) };
         let next_hop = f.dst.map_or(NO_NEXT_HOP, |d| i64::from(d.0));
         let t = self.tracer.as_ref().expect("checked");
         // The transmitter's own note of the packet, if it had received it.
