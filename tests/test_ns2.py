@@ -304,3 +304,22 @@ def test_crosscheck_returns_paired_rows() -> None:
     assert set(df["seed"]) == {1, 2}
     g = df[df["metric"] == "tcp_goodput_kbps"]
     assert len(g) == 2 and (g["ours"] > 0).all() and (g["ns2"] > 0).all()
+
+
+def test_crosscheck_counts_mac_drops_as_trace_lines_on_both_sides(tmp_path):
+    """With `--mac-trace`, our MAC drops are the `D … MAC` lines of our own trace,
+    counted by the rules that count ns-2's (a give-up is an RTS line and a data line,
+    whichever way routing then goes), not the summary's packet ends."""
+    from manetlab.ns2.crosscheck import mac_drop_lines
+
+    trace = tmp_path / "trace.tr"
+    trace.write_text(
+        "s 0.000155000 _0_ MAC  --- 1 AODV 106 [0 ffffffff 0 800] ------- [0:255 -1:255 30 0] [0x2 1 1 [8 0] [0 4]] (REQUEST)\n"
+        "D 0.219001819 _5_ MAC  COL 5 tcp 1098 [13a 5 4 800] ------- [0:50000 8:50000 28 5] [1001 1] 5 0\n"
+        "D 0.319938502 _2_ MAC  COL 0 RTS 44 [58e 2 3 0] \n"
+        "D 0.643215218 _4_ MAC  RET 0 RTS 44 [58e 3 4 0] \n"
+        "D 0.643215218 _4_ RTR  CBK 17 ack 40 [13a 3 4 800] ------- [8:50000 0:50000 28 3] [1 6001] 4 0\n"
+        "D 0.643215218 _4_ MAC  RET 17 ack 40 [13a 3 4 800] ------- [8:50000 0:50000 28 3] [1 6001] 4 0\n",
+        encoding="utf-8",
+    )
+    assert mac_drop_lines(trace) == {"mac.COL": 2, "mac.RET": 2}

@@ -1412,8 +1412,10 @@ impl Simulator {
     /// order, at the same times, as if each had been its own heap entry.
     fn signal_starts(&mut self, now: SimTime, tx: TxId) {
         let params = self.channel.as_ref().expect("channel").params;
+        // A MAC-level drop trace writes the frames a collision drops at its start
+        // (`collision_drop`): the general walk.
         match CaptureParams::of(&params) {
-            Some(c) if self.faults.is_none() => self.signal_starts_in::<true>(now, tx, &params, c),
+            Some(c) if self.faults.is_none() && !self.traces_mac_drops() => self.signal_starts_in::<true>(now, tx, &params, c),
             _ => self.signal_starts_in::<false>(now, tx, &params, CaptureParams::default()),
         }
     }
@@ -1531,7 +1533,26 @@ impl Simulator {
         let w = &mut self.air[n.index()];
         let end = now + airtime;
         let was_idle = !w.radio.sensing();
+        // The lock before, when a collision's dropped frame may be traced.
+        let before = if !PLAIN && matches!(params.reception, Reception::Capture { .. }) && self.tracer.is_some() { w.radio.lock_view() } else { None };
+        let transmitting = w.radio.is_transmitting();
         let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(params, tx, power_w, end) };
+        if let (Some((old_tx, old_failure)), false) = (before, captured) {
+            // Locked and not captured: a collision. ns-2 discards at once the frame
+            // that ends first (`Mac802_11::collision`); a frame that was never
+            // decodable (below RXThresh, or met while transmitting) leaves no line
+            // (`discard` frees errored packets silently).
+            let new_lock = self.air[n.index()].radio.lock_view().map(|(t, _)| t);
+            let (dropped, decodable) = if new_lock != Some(old_tx) {
+                (old_tx, !matches!(old_failure, Some(RxFailure::BelowThreshold | RxFailure::HalfDuplex)))
+            } else {
+                (tx, !transmitting && power_w >= params.rx_threshold_w)
+            };
+            if decodable {
+                self.collision_drop(n, dropped);
+            }
+        }
+        let w = &mut self.air[n.index()];
         if captured {
             // The radio was busy already: no carrier change to report.
             self.mac_captured(now, n, airtime);
@@ -1604,6 +1625,23 @@ impl Simulator {
             self.trace_frame(trace::Ev::Recv, n, &frame);
         }
         self.mac_reception(now, n, Ok(&frame), sensing, changed);
+    }
+
+    /// Whether the trace writes MAC drops (then collisions are traced at their start too).
+    fn traces_mac_drops(&self) -> bool {
+        self.tracer.as_ref().is_some_and(|t| t.wants_drop(crate::trace::ns2::Level::Mac))
+    }
+
+    /// A decodable frame `tx` that a collision at `n` dropped as it began (ns-2
+    /// `collision` → `discard(…, DROP_MAC_COLLISION)`): a `D … MAC COL` line when
+    /// it was for `n` (or broadcast), as ns-2's `discard` rules. Trace only: the
+    /// `mac_collisions` counter counts the receptions that end in a collision.
+    #[inline(never)]
+    fn collision_drop(&mut self, n: NodeId, tx: TxId) {
+        let frame = self.frame_of(tx);
+        if frame.dst.map_or(true, |d| d == n) {
+            self.trace_frame(trace::Ev::Drop, n, &frame);
+        }
     }
 
     /// Frame `tx` for `n` was lost to a collision (out of the walk's line).

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from manetlab.ns2.export import Ns2Unsupported, export_ns2, to_scenario
-from manetlab.ns2.trace import metrics_from_dir
+from manetlab.ns2.trace import drop_code, iter_events, metrics_from_dir
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario
 from manetlab.stats import paired_ci, t_quantile
@@ -256,6 +256,25 @@ def _run_ns(ns: str, ns_dir: Path, seed: int, limit_s: float, stall_s: float | N
         return proc.returncode, out.read()
 
 
+def mac_drop_lines(trace: Path) -> dict[str, int]:
+    """`D … MAC` lines of an ns-2-format trace by code (``mac.RET``, ``mac.COL``, ...)."""
+    counts: dict[str, int] = {}
+    for ev in iter_events(trace):
+        if ev.op == "D":
+            code = drop_code(ev.level, ev.reason)
+            if code.startswith("mac."):
+                counts[code] = counts.get(code, 0) + 1
+    return counts
+
+
+def _trace_file(out_dir: Path) -> Path:
+    """The ns-2-format trace a run with `outputs.trace` wrote into `out_dir`."""
+    found = sorted(out_dir.glob("*.tr"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one trace file in {out_dir}, found {[p.name for p in found]}")
+    return found[0]
+
+
 def _one_seed(
     data: dict[str, Any],
     source: str | None,
@@ -272,6 +291,10 @@ def _one_seed(
     try:
         ours_dir = tmp / "manetlab"
         with_movement = s.with_overrides({"outputs.movement": True})
+        if mac_trace:
+            # MAC drops are compared as trace lines on both sides (ours: a MAC-level
+            # trace in ns-2's format, counted by ns-2's rules below).
+            with_movement = with_movement.with_overrides({"outputs.trace": "old", "outputs.trace_levels": ["mac"]})
         result = run(with_movement, out=ours_dir)
         ns_dir = Path(keep_dir) / f"seed{seed}" if keep_dir else tmp / "ns2"
         export_ns2(s, ns_dir, movement_file=ours_dir / "movement.tcl", mac_trace=mac_trace)
@@ -285,9 +308,14 @@ def _one_seed(
         a, b = _scalars(ours), _scalars(theirs)
         rows = [(seed, k, a[k], b[k]) for k in a if k in b]
         ours_drops = dict(ours["drops"])
-        if not mac_trace:
-            # ns-2 traces MAC drops only with -macTrace ON: compare them only then.
-            ours_drops = {k: v for k, v in ours_drops.items() if not k.startswith("mac.")}
+        # ns-2 traces MAC drops only with -macTrace ON: compare them only then, and
+        # then line for line. Our summary's `mac.*` drops are packet ends, while a
+        # `D … MAC` line is a frame event: ns-2 writes one for every frame its MAC
+        # gives up (an RTS, a packet handed back to routing) or loses in a collision.
+        ours_drops = {k: v for k, v in ours_drops.items() if not k.startswith("mac.")}
+        if mac_trace:
+            for k, v in mac_drop_lines(_trace_file(ours_dir)).items():
+                ours_drops[k] = v
         rows += [(seed, k, x, y) for k, x, y in _drop_scalars(ours_drops, theirs["drops"])]
         if keep_dir is None:
             (ns_dir / "trace.tr").unlink(missing_ok=True)

@@ -36,7 +36,7 @@
 //! out (radio, channel, timers, network layer), so the DCF is testable alone.
 
 use super::arp::{ArpMsg, ARP_BYTES};
-use super::frame::{duration_field, EifsMode, Frame, FrameKind, MacParams, ACK_BYTES, CTS_BYTES, MAX_PROPAGATION, RTS_BYTES};
+use super::frame::{duration_field, EifsMode, Frame, FrameKind, MacParams, Outbox, ACK_BYTES, CTS_BYTES, MAX_PROPAGATION, RTS_BYTES};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
@@ -249,10 +249,8 @@ pub struct Dcf {
     phy_tx_idle_at_check: bool,
     last_seq: HashMap<NodeId, u16>,
     pub duplicates: u64,
-    /// The frame of the `Transmit` just pushed, until the simulator takes it.
-    outbox: Option<Frame>,
-    /// The packets of the `Deliver`/`TxFailed`/`Overheard` actions pushed, in order.
-    parcels: VecDeque<Rc<Packet>>,
+    /// The frame and packets its actions hand over ([`MacAction`]).
+    outbox: Outbox,
     /// The frames of the `Discard` actions pushed, in order (rare: give-ups only).
     discarded: VecDeque<Frame>,
 }
@@ -295,8 +293,7 @@ impl Dcf {
             log: None,
             promiscuous: false,
             duplicates: 0,
-            outbox: None,
-            parcels: VecDeque::new(),
+            outbox: Outbox::default(),
             discarded: VecDeque::new(),
         }
     }
@@ -706,7 +703,7 @@ impl Dcf {
             None => {
                 if f.kind == FrameKind::Data {
                     if let Some(pkt) = &f.pkt {
-                        self.parcels.push_back(pkt.clone());
+                        self.outbox.push_parcel(pkt.clone());
                         out.push(MacAction::Deliver(f.src));
                     }
                     if let Some(m) = f.arp {
@@ -717,7 +714,7 @@ impl Dcf {
             Some(d) => {
                 if self.promiscuous {
                     if let (FrameKind::Data, Some(pkt)) = (f.kind, &f.pkt) {
-                        self.parcels.push_back(pkt.clone());
+                        self.outbox.push_parcel(pkt.clone());
                         out.push(MacAction::Overheard(f.src, d));
                     }
                 }
@@ -778,7 +775,7 @@ impl Dcf {
                     return;
                 }
                 if let Some(pkt) = &f.pkt {
-                    self.parcels.push_back(pkt.clone());
+                    self.outbox.push_parcel(pkt.clone());
                     out.push(MacAction::Deliver(f.src));
                 }
                 if let Some(m) = f.arp {
@@ -909,19 +906,19 @@ impl Dcf {
         let at = now + timeout;
         let tok = self.send_timer.arm(at);
         out.push(MacAction::SetTimer(MacTimer::Send, at, tok));
-        self.outbox = Some(f);
+        self.outbox.put_frame(f);
         out.push(MacAction::Transmit);
     }
 
     /// The frame of the `Transmit` action just reported.
     pub fn take_frame(&mut self) -> Frame {
-        self.outbox.take().expect("a Transmit action's frame")
+        self.outbox.take_frame()
     }
 
     /// The packet of the oldest `Deliver`, `TxFailed` or `Overheard` action
     /// not yet carried out.
     pub fn take_parcel(&mut self) -> Rc<Packet> {
-        self.parcels.pop_front().expect("an action's parcel")
+        self.outbox.take_parcel()
     }
 
     /// The frame of the oldest `Discard` action not yet carried out.
@@ -1101,7 +1098,7 @@ impl Dcf {
             match c.sdu {
                 Sdu::Ip(pkt, _) => {
                     f.pkt = Some(pkt.clone());
-                    self.parcels.push_back(pkt);
+                    self.outbox.push_parcel(pkt);
                     out.push(MacAction::TxFailed(dst));
                 }
                 Sdu::Arp(m) => f.arp = Some(m),

@@ -229,3 +229,38 @@ mod tests {
         assert!(p.uses_rts(42));
     }
 }
+
+/// What a MAC's actions hand over that is not `Copy` (`MacAction` is): the
+/// frame of the last `Transmit`, and the packets of the parcel-carrying actions
+/// (`Deliver`, `TxFailed`, `Overheard`) in the order they were pushed. The
+/// simulator takes each while it carries out its action.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    frame: Option<Frame>,
+    parcels: std::collections::VecDeque<std::rc::Rc<crate::packet::Packet>>,
+}
+
+impl Outbox {
+    #[inline]
+    pub fn put_frame(&mut self, f: Frame) {
+        self.frame = Some(f);
+    }
+    /// The frame of the `Transmit` action just reported.
+    #[inline]
+    pub fn take_frame(&mut self) -> Frame {
+        self.frame.take().expect("a Transmit action's frame")
+    }
+    #[inline]
+    pub fn push_parcel(&mut self, p: std::rc::Rc<crate::packet::Packet>) {
+        self.parcels.push_back(p);
+    }
+    /// The packet of the oldest parcel-carrying action not yet carried out.
+    #[inline]
+    pub fn take_parcel(&mut self) -> std::rc::Rc<crate::packet::Packet> {
+        self.parcels.pop_front().expect("an action's parcel")
+    }
+    /// The packet of the newest parcel-carrying action (tests).
+    pub fn last_parcel(&self) -> Option<&std::rc::Rc<crate::packet::Packet>> {
+        self.parcels.back()
+    }
+}

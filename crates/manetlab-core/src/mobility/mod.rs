@@ -31,7 +31,7 @@ pub mod waypoint;
 pub use connectivity::{ConnectivityTimeline, LinkChange};
 pub use ns2::{read_ns2_movement, write_ns2_movement, Ns2Movement, Ns2ParseError};
 pub use scripted::{scripted_trajectory, signal_loss, SetDest};
-pub use trajectory::{Leg, LegCache, Position, Trajectory, TrajectoryBuilder, TrajectoryCursor};
+pub use trajectory::{Leg, LegCache, LegPiece, Position, Trajectory, TrajectoryBuilder, TrajectoryCursor};
 pub use waypoint::{RandomWaypoint, RwpInit};
 
 use serde::{Deserialize, Serialize};

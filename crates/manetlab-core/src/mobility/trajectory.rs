@@ -193,6 +193,78 @@ impl Default for LegCache {
     }
 }
 
+/// `from + f·delta` per coordinate, clamped to `[lo, hi]` as `f64::clamp`
+/// does: as two selects (`maxsd`, `minsd`), with lo ≤ hi the same result as
+/// `f64::clamp`'s two tests, NaN included.
+#[inline(always)]
+fn lerp_clamped(from: Position, delta: Position, lo: Position, hi: Position, f: f64) -> Position {
+    let lerp = |i: usize| {
+        let v = from[i] + f * delta[i];
+        let v = if lo[i] > v { lo[i] } else { v };
+        if hi[i] < v {
+            hi[i]
+        } else {
+            v
+        }
+    };
+    [lerp(0), lerp(1)]
+}
+
+/// A [`LegCache`] record's formula alone (80 bytes, no alignment padding):
+/// the channel keeps copies per candidate list, contiguous, and evaluates
+/// them only inside the intersection of the originals' intervals.
+#[derive(Clone, Copy, Debug)]
+pub struct LegPiece {
+    start: u64,
+    span_s: f64,
+    from_m: Position,
+    delta_m: Position,
+    lo_m: Position,
+    hi_m: Position,
+}
+
+impl LegPiece {
+    /// Position at `t`, which lies in the interval of the record this piece
+    /// came from (else meaningless): [`LegCache::cached_position_at`]'s
+    /// operations on the same values.
+    #[inline]
+    pub fn position(&self, t: SimTime) -> Position {
+        let f = (t.0.wrapping_sub(self.start) as i64 as f64 / 1e9) / self.span_s;
+        lerp_clamped(self.from_m, self.delta_m, self.lo_m, self.hi_m, f)
+    }
+
+    /// [`position`](Self::position) of two pieces: their divisions pair into
+    /// packed instructions (per piece the same operations on the same values).
+    #[inline]
+    pub fn positions2(a: &LegPiece, b: &LegPiece, t: SimTime) -> [Position; 2] {
+        let e = [t.0.wrapping_sub(a.start) as i64 as f64, t.0.wrapping_sub(b.start) as i64 as f64];
+        let f = div2(div2(e, [1e9, 1e9]), [a.span_s, b.span_s]);
+        [lerp_clamped(a.from_m, a.delta_m, a.lo_m, a.hi_m, f[0]), lerp_clamped(b.from_m, b.delta_m, b.lo_m, b.hi_m, f[1])]
+    }
+}
+
+/// `[a₀ / b₀, a₁ / b₁]` in one packed instruction where there is one (x86-64:
+/// SSE2's `divpd`, part of the base instruction set). Each lane is the
+/// correctly rounded quotient, bit-identical to the scalar division; the
+/// compiler does not pair these on its own. For the channel's per-receiver
+/// divisions (positions, delays, powers), which otherwise queue one by one
+/// for the divider.
+#[inline(always)]
+pub(crate) fn div2(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_div_pd, _mm_loadu_pd, _mm_storeu_pd};
+        let mut q = [0.0; 2];
+        // SAFETY: SSE2 is always present on x86-64; the loads and store are of 2-element arrays.
+        unsafe { _mm_storeu_pd(q.as_mut_ptr(), _mm_div_pd(_mm_loadu_pd(a.as_ptr()), _mm_loadu_pd(b.as_ptr()))) };
+        q
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        [a[0] / b[0], a[1] / b[1]]
+    }
+}
+
 /// Moving pieces count `t − start` in an `i64` (one conversion instruction):
 /// legs at least this long (ns) are left to the slow path.
 const MAX_FAST_SPAN_NS: u64 = 1 << 62;
@@ -225,18 +297,20 @@ impl LegCache {
         // is below 2⁶² (see `refill`): the signed conversion is exact and the
         // same value `as_secs_f64` converts.
         let f = ((t.0 - self.start) as i64 as f64 / 1e9) / self.span_s;
-        // The clamp as two selects (`maxsd`, `minsd`): with lo ≤ hi the same
-        // result as `f64::clamp`'s two tests, NaN included.
-        let lerp = |i: usize| {
-            let v = self.from_m[i] + f * self.delta_m[i];
-            let v = if self.lo_m[i] > v { self.lo_m[i] } else { v };
-            if self.hi_m[i] < v {
-                self.hi_m[i]
-            } else {
-                v
-            }
-        };
-        Some([lerp(0), lerp(1)])
+        Some(lerp_clamped(self.from_m, self.delta_m, self.lo_m, self.hi_m, f))
+    }
+
+    /// The times this record answers for: `[from, until)` (empty until first filled).
+    #[inline]
+    pub fn valid(&self) -> (SimTime, SimTime) {
+        (self.valid_from, self.valid_until)
+    }
+
+    /// The record's formula without its interval: for a copy that a caller
+    /// evaluates only at times it has checked against [`valid`](Self::valid).
+    #[inline]
+    pub fn piece(&self) -> LegPiece {
+        LegPiece { start: self.start, span_s: self.span_s, from_m: self.from_m, delta_m: self.delta_m, lo_m: self.lo_m, hi_m: self.hi_m }
     }
 
     /// Fill the record with the piece around `t` (an empty interval for a leg

@@ -17,7 +17,8 @@
 //! the sender's epoch position hold every receiver. At a sender's first query in
 //! the epoch, the nodes of those cells within `cutoff + 2·vmax·Δ` of it (at k·Δ)
 //! become its candidate list, nearest first; each query then decides by the exact
-//! distance at `now` (positions from a per-node [`LegCache`]) and sorts the
+//! distance at `now` (positions from per-node [`LegCache`] records, read through
+//! per-list copies while all of them hold; two candidates at a time) and sorts the
 //! receivers by node id, or by (delay, node id) — arrival order, an insertion
 //! sort over the nearly ordered candidates. Grid and candidate lists only narrow
 //! the candidates: the result is a pure function of (trajectories,
@@ -35,7 +36,8 @@ use super::propagation::{MeanRx, MeanRxVisitor};
 use super::RadioParams;
 use super::SPEED_OF_LIGHT_MPS;
 use crate::ids::NodeId;
-use crate::mobility::{LegCache, Trajectory};
+use crate::mobility::trajectory::div2;
+use crate::mobility::{LegCache, LegPiece, Trajectory};
 use crate::sim::{SimDuration, SimTime};
 use std::mem::MaybeUninit;
 
@@ -71,6 +73,12 @@ struct Motion {
     /// `cell_m` of it at the epoch's start, nearest first.
     cand: Vec<Vec<NodeId>>,
     cand_gen: Vec<u64>,
+    /// Per sender, copies of its candidates' records (`legs`), contiguous and
+    /// in candidate order, and the times all of them answer for (the
+    /// intersection of their intervals): a query inside reads the copies with
+    /// no per-candidate check or indirection; one outside refreshes them.
+    cand_legs: Vec<Vec<LegPiece>>,
+    cand_valid: Vec<(SimTime, SimTime)>,
 }
 
 /// The uniform grid: cells in a dense row-major array over the occupied
@@ -273,7 +281,7 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n] });
+        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n], cand_legs: vec![Vec::new(); n], cand_valid: vec![(SimTime::MAX, SimTime::ZERO); n] });
         self.enter_epoch(0);
     }
 
@@ -388,28 +396,43 @@ impl Channel {
             list.clear();
             list.extend(c.iter().map(|&(_, n)| n));
             m.cand_gen[s] = m.gen;
+            m.cand_valid[s] = (SimTime::MAX, SimTime::ZERO);
         }
-        let Motion { trajectories, legs, cand, scratch, scratch_pos, .. } = m;
+        let Motion { trajectories, legs, cand, scratch, scratch_pos, cand_legs, cand_valid, .. } = m;
         let (cand, mut out) = (&cand[s], std::mem::take(scratch));
         let p = legs[s].position_at(&trajectories[s], now);
-        // Positions (cache records, the trajectory only when a record has run
-        // out) in one pass, links (the floating-point chains) in another,
-        // written into spare capacity (no growth check per link); the arrival
-        // order after. The chains of successive candidates overlap when no
-        // cache branch sits between them.
+        // Positions (record copies, refreshed from the trajectories when one
+        // has run out) in one pass, links (the floating-point chains) in
+        // another, written into spare capacity (no growth check per link); the
+        // arrival order after. Both passes take two candidates at a time.
         scratch_pos.clear();
-        // Slices held in registers: the positions' stores cannot be taken to move them.
-        let (legs, trajectories) = (&mut legs[..], &trajectories[..]);
-        scratch_pos.extend(cand.iter().map(move |&n| {
-            let lc = &mut legs[n.index()];
-            match lc.cached_position_at(now) {
-                Some(q) => q,
-                None => {
-                    let (x, y) = refill_pair(lc, &trajectories[n.index()], now);
-                    [x, y]
-                }
+        let (recs, valid) = (&mut cand_legs[s], &mut cand_valid[s]);
+        if now >= valid.0 && now < valid.1 {
+            // Into spare capacity: no growth check, length store or fill per position.
+            scratch_pos.reserve(recs.len());
+            let slots = &mut scratch_pos.spare_capacity_mut()[..recs.len()];
+            let (mut pairs, mut outs) = (recs.chunks_exact(2), slots.chunks_exact_mut(2));
+            for (pair, out) in (&mut pairs).zip(&mut outs) {
+                let [qa, qb] = LegPiece::positions2(&pair[0], &pair[1], now);
+                out[0].write(qa);
+                out[1].write(qb);
             }
-        }));
+            if let ([r], [out]) = (pairs.remainder(), outs.into_remainder()) {
+                out.write(r.position(now));
+            }
+            // SAFETY: every one of the first `recs.len()` slots was written (pairs, then the odd one).
+            unsafe { scratch_pos.set_len(recs.len()) };
+        } else {
+            recs.clear();
+            *valid = (SimTime::ZERO, SimTime::MAX);
+            for &n in cand {
+                scratch_pos.push(position_one(legs, trajectories, n.index(), now));
+                let lc = &legs[n.index()];
+                let (from, until) = lc.valid();
+                *valid = (valid.0.max(from), valid.1.min(until));
+                recs.push(lc.piece());
+            }
+        }
         out.clear();
         out.reserve(cand.len());
         let slots = &mut out.spare_capacity_mut()[..cand.len()];
@@ -467,12 +490,40 @@ struct Links<'a, const SMALL: bool> {
 impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
     type Output = usize;
     #[inline(always)]
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> usize {
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> usize {
+        let Links { cand, pos, p, cutoff_m, slots } = self;
+        let n = cand.len().min(pos.len()).min(slots.len());
+        let (cand, pos) = (&cand[..n], &pos[..n]);
         let mut len = 0;
-        for (&n, &q) in self.cand.iter().zip(self.pos) {
-            if let Some(nb) = neighbor::<SMALL>(law, self.cutoff_m, self.p, q, n) {
-                self.slots[len].write(nb);
-                len += 1;
+        let mut put = |nb: Neighbor| {
+            // SAFETY: at most one write per candidate, so `len` < n ≤ `slots.len()`.
+            unsafe { slots.get_unchecked_mut(len) }.write(nb);
+            len += 1;
+        };
+        // Two candidates at a time (the square roots and divisions pair into
+        // packed instructions), both in range; otherwise one by one.
+        let (mut cpairs, mut qpairs) = (cand.chunks_exact(2), pos.chunks_exact(2));
+        for (c, q) in (&mut cpairs).zip(&mut qpairs) {
+            let (dx, dy) = ([p[0] - q[0][0], p[0] - q[1][0]], [p[1] - q[0][1], p[1] - q[1][1]]);
+            let d2 = [dx[0] * dx[0] + dy[0] * dy[0], dx[1] * dx[1] + dy[1] * dy[1]];
+            let d = [d2[0].sqrt(), d2[1].sqrt()];
+            if (d[0] <= cutoff_m) & (d[1] <= cutoff_m) {
+                let pw = law2(d);
+                let s = div2(d, [SPEED_OF_LIGHT_MPS; 2]);
+                let delay = [secs_to_delay::<SMALL>(s[0]), secs_to_delay::<SMALL>(s[1])];
+                put(Neighbor { node: c[0], delay: delay[0], mean_power_w: pw[0] });
+                put(Neighbor { node: c[1], delay: delay[1], mean_power_w: pw[1] });
+            } else {
+                for k in 0..2 {
+                    if let Some(nb) = neighbor::<SMALL>(law, cutoff_m, p, q[k], c[k]) {
+                        put(nb);
+                    }
+                }
+            }
+        }
+        if let ([c], [q]) = (cpairs.remainder(), qpairs.remainder()) {
+            if let Some(nb) = neighbor::<SMALL>(law, cutoff_m, p, *q, *c) {
+                put(nb);
             }
         }
         len
@@ -495,11 +546,34 @@ fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [
     }
     // 0 ≤ d ≤ cutoff: the delay is finite and ≥ 0.
     let pw = mean_rx(d);
-    let s = d / SPEED_OF_LIGHT_MPS;
+    let delay = secs_to_delay::<SMALL>(d / SPEED_OF_LIGHT_MPS);
+    Some(Neighbor { node: n, delay, mean_power_w: pw })
+}
+
+/// The propagation delay of `s = d / c` for a distance `0 ≤ d ≤ cutoff_m`
+/// (`SMALL`: the channel's `delay_small`).
+#[inline(always)]
+fn secs_to_delay<const SMALL: bool>(s: f64) -> SimDuration {
     // SAFETY (SMALL): 0 ≤ d ≤ cutoff, so 0 ≤ s ≤ cutoff / c (the division rounds
     // monotonically), and `SimDuration::small_up_to(cutoff / c)` held.
-    let delay = if SMALL { unsafe { SimDuration::from_secs_f64_small(s) } } else { SimDuration::from_secs_f64(s) };
-    Some(Neighbor { node: n, delay, mean_power_w: pw })
+    if SMALL {
+        unsafe { SimDuration::from_secs_f64_small(s) }
+    } else {
+        SimDuration::from_secs_f64(s)
+    }
+}
+
+/// Node `i`'s position at `t` from its record, refilled when it has run out.
+#[inline]
+fn position_one(legs: &mut [LegCache], trajectories: &[Trajectory], i: usize, t: SimTime) -> [f64; 2] {
+    let lc = &mut legs[i];
+    match lc.cached_position_at(t) {
+        Some(q) => q,
+        None => {
+            let (x, y) = refill_pair(lc, &trajectories[i], t);
+            [x, y]
+        }
+    }
 }
 
 /// [`LegCache::refill`] returning a pair, which comes back in two registers
@@ -522,19 +596,34 @@ fn nan_distance(n: NodeId) -> ! {
 #[inline]
 fn sort_arrival_order(v: &mut [Neighbor]) {
     let key = |nb: &Neighbor| (nb.delay.0, nb.node.0);
-    for i in 1..v.len() {
-        // Compare in place: only an entry out of order is moved.
-        if key(&v[i - 1]) <= key(&v[i]) {
-            continue;
+    let range = v.as_mut_ptr_range();
+    if v.len() < 2 {
+        return;
+    }
+    // One pointer walks the entries (the compiler keeps an index and two
+    // pointers otherwise); an entry is compared with its predecessor in place.
+    // SAFETY: `p` runs over `base + 1 .. end` and `q` over `base ..= p`, all
+    // inside `v`; entries are plain `Copy` data.
+    unsafe {
+        let (base, end) = (range.start, range.end);
+        let mut p = base.add(1);
+        while p != end {
+            let d = (*p).delay.0;
+            let pd = (*p.sub(1)).delay.0;
+            if pd < d || (pd == d && (*p.sub(1)).node.0 <= (*p).node.0) {
+                p = p.add(1);
+                continue;
+            }
+            let nb = *p;
+            let kx = key(&nb);
+            let mut q = p;
+            while q != base && key(&*q.sub(1)) > kx {
+                *q = *q.sub(1);
+                q = q.sub(1);
+            }
+            *q = nb;
+            p = p.add(1);
         }
-        let nb = v[i];
-        let kx = key(&nb);
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > kx {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = nb;
     }
 }
 
@@ -634,6 +723,32 @@ mod tests {
             answers.push(per);
         }
         assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    /// The insertion sort against a library sort: ties on delay, runs in
+    /// order, entries far out of place, both ends.
+    #[test]
+    fn arrival_order_sort_matches_a_full_sort() {
+        let mk = |d: u64, n: u32| Neighbor { node: NodeId(n), delay: SimDuration(d), mean_power_w: n as f64 };
+        let cases: Vec<Vec<(u64, u32)>> = vec![
+            vec![],
+            vec![(5, 1)],
+            vec![(5, 2), (5, 1)],
+            vec![(1, 1), (2, 2), (3, 3)],
+            vec![(9, 0), (1, 1), (2, 2), (3, 3)],
+            vec![(1, 1), (2, 2), (3, 3), (0, 9)],
+            vec![(4, 3), (4, 1), (4, 2), (3, 7), (5, 0), (4, 0), (1, 5), (1, 4)],
+            (0..40u32).map(|i| (((i * 37) % 11) as u64, i)).collect(),
+        ];
+        for c in cases {
+            let mut v: Vec<Neighbor> = c.iter().map(|&(d, n)| mk(d, n)).collect();
+            sort_arrival_order(&mut v);
+            let mut want = c.clone();
+            want.sort();
+            let got: Vec<(u64, u32)> = v.iter().map(|nb| (nb.delay.0, nb.node.0)).collect();
+            assert_eq!(got, want);
+            assert!(v.iter().all(|nb| nb.mean_power_w == nb.node.0 as f64), "entries moved whole");
+        }
     }
 
     #[test]

@@ -137,37 +137,66 @@ impl MeanRx {
         self.visit(At(d_m))
     }
 
+    /// Mean received powers (W) at two distances (the paired law; tests compare it with [`at`](Self::at)).
+    #[inline]
+    pub fn at2(&self, d_m: [f64; 2]) -> [f64; 2] {
+        self.visit(At2(d_m))
+    }
+
     /// Hand `v` this model's law, distance (m) → mean power (W), with the
     /// choice of model made once: a loop over many receivers inside
-    /// [`MeanRxVisitor::visit`] then has no branch on the model.
+    /// [`MeanRxVisitor::visit`] then has no branch on the model. The second
+    /// law is the first at two distances at once (bit-identical per lane: the
+    /// same operations in the same order, `powi(4)` being `(d·d)·(d·d)`), so
+    /// the divisions of two receivers can share one packed instruction.
     #[inline(always)]
     pub fn visit<V: MeanRxVisitor>(&self, v: V) -> V::Output {
         // Co-located antennas: clamp to 1 cm so Friis stays finite.
         match self.kind {
-            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => v.visit(move |d_m: f64| {
-                let d = d_m.max(0.01);
-                if d < crossover_m {
-                    num / (four_pi_sq * d * d * loss)
-                } else {
-                    two_ray_num / (d.powi(4) * loss)
-                }
-            }),
-            MeanRxKind::Shadowing { p0, d0_m, exponent } => v.visit(move |d_m: f64| {
-                let d = d_m.max(0.01);
-                if d <= d0_m {
-                    p0
-                } else {
-                    p0 * (d0_m / d).powf(exponent)
-                }
-            }),
+            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => v.visit(
+                move |d_m: f64| {
+                    let d = d_m.max(0.01);
+                    if d < crossover_m {
+                        num / (four_pi_sq * d * d * loss)
+                    } else {
+                        two_ray_num / (d.powi(4) * loss)
+                    }
+                },
+                move |d_m: [f64; 2]| {
+                    // Both formulas as `n / (k · loss)`: pick `n` and `k` per lane, divide once.
+                    let lane = |d_m: f64| {
+                        let d = d_m.max(0.01);
+                        if d < crossover_m {
+                            (num, four_pi_sq * d * d)
+                        } else {
+                            let d2 = d * d;
+                            (two_ray_num, d2 * d2)
+                        }
+                    };
+                    let ((n0, k0), (n1, k1)) = (lane(d_m[0]), lane(d_m[1]));
+                    crate::mobility::trajectory::div2([n0, n1], [k0 * loss, k1 * loss])
+                },
+            ),
+            MeanRxKind::Shadowing { p0, d0_m, exponent } => {
+                let law = move |d_m: f64| {
+                    let d = d_m.max(0.01);
+                    if d <= d0_m {
+                        p0
+                    } else {
+                        p0 * (d0_m / d).powf(exponent)
+                    }
+                };
+                v.visit(law, move |d_m: [f64; 2]| [law(d_m[0]), law(d_m[1])])
+            }
         }
     }
 }
 
-/// Code run with one model's law ([`MeanRx::visit`]).
+/// Code run with one model's law ([`MeanRx::visit`]): `law` at one distance,
+/// `law2` at two (the same results as `law` on each).
 pub trait MeanRxVisitor {
     type Output;
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> Self::Output;
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> Self::Output;
 }
 
 /// [`MeanRx::at`]: the law at one distance.
@@ -176,8 +205,19 @@ struct At(f64);
 impl MeanRxVisitor for At {
     type Output = f64;
     #[inline(always)]
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy) -> f64 {
+    fn visit(self, law: impl Fn(f64) -> f64 + Copy, _: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> f64 {
         law(self.0)
+    }
+}
+
+/// [`MeanRx::at2`]: the two-distance law.
+struct At2([f64; 2]);
+
+impl MeanRxVisitor for At2 {
+    type Output = [f64; 2];
+    #[inline(always)]
+    fn visit(self, _: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> [f64; 2] {
+        law2(self.0)
     }
 }
 
@@ -265,11 +305,15 @@ mod tests {
                 while d < 3000.0 {
                     assert_eq!(m.at(d).to_bits(), reference(&model, &a, pt, d).to_bits(), "{model:?} at {d} m");
                     assert_eq!(model.mean_rx_w(&a, pt, d).to_bits(), m.at(d).to_bits());
+                    let e = d * 0.7 + 91.0;
+                    let pair = m.at2([d, e]);
+                    assert_eq!([pair[0].to_bits(), pair[1].to_bits()], [m.at(d).to_bits(), m.at(e).to_bits()], "{model:?} at {d}, {e} m");
                     d = d * 1.001 + 0.0037;
                 }
                 let dc = a.crossover_m();
                 for x in [dc, dc.next_up(), dc.next_down(), 1.0, 0.01, 0.0] {
                     assert_eq!(m.at(x).to_bits(), reference(&model, &a, pt, x).to_bits(), "{model:?} at {x} m");
+                    assert_eq!(m.at2([x, dc]).map(f64::to_bits), [m.at(x).to_bits(), m.at(dc).to_bits()], "{model:?} at {x} m");
                 }
             }
         }

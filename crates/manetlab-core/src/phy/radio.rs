@@ -105,6 +105,17 @@ impl Radio {
         self.transmitting || self.sensing()
     }
 
+    /// Whether this radio is sending (a frame that arrives then is not decodable).
+    pub fn is_transmitting(&self) -> bool {
+        self.transmitting
+    }
+
+    /// The frame the radio is locked on and why it already fails, if it does
+    /// (read by the trace around a signal start: which frame a collision drops).
+    pub fn lock_view(&self) -> Option<(TxId, Option<RxFailure>)> {
+        self.lock.as_ref().map(|l| (l.tx, l.failure))
+    }
+
     /// Physical carrier sense from other transmitters (what the MAC's CCA reports;
     /// the MAC knows about its own transmissions).
     #[inline]

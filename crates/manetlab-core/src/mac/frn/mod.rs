@@ -16,7 +16,7 @@
 //! Style as the DCF: handlers take `now` and push [`MacAction`]s.
 
 use super::dcf::{MacAction, MacTimer};
-use super::frame::{Frame, FrameKind, MacParams, ACK_BYTES};
+use super::frame::{Frame, FrameKind, MacParams, Outbox, ACK_BYTES};
 use crate::ids::NodeId;
 use crate::packet::{Packet, TransportHeader};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
@@ -204,10 +204,8 @@ pub struct FrnMac {
     pub link_acks: u64,
     /// Links this node declared failed (§III-A threshold reached).
     pub links_failed: u64,
-    /// The frame of the `Transmit` just pushed, until the simulator takes it.
-    outbox: Option<Frame>,
-    /// The packets of the `Deliver`/`TxFailed` actions pushed, in order ([`MacAction`]).
-    parcels: VecDeque<Rc<Packet>>,
+    /// The frame and packets its actions hand over ([`MacAction`]).
+    outbox: Outbox,
 }
 
 const SEEN_KEEP: usize = 256;
@@ -235,8 +233,7 @@ impl FrnMac {
             log: None,
             duplicates: 0,
             frames_sent: 0,
-            outbox: None,
-            parcels: VecDeque::new(),
+            outbox: Outbox::default(),
             echoes: 0,
             link_acks: 0,
             links_failed: 0,
@@ -342,7 +339,7 @@ impl FrnMac {
         for it in gone {
             self.note(now, || format!("lifetime over uid {}", it.pkt.uid));
             let nh = it.next_hop.unwrap_or(self.me);
-            self.parcels.push_back(Rc::new(it.pkt));
+            self.outbox.push_parcel(Rc::new(it.pkt));
             out.push(MacAction::TxFailed(nh));
         }
     }
@@ -407,7 +404,7 @@ impl FrnMac {
                     if !it.pkt.is_routing() {
                         self.last_done_app = false;
                         out.push(MacAction::FrameDone { retries: it.retries, ok: false });
-                        self.parcels.push_back(Rc::new(it.pkt));
+                        self.outbox.push_parcel(Rc::new(it.pkt));
                         out.push(MacAction::TxFailed(nh));
                     }
                 } else {
@@ -521,18 +518,18 @@ impl FrnMac {
     fn send(&mut self, f: Frame, out: &mut Vec<MacAction>) {
         self.tx_active = true;
         self.frames_sent += 1;
-        self.outbox = Some(f);
+        self.outbox.put_frame(f);
         out.push(MacAction::Transmit);
     }
 
     /// The frame of the `Transmit` action just reported.
     pub fn take_frame(&mut self) -> Frame {
-        self.outbox.take().expect("a Transmit action's frame")
+        self.outbox.take_frame()
     }
 
     /// The packet of the oldest `Deliver` or `TxFailed` action not yet carried out.
     pub fn take_parcel(&mut self) -> Rc<Packet> {
-        self.parcels.pop_front().expect("an action's parcel")
+        self.outbox.take_parcel()
     }
 
     pub fn tx_end(&mut self) {
@@ -621,7 +618,7 @@ impl FrnMac {
                 }
                 match f.dst {
                     None => {
-                        self.parcels.push_back(pkt.clone());
+                        self.outbox.push_parcel(pkt.clone());
                         out.push(MacAction::Deliver(f.src))
                     }
                     Some(d) if d == self.me => {
@@ -658,7 +655,7 @@ impl FrnMac {
                             }
                             self.remember(pkt.uid, f.src, f.seq);
                             self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
-                            self.parcels.push_back(Rc::new(mine));
+                            self.outbox.push_parcel(Rc::new(mine));
                             out.push(MacAction::Deliver(f.src));
                         }
                         if !self.acks.is_empty() {

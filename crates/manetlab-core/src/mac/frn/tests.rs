@@ -167,7 +167,7 @@ fn a_copy_back_round_a_loop_is_new_while_ours_awaits_its_echo() {
     let mut out = Vec::new();
     mac.rx_ok(at, &relay(3, Some(0), 7, &pkt, 3), &mut out);
     assert!(out.iter().any(|a| matches!(a, MacAction::Deliver(NodeId(3)))), "{out:?}");
-    assert_eq!(mac.parcels.back().map(|p| p.uid), Some(1));
+    assert_eq!(mac.outbox.last_parcel().map(|p| p.uid), Some(1));
     assert_eq!(mac.duplicates, 0);
     // A copy of a packet we hold and have not sent yet is a duplicate: ACKed, not routed.
     let mut mac = FrnMac::new(NodeId(0), MacParams::default(), FrnShared::new(6, FrnParams::default()), stream(9, 0, Component::Mac));
