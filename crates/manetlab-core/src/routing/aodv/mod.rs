@@ -1036,7 +1036,15 @@ impl Aodv {
         };
         let back_next = back.next_hop;
         back.expires = if ns2 { now + self.p.active_route_timeout } else { back.expires.max(now + self.p.active_route_timeout) };
-        back.add_precursor(from);
+        // ns-2 `recvReply` records only the next hop towards the originator as
+        // a precursor of the reply's destination; the reverse route gains none
+        // (the RFC's rules add the reply's sender to it). Without that, a relay
+        // whose route to the originator is broken by a RERR passes the RERR on
+        // only if a reply *from* the originator's side made it a precursor, else
+        // the originator's next packet is dropped there (`rtr.NRTE`, rt_resolve).
+        if !ns2 {
+            back.add_precursor(from);
+        }
         if let Some(r) = self.table.get_mut(rp.dst) {
             r.add_precursor(back_next);
         }

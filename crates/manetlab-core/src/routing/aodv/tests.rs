@@ -959,3 +959,25 @@ fn ns2_a_relay_repairs_and_gives_up_as_in_an_ns2_trace() {
     assert_eq!(drops(&d), vec![DropReason::NoRoute]);
     assert_eq!(rerrs(&d).iter().map(|e| e.unreachable.clone()).collect::<Vec<_>>(), vec![vec![(NodeId(0), 4)]]);
 }
+
+#[test]
+fn ns2_a_forwarded_reply_adds_a_precursor_to_its_destination_route_only() {
+    // ns-2 `recvReply` (aodv.cc:924): `rt->pc_insert(rt0->rt_nexthop)` for the
+    // route to the reply's destination, nothing for the reverse route (rt0).
+    // Node 5 relays node 9's reply to node 0's request: route to 9 gets 3.
+    let mut r = ns2_relay(Params::default());
+    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert!(r.aodv.table().get(NodeId(0)).unwrap().precursors.is_empty());
+    // So a RERR from 3 breaking the route to 0 downs it silently (no RERR to 6),
+    // and node 9's next packet for 0 is dropped here with a RERR (rt_resolve).
+    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(0), 3)] }), 3, 1);
+    assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Invalid);
+    assert!(rerrs(&a).is_empty());
+    let b = r.route(data(9, 0, DEFAULT_TTL - 2));
+    assert_eq!((rerrs(&b).len(), drops(&b)), (1, vec![DropReason::NoRoute]));
+    // RFC rules: the reverse route records the reply's sender (6) and the RERR is passed on.
+    let mut q = Node::with(5, Params::default().with_rfc_rules());
+    q.recv(rreq(0, 1, 9, None, 1), 3, 10);
+    q.recv(rrep(9, 4, 1, 0), 6, 20);
+    assert_eq!(q.aodv.table().get(NodeId(0)).unwrap().precursors, vec![NodeId(6)]);
+}
