@@ -1224,8 +1224,8 @@ mod tests {
         tx_ends: Vec<SimTime>,
         sent: Vec<(SimTime, Frame)>,
         events: Vec<MacAction>,
-        /// The frames of the `Discard` events, in order.
-        discarded: Vec<Frame>,
+        /// The frames of the `Discard` events and their codes, in order.
+        discarded: Vec<(Frame, &'static str)>,
     }
 
     impl Bench {
@@ -1548,6 +1548,27 @@ mod tests {
     }
 
     #[test]
+    fn a_data_frame_received_twice_is_acknowledged_again_and_discarded_as_dup() {
+        // ns-2 recvDATA: the ACK goes out first, then the per-sender sequence
+        // cache finds the duplicate and `discard(p, DROP_MAC_DUPLICATE)`.
+        let p = MacParams { ack_data_without_cts: true, ..MacParams::default() };
+        let data = frame(FrameKind::Data, 2, Some(0), us(314), &p);
+        let mut b = Bench::new(p, 1);
+        b.at(t_us(1000));
+        b.with(|m, now, out| m.rx_ok(now, &data, out));
+        b.at(t_us(5000));
+        b.with(|m, now, out| m.rx_ok(now, &data, out));
+        b.at(t_us(9000));
+        assert_eq!(b.sent_kinds(), vec![FrameKind::Ack, FrameKind::Ack]);
+        let delivered = b.events.iter().filter(|e| matches!(e, MacAction::Deliver(..))).count();
+        assert_eq!(delivered, 1);
+        assert_eq!(b.m.duplicates, 1);
+        assert_eq!(b.discarded.len(), 1);
+        let (f, code) = &b.discarded[0];
+        assert_eq!((*code, f.src, f.seq, f.kind), (DROP_DUPLICATE, data.src, data.seq, FrameKind::Data));
+    }
+
+    #[test]
     fn ns2_eifs_is_a_nav_followed_by_difs() {
         for (mode, wait) in [(EifsMode::Ns2, 364 + 50), (EifsMode::Standard, 364)] {
             let mut b = Bench::new(MacParams { eifs_mode: mode, ..MacParams::default() }, 1);
@@ -1628,7 +1649,7 @@ mod tests {
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         b.at(t_us(2_000_000));
         assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; p.short_retry_limit as usize]);
-        let mut kinds = b.discarded.iter().map(|f| f.kind);
+        let mut kinds = b.discarded.iter().map(|(f, _)| f.kind);
         let order: Vec<&str> = b
             .events
             .iter()
@@ -1644,11 +1665,12 @@ mod tests {
             })
             .collect();
         assert_eq!(order, ["discard RTS", "done", "to routing", "discard DATA"]);
-        let discarded = &b.discarded;
+        assert!(b.discarded.iter().all(|&(_, code)| code == DROP_RETRY));
+        let discarded: Vec<&Frame> = b.discarded.iter().map(|(f, _)| f).collect();
         // The RTS as it was sent; the data frame with its packet, receiver and ACK duration.
         let rts = &b.sent.last().unwrap().1;
         assert_eq!((discarded[0].dst, discarded[0].nav, discarded[0].src), (rts.dst, rts.nav, rts.src));
-        let data = &discarded[1];
+        let data = discarded[1];
         assert_eq!((data.dst, data.pkt.as_ref().map(|p| p.uid)), (Some(NodeId(1)), Some(1)));
         assert_eq!(data.nav, duration_field(p.ctrl_airtime(ACK_BYTES) + p.sifs));
     }

@@ -175,21 +175,13 @@ pub struct LegCache {
     /// `[valid_from, valid_until)`: the times this record answers for (empty until first filled).
     valid_from: SimTime,
     valid_until: SimTime,
-    /// The time `f` counts from (ns).
-    start: u64,
-    /// `(end − start)` in seconds, as `Leg::position_at` computes it (1 for a standing piece).
-    span_s: f64,
-    from_m: Position,
-    /// `to − from` (−0.0 for a standing piece), and the segment's bounding box
-    /// (the clamp of `Leg::position_at`), per coordinate.
-    delta_m: Position,
-    lo_m: Position,
-    hi_m: Position,
+    /// The formula it answers with.
+    piece: LegPiece,
 }
 
 impl Default for LegCache {
     fn default() -> Self {
-        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, start: 0, span_s: 1.0, from_m: [0.0; 2], delta_m: [-0.0; 2], lo_m: [0.0; 2], hi_m: [0.0; 2] }
+        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, piece: LegPiece::standing(0, [0.0; 2]) }
     }
 }
 
@@ -215,15 +207,24 @@ fn lerp_clamped(from: Position, delta: Position, lo: Position, hi: Position, f: 
 /// them only inside the intersection of the originals' intervals.
 #[derive(Clone, Copy, Debug)]
 pub struct LegPiece {
+    /// The time `f` counts from (ns).
     start: u64,
+    /// `(end − start)` in seconds, as `Leg::position_at` computes it (1 for a standing piece).
     span_s: f64,
     from_m: Position,
+    /// `to − from` (−0.0 for a standing piece), and the segment's bounding box
+    /// (the clamp of `Leg::position_at`), per coordinate.
     delta_m: Position,
     lo_m: Position,
     hi_m: Position,
 }
 
 impl LegPiece {
+    /// A node standing at `at_m` from `start_ns` on (adds −0.0: exactly `at_m`).
+    fn standing(start_ns: u64, at_m: Position) -> LegPiece {
+        LegPiece { start: start_ns, span_s: 1.0, from_m: at_m, delta_m: [-0.0; 2], lo_m: at_m, hi_m: at_m }
+    }
+
     /// Position at `t`, which lies in the interval of the record this piece
     /// came from (else meaningless): [`LegCache::cached_position_at`]'s
     /// operations on the same values.
@@ -296,8 +297,7 @@ impl LegCache {
         // the record: `a + f·(b − a)`, clamped as `f64::clamp` does. `t − start`
         // is below 2⁶² (see `refill`): the signed conversion is exact and the
         // same value `as_secs_f64` converts.
-        let f = ((t.0 - self.start) as i64 as f64 / 1e9) / self.span_s;
-        Some(lerp_clamped(self.from_m, self.delta_m, self.lo_m, self.hi_m, f))
+        Some(self.piece.position(t))
     }
 
     /// The times this record answers for: `[from, until)` (empty until first filled).
@@ -310,7 +310,7 @@ impl LegCache {
     /// evaluates only at times it has checked against [`valid`](Self::valid).
     #[inline]
     pub fn piece(&self) -> LegPiece {
-        LegPiece { start: self.start, span_s: self.span_s, from_m: self.from_m, delta_m: self.delta_m, lo_m: self.lo_m, hi_m: self.hi_m }
+        self.piece
     }
 
     /// Fill the record with the piece around `t` (an empty interval for a leg
@@ -325,7 +325,7 @@ impl LegCache {
         let stand = |c: &mut LegCache, from: SimTime, until: SimTime, at: Position| {
             let from = if t.0 - from.0 >= MAX_FAST_SPAN_NS { t } else { from };
             let until = until.min(SimTime(from.0.saturating_add(MAX_FAST_SPAN_NS)));
-            *c = LegCache { valid_from: from, valid_until: until, start: from.0, span_s: 1.0, from_m: at, delta_m: [-0.0; 2], lo_m: at, hi_m: at };
+            *c = LegCache { valid_from: from, valid_until: until, piece: LegPiece::standing(from.0, at) };
         };
         // `legs[0]` starts at 0, so `l.start <= t < next`.
         if l.is_pause() {
@@ -337,12 +337,12 @@ impl LegCache {
             // After the leg's end (zero-length legs included), until the next leg's start: at `to`.
             stand(self, l.end.max(SimTime(l.start.0 + 1)), next, l.to_m);
         } else if l.end.0 - l.start.0 < MAX_FAST_SPAN_NS {
-            let mut c = LegCache { valid_from: SimTime(l.start.0 + 1), valid_until: l.end.min(next), start: l.start.0, span_s: (l.end - l.start).as_secs_f64(), from_m: l.from_m, ..LegCache::default() };
+            let mut p = LegPiece { start: l.start.0, span_s: (l.end - l.start).as_secs_f64(), ..LegPiece::standing(l.start.0, l.from_m) };
             for k in 0..2 {
                 let (a, b) = (l.from_m[k], l.to_m[k]);
-                (c.delta_m[k], c.lo_m[k], c.hi_m[k]) = (b - a, a.min(b), a.max(b));
+                (p.delta_m[k], p.lo_m[k], p.hi_m[k]) = (b - a, a.min(b), a.max(b));
             }
-            *self = c;
+            *self = LegCache { valid_from: SimTime(l.start.0 + 1), valid_until: l.end.min(next), piece: p };
         } else {
             *self = LegCache::default();
         }
