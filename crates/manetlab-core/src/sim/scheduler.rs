@@ -18,8 +18,8 @@
 //! a key no larger than any other, so the pop order is unchanged.
 //!
 //! The other keys before `split` (the near side) wait in a calendar of
-//! fixed-width time buckets (1 to 16.4 µs each, following the density of
-//! keys; 21 ms in all, from the clock's bucket when the window opened): an
+//! fixed-width time buckets ([`BUCKET_SHIFT`], [`BUCKETS`]: 16.4 µs each,
+//! 21 ms in all, from the clock's bucket when the window opened): an
 //! insertion is a push on its bucket's unsorted list, a pop the next key of
 //! the current bucket, which is sorted when the calendar reaches it (the
 //! next non-empty bucket is found in an occupancy bitmap). Neither walks
@@ -46,10 +46,6 @@
 //! lazy: the arming pops and its owner finds the token stale. The next
 //! event is the smaller of the event side's first key and the owned timers'
 //! smallest ([`Scheduler::pop_next`]); the order is still exactly (time, seq).
-//! With many owners ([`LAZY_OWNERS`]) the table holds no keys: an arming is a
-//! key in the event queue (slot [`TIMER_FLAG`] | timer), the table keeps each
-//! timer's pending key, and a replaced or cancelled arming's key stays in the
-//! queue, stale, dropped unseen when it comes first ([`Scheduler::purge`]).
 //!
 //! The smallest pending key of all (events and owned timers) is kept exact:
 //! an insert can only lower it, a pop or an arming recomputes it from the
@@ -61,9 +57,6 @@ use super::time::{SimDuration, SimTime};
 /// Bits of the packed word that hold the slab slot.
 const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
-/// Slot bit of an owned timer's key in the event queue (lazy owned timers,
-/// [`LAZY_OWNERS`]): its other slot bits are the timer's index, not a slab slot.
-const TIMER_FLAG: usize = 1 << (SLOT_BITS - 1);
 /// Largest sequence number that fits beside the slot (2⁴⁰ − 1 ≈ 1.1·10¹²).
 const MAX_SEQ: u64 = (1 << (64 - SLOT_BITS)) - 1;
 
@@ -87,31 +80,17 @@ impl Key {
     }
 }
 
-/// Widest bucket of the near calendar: 2¹⁴ ns ≈ 16.4 µs (the first width).
-const MAX_SHIFT: u32 = 14;
-/// Narrowest bucket: 2¹⁰ ns ≈ 1 µs.
-const MIN_SHIFT: u32 = 10;
-/// The time window the near side holds (ns): 1280 of the widest buckets,
-/// ≈ 21.0 ms, whatever the width.
-const WINDOW_NS: u64 = 1280 << MAX_SHIFT;
-/// Buckets at the narrowest width (a multiple of 64: one occupancy bit each).
-const MAX_BUCKETS: usize = (WINDOW_NS >> MIN_SHIFT) as usize;
-/// Keys per bucket the calendar reaches, on average over a window (at least
-/// [`WIDTH_SAMPLE`] buckets), above which the next window's buckets are half
-/// as wide, and below which twice as wide.
-const KEYS_PER_BUCKET_HIGH: u32 = 6;
-const KEYS_PER_BUCKET_LOW: u32 = 2;
-const WIDTH_SAMPLE: u32 = 64;
+/// Bucket width of the near calendar: 2¹⁴ ns ≈ 16.4 µs.
+const BUCKET_SHIFT: u32 = 14;
+/// Buckets of the near calendar (a multiple of 64: one occupancy bit each).
+/// The window the near side holds is their span, 1280 · 2¹⁴ ns ≈ 21.0 ms.
+const BUCKETS: usize = 1280;
 
 /// The near side: the keys before `split`, in a calendar of fixed-width time
 /// buckets over the window. An insertion is a push on its bucket's unsorted
 /// list; a pop takes the next key of the current bucket, sorted when the
 /// calendar reaches it. No operation walks levels that grow with the number
-/// of pending keys, as a heap's do. The width (2^`shift` ns) follows the
-/// density of keys: where a bucket the calendar reaches holds many keys on
-/// average, inserting into the current one in order costs more, and the next
-/// window's buckets are narrower; where few, wider (fewer empty buckets to
-/// pass). The width never affects the order, only the cost.
+/// of pending keys, as a heap's do.
 ///
 /// `cur[head..]` holds, ascending, the keys of bucket `at` (keys inserted
 /// into it join in order); the buckets after `at` hold the later keys in no
@@ -126,23 +105,17 @@ struct Near {
     head: usize,
     /// The current bucket (index into `buckets`).
     at: usize,
-    /// Bucket number (time >> `shift`) of `buckets[0]`.
+    /// Bucket number (time >> `BUCKET_SHIFT`) of `buckets[0]`.
     base: u64,
-    /// Bucket width: 2^`shift` ns.
-    shift: u32,
     buckets: Vec<Vec<Key>>,
-    occ: Vec<u64>,
+    occ: [u64; BUCKETS / 64],
     /// Keys in the calendar.
     len: usize,
-    /// Buckets the calendar reached since the width was last set, and the
-    /// keys that went through them.
-    visits: u32,
-    passed: u32,
 }
 
 impl Near {
     fn new() -> Near {
-        Near { cur: Vec::with_capacity(64), head: 0, at: 0, base: 0, shift: MAX_SHIFT, buckets: (0..MAX_BUCKETS).map(|_| Vec::new()).collect(), occ: vec![0; MAX_BUCKETS / 64], len: 0, visits: 0, passed: 0 }
+        Near { cur: Vec::with_capacity(64), head: 0, at: 0, base: 0, buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), occ: [0; BUCKETS / 64], len: 0 }
     }
 
     #[inline]
@@ -174,40 +147,28 @@ impl Near {
     /// `now`'s. Returns the window's end (`split`).
     fn start_window(&mut self, now: u64) -> u64 {
         debug_assert!(self.is_empty());
-        if self.visits >= WIDTH_SAMPLE {
-            if self.passed > KEYS_PER_BUCKET_HIGH * self.visits && self.shift > MIN_SHIFT {
-                self.shift -= 1;
-            } else if self.passed < KEYS_PER_BUCKET_LOW * self.visits && self.shift < MAX_SHIFT {
-                self.shift += 1;
-            }
-            self.visits = 0;
-            self.passed = 0;
-        }
-        self.base = now >> self.shift;
+        self.base = now >> BUCKET_SHIFT;
         self.at = 0;
         self.cur.clear();
         self.head = 0;
         // Clamped at the end of time (keys at `u64::MAX` then stay far).
-        ((u128::from(self.base) + u128::from(WINDOW_NS >> self.shift)) << self.shift).min(u128::from(u64::MAX)) as u64
+        ((u128::from(self.base) + BUCKETS as u128) << BUCKET_SHIFT).min(u128::from(u64::MAX)) as u64
     }
 
     /// Insert `key` (at or after the window's first bucket, before its end).
     #[inline]
     fn push(&mut self, key: Key) {
         // The window starts at the clock's bucket: no key is before it.
-        let b = ((key.time() >> self.shift) - self.base) as usize;
-        debug_assert!(b < (WINDOW_NS >> self.shift) as usize);
+        let b = ((key.time() >> BUCKET_SHIFT) - self.base) as usize;
+        debug_assert!(b < BUCKETS);
         if self.len == 0 {
             self.cur.clear();
             self.head = 0;
             self.cur.push(key);
             self.at = b;
-            self.visits += 1;
-            self.passed += 1;
         } else if b < self.at {
             self.rewind(b, key);
         } else if b == self.at {
-            self.passed += 1;
             // In order among the current keys; new keys are mostly late ones.
             let mut i = self.cur.len();
             while i > self.head && self.cur[i - 1] > key {
@@ -236,8 +197,6 @@ impl Near {
         self.head = 0;
         self.cur.push(key);
         self.at = b;
-        self.visits += 1;
-        self.passed += 1;
     }
 
     /// The current bucket is used up and keys are left: move to
@@ -257,8 +216,6 @@ impl Near {
         self.cur.clear();
         self.head = 0;
         std::mem::swap(&mut self.cur, &mut self.buckets[b]);
-        self.visits += 1;
-        self.passed += self.cur.len() as u32;
         self.cur.sort_unstable();
     }
 
@@ -282,10 +239,6 @@ pub enum Popped<E> {
     Event(E),
     Timer(u32, usize, TimerToken),
 }
-
-/// From this many owners on, the owned timers' armings wait in the event
-/// queue itself ([`OwnedTimers::lazy`]).
-const LAZY_OWNERS: usize = 256;
 
 /// `OwnedTimers::pos` of a timer with no pending arming.
 const NO_POS: u32 = u32::MAX;
@@ -313,16 +266,6 @@ const OWNED_TO_FLAT: usize = 16;
 /// fewer than [`OWNED_TO_FLAT`] are left (a heap is an array, its first key
 /// the smallest: it is a flat array as it stands).
 struct OwnedTimers {
-    /// Many owners (at least [`LAZY_OWNERS`]): the armings are keys in the
-    /// event queue (their slot [`TIMER_FLAG`] | timer), and `live` holds each
-    /// timer's pending key. A re-armed or cancelled arming's key stays in the
-    /// queue, stale, and is dropped when it comes first
-    /// ([`Scheduler::purge`]); the table itself then stays empty (`top` is
-    /// `NO_KEY`). Where hundreds of timers are pending, the calendar's O(1)
-    /// push and pop, even twice for a replaced arming, cost less than the
-    /// heap's walks through a table the size of the network.
-    lazy: bool,
-    live: Vec<Key>,
     /// The smallest key, `NO_KEY` when none is pending: read at every pop,
     /// written only when a timer is armed, cancelled or popped.
     top: Key,
@@ -335,14 +278,10 @@ struct OwnedTimers {
 }
 
 impl OwnedTimers {
-    fn new(owners: usize, lazy: bool) -> OwnedTimers {
+    fn new(owners: usize) -> OwnedTimers {
+        assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
         let n = owners * OWNER_TIMERS;
-        if lazy {
-            assert!(n < TIMER_FLAG, "too many timer owners");
-            return OwnedTimers { lazy, live: vec![NO_KEY; n], top: NO_KEY, list: Vec::new(), heap: false, pos: Vec::new(), tokens: vec![0; n] };
-        }
-        assert!(n <= SLOT_MASK as usize, "too many timer owners");
-        OwnedTimers { lazy, live: Vec::new(), top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], tokens: vec![0; n] }
+        OwnedTimers { top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], tokens: vec![0; n] }
     }
 
     #[inline]
@@ -352,11 +291,7 @@ impl OwnedTimers {
 
     /// Whether timer `slot` has a pending arming.
     fn is_armed(&self, slot: usize) -> bool {
-        if self.lazy {
-            self.live[slot] != NO_KEY
-        } else {
-            self.pos[slot] != NO_POS
-        }
+        self.pos[slot] != NO_POS
     }
 
     /// The smallest key of the flat array (`NO_KEY` when empty).
@@ -613,10 +548,8 @@ pub struct Scheduler<E> {
     executed: u64,
     /// Events popped from the queue (`executed` also counts those run inline).
     popped: u64,
-    /// The owned timers, outside the event queue (or, lazy, their table).
+    /// The owned timers, outside the heaps.
     owned: OwnedTimers,
-    /// Stale owned-timer keys in the event queue (lazy owned timers).
-    stale: usize,
     /// Owned timers popped.
     timer_pops: u64,
     /// Owned timers re-armed while their previous arming was still pending
@@ -632,20 +565,20 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { front: NO_KEY, ev_low: NO_KEY, low: NO_KEY, near: Near::new(), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0, false), stale: 0, timer_pops: 0, overwritten: 0 }
+        Scheduler { front: NO_KEY, ev_low: NO_KEY, low: NO_KEY, near: Near::new(), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0), timer_pops: 0, overwritten: 0 }
     }
 
     /// Make room for the owned timers of `owners` owners (ids `0..owners`);
     /// before any is armed.
     pub fn set_timer_owners(&mut self, owners: usize) {
-        assert!(self.owned.armed() == 0 && !self.owned.live.iter().any(|&k| k != NO_KEY), "owned timers armed");
-        self.owned = OwnedTimers::new(owners, owners >= LAZY_OWNERS);
+        assert_eq!(self.owned.armed(), 0, "owned timers armed");
+        self.owned = OwnedTimers::new(owners);
     }
 
     /// Arm timer `which` of `owner` for `at`, as an event scheduled now would
     /// be (the next sequence number); its pending arming, if any, is replaced
     /// and will not pop. Pops as [`Popped::Timer`] with `tok`.
-    #[inline(always)]
+    #[inline]
     pub fn arm_owned(&mut self, owner: u32, which: usize, at: SimTime, tok: TimerToken) {
         assert!(at >= self.now, "timer armed in the past: at {at} < now {}", self.now);
         let seq = self.reserve_seq();
@@ -665,70 +598,15 @@ impl<E> Scheduler<E> {
         assert!(seq <= MAX_SEQ, "more than 2^40 events scheduled");
         let slot = owner as usize * OWNER_TIMERS + which;
         self.owned.tokens[slot] = tok.0;
-        if self.owned.lazy {
-            self.arm_lazy(slot, Key::new(at, seq, (TIMER_FLAG | slot) as u64));
-            return;
-        }
         self.overwritten += u64::from(self.owned.arm(slot, Key::new(at, seq, slot as u64)));
         self.low = self.ev_low.min(self.owned.top());
-    }
-
-    /// Lazy owned timers: queue `key` for timer `slot`; its pending arming,
-    /// if any, goes stale.
-    #[inline(never)]
-    fn arm_lazy(&mut self, slot: usize, key: Key) {
-        let old = std::mem::replace(&mut self.owned.live[slot], key);
-        self.insert_key(key);
-        if old != NO_KEY {
-            self.overwritten += 1;
-            self.stale += 1;
-            // `old` may have been the first key.
-            self.purge();
-        }
-    }
-
-    /// Drop stale owned-timer keys while one is the first pending key, so
-    /// that the first key (`ev_low`, `low`) is always a live one.
-    fn purge(&mut self) {
-        loop {
-            let k = self.ev_low;
-            if k == NO_KEY || k.slot() & TIMER_FLAG == 0 || self.owned.live[k.slot() ^ TIMER_FLAG] == k {
-                break;
-            }
-            self.take_first();
-            self.stale -= 1;
-        }
-        self.low = self.ev_low.min(self.owned.top());
-    }
-
-    /// Take the first event-queue key (`ev_low`, there is one) out and find
-    /// the next.
-    #[inline(always)]
-    fn take_first(&mut self) {
-        if self.front != NO_KEY {
-            self.front = NO_KEY;
-        } else if !self.near.is_empty() {
-            self.near.remove_first();
-        } else {
-            // A calendar window that ends before the earliest far key.
-            remove_top(&mut self.far);
-        }
-        self.ev_low = self.near.first().or(self.far.first().copied()).unwrap_or(NO_KEY);
     }
 
     /// Cancel timer `which` of `owner`: its pending arming, if any, will not
     /// pop (a cancelled arming would pop stale, its handler a no-op).
     #[inline(always)]
     pub fn disarm_owned(&mut self, owner: u32, which: usize) {
-        let slot = owner as usize * OWNER_TIMERS + which;
-        if self.owned.lazy {
-            if std::mem::replace(&mut self.owned.live[slot], NO_KEY) != NO_KEY {
-                self.stale += 1;
-                self.purge();
-            }
-            return;
-        }
-        self.owned.disarm(slot);
+        self.owned.disarm(owner as usize * OWNER_TIMERS + which);
         self.low = self.ev_low.min(self.owned.top());
     }
 
@@ -760,7 +638,7 @@ impl<E> Scheduler<E> {
 
     /// Pending events and owned timer armings.
     pub fn pending(&self) -> usize {
-        self.near.len() + self.far.len() + usize::from(self.front != NO_KEY) + self.owned.armed() - self.stale
+        self.near.len() + self.far.len() + usize::from(self.front != NO_KEY) + self.owned.armed()
     }
 
     /// The smallest pending key (`NO_KEY` when nothing is pending).
@@ -870,17 +748,17 @@ impl<E> Scheduler<E> {
         if ev == NO_KEY || ev.time() > until.0 {
             return None;
         }
-        self.take_first();
-        let top = ev;
-        if top.slot() & TIMER_FLAG != 0 {
-            return Some(self.pop_lazy(top));
-        }
-        if self.ev_low.slot() & TIMER_FLAG != 0 {
-            // A lazy owned timer's key (or none): it may be stale.
-            self.purge();
+        if self.front != NO_KEY {
+            self.front = NO_KEY;
+        } else if !self.near.is_empty() {
+            self.near.remove_first();
         } else {
-            self.low = self.ev_low.min(tm);
+            // A calendar window that ends before the earliest far key.
+            remove_top(&mut self.far);
         }
+        self.ev_low = self.near.first().or(self.far.first().copied()).unwrap_or(NO_KEY);
+        self.low = self.ev_low.min(tm);
+        let top = ev;
         let event = self.slab[top.slot()].take().expect("live slot");
         self.free.push(top.slot() as u32);
         let time = SimTime(top.time());
@@ -892,28 +770,11 @@ impl<E> Scheduler<E> {
         Some((time, Popped::Event(event)))
     }
 
-    /// Lazy owned timers: `top`, the first key (live), was taken out.
-    #[inline(never)]
-    fn pop_lazy(&mut self, top: Key) -> (SimTime, Popped<E>) {
-        let slot = top.slot() ^ TIMER_FLAG;
-        self.owned.live[slot] = NO_KEY;
-        self.purge();
-        let (o, w) = (slot / OWNER_TIMERS, slot % OWNER_TIMERS);
-        let tok = TimerToken(self.owned.tokens[slot]);
-        let time = SimTime(top.time());
-        debug_assert!(time >= self.now, "time travel");
-        self.now = time;
-        self.cur_seq = top.seq();
-        self.executed += 1;
-        self.timer_pops += 1;
-        (time, Popped::Timer(o as u32, w, tok))
-    }
-
     /// Every pending event, in no particular order (end-of-run inspection);
     /// owned timers are not events and are not listed.
     pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
         let front = (self.front != NO_KEY).then_some(self.front);
-        front.into_iter().chain(self.near.iter()).chain(self.far.iter().copied()).filter(|k| k.slot() & TIMER_FLAG == 0).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
+        front.into_iter().chain(self.near.iter()).chain(self.far.iter().copied()).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
     }
 
     /// Time of the next pending event, if any.
@@ -931,18 +792,12 @@ impl<E> Scheduler<E> {
                 s as u64
             }
             None => {
-                assert!(self.slab.len() < TIMER_FLAG, "more than 2^23 pending events");
+                assert!((self.slab.len() as u64) < SLOT_MASK, "more than 2^24 pending events");
                 self.slab.push(Some(event));
                 (self.slab.len() - 1) as u64
             }
         };
-        self.insert_key(Key::new(at, seq, slot));
-    }
-
-    /// Queue `key` (an event's, or a lazy owned timer's).
-    #[inline(always)]
-    fn insert_key(&mut self, key: Key) {
-        let at = SimTime(key.time());
+        let key = Key::new(at, seq, slot);
         self.low = self.low.min(key);
         if at.0 >= self.split {
             self.ev_low = self.ev_low.min(key);
@@ -1189,42 +1044,15 @@ mod tests {
         s.schedule_at(ms(1), 'y');
         assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime::ZERO, 'x')));
         // 'y' alone is left: the calendar is at its bucket, 1 ms ahead.
-        assert_eq!(s.near.at, (1_000_000 >> MAX_SHIFT) as usize);
+        assert_eq!(s.near.at, (1_000_000 >> BUCKET_SHIFT) as usize);
         s.schedule_at(SimTime(100_000), 'z'); // front slot
         s.schedule_at(SimTime(200_000), 'w'); // before the current bucket
-        assert_eq!(s.near.at, (200_000 >> MAX_SHIFT) as usize, "rewound");
+        assert_eq!(s.near.at, (200_000 >> BUCKET_SHIFT) as usize, "rewound");
         assert_eq!(s.pending(), 3);
         s.schedule_at(ms(30), 'v'); // beyond the window: far
         let got: Vec<(SimTime, char)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
         assert_eq!(got, vec![(SimTime(100_000), 'z'), (SimTime(200_000), 'w'), (ms(1), 'y'), (ms(30), 'v')]);
         assert_eq!(s.pending(), 0);
-    }
-
-    /// Buckets that hold many keys make the next windows' buckets narrower,
-    /// down to the narrowest; sparse keys widen them again.
-    #[test]
-    fn calendar_width_follows_the_density() {
-        let mut s = Scheduler::new();
-        let mut n = 0u32;
-        for _ in 0..1000 {
-            // 20 keys within 200 ns, one bucket at any width, every ms (the
-            // width is set when a window opens).
-            let t = s.now().0 + 1_000_000;
-            for i in 0..20 {
-                s.schedule_at(SimTime(t + 10 * i), n);
-                n += 1;
-            }
-            while s.pop_until(SimTime::MAX).is_some() {}
-        }
-        assert_eq!(s.near.shift, MIN_SHIFT);
-        for _ in 0..1000 {
-            // Two keys a ms (the first waits in the front slot).
-            s.schedule_at(s.now() + SimDuration(1_000_000), n);
-            s.schedule_at(s.now() + SimDuration(1_000_001), n + 1);
-            n += 2;
-            while s.pop_until(SimTime::MAX).is_some() {}
-        }
-        assert_eq!(s.near.shift, MAX_SHIFT);
     }
 
     /// The owned-timer table switches to a heap when it grows and back when
@@ -1382,11 +1210,9 @@ mod tests {
         /// buckets, keys beyond the window (far) and windows that end before
         /// the earliest far key; `pending` and `iter_pending` see every key.
         #[test]
-        fn calendar_matches_a_reference_queue(ops in proptest::collection::vec((0u64..40, 0u8..6, 0u64..100_000), 1..800), shift in MIN_SHIFT..=MAX_SHIFT) {
+        fn calendar_matches_a_reference_queue(ops in proptest::collection::vec((0u64..40, 0u8..6, 0u64..100_000), 1..800)) {
             use std::collections::BTreeSet;
             let mut s = Scheduler::new();
-            // Any bucket width (the first window takes it).
-            s.near.shift = shift;
             let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
             let mut reserved: Vec<u64> = Vec::new();
             s.reserve_seq();
@@ -1438,13 +1264,12 @@ mod tests {
         /// reference set in which re-arming a timer replaces its pending
         /// arming; `advance_inline`, `peek_time` and `pending` see the timers.
         #[test]
-        fn owned_timers_match_a_reference_queue(ops in proptest::collection::vec((0u64..30, 0u8..6, 0u64..1000, 0u32..5, 0usize..OWNER_TIMERS), 1..500), lazy in any::<bool>()) {
+        fn owned_timers_match_a_reference_queue(ops in proptest::collection::vec((0u64..30, 0u8..6, 0u64..1000, 0u32..5, 0usize..OWNER_TIMERS), 1..500)) {
             use std::collections::BTreeMap;
             #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
             enum R { Ev(u64), Tm(u32, usize, u32) }
             let mut s: Scheduler<u64> = Scheduler::new();
             s.set_timer_owners(5);
-            s.owned = OwnedTimers::new(5, lazy);
             let mut reference: BTreeMap<(SimTime, u64), R> = BTreeMap::new();
             let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
             let mut tok = 0u32;
@@ -1528,11 +1353,10 @@ mod tests {
         /// turns into a heap above `OWNED_TO_HEAP` pending armings and back
         /// into a flat array, and pops exactly as a reference ordered set.
         #[test]
-        fn owned_timers_with_cancellations_match_a_reference_queue(ops in proptest::collection::vec((0u8..10, 0u64..3000, 0u32..40, 0usize..OWNER_TIMERS), 1..1500), lazy in any::<bool>()) {
+        fn owned_timers_with_cancellations_match_a_reference_queue(ops in proptest::collection::vec((0u8..10, 0u64..3000, 0u32..40, 0usize..OWNER_TIMERS), 1..1500)) {
             use std::collections::BTreeMap;
             let mut s: Scheduler<u64> = Scheduler::new();
             s.set_timer_owners(40);
-            s.owned = OwnedTimers::new(40, lazy);
             let mut reference: BTreeMap<(SimTime, u64), (u32, usize, u32)> = BTreeMap::new();
             let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
             let mut tok = 0u32;
