@@ -4,7 +4,8 @@
 #   make test   set up, then cargo tests of the core and the pytest suites
 #   make bench  set up, then benchmarks/run.py --vs-ns2 (ours vs ns-2.35;
 #               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row;
-#               PGO build when the toolchain has llvm-profdata, as below)
+#               PGO build when the toolchain has llvm-profdata, as below), then
+#               benchmarks/scaling.py (cost per node-second, 100-6400 nodes)
 #   make validate  long validations; rewrites the tables in docs/validation/
 #               (validate-ns2: manetlab vs ns-2.35, needs `ns` on PATH)
 #   make clean  remove build outputs (make distclean also removes .venv)
@@ -40,6 +41,8 @@ BENCH_REPEAT ?= 3
 BENCH_SEEDS ?= 5
 bench: $(BUILD_STAMP)
 	$(PY) benchmarks/run.py --vs-ns2 --repeat $(BENCH_REPEAT) --seeds $(BENCH_SEEDS) --pgo $(if $(filter 0,$(PGO)),off,auto)
+	cargo build --release --quiet -p manetlab-core --example run_scenario
+	$(PY) benchmarks/scaling.py --repeats $(BENCH_REPEAT)
 
 # Validations too long for `make test` (their pass/fail checks are also tests);
 # the tables they print are committed under docs/validation/.
