@@ -99,7 +99,7 @@ impl DropReason {
     }
 
     /// ns-2's three-letter trace code.
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             DropReason::QueueOverflow => "IFQ",
             DropReason::NoRoute => "NRTE",

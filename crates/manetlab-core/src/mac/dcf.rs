@@ -45,9 +45,9 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// ns-2's trace codes of the frames the DCF discards ([`MacAction::Discard`]):
-/// given up after the retry limit (the same code as `DropReason::RetryLimit`),
-/// and received twice.
-pub const DROP_RETRY: &str = "RET";
+/// given up after the retry limit, and received twice (`DROP_MAC_DUPLICATE`,
+/// a frame event, not a packet drop: no `DropReason`).
+pub const DROP_RETRY: &str = crate::metrics::DropReason::RetryLimit.code();
 pub const DROP_DUPLICATE: &str = "DUP";
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
