@@ -16,7 +16,9 @@ import manetlab
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "scaling.py"
-BINARY = ROOT / "target" / "release" / "examples" / "run_scenario"
+# `make test`'s `cargo test` builds the example (debug profile); a release
+# build, if there is one, is faster.
+BINARY = next((b for b in (ROOT / "target" / p / "examples" / "run_scenario" for p in ("release", "debug")) if b.exists()), ROOT / "target" / "debug" / "examples" / "run_scenario")
 
 
 def _module():
@@ -55,9 +57,9 @@ def test_events_grow_with_nodes(tmp_path: Path) -> None:
     assert events[1] > 3 * events[0]
 
 
-@pytest.mark.skipif(not BINARY.exists(), reason="needs target/release/examples/run_scenario (cargo build --release -p manetlab-core --example run_scenario)")
+@pytest.mark.skipif(not BINARY.exists(), reason="needs the run_scenario example (`make test` builds it: cargo test)")
 def test_script_prints_table() -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--nodes", "16,64", "--duration", "1", "--repeats", "1"], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--binary", str(BINARY), "--nodes", "16,64", "--duration", "1", "--repeats", "1"], capture_output=True, text=True, check=True)
     rows = re.findall(r"(?m)^\| (\d+) \| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", proc.stdout)
     assert [int(r[0]) for r in rows] == [16, 64]
     events = [int(r[1].replace(",", "")) for r in rows]
