@@ -11,16 +11,12 @@
 //! not decodable), and node 3's RTS for node 2 (200 m, 16 times stronger) collides
 //! with it and ends first: ns-2 traces that RTS at node 2 as it arrives.
 
-use manetlab_core::{run_with_outputs, RunResult, Scenario};
-use std::path::PathBuf;
+mod common;
+
+use manetlab_core::RunResult;
 
 fn run(name: &str, text: &str) -> (RunResult, Vec<String>) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("manetlab-maccol-{name}-{}", std::process::id()));
-    let s = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
-    let r = run_with_outputs(&s, Some(&dir)).unwrap();
-    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    (r, trace.lines().map(str::to_owned).collect())
+    common::traced::run_traced(&format!("maccol-{name}"), text)
 }
 
 /// Four nodes 200 m apart, static routes, CBR 0 -> 1 and 3 -> 2: nodes 0 and 3

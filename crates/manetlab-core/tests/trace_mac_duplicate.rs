@@ -12,16 +12,12 @@
 //! Measured over seeds 1–10 (`manetlab crosscheck … --mac-trace`): 199.6 `DUP`
 //! lines per run in ours, 204.7 in ns-2.
 
-use manetlab_core::{run_with_outputs, RunResult, Scenario};
-use std::path::PathBuf;
+mod common;
+
+use manetlab_core::{RunResult, Scenario};
 
 fn run(name: &str, text: &str) -> (RunResult, Vec<String>) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("manetlab-macdup-{name}-{}", std::process::id()));
-    let s = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
-    let r = run_with_outputs(&s, Some(&dir)).unwrap();
-    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    (r, trace.lines().map(str::to_owned).collect())
+    common::traced::run_traced(&format!("macdup-{name}"), text)
 }
 
 /// A 5-node chain 200 m apart, one TCP flow end to end, no RTS (hidden

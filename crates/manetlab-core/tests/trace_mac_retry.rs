@@ -12,16 +12,12 @@
 //! The ARP case has no ns-2 run (ns-2 has no link outage); its fields are those of
 //! ns-2's `s MAC` ARP lines, which its discard does not change.
 
-use manetlab_core::{run_with_outputs, RunResult, Scenario};
-use std::path::PathBuf;
+mod common;
+
+use manetlab_core::RunResult;
 
 fn run(name: &str, text: &str) -> (RunResult, Vec<String>) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("manetlab-macret-{name}-{}", std::process::id()));
-    let s = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
-    let r = run_with_outputs(&s, Some(&dir)).unwrap();
-    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    (r, trace.lines().map(str::to_owned).collect())
+    common::traced::run_traced(&format!("macret-{name}"), text)
 }
 
 /// A 3-node chain 200 m apart whose relay leaves for good at 3 s (out of range

@@ -3,3 +3,5 @@
 pub mod bianchi;
 #[allow(dead_code)]
 pub mod broch;
+#[allow(dead_code)]
+pub mod traced;
