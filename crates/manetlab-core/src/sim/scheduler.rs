@@ -1169,6 +1169,63 @@ mod tests {
         assert!(!s.owned.heap);
     }
 
+    /// Drive `s` with `ops` (delay, operation) beside a reference ordered set:
+    /// 0–1 schedule now + delay; 2 reserve a sequence number and schedule the
+    /// one reserved before; 3 run an event inline if it is the earliest; else
+    /// pop and compare, with `pending`, `peek_time` and `iter_pending`. No key
+    /// is (0, 0), as in `owned_timers_match_a_reference_queue`.
+    fn drive_against_reference(mut s: Scheduler<u64>, ops: &[(SimDuration, u8)]) -> Result<(), TestCaseError> {
+        use std::collections::BTreeSet;
+        let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
+        let mut reserved: Vec<u64> = Vec::new();
+        s.reserve_seq();
+        // Sets the horizon `advance_inline` obeys.
+        prop_assert_eq!(s.pop_until(SimTime::MAX), None);
+        for &(delay, op) in ops {
+            match op {
+                0 | 1 => {
+                    let at = s.now() + delay;
+                    let seq = s.reserve_seq();
+                    s.schedule_reserved(at, seq, seq);
+                    reference.insert((at, seq));
+                }
+                2 => {
+                    reserved.push(s.reserve_seq());
+                    if reserved.len() > 1 {
+                        let r = reserved.remove(0);
+                        let at = s.now() + delay + SimDuration(1);
+                        s.schedule_reserved(at, r, r);
+                        reference.insert((at, r));
+                    }
+                }
+                3 => {
+                    let at = s.now() + delay + SimDuration(1);
+                    let r = s.reserve_seq();
+                    let earliest = reference.first().is_none_or(|&k| k > (at, r));
+                    prop_assert_eq!(s.advance_inline(at, r), earliest);
+                    if earliest {
+                        prop_assert_eq!(s.now(), at);
+                    }
+                }
+                _ => {
+                    let want = reference.pop_first();
+                    let got = s.pop_until(SimTime::MAX);
+                    prop_assert_eq!(got, want);
+                    prop_assert_eq!(s.pending(), reference.len());
+                    prop_assert_eq!(s.peek_time(), reference.first().map(|k| k.0));
+                    let mut all: Vec<u64> = s.iter_pending().copied().collect();
+                    all.sort_unstable();
+                    let mut want_all: Vec<u64> = reference.iter().map(|k| k.1).collect();
+                    want_all.sort_unstable();
+                    prop_assert_eq!(all, want_all);
+                }
+            }
+        }
+        let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
+        prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        Ok(())
+    }
+
     proptest! {
         /// Events pop in non-decreasing time; ties in insertion order; nothing lost.
         #[test]
@@ -1234,114 +1291,29 @@ mod tests {
 
         /// As `matches_a_reference_queue` with times spread over 0.3 s, so that
         /// keys go to the far heap and come back, plus events run inline
-        /// (`advance_inline`) whenever they are the earliest pending.
+        /// (`advance_inline`) whenever they are the earliest pending (`drive_against_reference`).
         #[test]
         fn matches_a_reference_queue_across_the_split(ops in proptest::collection::vec((0u64..30, 0u8..5, 0u64..1000), 1..500), cal in any::<bool>()) {
-            use std::collections::BTreeSet;
             let mut s = Scheduler::new();
             if cal {
                 s.near.to_calendar();
             }
-            let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
-            let mut reserved: Vec<u64> = Vec::new();
-            // As in `owned_timers_match_a_reference_queue`: no key (0, 0).
-            s.reserve_seq();
-            // Sets the horizon `advance_inline` obeys.
-            prop_assert_eq!(s.pop_until(SimTime::MAX), None);
-            for (d, op, fine) in ops {
-                let delay = SimDuration(d * 10_000_000 + fine);
-                match op {
-                    0 | 1 => {
-                        let at = s.now() + delay;
-                        let seq = s.reserve_seq();
-                        s.schedule_reserved(at, seq, seq);
-                        reference.insert((at, seq));
-                    }
-                    2 => {
-                        reserved.push(s.reserve_seq());
-                        if reserved.len() > 1 {
-                            let r = reserved.remove(0);
-                            let at = s.now() + delay + SimDuration(1);
-                            s.schedule_reserved(at, r, r);
-                            reference.insert((at, r));
-                        }
-                    }
-                    3 => {
-                        let at = s.now() + delay + SimDuration(1);
-                        let r = s.reserve_seq();
-                        let earliest = reference.first().is_none_or(|&k| k > (at, r));
-                        prop_assert_eq!(s.advance_inline(at, r), earliest);
-                        if earliest {
-                            prop_assert_eq!(s.now(), at);
-                        }
-                    }
-                    _ => {
-                        let want = reference.pop_first();
-                        let got = s.pop_until(SimTime::MAX);
-                        prop_assert_eq!(got, want);
-                        prop_assert_eq!(s.pending(), reference.len());
-                        prop_assert_eq!(s.peek_time(), reference.first().map(|k| k.0));
-                    }
-                }
-            }
-            let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
-            prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+            let ops: Vec<(SimDuration, u8)> = ops.into_iter().map(|(d, op, fine)| (SimDuration(d * 10_000_000 + fine), op)).collect();
+            drive_against_reference(s, &ops)?;
         }
 
         /// As `matches_a_reference_queue_across_the_split` with delays on the
         /// near calendar's scale: keys in the same bucket, equal times, later
         /// buckets, keys beyond the window (far) and windows that end before
-        /// the earliest far key; `pending` and `iter_pending` see every key.
+        /// the earliest far key (`drive_against_reference`).
         #[test]
         fn calendar_matches_a_reference_queue(ops in proptest::collection::vec((0u64..40, 0u8..6, 0u64..100_000), 1..800)) {
-            use std::collections::BTreeSet;
             let mut s = Scheduler::new();
             s.near.to_calendar();
-            let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
-            let mut reserved: Vec<u64> = Vec::new();
-            s.reserve_seq();
-            prop_assert_eq!(s.pop_until(SimTime::MAX), None);
-            for (d, op, fine) in ops {
-                // Mostly within a few buckets; a tenth of the keys 1-40 ms ahead.
-                let delay = SimDuration(if d < 36 { fine % (d * 5_000 + 1) } else { (d - 35) * 8_000_000 + fine });
-                match op {
-                    0 | 1 => {
-                        let at = s.now() + delay;
-                        let seq = s.reserve_seq();
-                        s.schedule_reserved(at, seq, seq);
-                        reference.insert((at, seq));
-                    }
-                    2 => {
-                        reserved.push(s.reserve_seq());
-                        if reserved.len() > 1 {
-                            let r = reserved.remove(0);
-                            let at = s.now() + delay + SimDuration(1);
-                            s.schedule_reserved(at, r, r);
-                            reference.insert((at, r));
-                        }
-                    }
-                    3 => {
-                        let at = s.now() + delay + SimDuration(1);
-                        let r = s.reserve_seq();
-                        let earliest = reference.first().is_none_or(|&k| k > (at, r));
-                        prop_assert_eq!(s.advance_inline(at, r), earliest);
-                    }
-                    _ => {
-                        let want = reference.pop_first();
-                        let got = s.pop_until(SimTime::MAX);
-                        prop_assert_eq!(got, want);
-                        prop_assert_eq!(s.pending(), reference.len());
-                        prop_assert_eq!(s.peek_time(), reference.first().map(|k| k.0));
-                        let mut all: Vec<u64> = s.iter_pending().copied().collect();
-                        all.sort_unstable();
-                        let mut want_all: Vec<u64> = reference.iter().map(|k| k.1).collect();
-                        want_all.sort_unstable();
-                        prop_assert_eq!(all, want_all);
-                    }
-                }
-            }
-            let rest: Vec<(SimTime, u64)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
-            prop_assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+            // Mostly within a few buckets; a tenth of the keys 1-40 ms ahead.
+            let delay = |d: u64, fine: u64| SimDuration(if d < 36 { fine % (d * 5_000 + 1) } else { (d - 35) * 8_000_000 + fine });
+            let ops: Vec<(SimDuration, u8)> = ops.into_iter().map(|(d, op, fine)| (delay(d, fine), op)).collect();
+            drive_against_reference(s, &ops)?;
         }
 
         /// Owned timers mixed with events: pops in (time, seq) order as a
