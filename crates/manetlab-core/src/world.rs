@@ -26,7 +26,7 @@ use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity,
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
-use crate::phy::{CaptureParams, Channel, Radio, RadioParams, Reception, RxResult};
+use crate::phy::{CaptureParams, Channel, Radio, RadioExtra, RadioParams, Reception, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
 use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
@@ -196,9 +196,11 @@ struct Wifi {
 /// A node's MAC and radio: what a frame's signal start and end read and
 /// write at each of its receivers. Kept in one dense array indexed by node
 /// (`Simulator::air`), apart from the rest of the node, with the fields the
-/// walks read in its first lines (the DCF's and the radio's own come first in
-/// theirs): at 1000 nodes a receiver's state is usually out of cache, and each
-/// line it spans costs a miss.
+/// walks read in its first two lines, one 128-byte pair: the radio and the
+/// held-back NAV arming fill the first, the DCF's own first line is the second
+/// (the rest of the DCF and the radio's [`RadioExtra`] follow). At 1000 nodes a
+/// receiver's state is usually out of cache, and each line it spans costs a
+/// miss (the line after a missed one is fetched along with it).
 #[repr(C, align(64))]
 struct Air {
     radio: Radio,
@@ -210,6 +212,8 @@ struct Air {
     /// every NAV event scheduled, minus the no-op ones.
     nav_pending: Option<(SimTime, u64, TimerToken)>,
     mac: WifiMac,
+    /// Used in SINR mode and by switched-off nodes only (the general walk).
+    radio_extra: RadioExtra,
 }
 
 impl Air {
@@ -528,7 +532,7 @@ impl Simulator {
                             WifiMac::Dcf(mac)
                         }
                     };
-                    Air { radio: Radio::new(), nav_pending: None, mac }
+                    Air { radio: Radio::new(), nav_pending: None, mac, radio_extra: RadioExtra::default() }
                 })
                 .collect(),
         };
@@ -1527,7 +1531,8 @@ impl Simulator {
     fn signal_start<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams, c: CaptureParams) {
         if !PLAIN && self.is_off(n) {
             // Switched off since the frame was sent.
-            self.air[n.index()].radio.signal_missed(tx);
+            let w = &mut self.air[n.index()];
+            w.radio.signal_missed(&mut w.radio_extra, tx);
             return;
         }
         let w = &mut self.air[n.index()];
@@ -1536,7 +1541,7 @@ impl Simulator {
         // The lock before, when a collision's dropped frame may be traced.
         let before = if !PLAIN && matches!(params.reception, Reception::Capture { .. }) && self.tracer.is_some() { w.radio.lock_view() } else { None };
         let transmitting = w.radio.is_transmitting();
-        let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(params, tx, power_w, end) };
+        let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(&mut w.radio_extra, params, tx, power_w, end) };
         if let (Some((old_tx, old_failure)), false) = (before, captured) {
             // Locked and not captured: a collision. ns-2 discards at once the frame
             // that ends first (`Mac802_11::collision`); a frame that was never
@@ -1582,7 +1587,7 @@ impl Simulator {
         let w = &mut air[n.index()];
         // A plain walk's signal was counted at its start (no missed starts).
         let was_sensing = PLAIN || w.radio.sensing();
-        let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(params, tx) };
+        let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(&mut w.radio_extra, params, tx) };
         let changed = was_sensing != w.radio.sensing();
         if !PLAIN && faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
@@ -1948,15 +1953,15 @@ mod layout_tests {
     use super::*;
     use std::mem::{align_of, offset_of};
 
-    /// The signal walks read a receiver's radio (first line) and its DCF's
-    /// first line; the NAV arming held back sits in between.
+    /// The signal walks read a receiver's radio and held-back NAV arming
+    /// (first line) and its DCF's first line (the second).
     #[test]
-    fn air_keeps_the_walks_fields_in_whole_lines() {
+    fn air_keeps_the_walks_fields_in_two_whole_lines() {
         assert_eq!(align_of::<Air>(), 64);
         assert_eq!(offset_of!(Air, radio), 0);
-        assert!(offset_of!(Air, nav_pending) >= 64 && offset_of!(Air, nav_pending) + 24 <= 128);
-        assert_eq!(offset_of!(Air, mac) % 64, 0);
-        let a = Air { radio: Radio::new(), nav_pending: None, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))) };
+        assert!(offset_of!(Air, nav_pending) + std::mem::size_of::<Option<(SimTime, u64, TimerToken)>>() <= 64);
+        assert_eq!(offset_of!(Air, mac), 64);
+        let a = Air { radio: Radio::new(), nav_pending: None, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))), radio_extra: RadioExtra::default() };
         let WifiMac::Dcf(d) = &a.mac else { unreachable!() };
         // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
         assert_eq!(d as *const Dcf as usize - &a as *const Air as usize, offset_of!(Air, mac));

@@ -10,7 +10,7 @@ pub mod radio;
 
 pub use channel::{Channel, Neighbor};
 pub use propagation::{Antennas, Propagation, SPEED_OF_LIGHT_MPS};
-pub use radio::{CaptureParams, Radio, RxResult};
+pub use radio::{CaptureParams, Radio, RadioExtra, RxResult};
 
 /// How a radio decides whether a frame survives overlapping transmissions.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -72,10 +72,13 @@ impl CaptureParams {
     }
 }
 
-/// The fields every signal start and end reads come first, in one small
-/// block with no pointer to follow: a frame is heard by every node in
-/// carrier-sense range (~35 on the benchmarks), and with 1000 nodes each
-/// receiver's state is usually out of cache when its signal starts or ends.
+/// What every signal start and end reads, in 32 bytes with no pointer to
+/// follow: a frame is heard by every node in carrier-sense range (~35 on the
+/// benchmarks), and with 1000 nodes each receiver's state is usually out of
+/// cache when its signal starts or ends. The simulator keeps it in the same
+/// cache line as the MAC's held-back NAV arming, next to the MAC's own first
+/// line. What only SINR mode and switched-off nodes need is a [`RadioExtra`]
+/// kept apart, which the general path ([`Radio::signal_start`]) is handed.
 #[repr(C)]
 #[derive(Default)]
 pub struct Radio {
@@ -83,9 +86,14 @@ pub struct Radio {
     /// Signals on the air here (noted by `signal_start`, not yet ended).
     /// Capture mode needs no more than their number: which one is locked is
     /// `lock`'s, and a signal's end always belongs to a noted start, except
-    /// those in `missed`.
+    /// those in [`RadioExtra::missed`].
     signals: u32,
     transmitting: bool,
+}
+
+/// A radio's state beyond [`Radio`]'s: empty in capture mode with every node on.
+#[derive(Default)]
+pub struct RadioExtra {
     /// Signals whose start found the node switched off ([`Radio::signal_missed`]):
     /// their ends are not counted. Empty unless faults switch nodes off.
     missed: Vec<TxId>,
@@ -125,33 +133,33 @@ impl Radio {
 
     /// Note a signal of transmission `tx` on the air.
     #[inline]
-    fn add(&mut self, p: &RadioParams, tx: TxId, power_w: f64) {
+    fn add(&mut self, x: &mut RadioExtra, p: &RadioParams, tx: TxId, power_w: f64) {
         self.signals += 1;
         if let Reception::Sinr { .. } = p.reception {
-            self.sinr_signals.push(Signal { tx, power_w });
+            x.sinr_signals.push(Signal { tx, power_w });
         }
     }
 
     /// Forget transmission `tx`'s signal, unless its start was missed.
     #[inline]
-    fn remove(&mut self, p: &RadioParams, tx: TxId) {
-        if !self.missed.is_empty() {
-            if let Some(i) = self.missed.iter().position(|&t| t == tx) {
-                self.missed.swap_remove(i);
+    fn remove(&mut self, x: &mut RadioExtra, p: &RadioParams, tx: TxId) {
+        if !x.missed.is_empty() {
+            if let Some(i) = x.missed.iter().position(|&t| t == tx) {
+                x.missed.swap_remove(i);
                 return;
             }
         }
         self.signals -= 1;
         if let Reception::Sinr { .. } = p.reception {
-            let i = self.sinr_signals.iter().position(|s| s.tx == tx).expect("a noted signal");
-            self.sinr_signals.swap_remove(i);
+            let i = x.sinr_signals.iter().position(|s| s.tx == tx).expect("a noted signal");
+            x.sinr_signals.swap_remove(i);
         }
     }
 
     /// Transmission `tx`'s signal starts while the node is switched off: it
     /// is not noted (no carrier, no reception), and its end is ignored.
-    pub fn signal_missed(&mut self, tx: TxId) {
-        self.missed.push(tx);
+    pub fn signal_missed(&mut self, x: &mut RadioExtra, tx: TxId) {
+        x.missed.push(tx);
     }
 
     pub fn transmitting(&self) -> bool {
@@ -163,8 +171,8 @@ impl Radio {
     /// least `capture_threshold`× stronger and treats the newcomer as noise (the
     /// MAC then defers as ns-2's `Mac802_11::capture` does).
     #[inline]
-    pub fn signal_start(&mut self, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
-        self.add(p, tx, power_w);
+    pub fn signal_start(&mut self, x: &mut RadioExtra, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
+        self.add(x, p, tx, power_w);
         let capture = match p.reception {
             Reception::Capture { capture_threshold } => Some(capture_threshold),
             Reception::Sinr { .. } => None,
@@ -172,16 +180,15 @@ impl Radio {
         if self.lock_start(p.rx_threshold_w, capture, tx, power_w, end) {
             return true;
         }
-        self.check_sinr(p);
+        self.check_sinr(x, p);
         false
     }
 
     /// [`Radio::signal_start`] in capture mode with no missed starts
-    /// ([`CaptureParams`]): the simulator's signal walks check both once per
-    /// transmission, not at every receiver.
+    /// ([`CaptureParams`]; the [`RadioExtra`] is empty then): the simulator's
+    /// signal walks check both once per transmission, not at every receiver.
     #[inline(always)]
     pub fn capture_start(&mut self, c: CaptureParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
-        debug_assert!(self.missed.is_empty() && self.sinr_signals.is_empty());
         self.signals += 1;
         self.lock_start(c.rx_threshold_w, Some(c.capture_threshold), tx, power_w, end)
     }
@@ -218,11 +225,11 @@ impl Radio {
 
     /// A signal ends. Returns what became of it if it was the locked frame.
     #[inline]
-    pub fn signal_end(&mut self, p: &RadioParams, tx: TxId) -> RxResult {
-        self.remove(p, tx);
+    pub fn signal_end(&mut self, x: &mut RadioExtra, p: &RadioParams, tx: TxId) -> RxResult {
+        self.remove(x, p, tx);
         let result = self.lock_end(tx);
         if result == RxResult::NotLocked {
-            self.check_sinr(p);
+            self.check_sinr(x, p);
         }
         result
     }
@@ -231,7 +238,6 @@ impl Radio {
     /// [`Radio::capture_start`]).
     #[inline(always)]
     pub fn capture_end(&mut self, tx: TxId) -> RxResult {
-        debug_assert!(self.missed.is_empty() && self.sinr_signals.is_empty());
         self.signals -= 1;
         self.lock_end(tx)
     }
@@ -263,13 +269,13 @@ impl Radio {
     }
 
     /// SINR mode: the locked frame fails as soon as its SINR drops below threshold.
-    fn check_sinr(&mut self, p: &RadioParams) {
+    fn check_sinr(&mut self, x: &RadioExtra, p: &RadioParams) {
         let Reception::Sinr { sinr_threshold, noise_w } = p.reception else { return };
         let Some(lock) = self.lock.as_mut() else { return };
         if lock.failure.is_some() {
             return;
         }
-        let interference: f64 = self.sinr_signals.iter().filter(|s| s.tx != lock.tx).map(|s| s.power_w).sum();
+        let interference: f64 = x.sinr_signals.iter().filter(|s| s.tx != lock.tx).map(|s| s.power_w).sum();
         if lock.power_w < sinr_threshold * (noise_w + interference) {
             lock.failure = Some(RxFailure::Collision);
         }
@@ -281,10 +287,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_every_signal_reads_comes_first() {
-        use std::mem::offset_of;
-        let hot = [offset_of!(Radio, lock) + std::mem::size_of::<Option<Lock>>(), offset_of!(Radio, signals) + 4, offset_of!(Radio, transmitting) + 1, offset_of!(Radio, missed) + std::mem::size_of::<Vec<TxId>>()];
-        assert!(hot.iter().all(|&e| e <= offset_of!(Radio, sinr_signals) && e <= 64), "{hot:?}");
+    fn what_every_signal_reads_fits_in_half_a_line() {
+        assert!(std::mem::size_of::<Radio>() <= 32, "{}", std::mem::size_of::<Radio>());
     }
 
     fn t(us: u64) -> SimTime {
@@ -295,96 +299,96 @@ mod tests {
     #[test]
     fn lone_frame_is_decoded_and_carrier_follows_it() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         assert!(!r.busy());
-        r.signal_start(&p, 1, STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
         assert!(r.busy());
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Decoded);
         assert!(!r.busy());
     }
 
     #[test]
     fn equal_powers_collide() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, STRONG, t(100));
-        r.signal_start(&p, 2, STRONG, t(100));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::Collision));
-        assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::NotLocked);
     }
 
     #[test]
     fn ten_times_stronger_locked_frame_captures() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, 10.0 * STRONG, t(100));
-        r.signal_start(&p, 2, STRONG, t(150));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, 10.0 * STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(150));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Decoded);
         assert!(r.busy(), "captured frame still occupies the carrier");
-        assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::NotLocked);
     }
 
     #[test]
     fn collision_lock_follows_the_later_end() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, STRONG, t(100));
-        r.signal_start(&p, 2, STRONG, t(300));
-        assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::Collision));
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(300));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::Collision));
     }
 
     #[test]
     fn weak_frame_is_sensed_not_decoded() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, p.rx_threshold_w * 0.5, t(100));
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, p.rx_threshold_w * 0.5, t(100));
         assert!(r.busy());
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::BelowThreshold));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::BelowThreshold));
     }
 
     #[test]
     fn half_duplex_both_ways() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, STRONG, t(100));
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
         r.start_tx();
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::HalfDuplex));
-        r.signal_start(&p, 2, STRONG, t(200));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::HalfDuplex));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(200));
         r.end_tx();
-        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::HalfDuplex));
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::HalfDuplex));
     }
 
     #[test]
     fn the_carrier_stays_busy_until_the_last_signal_ends() {
         let p = RadioParams::default();
-        let mut r = Radio::new();
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         for tx in 1..=7 {
-            r.signal_start(&p, tx, STRONG, t(100));
+            r.signal_start(&mut x_r, &p, tx, STRONG, t(100));
         }
         // A signal that started while the node was off was never noted.
-        r.signal_missed(99);
+        r.signal_missed(&mut x_r, 99);
         for tx in [3, 7, 1, 5, 2, 6] {
-            r.signal_end(&p, tx);
+            r.signal_end(&mut x_r, &p, tx);
             assert!(r.busy(), "signal 4 is still on the air");
         }
-        assert_eq!(r.signal_end(&p, 99), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 99), RxResult::NotLocked);
         assert!(r.busy());
-        r.signal_end(&p, 4);
+        r.signal_end(&mut x_r, &p, 4);
         assert!(!r.busy());
-        r.signal_start(&p, 8, STRONG, t(200));
-        assert_eq!(r.signal_end(&p, 8), RxResult::Decoded);
+        r.signal_start(&mut x_r, &p, 8, STRONG, t(200));
+        assert_eq!(r.signal_end(&mut x_r, &p, 8), RxResult::Decoded);
     }
 
     #[test]
     fn a_missed_start_leaves_the_other_signals_counted() {
         for p in [RadioParams::default(), RadioParams { reception: Reception::Sinr { sinr_threshold: 10.0, noise_w: 0.0 }, ..RadioParams::default() }] {
-            let mut r = Radio::new();
-            r.signal_missed(1);
-            r.signal_start(&p, 2, STRONG, t(100));
-            assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
+            let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+            r.signal_missed(&mut x_r, 1);
+            r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
+            assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
             assert!(r.busy(), "signal 2 is on the air");
-            assert_eq!(r.signal_end(&p, 2), RxResult::Decoded);
+            assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Decoded);
             assert!(!r.busy());
         }
     }
@@ -396,7 +400,7 @@ mod tests {
     fn capture_path_equals_the_general_one() {
         let p = RadioParams::default();
         let c = CaptureParams::of(&p).expect("capture mode");
-        let (mut general, mut fast) = (Radio::new(), Radio::new());
+        let (mut general, mut fast, mut x_general) = (Radio::new(), Radio::new(), RadioExtra::default());
         let powers = [STRONG, 20.0 * STRONG, p.rx_threshold_w * 0.5, STRONG, 0.05 * STRONG, 3.0 * STRONG];
         // (start, end) of each signal in µs; ends are walked in time order.
         let spans = [(0u64, 300u64), (10, 200), (20, 250), (400, 500), (410, 700), (600, 650)];
@@ -414,9 +418,9 @@ mod tests {
             let tx = i as TxId;
             if start {
                 let end = t(spans[i].1);
-                assert_eq!(general.signal_start(&p, tx, powers[i], end), fast.capture_start(c, tx, powers[i], end), "start {i} at {at}");
+                assert_eq!(general.signal_start(&mut x_general, &p, tx, powers[i], end), fast.capture_start(c, tx, powers[i], end), "start {i} at {at}");
             } else {
-                assert_eq!(general.signal_end(&p, tx), fast.capture_end(tx), "end {i} at {at}");
+                assert_eq!(general.signal_end(&mut x_general, &p, tx), fast.capture_end(tx), "end {i} at {at}");
             }
             assert_eq!(general.busy(), fast.busy());
         }
@@ -425,16 +429,16 @@ mod tests {
     #[test]
     fn sinr_mode_sums_interference() {
         let p = RadioParams { reception: Reception::Sinr { sinr_threshold: 10.0, noise_w: 0.0 }, ..RadioParams::default() };
-        let mut r = Radio::new();
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         // Two interferers each 1/15 of the frame: SINR 7.5 < 10 although each alone would be captured.
-        r.signal_start(&p, 1, 15.0 * STRONG, t(100));
-        r.signal_start(&p, 2, STRONG, t(100));
-        r.signal_start(&p, 3, STRONG, t(100));
-        assert_eq!(r.signal_end(&p, 1), RxResult::Failed(RxFailure::Collision));
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, 15.0 * STRONG, t(100));
-        r.signal_start(&p, 2, STRONG, t(100));
-        assert_eq!(r.signal_end(&p, 2), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 1), RxResult::Decoded);
+        r.signal_start(&mut x_r, &p, 1, 15.0 * STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 3, STRONG, t(100));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::Collision));
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, 15.0 * STRONG, t(100));
+        r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Decoded);
     }
 }
