@@ -196,21 +196,19 @@ struct Wifi {
 /// A node's MAC and radio: what a frame's signal start and end read and
 /// write at each of its receivers. Kept in one dense array indexed by node
 /// (`Simulator::air`), apart from the rest of the node, with the fields the
-/// walks read in its first two lines, one 128-byte pair: the radio and the
-/// held-back NAV arming fill the first, the DCF's own first line is the second
-/// (the rest of the DCF and the radio's [`RadioExtra`] follow). At 1000 nodes a
-/// receiver's state is usually out of cache, and each line it spans costs a
-/// miss (the line after a missed one is fetched along with it).
+/// walks read in its first line: the radio (32 bytes) and the DCF's first 32
+/// bytes; a NAV extension also writes the next line (the DCF's NAV timer and
+/// held-back arming, [`Dcf::held_nav`]). At 1000 nodes a receiver's state is
+/// usually out of cache, and each line it spans costs a miss.
+///
+/// The held-back NAV arming: most NAV expiries find no backoff to resume, so
+/// the MAC's NAV timer is armed in the scheduler (`arm_owned_reserved`,
+/// replacing a NAV arming released earlier) only once the MAC needs it
+/// (`Dcf::needs_nav_event`), with the sequence number it had when armed: the
+/// run is the same as with every NAV event scheduled, minus the no-op ones.
 #[repr(C, align(64))]
 struct Air {
     radio: Radio,
-    /// The MAC's latest NAV arming whose event is held back: (time, reserved
-    /// sequence number, token). Most NAV expiries find no backoff to resume, so
-    /// the timer is armed in the scheduler (`arm_owned_reserved`, replacing
-    /// a NAV arming released earlier) only once the MAC needs it (`Dcf::needs_nav_event`),
-    /// with the sequence number it had when armed: the run is the same as with
-    /// every NAV event scheduled, minus the no-op ones.
-    nav_pending: Option<(SimTime, u64, TimerToken)>,
     mac: WifiMac,
     /// Used in SINR mode and by switched-off nodes only (the general walk).
     radio_extra: RadioExtra,
@@ -221,8 +219,10 @@ impl Air {
     /// NAV event.
     #[inline]
     fn release_nav(&mut self, n: NodeId, sched: &mut Scheduler<Event>) {
-        let needs = self.mac.needs_nav_event();
-        release_nav(&mut self.nav_pending, n, needs, sched);
+        if let WifiMac::Dcf(d) = &mut self.mac {
+            let needs = d.needs_nav_event();
+            release_nav(&mut d.held_nav, n, needs, sched);
+        }
     }
 
     /// The radio's carrier state after a signal event, `sensing`
@@ -288,10 +288,10 @@ impl Air {
             // reserved, is still pending).
             let seq = sched.reserve_seq();
             if d.needs_nav_event() {
-                self.nav_pending = None;
+                d.held_nav = None;
                 sched.arm_owned_reserved(n.0, MacTimer::Nav as usize, at, seq, tok);
             } else {
-                self.nav_pending = Some((at, seq, tok));
+                d.held_nav = Some((at, seq, tok));
             }
         }
         if changed && !d.carrier_quiet_after_rx(now, sensing) {
@@ -543,7 +543,7 @@ impl Simulator {
                             WifiMac::Dcf(mac)
                         }
                     };
-                    Air { radio: Radio::new(), nav_pending: None, mac, radio_extra: RadioExtra::default() }
+                    Air { radio: Radio::new(), mac, radio_extra: RadioExtra::default() }
                 })
                 .collect(),
         };
@@ -1225,7 +1225,10 @@ impl Simulator {
             next += 1;
             match a {
                 MacAction::Transmit => self.transmit(now, n),
-                MacAction::SetTimer(MacTimer::Nav, at, tok) => hold_nav(&mut self.air[n.index()].nav_pending, at, tok, &mut self.sched),
+                MacAction::SetTimer(MacTimer::Nav, at, tok) => match &mut self.air[n.index()].mac {
+                    WifiMac::Dcf(d) => hold_nav(&mut d.held_nav, at, tok, &mut self.sched),
+                    WifiMac::Frn(_) => self.sched.arm_owned(n.0, MacTimer::Nav as usize, at, tok),
+                },
                 // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
                 MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
                 MacAction::SetTimer(t, at, tok) => self.sched.arm_owned(n.0, t as usize, at, tok),
@@ -1907,7 +1910,9 @@ impl Simulator {
         }
         let a = &mut self.air[n.index()];
         let held = a.mac.switch_off();
-        a.nav_pending = None; // its timer is cancelled: the event would be stale
+        if let WifiMac::Dcf(d) = &mut a.mac {
+            d.held_nav = None; // its timer is cancelled: the event would be stale
+        }
         self.note_queue(now, n);
         for q in flushed.into_iter().filter(|q| q.arp.is_none()) {
             self.drop_packet(n, &q.pkt, DropReason::NodeOff);
@@ -1963,15 +1968,15 @@ mod layout_tests {
     use super::*;
     use std::mem::{align_of, offset_of};
 
-    /// The signal walks read a receiver's radio and held-back NAV arming
-    /// (first line) and its DCF's first line (the second).
+    /// The signal walks read a receiver's radio and its DCF's first 32 bytes
+    /// (`Dcf`'s layout test): one line.
     #[test]
-    fn air_keeps_the_walks_fields_in_two_whole_lines() {
+    fn air_keeps_the_walks_fields_in_one_line() {
         assert_eq!(align_of::<Air>(), 64);
         assert_eq!(offset_of!(Air, radio), 0);
-        assert!(offset_of!(Air, nav_pending) + std::mem::size_of::<Option<(SimTime, u64, TimerToken)>>() <= 64);
-        assert_eq!(offset_of!(Air, mac), 64);
-        let a = Air { radio: Radio::new(), nav_pending: None, mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))), radio_extra: RadioExtra::default() };
+        assert!(std::mem::size_of::<Radio>() <= 32);
+        assert_eq!(offset_of!(Air, mac), 32);
+        let a = Air { radio: Radio::new(), mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))), radio_extra: RadioExtra::default() };
         let WifiMac::Dcf(d) = &a.mac else { unreachable!() };
         // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
         assert_eq!(d as *const Dcf as usize - &a as *const Air as usize, offset_of!(Air, mac));

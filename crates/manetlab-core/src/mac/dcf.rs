@@ -197,19 +197,33 @@ fn cancel(timer: &mut Timer, which: MacTimer, out: &mut Vec<MacAction>) {
     timer.cancel();
 }
 
+/// A one-value field whose invalid values carry an enum's variant ([`Dcf::niche`]).
+#[repr(u64)]
+#[derive(Clone, Copy)]
+enum NicheMark {
+    Here = 0,
+}
+
+/// A NAV timer arming whose event the simulator holds back: (time, reserved
+/// sequence number, token). The simulator's (`world.rs`, `Air`), stored here
+/// beside the NAV timer, which every NAV extension writes too; the DCF never
+/// reads it.
+pub type HeldNav = Option<(SimTime, u64, TimerToken)>;
+
 /// The fields the signal walks read at every receiver (`carrier_quiet`,
-/// `rx_quiet`, `needs_nav_event`) come first, in one 64-byte line (with
-/// `repr(C)` the order is the declared one): at 1000 nodes a receiver's MAC is usually
-/// out of cache, and scattered fields cost a miss each.
-#[repr(C, align(64))]
+/// `rx_quiet`, `needs_nav_event`) come first, in 32 bytes (with `repr(C)` the
+/// order is the declared one), which the simulator keeps in one cache line
+/// with the radio's; a NAV extension's (the NAV timer, the held-back arming)
+/// fill the next 64. At 1000 nodes a receiver's MAC is usually out of cache,
+/// and scattered fields cost a miss each.
+#[repr(C, align(32))]
 pub struct Dcf {
+    /// Tells [`WifiMac`](super::WifiMac)'s variants apart, in this line: the
+    /// enum keeps its variant in a niche of the DCF, the largest one (this
+    /// one has 2⁶⁴ − 1 invalid values, an `Option`'s tag widened to 8 bytes
+    /// 2⁶⁴ − 2), and matching on the MAC reads it.
+    niche: NicheMark,
     nav_until: SimTime,
-    /// `p.eifs()`, which divides and rounds: read at every errored reception.
-    eifs: SimDuration,
-    nav_timer: Timer,
-    /// Optional event log for tests and MAC traces: (time, what); set by
-    /// [`Dcf::enable_log`], which also sets `rx_loud`.
-    log: Option<Box<Vec<(SimTime, String)>>>,
     me: NodeId,
     tx_state: TxState,
     tx_active: bool,
@@ -227,7 +241,15 @@ pub struct Dcf {
     /// `immediate_access || log.is_some()`: no reception is quiet
     /// ([`Dcf::rx_quiet`]), one flag read per reception.
     rx_loud: bool,
+    // ---- a NAV extension's
+    /// `p.eifs()`, which divides and rounds: read at every errored reception.
+    eifs: SimDuration,
+    nav_timer: Timer,
+    pub held_nav: HeldNav,
     // ---- the rest
+    /// Optional event log for tests and MAC traces: (time, what); set by
+    /// [`Dcf::enable_log`], which also sets `rx_loud`.
+    log: Option<Box<Vec<(SimTime, String)>>>,
     p: MacParams,
     rng: SimRng,
     /// Link-layer adaptive pacing (paper 001, Alg. 2), switched by LRED.
@@ -267,6 +289,7 @@ pub struct Dcf {
 impl Dcf {
     pub fn new(me: NodeId, p: MacParams, rng: SimRng) -> Self {
         Dcf {
+            niche: NicheMark::Here,
             bo_busy: false,
             bo_paused: false,
             immediate_access: p.immediate_access,
@@ -300,6 +323,7 @@ impl Dcf {
             use_eifs: false,
             last_seq: HashMap::new(),
             log: None,
+            held_nav: None,
             promiscuous: false,
             duplicates: 0,
             outbox: Outbox::default(),
@@ -1181,14 +1205,12 @@ mod tests {
     use crate::sim::{stream, Component};
 
     #[test]
-    fn fields_the_signal_walks_read_share_the_first_line() {
-        use std::mem::{align_of, offset_of};
-        assert_eq!(align_of::<Dcf>(), 64);
+    fn fields_the_signal_walks_read_come_first() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Dcf>(), 32);
         let ends = [
+            offset_of!(Dcf, niche) + 8,
             offset_of!(Dcf, nav_until) + 8,
-            offset_of!(Dcf, eifs) + 8,
-            offset_of!(Dcf, nav_timer) + std::mem::size_of::<Timer>(),
-            offset_of!(Dcf, log) + 8,
             offset_of!(Dcf, me) + 4,
             offset_of!(Dcf, tx_state) + 1,
             offset_of!(Dcf, tx_active) + 1,
@@ -1201,7 +1223,10 @@ mod tests {
             offset_of!(Dcf, eifs_standard) + 1,
             offset_of!(Dcf, rx_loud) + 1,
         ];
-        assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
+        assert!(ends.iter().all(|&e| e <= 32), "{ends:?}");
+        // A NAV extension's fields: the next 64 bytes.
+        let nav = [(offset_of!(Dcf, eifs), 8), (offset_of!(Dcf, nav_timer), size_of::<Timer>()), (offset_of!(Dcf, held_nav), size_of::<HeldNav>())];
+        assert!(nav.iter().all(|&(at, len)| at >= 32 && at + len <= 96), "{nav:?}");
     }
 
     fn pkt() -> Packet {

@@ -154,13 +154,6 @@ impl WifiMac {
             WifiMac::Frn(m) => m.timer_is_live(tok),
         }
     }
-    /// Whether a held-back NAV event is needed now (the DCF's; FRN has no NAV).
-    pub fn needs_nav_event(&self) -> bool {
-        match self {
-            WifiMac::Dcf(d) => d.needs_nav_event(),
-            WifiMac::Frn(_) => false,
-        }
-    }
     pub fn duplicates(&self) -> u64 {
         match self {
             WifiMac::Dcf(d) => d.duplicates,
@@ -184,5 +177,25 @@ impl WifiMac {
             WifiMac::Dcf(d) => d.log(),
             WifiMac::Frn(m) => m.log.as_deref(),
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::sim::{stream, Component};
+
+    /// The signal walks match on a receiver's MAC: the variant must be told by
+    /// the DCF's `niche` field in its first line (offset 0, where `Here` is 0
+    /// and `Frn` the first invalid value), not by a tag deep in the DCF.
+    #[test]
+    fn the_variant_is_told_by_the_dcfs_first_field() {
+        assert_eq!(std::mem::size_of::<WifiMac>(), std::mem::size_of::<Dcf>());
+        let shared = frn::FrnShared::new(2, frn::FrnParams::default());
+        let m = WifiMac::Frn(Box::new(FrnMac::new(NodeId(0), MacParams::default(), shared, stream(1, 0, Component::Mac))));
+        // SAFETY: reads the eight bytes at the start of `m`, which hold the
+        // variant's niche value when the layout is as this test expects.
+        let niche = unsafe { (&m as *const WifiMac as *const u64).read() };
+        assert_eq!(niche, 1);
     }
 }
