@@ -380,6 +380,10 @@ pub struct Simulator {
     air: Vec<Air>,
     links: Vec<P2pLink>,
     flows: Vec<Flow>,
+    /// The TCP flows by (source, destination, index), sorted: who hears a
+    /// route notice at a node ([`Simulator::tcp_notice`]) without a walk over
+    /// every flow (a 1600-node grid has 400).
+    tcp_ends: Vec<(NodeId, NodeId, u32)>,
     next_uid: u64,
     /// Every application packet's fate so far (docs/metrics.md).
     ledger: PacketLedger,
@@ -596,7 +600,9 @@ impl Simulator {
                     counters: FlowCounters::default(),
                 }
             })
-            .collect();
+            .collect::<Vec<Flow>>();
+        let mut tcp_ends: Vec<(NodeId, NodeId, u32)> = flows.iter().enumerate().filter(|(_, f)| f.tcp.is_some()).map(|(i, f)| (f.src, f.dst, i as u32)).collect();
+        tcp_ends.sort_unstable();
         let faults = s.fault_schedule().map(|sch| {
             let schedule = sch.into_events();
             if let Some(first) = schedule.first() {
@@ -613,6 +619,7 @@ impl Simulator {
             air,
             links,
             flows,
+            tcp_ends,
             next_uid: 0,
             ledger: PacketLedger::default(),
             actions: Vec::with_capacity(8),

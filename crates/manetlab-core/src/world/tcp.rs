@@ -140,14 +140,17 @@ impl Simulator {
             TransportNotice::RouteFailed { dst } => (dst, false),
             TransportNotice::RouteReestablished { dst } => (dst, true),
         };
-        for i in 0..self.flows.len() {
-            let flow = &mut self.flows[i];
-            if flow.src != node || flow.dst != dst {
-                continue;
+        // In flow order, as the flows are numbered.
+        let from = self.tcp_ends.partition_point(|&(s, d, _)| (s, d) < (node, dst));
+        let mut k = from;
+        while let Some(&(s, d, i)) = self.tcp_ends.get(k) {
+            if (s, d) != (node, dst) {
+                break;
             }
-            if let Some(t) = flow.tcp.as_mut() {
+            k += 1;
+            if let Some(t) = self.flows[i as usize].tcp.as_mut() {
                 t.sender.on_route_notice(now, up);
-                self.tcp_flush(now, FlowId(i as u32));
+                self.tcp_flush(now, FlowId(i));
             }
         }
     }
