@@ -51,7 +51,7 @@ def tcp_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_timeseries_table_and_files(tcp_result: Path):
     ts = pd.read_parquet(tcp_result / "timeseries.parquet")
-    assert {"flow", "t_s", "cwnd_segs", "ssthresh_segs", "rto_s", "srtt_s", "seq_segs", "ack_segs"} <= set(ts.columns)
+    assert {"flow", "t_s", "cwnd_segs", "ssthresh_segs", "rto_s", "srtt_s", "backoff", "seq_segs", "ack_segs"} <= set(ts.columns)
     assert len(ts) > 10
     assert ts["t_s"].is_monotonic_increasing
     assert (ts["ack_segs"] <= ts["seq_segs"]).all()

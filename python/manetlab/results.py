@@ -330,7 +330,7 @@ class Result:
     def timeseries(self) -> pd.DataFrame:
         """TCP time series (flows with ``tcp.trace = true``) in long form: one row per
         change, columns ``flow``, ``name``, ``t_s``, ``cwnd_segs``, ``ssthresh_segs``,
-        ``rto_s``, ``srtt_s``, ``seq_segs``, ``ack_segs``. Empty without traces."""
+        ``rto_s``, ``srtt_s``, ``backoff``, ``seq_segs``, ``ack_segs``. Empty without traces."""
         import pandas as pd
 
         parts = []

@@ -1151,9 +1151,15 @@ impl Simulator {
                 }
             }
             Resolve::Failed { held, pkt } => {
-                // ns-2 hands both to the routing agent's link-failure callback.
+                // ns-2 hands both to the routing agent's link-failure callback, or
+                // drops a packet that has none (`DROP_IFQ_ARP_FULL`).
                 for p in held.into_iter().chain(std::iter::once(pkt)) {
-                    self.with_routing(now, node, |r, ctx| r.tx_failed(ctx, p, next_hop));
+                    if self.nodes[node.index()].routing.failure_callback(&p) {
+                        self.with_routing(now, node, |r, ctx| r.tx_failed(ctx, p, next_hop));
+                    } else {
+                        self.trace_drop_towards(node, &p, DropReason::ArpHoldReplaced, Some(next_hop));
+                        self.account_drop(node, &p, DropReason::ArpHoldReplaced);
+                    }
                 }
             }
         }

@@ -269,7 +269,7 @@ tcp = { trace = true, delayed_ack = true }
     let tr = a.flows[0].tcp.as_ref().unwrap().trace.as_ref().unwrap();
     let n = tr.t_s.len();
     assert!(n > 100);
-    assert!([tr.cwnd_segs.len(), tr.ssthresh_segs.len(), tr.rto_s.len(), tr.srtt_s.len(), tr.seq_segs.len(), tr.ack_segs.len()].iter().all(|&l| l == n));
+    assert!([tr.cwnd_segs.len(), tr.ssthresh_segs.len(), tr.rto_s.len(), tr.srtt_s.len(), tr.backoff.len(), tr.seq_segs.len(), tr.ack_segs.len()].iter().all(|&l| l == n));
     assert!(tr.t_s.windows(2).all(|w| w[0] <= w[1]));
     assert!(tr.ack_segs.windows(2).all(|w| w[0] <= w[1]), "cumulative ACK never goes back");
     assert!(a.to_json().contains("\"cwnd_segs\""));

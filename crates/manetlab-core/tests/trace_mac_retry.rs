@@ -165,3 +165,69 @@ fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
     assert_eq!(r.nodes[1].drops.values().sum::<u64>(), 0);
     assert_eq!(r.nodes[1].dropped_packets, 0);
 }
+
+/// Two nodes, AODV: node 0's request reaches node 1, node 1 resolves node 0 with
+/// ARP, and the link fails right after the ARP reply, before node 1's route reply
+/// goes out; the MAC gives the reply up (7 RTS without CTS).
+fn reply_lost(rules: &str) -> (RunResult, Vec<String>) {
+    let text = format!(
+        r#"
+        duration_s = 1.4
+        [nodes]
+        count = 2
+        placement = {{ kind = "chain", spacing_m = 200 }}
+        [radio]
+        [routing]
+        protocol = "aodv"
+        {rules}
+        [[flows]]
+        kind = "cbr"
+        src = 0
+        dst = 1
+        packet_size_bytes = 512
+        interval_s = 0.5
+        start_s = 1.0
+        [faults]
+        link_outages = [{{ a = 0, b = 1, down_s = 1.0041 }}]
+        [outputs]
+        trace = "old"
+        trace_levels = ["agt", "rtr", "ifq", "mac"]
+    "#
+    );
+    run(&format!("rrep{}", rules.len()), &text)
+}
+
+#[test]
+fn an_aodv_reply_given_up_ends_at_the_mac_as_in_ns2() {
+    // ns-2's AODV sets the `xmit_failure_` callback only on data (`rt_resolve`),
+    // so its reply given up by the MAC is the MAC's `RET` line (the whole frame,
+    // 44 + 58 B) and nothing more: no `CBK` line from routing, and in our
+    // accounting the packet ends once, as `mac.RET`.
+    let (r, lines) = reply_lost("");
+    let ret: Vec<String> = lines.iter().filter(|l| is_ret(l) && fields(l)[2] == "_1_").map(|l| from_level(l)).collect();
+    let replies: Vec<&String> = ret.iter().filter(|l| l.contains(" AODV ")).collect();
+    assert!(!replies.is_empty(), "{ret:?}");
+    for l in &replies {
+        assert!(l.contains(" AODV 102 [13a 0 1 800] ") && l.ends_with("(REPLY)"), "{l}");
+    }
+    assert_eq!(ret.len(), 2 * replies.len(), "an RTS line before each reply line: {ret:?}");
+    assert!(!lines.iter().any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"), "no routing drop line");
+    let n1 = &r.nodes[1];
+    assert_eq!(n1.ctrl_drops.get("mac.RET").copied().unwrap_or(0), replies.len() as u64, "{:?}", n1.ctrl_drops);
+    assert_eq!(n1.ctrl_drops.values().sum::<u64>(), replies.len() as u64, "one end per reply: {:?}", n1.ctrl_drops);
+    assert_eq!(n1.mac_frames_failed, replies.len() as u64);
+    // Nothing else ends there (no data reached node 1's queue).
+    assert_eq!(n1.dropped_packets, 0);
+}
+
+#[test]
+fn under_rfc_rules_the_reply_goes_back_to_aodv_which_ends_it_at_the_retry_limit() {
+    // RFC 3561 rules hand every frame back to routing; AODV drops a control packet
+    // it cannot send as `RET` (one end per packet, no second trace line).
+    let (r, lines) = reply_lost("[routing.aodv]\nrules = \"rfc3561\"");
+    let replies = lines.iter().filter(|l| is_ret(l) && fields(l)[2] == "_1_" && fields(l)[6] == "AODV").count() as u64;
+    assert!(replies > 0);
+    assert!(!lines.iter().any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"));
+    assert_eq!(r.nodes[1].ctrl_drops.get("mac.RET").copied().unwrap_or(0), replies);
+    assert_eq!(r.nodes[1].ctrl_drops.values().sum::<u64>(), replies);
+}

@@ -215,7 +215,17 @@ impl Radio {
                     }
                     lock.failure.get_or_insert(RxFailure::Collision);
                     if end > lock.end {
-                        *lock = Lock { tx, power_w, end, failure: Some(RxFailure::Collision) };
+                        // The newcomer outlasts the lock and is followed to its end; a
+                        // signal that was never decodable stays so (ns-2 keeps its error
+                        // flag, and `discard` frees it without a `COL` line).
+                        let failure = if self.transmitting {
+                            RxFailure::HalfDuplex
+                        } else if power_w < rx_threshold_w {
+                            RxFailure::BelowThreshold
+                        } else {
+                            RxFailure::Collision
+                        };
+                        *lock = Lock { tx, power_w, end, failure: Some(failure) };
                     }
                 }
             }
@@ -336,6 +346,26 @@ mod tests {
         r.signal_start(&mut x_r, &p, 2, STRONG, t(300));
         assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
         assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::Collision));
+    }
+
+    #[test]
+    fn an_undecodable_frame_that_outlasts_a_collision_stays_undecodable() {
+        // ns-2 (`Mac802_11::collision`): the frame that lasts longer becomes
+        // `pktRx_`; one below RXThresh keeps its error flag and is freed at its end
+        // without a `COL` line (`discard`). Only a decodable one is a collision.
+        let p = RadioParams::default();
+        let weak = p.rx_threshold_w / 2.0;
+        let mut r = Radio::new();
+        r.signal_start(&p, 1, 1.5 * weak, t(100));
+        r.signal_start(&p, 2, weak, t(300));
+        assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::BelowThreshold));
+        // A decodable one that outlasts a weak lock is a collision.
+        r.signal_start(&p, 3, weak, t(400));
+        r.signal_start(&p, 4, STRONG / 5.0, t(600));
+        assert!(STRONG / 5.0 >= p.rx_threshold_w);
+        assert_eq!(r.signal_end(&p, 3), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&p, 4), RxResult::Failed(RxFailure::Collision));
     }
 
     #[test]

@@ -136,6 +136,13 @@ pub trait Routing {
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
         ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
     }
+    /// Whether the link layer hands `pkt` back through [`Routing::tx_failed`] when it
+    /// gives the packet up (ns-2's `xmit_failure_` callback is set on the packet).
+    /// When not, the packet ends where the link layer gave it up: the MAC's retry
+    /// limit (`RET`) or ARP's failed resolution (`ARP`).
+    fn failure_callback(&self, _pkt: &Packet) -> bool {
+        true
+    }
     /// A routing control packet arrived from neighbour `from`.
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
         ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });

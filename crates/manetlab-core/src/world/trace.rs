@@ -447,13 +447,19 @@ impl Simulator {
     }
 
     /// The DCF gave `pkt` up after its retry limit and hands it back to routing
-    /// (ns-2's `xmit_failure_` callback). The MAC traces the frame itself when
+    /// (ns-2's `xmit_failure_` callback), unless routing set none on it
+    /// ([`Routing::failure_callback`]): then it ends here as `mac.RET`. The MAC traces the frame itself when
     /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
     /// drop of the packet during the callback is not traced a second time.
     pub(super) fn mac_tx_failed(&mut self, now: crate::sim::SimTime, n: NodeId, pkt: Packet, next_hop: NodeId) {
         let dcf = self.air[n.index()].mac.dcf().is_some();
         let before = self.tracer.as_mut().filter(|_| dcf).map(|t| t.handing_back.replace((n, pkt.uid)));
-        self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
+        if self.nodes[n.index()].routing.failure_callback(&pkt) {
+            self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
+        } else {
+            // No callback (ns-2): the packet ends at the MAC, whose discard line is its trace.
+            self.drop_packet(n, &pkt, crate::metrics::DropReason::RetryLimit);
+        }
         if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
             t.handing_back = before;
         }

@@ -1245,6 +1245,13 @@ impl Routing for Aodv {
         }
     }
 
+    fn failure_callback(&self, pkt: &Packet) -> bool {
+        // ns-2 sets the link-failure callback only in `rt_resolve`, i.e. on data;
+        // its replies (originated or forwarded, the header zeroed at allocation)
+        // carry none, so the MAC's `RET` (or ARP's drop) is their end.
+        self.p.rules != Rules::Ns2 || !pkt.is_routing()
+    }
+
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
         // ns-2's `rt_ll_failed` drops what the MAC gave up on as `CBK` (the MAC's own
         // `RET` line is for its discarded original); RFC rules keep the MAC's `RET`.

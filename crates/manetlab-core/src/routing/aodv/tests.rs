@@ -981,3 +981,18 @@ fn ns2_a_forwarded_reply_adds_a_precursor_to_its_destination_route_only() {
     q.recv(rrep(9, 4, 1, 0), 6, 20);
     assert_eq!(q.aodv.table().get(NodeId(0)).unwrap().precursors, vec![NodeId(6)]);
 }
+
+#[test]
+fn ns2_a_reply_carries_no_link_failure_callback_data_does() {
+    // ns-2 sets `xmit_failure_` only in `rt_resolve` (aodv.cc:446), i.e. on data:
+    // a reply the MAC gives up ends there (`RET`), it never reaches `rt_ll_failed`.
+    let reply = |rules: Params| {
+        let mut n = Node::with(5, rules);
+        let mut pkt = None;
+        n.run(|a, ctx| pkt = Some(a.control(ctx, NodeId(3), 1, rrep(1, 9, 4, 0))));
+        (n.aodv.failure_callback(&pkt.unwrap()), n.aodv.failure_callback(&data(0, 9, 30)))
+    };
+    assert_eq!(reply(Params::default()), (false, true));
+    // RFC rules hand every packet back (AODV then drops a control packet as `RET`).
+    assert_eq!(reply(rfc_rules()), (true, true));
+}

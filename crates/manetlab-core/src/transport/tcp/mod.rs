@@ -54,6 +54,8 @@ pub struct TcpTrace {
     pub ssthresh_segs: Vec<f64>,
     pub rto_s: Vec<f64>,
     pub srtt_s: Vec<Option<f64>>,
+    /// RTO backoff multiplier (ns-2 `t_backoff_`): 1, doubled per timeout.
+    pub backoff: Vec<f64>,
     /// One past the highest data segment sent (ns-2 `t_seqno_`/`maxseq_`).
     pub seq_segs: Vec<u64>,
     /// Cumulative ACK in segments.

@@ -1310,6 +1310,7 @@ impl TcpSender {
             tr.ssthresh_segs.push(self.st.ssthresh.min(f64::from(u32::MAX)));
             tr.rto_s.push(self.rto.rto_s(self.st.backoff));
             tr.srtt_s.push(self.rto.srtt_s());
+            tr.backoff.push(self.st.backoff);
             tr.seq_segs.push(self.max);
             tr.ack_segs.push(self.una);
         }
