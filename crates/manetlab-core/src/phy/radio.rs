@@ -355,17 +355,17 @@ mod tests {
         // without a `COL` line (`discard`). Only a decodable one is a collision.
         let p = RadioParams::default();
         let weak = p.rx_threshold_w / 2.0;
-        let mut r = Radio::new();
-        r.signal_start(&p, 1, 1.5 * weak, t(100));
-        r.signal_start(&p, 2, weak, t(300));
-        assert_eq!(r.signal_end(&p, 1), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 2), RxResult::Failed(RxFailure::BelowThreshold));
+        let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
+        r.signal_start(&mut x_r, &p, 1, 1.5 * weak, t(100));
+        r.signal_start(&mut x_r, &p, 2, weak, t(300));
+        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::BelowThreshold));
         // A decodable one that outlasts a weak lock is a collision.
-        r.signal_start(&p, 3, weak, t(400));
-        r.signal_start(&p, 4, STRONG / 5.0, t(600));
+        r.signal_start(&mut x_r, &p, 3, weak, t(400));
+        r.signal_start(&mut x_r, &p, 4, STRONG / 5.0, t(600));
         assert!(STRONG / 5.0 >= p.rx_threshold_w);
-        assert_eq!(r.signal_end(&p, 3), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&p, 4), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(r.signal_end(&mut x_r, &p, 3), RxResult::NotLocked);
+        assert_eq!(r.signal_end(&mut x_r, &p, 4), RxResult::Failed(RxFailure::Collision));
     }
 
     #[test]
