@@ -40,6 +40,11 @@ def test_grid_scenario_layout() -> None:
         assert f["src"] // 8 == f["dst"] // 8
     with pytest.raises(ValueError):
         _module().scenario(50, 2)
+    assert "routing" not in doc
+    # The AODV variant (the grid `--ns2` can export) differs only in its routing table.
+    aodv = tomllib.loads(_module().scenario(64, 2, "aodv"))
+    assert aodv.pop("routing") == {"protocol": "aodv"}
+    assert aodv == doc
 
 
 def test_events_grow_with_nodes(tmp_path: Path) -> None:
@@ -64,3 +69,9 @@ def test_script_prints_table() -> None:
     assert [int(r[0]) for r in rows] == [16, 64]
     events = [int(r[1].replace(",", "")) for r in rows]
     assert events[1] > events[0] > 0
+
+
+def test_ns2_needs_aodv_routing() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--binary", str(BINARY), "--nodes", "16", "--ns2"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "--ns2 needs --routing aodv" in proc.stderr
