@@ -161,6 +161,13 @@ pub struct Params {
     /// discovery for the destination waits out the backoff the last one
     /// reached, and a relay's salvage request counts against it.
     pub learned_route_resets_backoff: bool,
+    /// A route error starts with the salvage count of the packet whose failure
+    /// it reports (ns-2.35: `xmitFailed` turns the failed packet itself into
+    /// the error and never clears `salvaged`; `processBrokenRouteError`'s
+    /// unwrapped inner error is a copy of the outer one). Such an error, when
+    /// its own hop fails, is salvaged only up to MAX_SALVAGE_COUNT in all. Off:
+    /// every error starts at 0, as a new packet (RFC 4728 §8.3.4).
+    pub error_keeps_salvage_count: bool,
     /// ns-2's send-buffer poll (`SendBufferTimer`, `BUFFER_CHECK` 30 ms): a
     /// node looks at its waiting packets every U(1, 2) × this, and only then
     /// turns an unanswered non-propagating request into a propagating one,
@@ -201,6 +208,7 @@ impl Default for Params {
             request_size_bug: true,
             grat_holdoff_bug: true,
             learned_route_resets_backoff: false,
+            error_keeps_salvage_count: true,
             buffer_poll: SimDuration::from_millis(30),
         }
     }
@@ -610,7 +618,10 @@ impl Dsr {
             let mut out = std::mem::take(&mut self.scratch);
             self.buffer.take_for(dst, &mut out);
             for pkt in out.drain(..) {
-                self.send_on_route_after(ctx, pkt, route.clone(), 0, delay);
+                // A packet keeps its salvage count while it waits (ns-2
+                // re-routes it with `handlePktWithoutSR`, which leaves it).
+                let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
+                self.send_on_route_after(ctx, pkt, route.clone(), salvaged, delay);
                 delay = delay + spacing;
             }
             self.scratch = out;
@@ -914,7 +925,12 @@ impl Dsr {
             // ns-2 `processBrokenRouteError`: the errors it was nested around
             // go on to the next one's `tell`, as a packet of our own.
             if let Some((tell, from, to)) = re.nested.pop() {
-                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute::new(vec![self.me]) };
+                let mut sr = SourceRoute::new(vec![self.me]);
+                if self.p.error_keeps_salvage_count {
+                    // ns-2 sends a copy of the error it received.
+                    sr.salvaged = re.sr.salvaged;
+                }
+                let inner = Rerr { from, to, tell, nested: re.nested, sr };
                 let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
                 if tell == self.me {
                     return;
@@ -941,7 +957,12 @@ impl Dsr {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
-        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute::outbound(back) };
+        let mut route = SourceRoute::outbound(back);
+        if self.p.error_keeps_salvage_count {
+            // ns-2 `xmitFailed` rewrites the failed packet into the error.
+            route.salvaged = sr.salvaged;
+        }
+        let re = Rerr { from: self.me, to, tell, nested, sr: route };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
@@ -954,7 +975,6 @@ impl Dsr {
     fn undeliverable(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, dead: NodeId) {
         let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
         if pkt.ip.src == self.me {
-            pkt.source_route = None;
             self.originate(ctx, pkt);
             return;
         }
@@ -994,14 +1014,20 @@ impl Dsr {
 
     /// A packet this node originates: on a cached route, else buffered while a
     /// route is discovered.
+    /// A packet of ours sent again (ns-2 `handlePktWithoutSR`) keeps its
+    /// salvage count: an error that inherited one, or data salvaged by others
+    /// back through us (lost if it has to wait in the buffer: data waits there
+    /// without a route).
     fn originate(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
         let dst = pkt.ip.dst;
+        let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
+        pkt.source_route = None;
         mark_tcp_ip_twice(&mut pkt, self.p.tcp_ip_header_twice);
         if !pkt.is_routing() {
             self.talked_to.insert(dst);
         }
         match self.cache.find(dst, true) {
-            Some(route) => self.send_on_route(ctx, pkt, route, 0),
+            Some(route) => self.send_on_route(ctx, pkt, route, salvaged),
             None => {
                 // ns-2 asks for a route for the new packet alone, then buffers it.
                 self.get_route(ctx, dst, true);
