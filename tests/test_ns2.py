@@ -111,6 +111,7 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "dsdv", "routing.dsdv.stale_advert_bug": False}, "routing.dsdv.stale_advert_bug"),
         ({"routing.protocol": "dsr", "routing.dsr.learned_route_resets_backoff": True}, "routing.dsr.learned_route_resets_backoff"),
         ({"routing.protocol": "dsr", "routing.dsr.error_keeps_salvage_count": False}, "routing.dsr.error_keeps_salvage_count"),
+        ({"routing.protocol": "dsr", "routing.dsr.unwrapped_error_copies_packet": False}, "routing.dsr.unwrapped_error_copies_packet"),
         ({"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_counts_headers": True}, "flows[0].tcp.vegas_counts_headers"),
         ({"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_zero_window_after_timeout": False}, "flows[0].tcp.vegas_zero_window_after_timeout"),
     ],

@@ -234,6 +234,7 @@ pub struct DsrSpec {
     pub grat_holdoff_bug: Option<bool>,
     pub learned_route_resets_backoff: Option<bool>,
     pub error_keeps_salvage_count: Option<bool>,
+    pub unwrapped_error_copies_packet: Option<bool>,
     pub buffer_poll_ms: Option<f64>,
 }
 
@@ -272,6 +273,7 @@ impl DsrSpec {
             grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
             learned_route_resets_backoff: self.learned_route_resets_backoff.unwrap_or(d.learned_route_resets_backoff),
             error_keeps_salvage_count: self.error_keeps_salvage_count.unwrap_or(d.error_keeps_salvage_count),
+            unwrapped_error_copies_packet: self.unwrapped_error_copies_packet.unwrap_or(d.unwrapped_error_copies_packet),
             buffer_poll: dur(self.buffer_poll_ms, 1e-3, d.buffer_poll),
         }
     }

@@ -52,7 +52,7 @@ use super::send_buffer::SendBuffer;
 use super::{mark_tcp_ip_twice, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use crate::transport::TransportNotice;
 use rand::Rng;
@@ -168,6 +168,14 @@ pub struct Params {
     /// its own hop fails, is salvaged only up to MAX_SALVAGE_COUNT in all. Off:
     /// every error starts at 0, as a new packet (RFC 4728 §8.3.4).
     pub error_keeps_salvage_count: bool,
+    /// The inner error a node unwraps from a nested one it received is a copy
+    /// of the received packet (ns-2.35 `processBrokenRouteError` uses
+    /// `Packet::copy`): it keeps the received error's uid, so nodes that
+    /// overheard that one skip it (the tap's uid filter), and its size still
+    /// counts the received packet's headers, the new source-route header
+    /// added on top (60 B in, 84 B out on a 2-address route). Off: a packet
+    /// of its own, with a new uid and its own size.
+    pub unwrapped_error_copies_packet: bool,
     /// ns-2's send-buffer poll (`SendBufferTimer`, `BUFFER_CHECK` 30 ms): a
     /// node looks at its waiting packets every U(1, 2) × this, and only then
     /// turns an unanswered non-propagating request into a propagating one,
@@ -209,6 +217,7 @@ impl Default for Params {
             grat_holdoff_bug: true,
             learned_route_resets_backoff: false,
             error_keeps_salvage_count: true,
+            unwrapped_error_copies_packet: true,
             buffer_poll: SimDuration::from_millis(30),
         }
     }
@@ -479,8 +488,12 @@ impl Dsr {
     // ---- sending -----------------------------------------------------------------
 
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, msg: DsrMessage) -> Packet {
+        self.control_with_uid(ctx.new_uid(), dst, msg)
+    }
+
+    fn control_with_uid(&self, uid: u64, dst: NodeId, msg: DsrMessage) -> Packet {
         Packet {
-            uid: ctx.new_uid(),
+            uid,
             // ns-2 sends DSR control packets with TTL 255; hops are bounded by
             // the source route, so the IP TTL plays no part.
             ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
@@ -908,7 +921,8 @@ impl Dsr {
         self.release_buffered_spaced(ctx, self.p.release_spacing);
     }
 
-    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64) {
+    /// `received_bytes`: the error packet's size as it arrived.
+    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64, received_bytes: u32) {
         // §8.3.5: every node the error passes cuts the link (ns-2
         // `dsragent_snoop_forwarded_errors`).
         self.dead_link(ctx.now, re.from, re.to);
@@ -923,19 +937,34 @@ impl Dsr {
             self.held_error = Some((re.from, re.to, ctx.now));
             self.notify_lost_routes(ctx);
             // ns-2 `processBrokenRouteError`: the errors it was nested around
-            // go on to the next one's `tell`, as a packet of our own.
-            if let Some((tell, from, to)) = re.nested.pop() {
+            // go on to the next one's `tell`, as a packet of our own. When
+            // that is us too, ns-2 receives its own copy (`handlePktWithoutSR`
+            // → `handlePacketReceipt`) and unwraps again.
+            while let Some((tell, from, to)) = re.nested.pop() {
+                if tell == self.me {
+                    self.held_error = Some((from, to, ctx.now));
+                    continue;
+                }
                 let mut sr = SourceRoute::new(vec![self.me]);
                 if self.p.error_keeps_salvage_count {
                     // ns-2 sends a copy of the error it received.
                     sr.salvaged = re.sr.salvaged;
                 }
-                let inner = Rerr { from, to, tell, nested: re.nested, sr };
-                let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
-                if tell == self.me {
-                    return;
-                }
+                let inner = Rerr { from, to, tell, nested: std::mem::take(&mut re.nested), sr };
+                let pkt = if self.p.unwrapped_error_copies_packet {
+                    // ns-2 copies the received packet (`Packet::copy`): the
+                    // same uid, and a size that still counts everything the
+                    // received error had (its IP and DSR headers; nothing
+                    // took them off yet), `sendOutPacketWithRoute` adding the
+                    // new header on top.
+                    let mut p = self.control_with_uid(uid, tell, DsrMessage::Rerr(inner));
+                    p.ip.extra_bytes = received_bytes.saturating_sub(IP_HEADER_BYTES).min(u8::MAX as u32) as u8;
+                    p
+                } else {
+                    self.control(ctx, tell, DsrMessage::Rerr(inner))
+                };
                 self.originate(ctx, pkt);
+                break;
             }
             return;
         }
@@ -1147,7 +1176,7 @@ impl Routing for Dsr {
     }
 
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
-        let (ip, uid) = (pkt.ip, pkt.uid);
+        let (ip, uid, received_bytes) = (pkt.ip, pkt.uid, pkt.size_bytes());
         let msg = match pkt.transport {
             TransportHeader::Routing(RoutingMessage::Dsr(m)) => m,
             _ => {
@@ -1160,7 +1189,7 @@ impl Routing for Dsr {
         match msg {
             DsrMessage::Rreq(rq) => self.recv_rreq(ctx, rq, uid),
             DsrMessage::Rrep(rp) => self.recv_rrep(ctx, rp, ip, uid),
-            DsrMessage::Rerr(re) => self.recv_rerr(ctx, re, ip, uid),
+            DsrMessage::Rerr(re) => self.recv_rerr(ctx, re, ip, uid, received_bytes),
         }
     }
 

@@ -966,3 +966,43 @@ fn a_packet_waiting_at_a_relay_keeps_its_salvage_count() {
     });
     assert_eq!(forwards(&a), vec![(7, NodeId(5), ids(&[2, 5, 4]), 2)]);
 }
+
+#[test]
+fn an_unwrapped_error_is_a_copy_of_the_received_one_as_ns2() {
+    // 7 receives an error for it (from 2 along 2 3 7: link 2 → 1) nesting one
+    // for 0 (link 7 → 8). ns-2 `processBrokenRouteError` sends the inner error
+    // as a copy of the received packet: same uid, and its 64 B (IP 20 + DSR
+    // 4 + 8 route + 2 × 16) plus the new header (4 + 8 route + 16): 92 B.
+    let outer = Rerr { from: NodeId(2), to: NodeId(1), tell: NodeId(7), nested: vec![(NodeId(0), NodeId(7), NodeId(8))], sr: SourceRoute { path: ids(&[2, 3, 7]), next: 2, salvaged: 0, flow: FlowMark::None } };
+    let sent = |copies: bool| {
+        let mut t = Node::with(7, Params { unwrapped_error_copies_packet: copies, ..Params::default() });
+        t.learn(&[7, 3, 0]);
+        let a = t.recv(DsrMessage::Rerr(outer.clone()), 2, NodeId(7), 3);
+        let out: Vec<(u64, u32, NodeId)> = a
+            .iter()
+            .filter_map(|x| match (x, msg(x)) {
+                (RoutingAction::Forward { pkt, next_hop }, Some(DsrMessage::Rerr(r))) => {
+                    assert_eq!((r.tell, r.from, r.to, r.nested.len()), (NodeId(0), NodeId(7), NodeId(8), 0));
+                    Some((pkt.uid, pkt.size_bytes(), *next_hop))
+                }
+                _ => None,
+            })
+            .collect();
+        out
+    };
+    assert_eq!(DsrMessage::Rerr(outer.clone()).size_bytes() + 20, 64);
+    assert_eq!(sent(true), vec![(1, 92, NodeId(3))], "the received uid (1) and 64 + 28 B");
+    let own = sent(false);
+    assert_eq!((own.len(), own[0].1, own[0].2), (1, 48, NodeId(3)), "a packet of its own: 20 + 28 B");
+    assert_ne!(own[0].0, 1);
+
+    // If the next addressee is 7 itself, ns-2 receives its own copy and
+    // unwraps again: the innermost error goes to 0.
+    let twice = Rerr { nested: vec![(NodeId(0), NodeId(5), NodeId(6)), (NodeId(7), NodeId(7), NodeId(8))], ..outer.clone() };
+    let mut t = Node::new(7);
+    t.learn(&[7, 3, 0]);
+    let e = rerrs(&t.recv(DsrMessage::Rerr(twice), 2, NodeId(7), 3));
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.tell, e[0].0.from, e[0].0.to, e[0].1), (NodeId(0), NodeId(5), NodeId(6), NodeId(3)));
+    assert_eq!(t.dsr.held_error.map(|(f, to, _)| (f, to)), Some((NodeId(7), NodeId(8))), "the error for 7 is held for its requests");
+}
