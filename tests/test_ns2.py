@@ -258,7 +258,7 @@ def _ours_vs_ref(case: str, metric: str) -> tuple[float, float]:
 
 
 # Measured (manetlab mean / ns-2 mean over each fixture's seeds): goodput chain4 1.003
-# (20 seeds), rwp20 AODV 1.007, DSR 0.972 (100 seeds; 0.974 before DSR's salvage-count rule, 0.990 before its send-buffer poll),
+# (20 seeds), rwp20 AODV 1.007, DSR 0.975 (100 seeds; 0.974 before DSR's route-error rules, 0.990 before its send-buffer poll),
 # DSDV 0.970 (81 seeds: ns-2 hung on 19 of 100); CBR delivery AODV +0.001, DSR +0.014,
 # DSDV +0.004. At 30 seeds AODV was
 # 1.033 and DSDV 0.928, both inside their intervals: a single 20-node TCP flow's per-seed
