@@ -1043,6 +1043,7 @@ impl Dsr {
 
     /// A packet this node originates: on a cached route, else buffered while a
     /// route is discovered.
+    ///
     /// A packet of ours sent again (ns-2 `handlePktWithoutSR`) keeps its
     /// salvage count: an error that inherited one, or data salvaged by others
     /// back through us (lost if it has to wait in the buffer: data waits there
