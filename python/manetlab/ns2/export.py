@@ -78,6 +78,8 @@ _NS2_SWITCHES = {
     ("dsr", "request_size_bug"): True,
     ("dsr", "grat_holdoff_bug"): True,
     ("dsr", "learned_route_resets_backoff"): False,
+    ("dsr", "error_keeps_salvage_count"): True,
+    ("dsr", "unwrapped_error_copies_packet"): True,
     ("dsdv", "tcp_ip_header_twice"): True,
     ("dsdv", "release_through_recv"): True,
     ("dsdv", "stale_advert_bug"): True,

@@ -233,6 +233,8 @@ pub struct DsrSpec {
     pub request_size_bug: Option<bool>,
     pub grat_holdoff_bug: Option<bool>,
     pub learned_route_resets_backoff: Option<bool>,
+    pub error_keeps_salvage_count: Option<bool>,
+    pub unwrapped_error_copies_packet: Option<bool>,
     pub buffer_poll_ms: Option<f64>,
 }
 
@@ -270,6 +272,8 @@ impl DsrSpec {
             request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
             grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
             learned_route_resets_backoff: self.learned_route_resets_backoff.unwrap_or(d.learned_route_resets_backoff),
+            error_keeps_salvage_count: self.error_keeps_salvage_count.unwrap_or(d.error_keeps_salvage_count),
+            unwrapped_error_copies_packet: self.unwrapped_error_copies_packet.unwrap_or(d.unwrapped_error_copies_packet),
             buffer_poll: dur(self.buffer_poll_ms, 1e-3, d.buffer_poll),
         }
     }
@@ -324,6 +328,7 @@ impl DsrSpec {
             ("grat_holdoff_bug", self.grat_holdoff_bug.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
             ("max_salvage_count", self.max_salvage_count.is_some(), q.salvage, "salvage = true"),
             ("salvage_requests", self.salvage_requests.is_some(), q.salvage, "salvage = true"),
+            ("error_keeps_salvage_count", self.error_keeps_salvage_count.is_some(), q.salvage, "salvage = true"),
             ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms.is_some(), q.ring_zero_search, "ring_zero_search = true"),
             ("error_hold_s", self.error_hold_s.is_some(), q.propagate_last_error, "propagate_last_error = true"),
         ];

@@ -136,6 +136,7 @@ fn malformed_scenarios_name_the_key() {
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage = false, max_salvage_count = 3 }}\n"), "routing.dsr.max_salvage_count", "only applies with salvage = true"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage_requests = 16 }}\n"), "routing.dsr.salvage_requests", "16 is out of range (allowed: 0..=15)"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage = false, salvage_requests = 1 }}\n"), "routing.dsr.salvage_requests", "only applies with salvage = true"),
+        (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ salvage = false, error_keeps_salvage_count = false }}\n"), "routing.dsr.error_keeps_salvage_count", "only applies with salvage = true"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ promiscuous = false, gratuitous_replies = true }}\n"), "routing.dsr.gratuitous_replies", "needs promiscuous = true"),
         (format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ndsr = {{ max_route_len = 300 }}\n"), "routing.dsr.max_route_len", ""),
         (format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n"), "", ""),

@@ -52,7 +52,7 @@ use super::send_buffer::SendBuffer;
 use super::{mark_tcp_ip_twice, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use crate::transport::TransportNotice;
 use rand::Rng;
@@ -161,6 +161,21 @@ pub struct Params {
     /// discovery for the destination waits out the backoff the last one
     /// reached, and a relay's salvage request counts against it.
     pub learned_route_resets_backoff: bool,
+    /// A route error starts with the salvage count of the packet whose failure
+    /// it reports (ns-2.35: `xmitFailed` turns the failed packet itself into
+    /// the error and never clears `salvaged`; `processBrokenRouteError`'s
+    /// unwrapped inner error is a copy of the outer one). Such an error, when
+    /// its own hop fails, is salvaged only up to MAX_SALVAGE_COUNT in all. Off:
+    /// every error starts at 0, as a new packet (RFC 4728 §8.3.4).
+    pub error_keeps_salvage_count: bool,
+    /// The inner error a node unwraps from a nested one it received is a copy
+    /// of the received packet (ns-2.35 `processBrokenRouteError` uses
+    /// `Packet::copy`): it keeps the received error's uid, so nodes that
+    /// overheard that one skip it (the tap's uid filter), and its size still
+    /// counts the received packet's headers, the new source-route header
+    /// added on top (60 B in, 84 B out on a 2-address route). Off: a packet
+    /// of its own, with a new uid and its own size.
+    pub unwrapped_error_copies_packet: bool,
     /// ns-2's send-buffer poll (`SendBufferTimer`, `BUFFER_CHECK` 30 ms): a
     /// node looks at its waiting packets every U(1, 2) × this, and only then
     /// turns an unanswered non-propagating request into a propagating one,
@@ -201,6 +216,8 @@ impl Default for Params {
             request_size_bug: true,
             grat_holdoff_bug: true,
             learned_route_resets_backoff: false,
+            error_keeps_salvage_count: true,
+            unwrapped_error_copies_packet: true,
             buffer_poll: SimDuration::from_millis(30),
         }
     }
@@ -471,8 +488,12 @@ impl Dsr {
     // ---- sending -----------------------------------------------------------------
 
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, msg: DsrMessage) -> Packet {
+        self.control_with_uid(ctx.new_uid(), dst, msg)
+    }
+
+    fn control_with_uid(&self, uid: u64, dst: NodeId, msg: DsrMessage) -> Packet {
         Packet {
-            uid: ctx.new_uid(),
+            uid,
             // ns-2 sends DSR control packets with TTL 255; hops are bounded by
             // the source route, so the IP TTL plays no part.
             ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
@@ -610,7 +631,10 @@ impl Dsr {
             let mut out = std::mem::take(&mut self.scratch);
             self.buffer.take_for(dst, &mut out);
             for pkt in out.drain(..) {
-                self.send_on_route_after(ctx, pkt, route.clone(), 0, delay);
+                // A packet keeps its salvage count while it waits (ns-2
+                // re-routes it with `handlePktWithoutSR`, which leaves it).
+                let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
+                self.send_on_route_after(ctx, pkt, route.clone(), salvaged, delay);
                 delay = delay + spacing;
             }
             self.scratch = out;
@@ -897,7 +921,8 @@ impl Dsr {
         self.release_buffered_spaced(ctx, self.p.release_spacing);
     }
 
-    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64) {
+    /// `received_bytes`: the error packet's size as it arrived.
+    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64, received_bytes: u32) {
         // §8.3.5: every node the error passes cuts the link (ns-2
         // `dsragent_snoop_forwarded_errors`).
         self.dead_link(ctx.now, re.from, re.to);
@@ -912,14 +937,34 @@ impl Dsr {
             self.held_error = Some((re.from, re.to, ctx.now));
             self.notify_lost_routes(ctx);
             // ns-2 `processBrokenRouteError`: the errors it was nested around
-            // go on to the next one's `tell`, as a packet of our own.
-            if let Some((tell, from, to)) = re.nested.pop() {
-                let inner = Rerr { from, to, tell, nested: re.nested, sr: SourceRoute::new(vec![self.me]) };
-                let pkt = self.control(ctx, tell, DsrMessage::Rerr(inner));
+            // go on to the next one's `tell`, as a packet of our own. When
+            // that is us too, ns-2 receives its own copy (`handlePktWithoutSR`
+            // → `handlePacketReceipt`) and unwraps again.
+            while let Some((tell, from, to)) = re.nested.pop() {
                 if tell == self.me {
-                    return;
+                    self.held_error = Some((from, to, ctx.now));
+                    continue;
                 }
+                let mut sr = SourceRoute::new(vec![self.me]);
+                if self.p.error_keeps_salvage_count {
+                    // ns-2 sends a copy of the error it received.
+                    sr.salvaged = re.sr.salvaged;
+                }
+                let inner = Rerr { from, to, tell, nested: std::mem::take(&mut re.nested), sr };
+                let pkt = if self.p.unwrapped_error_copies_packet {
+                    // ns-2 copies the received packet (`Packet::copy`): the
+                    // same uid, and a size that still counts everything the
+                    // received error had (its IP and DSR headers; nothing
+                    // took them off yet), `sendOutPacketWithRoute` adding the
+                    // new header on top.
+                    let mut p = self.control_with_uid(uid, tell, DsrMessage::Rerr(inner));
+                    p.ip.extra_bytes = received_bytes.saturating_sub(IP_HEADER_BYTES).min(u8::MAX as u32) as u8;
+                    p
+                } else {
+                    self.control(ctx, tell, DsrMessage::Rerr(inner))
+                };
                 self.originate(ctx, pkt);
+                break;
             }
             return;
         }
@@ -941,7 +986,12 @@ impl Dsr {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
-        let re = Rerr { from: self.me, to, tell, nested, sr: SourceRoute::outbound(back) };
+        let mut route = SourceRoute::outbound(back);
+        if self.p.error_keeps_salvage_count {
+            // ns-2 `xmitFailed` rewrites the failed packet into the error.
+            route.salvaged = sr.salvaged;
+        }
+        let re = Rerr { from: self.me, to, tell, nested, sr: route };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
@@ -954,7 +1004,6 @@ impl Dsr {
     fn undeliverable(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, dead: NodeId) {
         let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
         if pkt.ip.src == self.me {
-            pkt.source_route = None;
             self.originate(ctx, pkt);
             return;
         }
@@ -994,14 +1043,21 @@ impl Dsr {
 
     /// A packet this node originates: on a cached route, else buffered while a
     /// route is discovered.
+    ///
+    /// A packet of ours sent again (ns-2 `handlePktWithoutSR`) keeps its
+    /// salvage count: an error that inherited one, or data salvaged by others
+    /// back through us (lost if it has to wait in the buffer: data waits there
+    /// without a route).
     fn originate(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
         let dst = pkt.ip.dst;
+        let salvaged = route_of(&pkt).map_or(0, |s| s.salvaged);
+        pkt.source_route = None;
         mark_tcp_ip_twice(&mut pkt, self.p.tcp_ip_header_twice);
         if !pkt.is_routing() {
             self.talked_to.insert(dst);
         }
         match self.cache.find(dst, true) {
-            Some(route) => self.send_on_route(ctx, pkt, route, 0),
+            Some(route) => self.send_on_route(ctx, pkt, route, salvaged),
             None => {
                 // ns-2 asks for a route for the new packet alone, then buffers it.
                 self.get_route(ctx, dst, true);
@@ -1121,7 +1177,7 @@ impl Routing for Dsr {
     }
 
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
-        let (ip, uid) = (pkt.ip, pkt.uid);
+        let (ip, uid, received_bytes) = (pkt.ip, pkt.uid, pkt.size_bytes());
         let msg = match pkt.transport {
             TransportHeader::Routing(RoutingMessage::Dsr(m)) => m,
             _ => {
@@ -1134,7 +1190,7 @@ impl Routing for Dsr {
         match msg {
             DsrMessage::Rreq(rq) => self.recv_rreq(ctx, rq, uid),
             DsrMessage::Rrep(rp) => self.recv_rrep(ctx, rp, ip, uid),
-            DsrMessage::Rerr(re) => self.recv_rerr(ctx, re, ip, uid),
+            DsrMessage::Rerr(re) => self.recv_rerr(ctx, re, ip, uid, received_bytes),
         }
     }
 

@@ -865,3 +865,144 @@ fn source_flows_stay_bounded_over_a_long_run() {
     }
     assert_eq!(flow_entries(&n.dsr), 0);
 }
+
+fn rerr_pkt(uid: u64, re: Rerr, src: u32) -> Packet {
+    let tell = re.tell;
+    Packet {
+        uid,
+        ip: IpHeader { src: NodeId(src), dst: tell, ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
+        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
+        payload_bytes: 0,
+        tag: None,
+        source_route: None,
+        frn: None,
+    }
+}
+
+#[test]
+fn a_route_error_keeps_the_failed_packets_salvage_count_as_ns2() {
+    // ns-2 `xmitFailed` rewrites the failed packet into the route error without
+    // clearing `salvaged`: data salvaged 4 times fails on 2 → 3; its error to 0
+    // carries 4, the data (salvaged on 2 5 4) 5.
+    let failed = |keep: bool| {
+        let mut n = Node::with(2, Params { error_keeps_salvage_count: keep, ..Params::default() });
+        n.learn(&[2, 5, 4]);
+        let mut pkt = routed(7, &[0, 1, 2, 3, 4], 3);
+        pkt.source_route.as_mut().unwrap().salvaged = 4;
+        let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(3)));
+        assert_eq!(forwards(&a), vec![(7, NodeId(5), ids(&[2, 5, 4]), 5)]);
+        let e = rerrs(&a);
+        assert_eq!((e.len(), e[0].0.sr.path.clone()), (1, ids(&[2, 1, 0])));
+        e[0].0.sr.salvaged
+    };
+    assert_eq!(failed(true), 4);
+    assert_eq!(failed(false), 0, "RFC 4728: the error is a new packet");
+
+    // So an error that inherited 15 is not salvaged when its own hop fails:
+    // 2 relays it along 7 3 2 1 0 and 2 → 1 fails. It is dropped (ns-2
+    // `DROP_RTR_SALVAGE`, ours `NRTE`) although 2 has 2 5 0 cached; the new
+    // error nesting it goes back to 7 with the same count.
+    let re = Rerr { from: NodeId(7), to: NodeId(8), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[7, 3, 2, 1, 0]), next: 3, salvaged: 15, flow: FlowMark::None } };
+    let mut n = Node::new(2);
+    n.learn(&[2, 5, 0]);
+    let a = n.run(|d, ctx| d.tx_failed(ctx, rerr_pkt(5, re.clone(), 7), NodeId(1)));
+    assert_eq!(drops(&a), vec![DropReason::NoRoute]);
+    let e = rerrs(&a);
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.tell, e[0].0.nested.len(), e[0].0.sr.salvaged, e[0].1), (NodeId(7), 1, 15, NodeId(3)));
+    // With 14 it is salvaged once more, on 2 5 0, counting 15.
+    let mut n = Node::new(2);
+    n.learn(&[2, 5, 0]);
+    let re14 = Rerr { sr: SourceRoute { salvaged: 14, ..re.sr.clone() }, ..re.clone() };
+    let a = n.run(|d, ctx| d.tx_failed(ctx, rerr_pkt(5, re14, 7), NodeId(1)));
+    let salvaged: Vec<(u64, NodeId, u8)> = a
+        .iter()
+        .filter_map(|x| match (x, msg(x)) {
+            (RoutingAction::Forward { pkt, next_hop }, Some(DsrMessage::Rerr(r))) if pkt.uid == 5 => Some((pkt.uid, *next_hop, r.sr.salvaged)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(salvaged, vec![(5, NodeId(5), 15)]);
+
+    // The error's tell unwraps a nested one and sends the inner error on as a
+    // copy of what it received (ns-2 `processBrokenRouteError`): count 6 stays.
+    let outer = Rerr { from: NodeId(2), to: NodeId(1), tell: NodeId(7), nested: vec![(NodeId(0), NodeId(7), NodeId(8))], sr: SourceRoute { path: ids(&[2, 3, 7]), next: 2, salvaged: 6, flow: FlowMark::None } };
+    let mut t = Node::new(7);
+    t.learn(&[7, 3, 0]);
+    let e = rerrs(&t.recv(DsrMessage::Rerr(outer.clone()), 2, NodeId(7), 3));
+    assert_eq!((e[0].0.tell, e[0].0.sr.path.clone(), e[0].0.sr.salvaged), (NodeId(0), ids(&[7, 3, 0]), 6));
+    let mut t = Node::with(7, Params { error_keeps_salvage_count: false, ..Params::default() });
+    t.learn(&[7, 3, 0]);
+    assert_eq!(rerrs(&t.recv(DsrMessage::Rerr(outer), 2, NodeId(7), 3))[0].0.sr.salvaged, 0);
+
+    // An error of our own whose first hop fails is routed afresh (ns-2
+    // `handlePktWithoutSR`) and keeps its count.
+    let mine = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[2, 1, 0]), next: 1, salvaged: 3, flow: FlowMark::None } };
+    let mut n = Node::new(2);
+    n.learn(&[2, 5, 0]);
+    let a = n.run(|d, ctx| d.tx_failed(ctx, rerr_pkt(9, mine, 2), NodeId(1)));
+    let again: Vec<(NodeId, Vec<NodeId>, u8)> = a
+        .iter()
+        .filter_map(|x| match (x, msg(x)) {
+            (RoutingAction::Forward { pkt, next_hop }, Some(DsrMessage::Rerr(r))) if pkt.uid == 9 => Some((*next_hop, r.sr.path.clone(), r.sr.salvaged)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(again, vec![(NodeId(5), ids(&[2, 5, 0]), 3)]);
+}
+
+#[test]
+fn a_packet_waiting_at_a_relay_keeps_its_salvage_count() {
+    // ns-2 `NEW_SALVAGE_LOGIC`: a relay without a route buffers the packet
+    // (count unchanged) and sends it on the route it learns, count still 2.
+    let mut n = Node::new(2);
+    let mut pkt = routed(7, &[0, 1, 2, 3, 4], 3);
+    pkt.source_route.as_mut().unwrap().salvaged = 2;
+    n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(3)));
+    assert_eq!(n.dsr.buffered(), 1);
+    let a = n.run(|d, ctx| {
+        d.cache.add_route(&ids(&[2, 5, 4]));
+        d.release_buffered(ctx)
+    });
+    assert_eq!(forwards(&a), vec![(7, NodeId(5), ids(&[2, 5, 4]), 2)]);
+}
+
+#[test]
+fn an_unwrapped_error_is_a_copy_of_the_received_one_as_ns2() {
+    // 7 receives an error for it (from 2 along 2 3 7: link 2 → 1) nesting one
+    // for 0 (link 7 → 8). ns-2 `processBrokenRouteError` sends the inner error
+    // as a copy of the received packet: same uid, and its 64 B (IP 20 + DSR
+    // 4 + 8 route + 2 × 16) plus the new header (4 + 8 route + 16): 92 B.
+    let outer = Rerr { from: NodeId(2), to: NodeId(1), tell: NodeId(7), nested: vec![(NodeId(0), NodeId(7), NodeId(8))], sr: SourceRoute { path: ids(&[2, 3, 7]), next: 2, salvaged: 0, flow: FlowMark::None } };
+    let sent = |copies: bool| {
+        let mut t = Node::with(7, Params { unwrapped_error_copies_packet: copies, ..Params::default() });
+        t.learn(&[7, 3, 0]);
+        let a = t.recv(DsrMessage::Rerr(outer.clone()), 2, NodeId(7), 3);
+        let out: Vec<(u64, u32, NodeId)> = a
+            .iter()
+            .filter_map(|x| match (x, msg(x)) {
+                (RoutingAction::Forward { pkt, next_hop }, Some(DsrMessage::Rerr(r))) => {
+                    assert_eq!((r.tell, r.from, r.to, r.nested.len()), (NodeId(0), NodeId(7), NodeId(8), 0));
+                    Some((pkt.uid, pkt.size_bytes(), *next_hop))
+                }
+                _ => None,
+            })
+            .collect();
+        out
+    };
+    assert_eq!(DsrMessage::Rerr(outer.clone()).size_bytes() + 20, 64);
+    assert_eq!(sent(true), vec![(1, 92, NodeId(3))], "the received uid (1) and 64 + 28 B");
+    let own = sent(false);
+    assert_eq!((own.len(), own[0].1, own[0].2), (1, 48, NodeId(3)), "a packet of its own: 20 + 28 B");
+    assert_ne!(own[0].0, 1);
+
+    // If the next addressee is 7 itself, ns-2 receives its own copy and
+    // unwraps again: the innermost error goes to 0.
+    let twice = Rerr { nested: vec![(NodeId(0), NodeId(5), NodeId(6)), (NodeId(7), NodeId(7), NodeId(8))], ..outer.clone() };
+    let mut t = Node::new(7);
+    t.learn(&[7, 3, 0]);
+    let e = rerrs(&t.recv(DsrMessage::Rerr(twice), 2, NodeId(7), 3));
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].0.tell, e[0].0.from, e[0].0.to, e[0].1), (NodeId(0), NodeId(5), NodeId(6), NodeId(3)));
+    assert_eq!(t.dsr.held_error.map(|(f, to, _)| (f, to)), Some((NodeId(7), NodeId(8))), "the error for 7 is held for its requests");
+}
