@@ -138,26 +138,8 @@ fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
     // Node 1 answers node 0's ARP request, but the link fails just before its
     // reply's RTS: seven RTS, then the RTS and the reply are discarded. ns-2's ARP
     // sets no routing callback, so its MAC keeps the header on the frame (86 B).
-    let text = r#"
-        duration_s = 2
-        [nodes]
-        count = 2
-        placement = { kind = "chain", spacing_m = 200 }
-        [radio]
-        [[flows]]
-        kind = "cbr"
-        src = 0
-        dst = 1
-        packet_size_bytes = 512
-        interval_s = 0.5
-        start_s = 1.0
-        [faults]
-        link_outages = [{ a = 0, b = 1, down_s = 1.0009, up_s = 1.5 }]
-        [outputs]
-        trace = "old"
-        trace_levels = ["agt", "rtr", "ifq", "mac"]
-    "#;
-    let (r, lines) = run("arp", text);
+    let text = two_nodes(2.0, "", "down_s = 1.0009, up_s = 1.5");
+    let (r, lines) = run("arp", &text);
     let ret: Vec<String> = lines.iter().filter(|l| is_ret(l)).map(|l| format!("{} {}", fields(l)[2], from_level(l))).collect();
     assert_eq!(ret, ["_1_ MAC RET 0 RTS 44 [52e 0 1 0]", "_1_ MAC RET 0 ARP 86 [13a 0 1 806] ------- [REPLY 1/1 0/0]"]);
     assert_eq!(r.nodes[1].mac_frames_failed, 1);
@@ -170,16 +152,22 @@ fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
 /// ARP, and the link fails right after the ARP reply, before node 1's route reply
 /// goes out; the MAC gives the reply up (7 RTS without CTS).
 fn reply_lost(rules: &str) -> (RunResult, Vec<String>) {
-    let text = format!(
+    let text = two_nodes(1.4, &format!("[routing]\nprotocol = \"aodv\"\n{rules}"), "down_s = 1.0041");
+    run(&format!("rrep{}", rules.len()), &text)
+}
+
+/// Two nodes 200 m apart, CBR 0 → 1 from 1 s (512 B every 0.5 s), the link
+/// between them out as `outage` says, every trace level; `routing`: extra
+/// sections (none: static routes).
+fn two_nodes(duration_s: f64, routing: &str, outage: &str) -> String {
+    format!(
         r#"
-        duration_s = 1.4
+        duration_s = {duration_s}
         [nodes]
         count = 2
         placement = {{ kind = "chain", spacing_m = 200 }}
         [radio]
-        [routing]
-        protocol = "aodv"
-        {rules}
+        {routing}
         [[flows]]
         kind = "cbr"
         src = 0
@@ -188,13 +176,12 @@ fn reply_lost(rules: &str) -> (RunResult, Vec<String>) {
         interval_s = 0.5
         start_s = 1.0
         [faults]
-        link_outages = [{{ a = 0, b = 1, down_s = 1.0041 }}]
+        link_outages = [{{ a = 0, b = 1, {outage} }}]
         [outputs]
         trace = "old"
         trace_levels = ["agt", "rtr", "ifq", "mac"]
     "#
-    );
-    run(&format!("rrep{}", rules.len()), &text)
+    )
 }
 
 #[test]
