@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import resource
 import shutil
@@ -46,6 +45,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import run as bench_run  # noqa: E402  (benchmarks/run.py: `timed`, one child's CPU and peak RSS)
 BINARY = ROOT / "target" / "release" / "examples" / "run_scenario"
 SPACING_M = 200
 PACKET_BYTES = 512
@@ -108,12 +109,8 @@ def run_ns2(ns: str, scen: Path, work: Path) -> tuple[float, float]:
         proc = subprocess.run(manetlab_command() + ["export-ns2", str(scen), "--out", str(work)], capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"manetlab export-ns2 {scen}: {proc.stderr.strip()[-2000:]}")
-    proc = subprocess.Popen([ns, "run.tcl"], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"ns run.tcl in {work}: {err.strip()[-2000:]}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    _, rss_mib, _, cpu_s = bench_run.timed([ns, "run.tcl"], cwd=work)
+    return cpu_s, rss_mib
 
 
 def callgrind_ir(binary: Path, scen: Path) -> int:
