@@ -141,8 +141,7 @@ impl Simulator {
             TransportNotice::RouteReestablished { dst } => (dst, true),
         };
         // In flow order, as the flows are numbered.
-        let from = self.tcp_ends.partition_point(|&(s, d, _)| (s, d) < (node, dst));
-        let mut k = from;
+        let mut k = self.tcp_ends.partition_point(|&(s, d, _)| (s, d) < (node, dst));
         while let Some(&(s, d, i)) = self.tcp_ends.get(k) {
             if (s, d) != (node, dst) {
                 break;
