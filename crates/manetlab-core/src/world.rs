@@ -534,6 +534,7 @@ impl Simulator {
                 }
             })
             .collect();
+        let shared_mac_params = std::rc::Rc::new(mac_params);
         let air: Vec<Air> = match channel {
             None => Vec::new(),
             Some(_) => (0..n)
@@ -542,7 +543,7 @@ impl Simulator {
                     let mac = match &frn {
                         Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(id, mac_params, sh.clone(), stream(s.seed, i as u64, Component::Mac)))),
                         None => {
-                            let mut mac = Dcf::new(id, mac_params, stream(s.seed, i as u64, Component::Mac));
+                            let mut mac = Dcf::new(id, shared_mac_params.clone(), stream(s.seed, i as u64, Component::Mac));
                             mac.promiscuous = nodes[i].routing.promiscuous();
                             WifiMac::Dcf(mac)
                         }
