@@ -1224,6 +1224,18 @@ impl Routing for Aodv {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
             return;
         }
+        // ns-2 gives the unicast packets it originates TTL NETWORK_DIAMETER (30,
+        // `recv`, aodv.cc:586), not the IP default of 32, so a relay drops a packet
+        // on its 30th hop (`--ttl == 0`, after the loop test). The header keeps
+        // our 32 (hop counts elsewhere are read from it); the drop is at ns-2's hop.
+        if self.p.rules == Rules::Ns2
+            && pkt.ip.src != self.me
+            && pkt.ip.dst != IP_BROADCAST
+            && DEFAULT_TTL.saturating_sub(pkt.ip.ttl) >= self.p.net_diameter
+        {
+            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+            return;
+        }
         let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else { return };
         let dst = pkt.ip.dst;
         let repairing = self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing);

@@ -996,3 +996,28 @@ fn ns2_a_reply_carries_no_link_failure_callback_data_does() {
     // RFC rules hand every packet back (AODV then drops a control packet as `RET`).
     assert_eq!(reply(rfc_rules()), (true, true));
 }
+
+#[test]
+fn ns2_a_relay_drops_data_on_its_30th_hop_as_ttl() {
+    // ns-2 `recv` (aodv.cc:580–603): a packet it originates gets TTL
+    // NETWORK_DIAMETER = 30; each relay tests for a loop, then `--ttl == 0`
+    // drops it (DROP_RTR_TTL): the k-th relay gets it with 31 − k, so the 29th
+    // forwards it and the 30th drops it. Ours carries the IP default 32 in the
+    // header, decremented before routing: ttl 32 − k at the k-th relay.
+    let at_relay = |k: u8| {
+        let mut r = ns2_relay(Params::default());
+        r.route(data(0, 9, DEFAULT_TTL - k))
+    };
+    assert_eq!(forwards(&at_relay(29)), vec![(7, NodeId(6))]);
+    let a = at_relay(30);
+    assert!(forwards(&a).is_empty());
+    assert_eq!(drops(&a), vec![DropReason::TtlExpired]);
+    // The loop test comes first: our own packet back on its 30th hop is a loop.
+    let mut s = ns2(0);
+    assert_eq!(drops(&s.route(data(0, 9, DEFAULT_TTL - 30))), vec![DropReason::RouteLoop]);
+    // The RFC rules keep the IP TTL alone (the world drops at 0).
+    let mut f = Node::with(5, rfc_rules());
+    f.recv(rreq(0, 1, 9, None, 1), 3, 10);
+    f.recv(rrep(9, 4, 1, 0), 6, 20);
+    assert_eq!(forwards(&f.route(data(0, 9, DEFAULT_TTL - 30))), vec![(7, NodeId(6))]);
+}
