@@ -43,6 +43,15 @@ pub struct IpHeader {
     pub extra_bytes: u8,
 }
 
+impl IpHeader {
+    /// Hops the packet has been forwarded: every forwarder takes one off the
+    /// TTL, which starts at [`DEFAULT_TTL`] (ns-2 `num_forwards`).
+    #[inline]
+    pub fn forwards(&self) -> u8 {
+        DEFAULT_TTL.saturating_sub(self.ttl)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UdpHeader {
     pub src_port: u16,

@@ -127,7 +127,7 @@ impl Simulator {
         } else {
             // Hops the segment travelled: every forwarding node decremented the TTL
             // once (TCP-AP's hop count, like ns-2's `num_forwards() + 1`).
-            t.sender.note_path_hops(u32::from(DEFAULT_TTL.saturating_sub(pkt.ip.ttl)) + 1);
+            t.sender.note_path_hops(u32::from(pkt.ip.forwards()) + 1);
             t.sender.on_segment(now, h, pkt.payload_bytes);
         }
         self.tcp_flush(now, f);

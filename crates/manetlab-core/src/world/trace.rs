@@ -10,7 +10,7 @@ use crate::mac::dcf::{DROP_DUPLICATE, DROP_RETRY};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
-use crate::packet::{Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::packet::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::routing::aodv::AodvMessage;
 use crate::routing::dsr::DsrMessage;
 use crate::routing::RoutingMessage;
@@ -192,7 +192,7 @@ fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
 /// counts): each forwarder took one off the TTL, and a copy just taken off the air
 /// has crossed one more hop than its TTL says.
 fn forwards(pkt: &Packet, received_here: bool) -> u32 {
-    u32::from(DEFAULT_TTL.saturating_sub(pkt.ip.ttl)) + u32::from(received_here)
+    u32::from(pkt.ip.forwards()) + u32::from(received_here)
 }
 
 /// Whether ns-2's routing agent would have set the packet's `xmit_failure_`

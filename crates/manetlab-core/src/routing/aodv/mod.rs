@@ -1165,7 +1165,7 @@ impl Aodv {
     }
 
     fn start_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
-        let travelled = DEFAULT_TTL.saturating_sub(pkt.ip.ttl);
+        let travelled = pkt.ip.forwards();
         let r = self.table.get_mut(dst).expect("repair an existing route");
         r.state = RouteState::Repairing;
         // §6.12: ask for a number newer than the one of the broken route.
@@ -1231,7 +1231,7 @@ impl Routing for Aodv {
         if self.p.rules == Rules::Ns2
             && pkt.ip.src != self.me
             && pkt.ip.dst != IP_BROADCAST
-            && DEFAULT_TTL.saturating_sub(pkt.ip.ttl) >= self.p.net_diameter
+            && pkt.ip.forwards() >= self.p.net_diameter
         {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
             return;
@@ -1276,7 +1276,7 @@ impl Routing for Aodv {
         }
         let now = ctx.now;
         let dst = pkt.ip.dst;
-        let travelled = DEFAULT_TTL.saturating_sub(pkt.ip.ttl);
+        let travelled = pkt.ip.forwards();
         if self.p.rules == Rules::Ns2 {
             // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
             // else happens.
