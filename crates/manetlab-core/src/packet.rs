@@ -41,14 +41,30 @@ pub struct IpHeader {
     /// `IP_HDR_LEN` to every packet they originate, TCP segments too, although
     /// ns-2's TCP already counts its IP header (docs/ns2-differences.md).
     pub extra_bytes: u8,
+    /// Times the packet has been forwarded, each forwarder taking one off the TTL
+    /// (ns-2 `num_forwards`). Kept apart from the TTL, which does not always start
+    /// at [`DEFAULT_TTL`]: ns-2's AODV gives the data it originates TTL 30.
+    pub forwards: u8,
 }
 
 impl IpHeader {
-    /// Hops the packet has been forwarded: every forwarder takes one off the
-    /// TTL, which starts at [`DEFAULT_TTL`] (ns-2 `num_forwards`).
+    /// A new header: TTL `ttl`, never forwarded, no extra bytes.
+    pub fn new(src: NodeId, dst: NodeId, ttl: u8, proto: IpProto) -> Self {
+        IpHeader { src, dst, ttl, proto, extra_bytes: 0, forwards: 0 }
+    }
+
+    /// Hops the packet has been forwarded (ns-2 `num_forwards`).
     #[inline]
     pub fn forwards(&self) -> u8 {
-        DEFAULT_TTL.saturating_sub(self.ttl)
+        self.forwards
+    }
+
+    /// One forwarder's step: one off the TTL, one more forward; the TTL left.
+    #[inline]
+    pub fn hop(&mut self) -> u8 {
+        self.ttl = self.ttl.saturating_sub(1);
+        self.forwards = self.forwards.saturating_add(1);
+        self.ttl
     }
 }
 
@@ -230,7 +246,7 @@ mod tests {
     fn udp_packet_size_counts_both_headers() {
         let p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(1), DEFAULT_TTL, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 512,
             tag: None,
@@ -258,7 +274,7 @@ mod tests {
         };
         let mut p = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: DEFAULT_TTL, proto: IpProto::Tcp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(1), DEFAULT_TTL, IpProto::Tcp),
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,

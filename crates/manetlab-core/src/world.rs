@@ -951,10 +951,11 @@ impl Simulator {
             return;
         }
         // Forwarding (on the node's own copy): decrement TTL first (RFC 791);
-        // a packet that reaches 0 is dropped.
+        // a packet that reaches 0 is dropped, unless it is back at its source:
+        // routing calls that a loop first (ns-2's AODV and DSDV `recv` test the
+        // loop before the TTL).
         let mut pkt = Rc::unwrap_or_clone(pkt);
-        pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
-        if pkt.ip.ttl == 0 {
+        if pkt.ip.hop() == 0 && pkt.ip.src != node {
             self.drop_packet(node, &pkt, DropReason::TtlExpired);
             return;
         }

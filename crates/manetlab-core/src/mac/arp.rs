@@ -132,7 +132,7 @@ mod tests {
     fn pkt(uid: u64) -> Packet {
         Packet {
             uid,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(5), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(5), 32, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
             payload_bytes: 100,
             tag: None,

@@ -71,7 +71,7 @@ pub(crate) mod tests {
     pub(crate) fn pkt(uid: u64) -> Queued {
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(1), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 10,
             tag: None,

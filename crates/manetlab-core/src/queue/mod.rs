@@ -44,7 +44,7 @@ impl Queued {
         // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader { src: m.sender, dst: next_hop.unwrap_or(IP_BROADCAST), ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(m.sender, next_hop.unwrap_or(IP_BROADCAST), DEFAULT_TTL, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 0,
             tag: None,

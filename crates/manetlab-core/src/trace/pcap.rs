@@ -282,7 +282,7 @@ mod tests {
     fn udp() -> Packet {
         Packet {
             uid: 7,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(3), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(3), 32, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000, on_wire: true }),
             payload_bytes: 11,
             tag: None,
@@ -368,7 +368,7 @@ mod tests {
         use crate::routing::aodv::{AodvMessage, Hello};
         use crate::routing::RoutingMessage;
         let p = Packet {
-            ip: IpHeader { src: NodeId(4), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(4), IP_BROADCAST, 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello { node: NodeId(4), seq: 2, lifetime_ns: 0 }))),
             payload_bytes: 0,
             ..udp()

@@ -14,7 +14,7 @@ use crate::sim::SimTime;
 pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, port: u16, payload_bytes: u32, on_wire: bool, seq: u64, now: SimTime) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src, dst, ttl: DEFAULT_TTL, proto: IpProto::Udp, extra_bytes: 0 },
+        ip: IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
         transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
         payload_bytes,
         tag: Some(AppTag { flow, seq, created: now }),

@@ -204,7 +204,7 @@ impl Simulator {
             self.ledger.created(self.next_uid, f.0, data);
             let pkt = Packet {
                 uid: self.next_uid,
-                ip: IpHeader { src: from, dst: to, ttl: DEFAULT_TTL, proto: IpProto::Tcp, extra_bytes: 0 },
+                ip: IpHeader::new(from, to, DEFAULT_TTL, IpProto::Tcp),
                 transport: TransportHeader::Tcp(seg.hdr),
                 payload_bytes: seg.payload_bytes,
                 tag: Some(AppTag { flow: f, seq: seg.data_seg.unwrap_or(0), created: now }),

@@ -7,7 +7,7 @@ fn tcp(uid: u64, payload_bytes: u32) -> Packet {
     let h = TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags: TcpFlags { ack: true, ..TcpFlags::default() }, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false, ns2_sack_bytes: false, ts_echo: crate::sim::SimTime::ZERO };
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(0), dst: NodeId(2), ttl: 32, proto: IpProto::Tcp, extra_bytes: 0 },
+        ip: IpHeader::new(NodeId(0), NodeId(2), 32, IpProto::Tcp),
         transport: TransportHeader::Tcp(h),
         payload_bytes,
         tag: Some(crate::packet::AppTag { flow: FlowId(0), seq: uid, created: SimTime::ZERO }),

@@ -41,7 +41,7 @@ pub use table::{seq_newer, Route, RouteInfo, RouteState, RouteTable};
 use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use crate::transport::TransportNotice;
 use rand::Rng;
@@ -436,7 +436,7 @@ impl Aodv {
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8, msg: AodvMessage) -> Packet {
         Packet {
             uid: ctx.new_uid(),
-            ip: IpHeader { src: self.me, dst, ttl, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(self.me, dst, ttl, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -986,7 +986,7 @@ impl Aodv {
         }
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(self.me, IP_BROADCAST, ttl, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
             payload_bytes: 0,
             tag: None,
@@ -1033,7 +1033,7 @@ impl Aodv {
             // No way back to the originator (the reverse route expired).
             let pkt = Packet {
                 uid,
-                ip: IpHeader { src: self.me, dst: rp.originator, ttl, proto: IpProto::Manet, extra_bytes: 0 },
+                ip: IpHeader::new(self.me, rp.originator, ttl, IpProto::Manet),
                 transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
                 payload_bytes: 0,
                 tag: None,
@@ -1060,7 +1060,7 @@ impl Aodv {
         out.hop_count = hops;
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: self.me, dst: rp.originator, ttl: ttl.max(1), proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(self.me, rp.originator, ttl.max(1), IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
             payload_bytes: 0,
             tag: None,
@@ -1218,23 +1218,19 @@ impl Routing for Aodv {
         }
     }
 
-    fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
-        // ns-2: a node that receives a packet it originated has a loop.
-        if pkt.ip.src == self.me && pkt.ip.ttl < DEFAULT_TTL {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
-            return;
-        }
-        // ns-2 gives the unicast packets it originates TTL NETWORK_DIAMETER (30,
-        // `recv`, aodv.cc:586), not the IP default of 32, so a relay drops a packet
-        // on its 30th hop (`--ttl == 0`, after the loop test). The header keeps
-        // our 32 (hop counts elsewhere are read from it); the drop is at ns-2's hop.
-        if self.p.rules == Rules::Ns2
-            && pkt.ip.src != self.me
-            && pkt.ip.dst != IP_BROADCAST
-            && pkt.ip.forwards() >= self.p.net_diameter
-        {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
-            return;
+    fn route(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet) {
+        if pkt.ip.src == self.me {
+            // ns-2: a node that receives a packet it originated has a loop.
+            if pkt.ip.forwards() > 0 {
+                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+                return;
+            }
+            // ns-2 gives the unicast packets it originates TTL NETWORK_DIAMETER (30,
+            // `recv`, aodv.cc:586), not the IP default of 32: a relay drops one on
+            // its 30th hop, and traces show ns-2's TTLs.
+            if self.p.rules == Rules::Ns2 && pkt.ip.dst != IP_BROADCAST {
+                pkt.ip.ttl = self.p.net_diameter;
+            }
         }
         let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else { return };
         let dst = pkt.ip.dst;

@@ -130,7 +130,7 @@ mod tests {
         });
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(0), ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(0), 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(rreq)),
             payload_bytes: 0,
             tag: None,

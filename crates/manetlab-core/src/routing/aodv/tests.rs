@@ -2,7 +2,7 @@
 //! feeds messages and timer firings to one node and inspects what it asks for.
 
 use super::*;
-use crate::packet::UdpHeader;
+use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
 
 /// One node's AODV with an outbox.
@@ -41,7 +41,7 @@ impl Node {
     fn recv(&mut self, msg: AodvMessage, from: u32, ttl: u8) -> Vec<RoutingAction> {
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(from), IP_BROADCAST, ttl, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -59,7 +59,8 @@ impl Node {
 fn data(src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid: 7,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp, extra_bytes: 0 },
+        // The hops so far as a TTL below the default, as a relay sees them.
+        ip: IpHeader { forwards: DEFAULT_TTL.saturating_sub(ttl), ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp) },
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
@@ -998,26 +999,31 @@ fn ns2_a_reply_carries_no_link_failure_callback_data_does() {
 }
 
 #[test]
-fn ns2_a_relay_drops_data_on_its_30th_hop_as_ttl() {
-    // ns-2 `recv` (aodv.cc:580–603): a packet it originates gets TTL
-    // NETWORK_DIAMETER = 30; each relay tests for a loop, then `--ttl == 0`
-    // drops it (DROP_RTR_TTL): the k-th relay gets it with 31 − k, so the 29th
-    // forwards it and the 30th drops it. Ours carries the IP default 32 in the
-    // header, decremented before routing: ttl 32 − k at the k-th relay.
-    let at_relay = |k: u8| {
-        let mut r = ns2_relay(Params::default());
-        r.route(data(0, 9, DEFAULT_TTL - k))
+fn ns2_data_leaves_its_source_with_ttl_30_and_a_relay_drops_it_on_its_30th_hop() {
+    // ns-2 `recv` (aodv.cc:580–603): a unicast packet it originates gets TTL
+    // NETWORK_DIAMETER = 30; each relay tests for a loop, then `--ttl == 0` drops
+    // it (DROP_RTR_TTL), so the 29th relay forwards it and the 30th drops it.
+    let sent_ttl = |p: Params| {
+        let mut o = ns2_relay(p);
+        let a = o.route(data(5, 9, DEFAULT_TTL));
+        a.iter()
+            .find_map(|x| match x {
+                RoutingAction::Forward { pkt, next_hop: NodeId(6) } if !pkt.is_routing() => Some(pkt.ip.ttl),
+                _ => None,
+            })
+            .expect("forwarded on the route")
     };
-    assert_eq!(forwards(&at_relay(29)), vec![(7, NodeId(6))]);
-    let a = at_relay(30);
-    assert!(forwards(&a).is_empty());
-    assert_eq!(drops(&a), vec![DropReason::TtlExpired]);
-    // The loop test comes first: our own packet back on its 30th hop is a loop.
+    assert_eq!(sent_ttl(Params::default()), 30);
+    // The RFC rules keep the IP default.
+    assert_eq!(sent_ttl(rfc_rules()), DEFAULT_TTL);
+    // The world's forwarding step (`IpHeader::hop`, then a drop at 0): 29 relays
+    // leave 1, the 30th leaves 0.
+    let mut ip = IpHeader::new(NodeId(0), NodeId(9), 30, IpProto::Udp);
+    assert_eq!((0..29).map(|_| ip.hop()).last(), Some(1));
+    assert_eq!((ip.hop(), ip.forwards()), (0, 30));
+    // The loop test comes first: our own packet back on its 30th hop (TTL 0,
+    // which the world hands to routing at the source) is a loop.
     let mut s = ns2(0);
-    assert_eq!(drops(&s.route(data(0, 9, DEFAULT_TTL - 30))), vec![DropReason::RouteLoop]);
-    // The RFC rules keep the IP TTL alone (the world drops at 0).
-    let mut f = Node::with(5, rfc_rules());
-    f.recv(rreq(0, 1, 9, None, 1), 3, 10);
-    f.recv(rrep(9, 4, 1, 0), 6, 20);
-    assert_eq!(forwards(&f.route(data(0, 9, DEFAULT_TTL - 30))), vec![(7, NodeId(6))]);
+    let back = Packet { ip: IpHeader { ttl: 0, forwards: 30, ..data(0, 9, 30).ip }, ..data(0, 9, 30) };
+    assert_eq!(drops(&s.route(back)), vec![DropReason::RouteLoop]);
 }

@@ -46,7 +46,7 @@ pub use table::{seq_newer, Applied, Route, RouteTable};
 use super::{RouteView, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
 use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST};
+use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use crate::transport::TransportNotice;
 use rand::Rng;
@@ -245,7 +245,7 @@ impl Dsdv {
         let msg = DsdvMessage { kind, entries };
         let pkt = Packet {
             uid: ctx.new_uid(),
-            ip: IpHeader { src: self.me, dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(self.me, IP_BROADCAST, 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -342,8 +342,7 @@ impl Dsdv {
         if pkt.ip.src == self.me {
             pkt.ip.extra_bytes = pkt.ip.extra_bytes.saturating_add(crate::packet::IP_HEADER_BYTES as u8);
         } else {
-            pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
-            if pkt.ip.ttl == 0 {
+            if pkt.ip.hop() == 0 {
                 ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
                 return None;
             }
@@ -439,7 +438,7 @@ impl Routing for Dsdv {
 
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         // ns-2: a node that receives a packet it originated has a loop.
-        if pkt.ip.src == self.me && pkt.ip.ttl < DEFAULT_TTL {
+        if pkt.ip.src == self.me && pkt.ip.forwards() > 0 {
             ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
             return;
         }

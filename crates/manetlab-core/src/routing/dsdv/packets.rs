@@ -80,7 +80,7 @@ mod tests {
         };
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(1), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(1), IP_BROADCAST, 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(m.clone())),
             payload_bytes: 0,
             tag: None,

@@ -66,7 +66,7 @@ mod tests {
     fn pkt(uid: u64, dst: u32) -> Packet {
         Packet {
             uid,
-            ip: IpHeader { src: NodeId(0), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(0), NodeId(dst), 32, IpProto::Udp),
             transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
             payload_bytes: 10,
             tag: None,

@@ -3,7 +3,7 @@
 //! asks for.
 
 use super::*;
-use crate::packet::UdpHeader;
+use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
 
 /// One node's DSDV with an outbox.
@@ -41,7 +41,7 @@ impl Node {
         };
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(from), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(from), IP_BROADCAST, 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
@@ -59,7 +59,8 @@ impl Node {
 fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl, proto: IpProto::Udp, extra_bytes: 0 },
+        // The hops so far as a TTL below the default, as a relay sees them.
+        ip: IpHeader { forwards: DEFAULT_TTL.saturating_sub(ttl), ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp) },
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,

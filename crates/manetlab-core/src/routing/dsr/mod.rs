@@ -496,7 +496,7 @@ impl Dsr {
             uid,
             // ns-2 sends DSR control packets with TTL 255; hops are bounded by
             // the source route, so the IP TTL plays no part.
-            ip: IpHeader { src: self.me, dst, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(self.me, dst, u8::MAX, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
@@ -851,7 +851,7 @@ impl Dsr {
         rq.path.push(self.me);
         let pkt = Packet {
             uid,
-            ip: IpHeader { src: originator, dst: IP_BROADCAST, ttl: u8::MAX, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(originator, IP_BROADCAST, u8::MAX, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
             payload_bytes: 0,
             tag: None,

@@ -34,7 +34,7 @@ impl Node {
     fn recv(&mut self, msg: DsrMessage, src: u32, dst: NodeId, from: u32) -> Vec<RoutingAction> {
         let pkt = Packet {
             uid: 1,
-            ip: IpHeader { src: NodeId(src), dst, ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(src), dst, 255, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
@@ -57,7 +57,7 @@ impl Node {
 fn data(uid: u64, src: u32, dst: u32) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(src), dst: NodeId(dst), ttl: 32, proto: IpProto::Udp, extra_bytes: 0 },
+        ip: IpHeader::new(NodeId(src), NodeId(dst), 32, IpProto::Udp),
         transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
         payload_bytes: 512,
         tag: None,
@@ -456,7 +456,7 @@ fn rrep_pkt(uid: u64, route: &[u32], sr: &[u32], next: u8) -> Packet {
     let rp = Rrep { route: ids(route), req_id: 1, sr: SourceRoute { path: ids(sr), next, salvaged: 0, flow: FlowMark::None } };
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(sr[0]), dst: NodeId(*sr.last().unwrap()), ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
+        ip: IpHeader::new(NodeId(sr[0]), NodeId(*sr.last().unwrap()), 255, IpProto::Manet),
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
         payload_bytes: 0,
         tag: None,
@@ -494,7 +494,7 @@ fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
     let re = Rerr { from: NodeId(7), to: NodeId(8), tell: NodeId(0), nested: vec![], sr: SourceRoute { path: ids(&[7, 3, 2, 1, 0]), next: 3, salvaged: 0, flow: FlowMark::None } };
     let pkt = Packet {
         uid: 5,
-        ip: IpHeader { src: NodeId(7), dst: NodeId(0), ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
+        ip: IpHeader::new(NodeId(7), NodeId(0), 255, IpProto::Manet),
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
         payload_bytes: 0,
         tag: None,
@@ -870,7 +870,7 @@ fn rerr_pkt(uid: u64, re: Rerr, src: u32) -> Packet {
     let tell = re.tell;
     Packet {
         uid,
-        ip: IpHeader { src: NodeId(src), dst: tell, ttl: 255, proto: IpProto::Manet, extra_bytes: 0 },
+        ip: IpHeader::new(NodeId(src), tell, 255, IpProto::Manet),
         transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
         payload_bytes: 0,
         tag: None,

@@ -378,7 +378,7 @@ impl FrnRouting {
 fn control(uid: u64, src: NodeId, dst: NodeId, msg: FrnMessage) -> Packet {
     Packet {
         uid,
-        ip: IpHeader { src, dst, ttl: if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL }, proto: IpProto::Manet, extra_bytes: 0 },
+        ip: IpHeader::new(src, dst, if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL }, IpProto::Manet),
         transport: TransportHeader::Routing(RoutingMessage::Frn(msg)),
         payload_bytes: 0,
         tag: None,

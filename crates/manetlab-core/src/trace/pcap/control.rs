@@ -414,7 +414,7 @@ mod tests {
         let hello = AodvMessage::Hello(Hello { node: NodeId(1), seq: 1, lifetime_ns: 0 });
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader { src: NodeId(1), dst: IP_BROADCAST, ttl: 1, proto: IpProto::Manet, extra_bytes: 0 },
+            ip: IpHeader::new(NodeId(1), IP_BROADCAST, 1, IpProto::Manet),
             transport: TransportHeader::Routing(RoutingMessage::Aodv(hello.clone())),
             payload_bytes: 0,
             tag: None,
