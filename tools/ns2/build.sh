@@ -1,6 +1,7 @@
 #!/bin/sh
-# Build ns-2.35 from Debian's source (the package `ns2` 2.35+dfsg-5 installs, less its
-# Debian patches, which are build fixes) with event-key-order.patch applied, into DIR.
+# Build ns-2.35 from the upstream tarball of Debian's source package ns2 2.35+dfsg-5 (its
+# Debian diff is not served here, so without Debian's patches; the traces still equal
+# /usr/bin/ns's on the runs compared) with event-key-order.patch applied, into DIR.
 # Debian bookworm, as root: needs deb-src access to deb.debian.org (the script adds it).
 #   tools/ns2/build.sh DIR
 # then DIR/ns is ns-2.35 (traces byte-identical to /usr/bin/ns), and DIR/key/ns runs a
