@@ -8,8 +8,9 @@ Kinds, in the style of the papers' figures:
   (paper 000 Fig. 2);
 * ``throughput`` — per-flow bars (kbit/s);
 * ``throughput_time`` — per-flow throughput against time (kbit/s per interval of
-  1/50 of the run): from each received packet with ``[outputs] series = true``,
-  else from a traced TCP flow's cumulative ACK;
+  1/50 of the run): a CBR flow's from each received packet with ``[outputs] series
+  = true``, a TCP flow's from its cumulative ACK when traced (``tcp = { trace = true }``;
+  an untraced TCP flow is named in the figure, not drawn);
 * ``delay``, ``jitter`` — with ``[outputs] series = true``, each received packet's
   delay and jitter(i) = delay(i+1) − delay(i) against time (paper 004's figures);
   otherwise per-flow bars (mean with min–max whiskers; mean |Δdelay|), in ms;
@@ -201,17 +202,27 @@ def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
     end = float(s["duration_s"])
     drawn = 0
     series = {ps["flow"]: ps for ps in (s.get("series") or {}).get("flows", [])}
+    untraced_tcp = []
     for f in s["flows"]:
-        if f["flow"] in series:
-            xs, ys = packet_throughput(f, series[f["flow"]], end)
-        elif (f.get("tcp") or {}).get("trace"):
+        # TCP segments carry no creation time, so a TCP flow's packet series is
+        # always empty (docs/metrics.md): its curve comes from the ACK trace, or it
+        # is left out and named, never drawn as a flat 0.
+        if f.get("tcp") is not None:
+            if not (f["tcp"] or {}).get("trace"):
+                untraced_tcp.append(f["name"])
+                continue
             xs, ys = ack_throughput(f, end)
+        elif f["flow"] in series:
+            xs, ys = packet_throughput(f, series[f["flow"]], end)
         else:
             continue
         ax.step(xs, ys, where="post", label=f"{f['name']} {f['src']}→{f['dst']}", **STYLES[drawn % len(STYLES)])
         drawn += 1
     if not drawn:
         raise PlotError("no flow with a time series in this result (run with [outputs] series = true, or FTP flows with tcp = { trace = true })")
+    if untraced_tcp:
+        ax.text(0.01, 0.99, "not shown (TCP without tcp.trace): " + ", ".join(untraced_tcp), transform=ax.transAxes,
+                fontsize=7, va="top")
     ax.set_xlim(0, end)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(f"throughput (kbit/s per {end / 50:g} s)")
