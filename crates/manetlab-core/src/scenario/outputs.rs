@@ -25,11 +25,11 @@ pub enum TraceLevelKind {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RawOutputsSpec")]
 pub struct OutputsSpec {
     /// ns-2 wireless trace `trace.tr` in this format; none if left out or `false`
-    /// (so `--set outputs.trace=false` turns a scenario's trace off).
-    #[serde(default, deserialize_with = "trace_format")]
+    /// (so `--set outputs.trace=false` turns a scenario's trace off, its
+    /// `trace_levels` with it).
     pub trace: Option<TraceFormatKind>,
     /// Levels traced (default: agt and rtr, ns-2's agentTrace/routerTrace ON, macTrace OFF).
     pub trace_levels: Option<Vec<TraceLevelKind>>,
@@ -52,13 +52,62 @@ pub struct OutputsSpec {
     pub connectivity: Option<bool>,
 }
 
+/// `[outputs]` as written. `trace = false` differs from no `trace` in one way:
+/// it also drops `trace_levels`, so an override can turn a traced scenario's
+/// trace off; levels without any `trace` key stay an error (a likely slip).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutputsSpec {
+    #[serde(default, deserialize_with = "trace_format")]
+    trace: TraceSetting,
+    trace_levels: Option<Vec<TraceLevelKind>>,
+    #[serde(default)]
+    pcap: bool,
+    pcap_nodes: Option<Vec<u32>>,
+    #[serde(default)]
+    movement: bool,
+    #[serde(default)]
+    series: bool,
+    series_interval_s: Option<f64>,
+    connectivity: Option<bool>,
+}
+
+#[derive(Default)]
+enum TraceSetting {
+    #[default]
+    Absent,
+    Off,
+    On(TraceFormatKind),
+}
+
+impl From<RawOutputsSpec> for OutputsSpec {
+    fn from(r: RawOutputsSpec) -> Self {
+        let (trace, trace_levels) = match r.trace {
+            TraceSetting::Absent => (None, r.trace_levels),
+            TraceSetting::Off => (None, None),
+            TraceSetting::On(kind) => (Some(kind), r.trace_levels),
+        };
+        OutputsSpec {
+            trace,
+            trace_levels,
+            pcap: r.pcap,
+            pcap_nodes: r.pcap_nodes,
+            movement: r.movement,
+            series: r.series,
+            series_interval_s: r.series_interval_s,
+            connectivity: r.connectivity,
+        }
+    }
+}
+
 /// `trace`: `"old"`, `"new"`, or `false` for none.
-fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceFormatKind>, D::Error> {
+fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TraceSetting, D::Error> {
     use serde::de::Error;
     match Option::<serde_json::Value>::deserialize(d)? {
-        None | Some(serde_json::Value::Bool(false)) => Ok(None),
-        Some(serde_json::Value::String(s)) if s == "old" => Ok(Some(TraceFormatKind::Old)),
-        Some(serde_json::Value::String(s)) if s == "new" => Ok(Some(TraceFormatKind::New)),
+        None => Ok(TraceSetting::Absent),
+        Some(serde_json::Value::Bool(false)) => Ok(TraceSetting::Off),
+        Some(serde_json::Value::String(s)) if s == "old" => Ok(TraceSetting::On(TraceFormatKind::Old)),
+        Some(serde_json::Value::String(s)) if s == "new" => Ok(TraceSetting::On(TraceFormatKind::New)),
         Some(v) => Err(D::Error::custom(format!("{v} is not allowed (allowed: \"old\", \"new\", or false for no trace)"))),
     }
 }
@@ -66,7 +115,7 @@ fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceFo
 impl OutputsSpec {
     pub fn validate(&self, nodes: u32) -> Result<(), ScenarioError> {
         if self.trace_levels.is_some() && self.trace.is_none() {
-            return Err(ScenarioError::new("outputs.trace_levels", "only applies with a trace format (outputs.trace = \"old\" or \"new\")"));
+            return Err(ScenarioError::new("outputs.trace_levels", "only applies with a trace format (outputs.trace = \"old\" or \"new\"; outputs.trace = false turns the trace off with its levels)"));
         }
         if let Some(l) = &self.trace_levels {
             if l.is_empty() {
