@@ -70,6 +70,7 @@ HOSTILE = [
     "\r\n",
     "tab\there",
     "nul\x00byte",
+    "eof\x1achar: Tcl's source stops at ^Z",
     "esc\x1b[31mred",
     "bidi \u202eevil\u202c",
     "line\u2028sep\u2029para",
@@ -442,7 +443,8 @@ def test_tcl_ends_every_comment_on_its_line(tmp_path: Path) -> None:
         "\\\nexec touch M",
         "}\n[exec touch M]\n{",
         "$env(HOME) ${env(HOME)} \"[exec touch M]\" {[exec touch M]}",
-        "cr\rexec touch M\r#",
+        "cr\rexec touch M\r#",  # source reads CR as a newline
+        "eof\x1a",  # source stops reading at ^Z
     ],
 )
 def test_ns_runs_hostile_exports_without_running_the_names(tmp_path: Path, movement: Path, text: str) -> None:
