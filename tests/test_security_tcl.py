@@ -492,3 +492,23 @@ def test_validation_outcome_for_control_characters(tmp_path: Path) -> None:
     lines = e.script.read_text(encoding="ascii").split("\n")
     assert comment_body(lines[1]).startswith("scenario: a\nexec touch M\n#")
     assert not any(re.match(r"\s*exec", line) for line in lines)
+
+
+def test_export_replaces_planted_symlinks_without_following_them(tmp_path: Path, movement: Path) -> None:
+    """A symlink under a name export writes (or ns-2 writes: trace.tr, ports.txt) is
+    removed, never written through."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    names = ("run.tcl", "movement.tcl", "flows.json", "trace.tr", "ports.txt")
+    for name in names:
+        (out / name).symlink_to(victim)
+    e = export_ns2(_base(), out, movement_file=movement)
+    assert victim.read_text() == "keep me\n"
+    assert not any((out / n).is_symlink() for n in names)
+    assert e.script.read_text().startswith("# ns-2.35 script")
+    if NS is not None:
+        p = subprocess.run([NS, "run.tcl"], cwd=out, capture_output=True, timeout=120)
+        assert p.returncode == 0 and (out / "trace.tr").stat().st_size > 0
+        assert victim.read_text() == "keep me\n"

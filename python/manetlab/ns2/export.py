@@ -109,7 +109,9 @@ _NS2_ANTENNA_Z_M = 1.5
 _PLCP_HEADER_BITS = 48  # Mac/802_11 PLCPHeaderLength_; the preamble takes the rest of plcp_us
 
 #: Files the script reads and writes, relative to its directory (ns runs there).
+SCRIPT_FILE = "run.tcl"
 MOVEMENT_FILE = "movement.tcl"
+FLOWS_FILE = "flows.json"
 TRACE_FILE = "trace.tr"
 PORTS_FILE = "ports.txt"
 
@@ -180,14 +182,27 @@ def export_ns2(
     # (numbers and fixed words) may reach it, also from a file the caller names.
     text = _movement_text(Path(movement_file)) if movement_file is not None else _movement_of(s)
     out.mkdir(parents=True, exist_ok=True)
+    # A symlink planted under one of the names export writes or ns-2 writes (trace.tr,
+    # ports.txt) is removed, not followed (the link, never its target).
+    for name in (MOVEMENT_FILE, SCRIPT_FILE, FLOWS_FILE, TRACE_FILE, PORTS_FILE):
+        if (out / name).is_symlink():
+            (out / name).unlink()
     movement = out / MOVEMENT_FILE
-    movement.write_text(text, encoding="ascii")
+    _write(movement, text)
     nseed = ns2_seed(s.seed)
-    script = out / "run.tcl"
-    script.write_text(_tcl(s, plan, fmt, nseed), encoding="utf-8")
-    flows_json = out / "flows.json"
-    flows_json.write_text(json.dumps(_flows_meta(s, plan, fmt), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    script = out / SCRIPT_FILE
+    _write(script, _tcl(s, plan, fmt, nseed))
+    flows_json = out / FLOWS_FILE
+    _write(flows_json, json.dumps(_flows_meta(s, plan, fmt), indent=1, sort_keys=True) + "\n")
     return Ns2Export(out, script, movement, flows_json, s.seed, nseed)
+
+
+def _write(path: Path, text: str) -> None:
+    """`text` (ASCII: run.tcl, movement.tcl and flows.json are) into `path`, never
+    through a symlink (O_NOFOLLOW); permissions from the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "w", encoding="ascii", newline="") as fh:
+        fh.write(text)
 
 
 _NUM = r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
