@@ -303,16 +303,18 @@ def _animate(args: argparse.Namespace) -> int:
 
 def _export_ns2(args: argparse.Namespace) -> int:
     from manetlab.ns2.export import export_ns2
+    from manetlab.textsafe import printable
 
     s = load_scenario(args.scenario, _overrides(args))
     e = export_ns2(s, args.out, trace_format=args.trace)
-    print(f"{s.label}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
-    print(f"wrote {e.script}, {e.movement.name}, {e.flows_json.name}; run: cd {e.out_dir} && ns run.tcl")
+    print(f"{printable(s.label)}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
+    print(f"wrote {printable(e.script)}, {e.movement.name}, {e.flows_json.name}; run: cd {printable(shlex.quote(str(e.out_dir)))} && ns run.tcl")
     return 0
 
 
 def _crosscheck(args: argparse.Namespace) -> int:
     from manetlab.ns2.crosscheck import crosscheck, find_ns, format_summary, ns_version, parse_seeds, summarize
+    from manetlab.textsafe import printable
 
     find_ns()  # say how to install ns-2 before anything runs
     seeds = parse_seeds(args.seeds)
@@ -320,10 +322,10 @@ def _crosscheck(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
     df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)
-    print(f"{s.label}: {_describe(s)}; manetlab {__version__} vs ns-{ns_version()}, seeds {args.seeds} ({len(seeds)})")
+    print(f"{printable(s.label)}: {_describe(s)}; manetlab {__version__} vs ns-{printable(ns_version())}, seeds {printable(args.seeds)} ({len(seeds)})")
     print(format_summary(summarize(df, per_flow=args.per_flow)))
     for msg in df.attrs.get("failed", {}).values():
-        print(f"left out: {msg}")
+        print(f"left out: {printable(msg)}")
     if args.csv is not None:
         try:
             df.to_csv(args.csv, index=False)

@@ -29,6 +29,7 @@ from manetlab.ns2.trace import drop_code, iter_events, metrics_from_dir
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario
 from manetlab.stats import paired_ci, t_quantile
+from manetlab.textsafe import one_line, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -271,7 +272,7 @@ def _trace_file(out_dir: Path) -> Path:
     """The ns-2-format trace a run with `outputs.trace` wrote into `out_dir`."""
     found = sorted(out_dir.glob("*.tr"))
     if len(found) != 1:
-        raise RuntimeError(f"expected one trace file in {out_dir}, found {[p.name for p in found]}")
+        raise RuntimeError(f"expected one trace file in {printable(out_dir)}, found {printable([p.name for p in found])}")
     return found[0]
 
 
@@ -301,8 +302,9 @@ def _one_seed(
         limit = timeout_s if timeout_s is not None else ns_time_limit_s(s.duration_s)
         returncode, output = _run_ns(ns, ns_dir, seed, limit, stall_s)
         if returncode != 0 or not (ns_dir / "ports.txt").exists():
-            tail = output.strip().splitlines()[-3:]
-            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {ns_dir} (status {returncode}): {' | '.join(tail)}")
+            # ns-2's own words, bounded and escaped: its output may quote the script.
+            tail = " | ".join(one_line(line, 200) for line in output.strip().splitlines()[-3:])
+            raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {printable(ns_dir)} (status {returncode}): {tail}")
         theirs = metrics_from_dir(ns_dir).to_dict()
         ours = our_metrics(result.summary)
         a, b = _scalars(ours), _scalars(theirs)
@@ -453,7 +455,7 @@ def format_summary(table: pd.DataFrame) -> str:
 
     head = ["metric", "n", "ours", "ns-2", "ratio", "ours-ns2 [95% CI]"]
     body = [
-        [r.metric, str(r.n), g(r.ours), g(r.ns2), g(r.ratio), f"{g(r.diff)} [{g(r.ci_low)}, {g(r.ci_high)}]"]
+        [one_line(r.metric, 80), str(r.n), g(r.ours), g(r.ns2), g(r.ratio), f"{g(r.diff)} [{g(r.ci_low)}, {g(r.ci_high)}]"]
         for r in table.itertuples()
     ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]

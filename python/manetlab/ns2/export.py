@@ -24,14 +24,17 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from manetlab.ns2.tcl import tcl_comment, tcl_word
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario, load_scenario
+from manetlab.textsafe import one_line, printable
 
 __all__ = ["Ns2Unsupported", "Ns2Export", "export_ns2", "to_scenario", "TCP_AGENTS"]
 
@@ -105,6 +108,13 @@ _NS2_FREQ_HZ = 914e6
 _NS2_ANTENNA_Z_M = 1.5
 _PLCP_HEADER_BITS = 48  # Mac/802_11 PLCPHeaderLength_; the preamble takes the rest of plcp_us
 
+#: Files the script reads and writes, relative to its directory (ns runs there).
+SCRIPT_FILE = "run.tcl"
+MOVEMENT_FILE = "movement.tcl"
+FLOWS_FILE = "flows.json"
+TRACE_FILE = "trace.tr"
+PORTS_FILE = "ports.txt"
+
 
 @dataclass(frozen=True)
 class Ns2Export:
@@ -164,28 +174,76 @@ def export_ns2(
     out = Path(out_dir)
     fmt = trace_format or (n.get("outputs") or {}).get("trace") or "old"
     if fmt not in ("old", "new"):
-        raise Ns2Unsupported(f"--trace: {fmt!r} is not an ns-2 wireless trace format (allowed: old, new)")
+        raise Ns2Unsupported(f"--trace: {_q(fmt)} is not an ns-2 wireless trace format (allowed: old, new)")
     plan = _plan(s)  # refuses before anything is written
     if mac_trace is not None:
         plan.mac_trace = mac_trace
+    # The movement file is sourced by run.tcl: only lines manetlab's writer makes
+    # (numbers and fixed words) may reach it, also from a file the caller names.
+    text = _movement_text(Path(movement_file)) if movement_file is not None else _movement_of(s)
     out.mkdir(parents=True, exist_ok=True)
-    movement = out / "movement.tcl"
-    if movement_file is not None:
-        shutil.copyfile(movement_file, movement)
-    else:
-        _write_movement(s, movement)
+    # A symlink planted under one of the names export writes or ns-2 writes (trace.tr,
+    # ports.txt) is removed, not followed (the link, never its target).
+    for name in (MOVEMENT_FILE, SCRIPT_FILE, FLOWS_FILE, TRACE_FILE, PORTS_FILE):
+        if (out / name).is_symlink():
+            (out / name).unlink()
+    movement = out / MOVEMENT_FILE
+    _write(movement, text)
     nseed = ns2_seed(s.seed)
-    script = out / "run.tcl"
-    script.write_text(_tcl(s, plan, fmt, nseed), encoding="utf-8")
-    flows_json = out / "flows.json"
-    flows_json.write_text(json.dumps(_flows_meta(s, plan, fmt), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    script = out / SCRIPT_FILE
+    _write(script, _tcl(s, plan, fmt, nseed))
+    flows_json = out / FLOWS_FILE
+    _write(flows_json, json.dumps(_flows_meta(s, plan, fmt), indent=1, sort_keys=True) + "\n")
     return Ns2Export(out, script, movement, flows_json, s.seed, nseed)
 
 
-def _write_movement(s: Scenario, dest: Path) -> None:
+def _write(path: Path, text: str) -> None:
+    """`text` (ASCII: run.tcl, movement.tcl and flows.json are) into `path`, never
+    through a symlink (O_NOFOLLOW); permissions from the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "w", encoding="ascii", newline="") as fh:
+        fh.write(text)
+
+
+_NUM = r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+#: The lines manetlab's movement writer (crates/manetlab-core/src/mobility/ns2.rs) writes.
+_MOVEMENT_LINE = re.compile(
+    rf"""(?:#(?: [ -\[\]-z|~]*)?"""  # a comment: printable ASCII without backslash or braces
+    rf"""|\$node_\([0-9]+\) set [XYZ]_ {_NUM}"""
+    rf"""|\$ns_ at {_NUM} "\$node_\([0-9]+\) setdest {_NUM} {_NUM} {_NUM}"|)"""
+)
+#: Largest movement file accepted from a caller (manetlab's for 50 nodes over 900 s: ~1 MB).
+MAX_MOVEMENT_BYTES = 256 * 1024 * 1024
+
+
+def _movement_text(path: Path) -> str:
+    """The text of a movement file manetlab wrote; Ns2Unsupported for anything else
+    (a line its writer never writes, a non-regular or too large file)."""
+    try:
+        # O_NONBLOCK: a FIFO named here must not block the open; it is refused below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise Ns2Unsupported(f"movement_file: {one_line(path, 100)} is not a regular file")
+            raw = fh.read(MAX_MOVEMENT_BYTES + 1)
+    except OSError as e:
+        raise Ns2Unsupported(f"movement_file: cannot read {one_line(path, 100)}: {e.strerror or e}") from None
+    if len(raw) > MAX_MOVEMENT_BYTES:
+        raise Ns2Unsupported(f"movement_file: {one_line(path, 100)} is larger than {MAX_MOVEMENT_BYTES} bytes")
+    text = raw.decode("ascii", errors="replace")
+    for k, line in enumerate(text.split("\n"), 1):
+        if not _MOVEMENT_LINE.fullmatch(line):
+            raise Ns2Unsupported(
+                f"movement_file: {one_line(path, 100)}: line {k} is not a line manetlab's movement writer writes: "
+                f"{one_line(line, 60)}"
+            )
+    return text
+
+
+def _movement_of(s: Scenario) -> str:
     """manetlab's own movement writer: run the scenario with no traffic and
     ``[outputs] movement = true`` (trajectories depend only on the seed and the
-    mobility/placement keys, not on traffic), then copy ``movement.tcl``."""
+    mobility/placement keys, not on traffic), then read ``movement.tcl``."""
     import tempfile
 
     data = dict(s.data)
@@ -201,7 +259,7 @@ def _write_movement(s: Scenario, dest: Path) -> None:
     data["outputs"] = outputs
     with tempfile.TemporaryDirectory(prefix="manetlab-ns2-") as tmp:
         run(Scenario(data, s.source), out=tmp)
-        shutil.copyfile(Path(tmp) / "movement.tcl", dest)
+        return _movement_text(Path(tmp) / MOVEMENT_FILE)
 
 
 # --------------------------------------------------------------------------- plan
@@ -221,7 +279,13 @@ class _Plan:
 
 
 def _refuse(key: str, what: str) -> Ns2Unsupported:
-    return Ns2Unsupported(f"{key}: {what}")
+    """A one-line refusal; a key or value from the scenario shows as a bounded, escaped excerpt."""
+    return Ns2Unsupported(printable(f"{one_line(key, 100)}: {what}"))
+
+
+def _q(v: Any) -> str:
+    """A scenario value quoted in a message: bounded and escaped."""
+    return f'"{one_line(v, 60)}"'
 
 
 def _num(v: float) -> str:
@@ -253,7 +317,7 @@ def _plan(s: Scenario) -> _Plan:
     if proto == "aodv":
         a = dict(r.get("aodv") or {})
         if a.get("preset", "ns2") != "ns2":
-            raise _refuse("routing.aodv.preset", f'"{a["preset"]}": ns-2.35 AODV is the "ns2" preset only')
+            raise _refuse("routing.aodv.preset", f'{_q(a["preset"])}: ns-2.35 AODV is the "ns2" preset only')
         a.pop("preset", None)
         extra = sorted(k for k, v in a.items() if v is not None)
         if extra:
@@ -278,10 +342,10 @@ def _plan(s: Scenario) -> _Plan:
     q = n.get("queue") or {}
     kind = q.get("kind", "cmupriqueue" if routing == "DSR" else "priqueue")
     if kind in ("red", "lred"):
-        raise _refuse("queue.kind", f'"{kind}" on a wireless interface has no ns-2.35 equivalent (its RED is a wired queue without MAC feedback)')
+        raise _refuse("queue.kind", f'{_q(kind)} on a wireless interface has no ns-2.35 equivalent (its RED is a wired queue without MAC feedback)')
     if routing == "DSR":
         if kind != "cmupriqueue":
-            raise _refuse("queue.kind", f'"{kind}" with DSR: ns-2.35 DSR needs its CMUPriQueue (use kind = "cmupriqueue", the default)')
+            raise _refuse("queue.kind", f'{_q(kind)} with DSR: ns-2.35 DSR needs its CMUPriQueue (use kind = "cmupriqueue", the default)')
         if int(q.get("limit_pkts") or 50) != 50:
             raise _refuse("queue.limit_pkts", "ns-2.35's CMUPriQueue holds a fixed 50 packets per band (IFQ_MAXLEN) and ignores the queue length")
         ifq = "CMUPriQueue"
@@ -339,7 +403,7 @@ def _plan(s: Scenario) -> _Plan:
         # PLCP time = (PreambleLength_ + PLCPHeaderLength_) / PLCPDataRate_ at 1 Mb/s.
         bits = float(mac["plcp_us"])
         if bits < _PLCP_HEADER_BITS or not bits.is_integer():
-            raise _refuse("mac.plcp_us", f"{mac['plcp_us']}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
+            raise _refuse("mac.plcp_us", f"{one_line(mac['plcp_us'], 60)}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
         settings.append(("Mac/802_11", "PreambleLength_", str(int(bits) - _PLCP_HEADER_BITS)))
     if mac.get("ll_delay_us") is not None:
         settings.append(("LL", "delay_", _num(mac["ll_delay_us"] * 1e-6)))
@@ -433,7 +497,7 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
         return plan
     t = f.get("transport") or "newreno"
     if t not in TCP_AGENTS:
-        raise _refuse(f"{key}.transport", f'"{t}" has no ns-2.35 agent (exportable: {", ".join(TCP_AGENTS)})')
+        raise _refuse(f"{key}.transport", f'{_q(t)} has no ns-2.35 agent (exportable: {", ".join(TCP_AGENTS)})')
     tcp = dict(f.get("tcp") or {})
     sender: list[tuple[str, str]] = []
     for k, v in sorted(tcp.items()):
@@ -441,7 +505,7 @@ def _flow_plan(i: int, f: Mapping[str, Any], n: Mapping[str, Any]) -> dict[str, 
             continue
         if k == "fack_rules":
             if v != "ns2":
-                raise _refuse(f"{key}.tcp.{k}", f'"{v}": ns-2.35\'s Agent/TCP/Fack has its own rules only (allowed: "ns2", the default)')
+                raise _refuse(f"{key}.tcp.{k}", f'{_q(v)}: ns-2.35\'s Agent/TCP/Fack has its own rules only (allowed: "ns2", the default)')
             continue
         if k == "vegas_counts_headers":
             if v:
@@ -492,11 +556,15 @@ def _tcl(s: Scenario, p: _Plan, fmt: str, nseed: int) -> str:
     dur = float(n["duration_s"])
     w, h = p.area_m
     src = str(s.source) if s.source is not None else "(dict)"
+    # Text from the scenario (its name, its file's path, flow names) enters the
+    # script only through tcl_comment / tcl_word (manetlab.ns2.tcl); everything
+    # else written below is a constant of this module or a number made by int()
+    # or _num().
     L: list[str] = []
     a = L.append
     a("# ns-2.35 script written by `manetlab export-ns2` (docs/ns2.md).")
-    a(f"# scenario: {s.label} ({src}), manetlab seed {s.seed}")
-    a("# Run from this directory: ns run.tcl  -> trace.tr, ports.txt")
+    a(tcl_comment(f"scenario: {s.label} ({src}), manetlab seed {int(s.seed)}"))
+    a(f"# Run from this directory: ns run.tcl  -> {TRACE_FILE}, {PORTS_FILE}")
     a("")
     a(f"set val(seed)     {nseed}")
     a(f"set val(nn)       {count}")
@@ -520,7 +588,7 @@ def _tcl(s: Scenario, p: _Plan, fmt: str, nseed: int) -> str:
     a("set ns_ [new Simulator]")
     if fmt == "new":
         a("$ns_ use-newtrace")
-    a("set tracefd [open trace.tr w]")
+    a(f"set tracefd [open {tcl_word(TRACE_FILE)} w]")
     a("$ns_ trace-all $tracefd")
     a("set topo [new Topography]")
     a("$topo load_flatgrid $val(x) $val(y)")
@@ -538,12 +606,12 @@ def _tcl(s: Scenario, p: _Plan, fmt: str, nseed: int) -> str:
     a("}")
     a("")
     a("# Start positions and movement, written by manetlab (identical trajectories).")
-    a("source movement.tcl")
+    a(f"source {tcl_word(MOVEMENT_FILE)}")
     a("")
-    a("set portsfd [open ports.txt w]")
+    a(f"set portsfd [open {tcl_word(PORTS_FILE)} w]")
     for f in p.flows:
-        i = f["flow"]
-        a(f"# flow {i} ({f['name']}): {f['kind']} {f['src']} -> {f['dst']}, {f['transport']}")
+        i = int(f["flow"])
+        a(tcl_comment(f"flow {i} ({f['name']}): {f['kind']} {f['src']} -> {f['dst']}, {f['transport']}"))
         if f["kind"] == "cbr":
             a(f"set src_({i}) [new Agent/UDP]")
             a(f"$src_({i}) set packetSize_ {max(f['packet_size_bytes'], 1000)}")
