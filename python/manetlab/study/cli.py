@@ -94,7 +94,9 @@ def _results(args: argparse.Namespace) -> int:
         for name, df in tables.items():
             p = out / f"{name}.{args.format}"
             if args.format == "csv":
-                df.to_csv(p, index=False, lineterminator="\n")
+                from manetlab.safeio import write_csv
+
+                write_csv(df, p, index=False, lineterminator="\n")  # text neutralised against spreadsheet formulas
             else:
                 df.to_parquet(p, index=False)
             print(f"wrote {p}")
