@@ -100,7 +100,7 @@ def os_error_line(e: OSError) -> str:
         return " ".join(str(e).split())
     what = e.strerror or type(e).__name__
     paths = [shown(p) for p in (e.filename, e.filename2) if p is not None]
-    return f"{' -> '.join(paths)}: {what}" if paths else " ".join(str(e).split())[:300]
+    return f"{' -> '.join(paths)}: {what}" if paths else " ".join(what.split())[:300]
 
 
 def _write_error(out: Path, e: OSError) -> str:

@@ -163,11 +163,14 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -
             # replaced by the rename anyway, never written through).
             _check_destination(p)
             os.rename(tmp, p.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
+        except BaseException as e:
             try:
                 os.unlink(tmp, dir_fd=dir_fd)
             except OSError:
                 pass
+            if isinstance(e, OSError) and not isinstance(e, OutputError) and e.filename is None:
+                # A failed write or fsync (full disk) names no file: name it.
+                raise OSError(e.errno, e.strerror or str(e), os.fspath(p)) from e
             raise
         try:
             os.fsync(dir_fd)
