@@ -319,7 +319,10 @@ def _recover(final: Path) -> None:
     # The newest moved-aside result first: it is the one a kill left without a copy.
     for what, p in sorted(left, key=lambda t: (t[0] != "old", -_mtime(t[1]))):
         if what == "old" and not os.path.lexists(final):
-            entries = os.listdir(p)
+            try:
+                entries = os.listdir(p)
+            except FileNotFoundError:  # tidied by another writer meanwhile
+                continue
             src = p / "x" if entries == ["x"] else p  # an earlier version's layout
             if entries:
                 os.rename(src, final)
