@@ -1,11 +1,11 @@
 """The `manetlab` command (also `python -m manetlab`).
 
     manetlab validate SCENARIO [--set key.path=value]...
-    manetlab run SCENARIO [--seed N] [--out DIR] [--partial] [--animate] [--set key.path=value]...
+    manetlab run SCENARIO [--seed N] [--out DIR] [--force] [--partial] [--animate] [--set key.path=value]...
     manetlab plot RESULT_DIR --kind KIND [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
     manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
-    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
+    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
@@ -14,6 +14,10 @@
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
 since the message already says where to look.
+
+A failure to write the outputs (a read-only folder, a full disk, a planted link,
+an --out folder manetlab did not write: see --force) prints one line,
+``error: ...``, and exits with status 1 (docs/python.md).
 
 Ctrl-C (SIGINT) or SIGTERM stops a run within a fraction of a second: one line
 on stderr, exit status 130 (SIGINT) or 143 (SIGTERM); with ``run --partial`` the
