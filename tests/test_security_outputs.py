@@ -262,12 +262,19 @@ def test_exchange_swaps_two_folders(tmp_path: Path, wrapper: bool) -> None:
 # --- 07: no writing through planted links; no reading through them ------------------------
 
 
-@pytest.fixture()
-def planted(tmp_path: Path) -> tuple[Path, Path]:
-    """A result folder (with an animation) and a victim file outside it."""
-    res = tmp_path / "07_res"
+@pytest.fixture(scope="module")
+def animated_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    res = tmp_path_factory.mktemp("07") / "07_res"
     p = run_cli("run", TCP, "--set", "duration_s=3", "--set", "flows[0].tcp.trace=true", "--animate", "--out", res)
     assert p.returncode == 0, p.stderr
+    return res
+
+
+@pytest.fixture()
+def planted(tmp_path: Path, animated_result: Path) -> tuple[Path, Path]:
+    """A result folder (with an animation) and a victim file outside it."""
+    res = tmp_path / "07_res"
+    shutil.copytree(animated_result, res, symlinks=True)
     victim = tmp_path / "07_victim.txt"
     victim.write_text("precious")
     return res, victim

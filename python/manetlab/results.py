@@ -31,7 +31,7 @@ from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenari
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "ResultFolderError", "load_result", "run"]
+__all__ = ["FolderNotOwnedError", "Result", "ResultFolderError", "load_result", "run"]
 
 TABLES = ("flows", "nodes", "links")
 
