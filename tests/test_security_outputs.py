@@ -295,7 +295,7 @@ def test_07_writers_refuse_a_planted_symlink(planted: tuple[Path, Path], command
     (res / name).symlink_to(victim)
     p = run_cli(command[0], res, *command[1:])
     line = one_error_line(p, 1)
-    assert line == f"error: {res / name} is a symbolic link; manetlab does not write through links in a result folder (remove it, or choose another --out)"
+    assert line == f"error: {res / name} is a symbolic link; manetlab does not write through links here (remove it, or use another path)"
     assert victim.read_text() == "precious" and (res / name).is_symlink()
     assert not [x for x in res.iterdir() if ".tmp-" in x.name]  # no temporary file left
 

@@ -359,7 +359,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
         try:
             write_csv(df, args.csv, index=False)  # names neutralised against spreadsheet formulas
         except OSError as e:
-            print(f"error: cannot write {shown(args.csv)}: {os_error_line(e)}", file=sys.stderr)
+            print(f"error: {_write_error(args.csv, e)}", file=sys.stderr)
             return EXIT_IO_ERROR
         print(f"wrote {args.csv}")
     return 0

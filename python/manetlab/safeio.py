@@ -98,7 +98,7 @@ def shown(path: str | os.PathLike[str], limit: int = 200) -> str:
 
 def _refuse_link(path: Path, what: str = "write") -> UnsafePathError:
     return UnsafePathError(
-        f"{shown(path)} is a symbolic link; manetlab does not {what} through links in a result folder (remove it, or choose another --out)",
+        f"{shown(path)} is a symbolic link; manetlab does not {what} through links here (remove it, or use another path)",
         path,
         errno.ELOOP,
     )
