@@ -115,7 +115,9 @@ def load_result(result_dir: str | os.PathLike[str], allow_partial: bool = False)
     Refuses, with ResultFolderError, a folder that is not a finished write (no
     ``summary.json``, an unreadable one, one without the completion marker, or a
     temporary ``.NAME.incomplete-*`` folder left by a killed process) and, unless
-    `allow_partial`, the results of a stopped run (``--partial``)."""
+    `allow_partial`, the results of a stopped run (``--partial``). The folder may
+    come from someone else: a ``summary.json`` or ``scenario.json`` that is a
+    symbolic link, FIFO or device is refused, not followed (`manetlab.safeio`)."""
     d = Path(result_dir)
     if _STAGING.fullmatch(d.name):
         raise ResultFolderError(f"{d}: an unfinished write (a process was killed while writing it); delete it")
@@ -154,7 +156,7 @@ def _moved_aside_hint(d: Path) -> str:
     d = Path(os.path.abspath(d))
     for p in sorted(d.parent.glob(f".{glob_escape(d.name)}.old-*-*")) if d.name and d.parent.is_dir() else []:
         m = _STAGING.fullmatch(p.name)
-        if m and any(p.iterdir()):
+        if m and os.listdir(p):
             return f" (a replace of it was killed: the previous result is in {safeio.shown(p)}: rename it back to keep it)"
     return ""
 
