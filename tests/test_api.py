@@ -166,8 +166,8 @@ def test_a_flow_that_receives_nothing_has_float_nan_delays(tmp_path: Path) -> No
 def test_write(tmp_path: Path, result: manetlab.Result) -> None:
     out = tmp_path / "deep" / "out"
     written = result.write(out)
-    assert {p.name for p in written} == TABLE_FILES | {"summary.json", "scenario.json", "run.json"}
-    assert {p.name for p in out.iterdir()} == TABLE_FILES | {"summary.json", "scenario.json", "run.json"}
+    assert {p.name for p in written} == TABLE_FILES | {"summary.json", "scenario.json", "run.json", ".manetlab"}
+    assert {p.name for p in out.iterdir()} == TABLE_FILES | {"summary.json", "scenario.json", "run.json", ".manetlab"}
     assert (out / "summary.json").read_bytes() == result.summary_json.encode("utf-8")
     for name in ("flows", "nodes", "links"):
         frame = getattr(result, name)
@@ -210,7 +210,7 @@ def test_cli_run_default_output_directory(tmp_path: Path, result: manetlab.Resul
     assert (p.returncode, p.stderr) == (0, "")
     out = tmp_path / "results" / "cbr_chain"
     assert (out / "summary.json").read_bytes() == result.summary_json.encode()
-    assert {x.name for x in out.iterdir()} == TABLE_FILES | {"summary.json", "scenario.json", "run.json"}
+    assert {x.name for x in out.iterdir()} == TABLE_FILES | {"summary.json", "scenario.json", "run.json", ".manetlab"}
     assert result.table() in p.stdout
     assert "results/cbr_chain" in p.stdout.splitlines()[-1]
 

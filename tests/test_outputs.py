@@ -115,14 +115,17 @@ def test_compare_runs_variants_on_the_same_seed(tmp_path: Path):
     assert page.count("<svg") == 3  # sequence, window, throughput over time
     assert (tmp_path / "abra" / "timeseries.parquet").exists() and (tmp_path / "compare_seq.png").stat().st_size > 5000
     assert json.loads((tmp_path / "comparison.json").read_text())["runs"] == {"newreno": "newreno", "abra": "abra"}
-    # `make run` twice: a comparison replaces the one it wrote before, also one
-    # written before comparison.json existed.
+    # `make run` twice: a comparison replaces the one it wrote before (its
+    # .manetlab marker), also one written before the marker existed (exactly the
+    # files of a comparison).
+    assert json.loads((tmp_path / ".manetlab").read_text())["kind"] == "comparison"
     c.write(tmp_path)
-    (tmp_path / "comparison.json").unlink()
+    for marker in (tmp_path / ".manetlab", tmp_path / "abra" / ".manetlab", tmp_path / "newreno" / ".manetlab"):
+        marker.unlink()
     c.write(tmp_path)
-    assert (tmp_path / "comparison.json").exists()
-    # A folder that only looks like one (a run folder without its summary) is kept.
-    (tmp_path / "comparison.json").unlink()
+    assert (tmp_path / ".manetlab").exists()
+    # A folder that only looks like one (no marker, a run folder without its summary) is kept.
+    (tmp_path / ".manetlab").unlink()
     (tmp_path / "abra" / "summary.json").unlink()
     with pytest.raises(OSError, match="not a manetlab result folder"):
         c.write(tmp_path)

@@ -1,11 +1,11 @@
 """The `manetlab` command (also `python -m manetlab`).
 
     manetlab validate SCENARIO [--set key.path=value]...
-    manetlab run SCENARIO [--seed N] [--out DIR] [--partial] [--animate] [--set key.path=value]...
+    manetlab run SCENARIO [--seed N] [--out DIR] [--force] [--partial] [--animate] [--set key.path=value]...
     manetlab plot RESULT_DIR --kind KIND [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
     manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
-    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--set k=v]...
+    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
@@ -14,6 +14,10 @@
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
 since the message already says where to look.
+
+A failure to write the outputs (a read-only folder, a full disk, a planted link,
+an --out folder manetlab did not write: see --force) prints one line,
+``error: ...``, and exits with status 1 (docs/python.md).
 
 Ctrl-C (SIGINT) or SIGTERM stops a run within a fraction of a second: one line
 on stderr, exit status 130 (SIGINT) or 143 (SIGTERM); with ``run --partial`` the
@@ -33,7 +37,8 @@ from typing import Any
 
 from manetlab import __version__
 from manetlab.plots import KINDS, PlotError, plot
-from manetlab.results import ResultFolderError, run
+from manetlab.results import ResultFolderError, check_replaceable, run
+from manetlab.safeio import shown, write_csv
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
 
 EXIT_SCENARIO_ERROR = 2
@@ -80,9 +85,32 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as e:
+        # A file that cannot be written or read (read-only folder, full disk, a
+        # planted link, a folder manetlab did not write): one line, exit 1.
+        print(f"error: {os_error_line(e)}", file=sys.stderr)
+        return EXIT_IO_ERROR
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def os_error_line(e: OSError) -> str:
+    """`e` as one line: manetlab's own refusals as they are, else "PATH: reason"
+    (paths escaped and bounded, `manetlab.safeio.shown`)."""
+    from manetlab.safeio import OutputError, shown
+
+    if isinstance(e, OutputError):
+        return " ".join(str(e).split())
+    what = e.strerror or type(e).__name__
+    paths = [shown(p) for p in (e.filename, e.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {what}" if paths else " ".join(what.split())[:300]
+
+
+def _write_error(out: Path, e: OSError) -> str:
+    from manetlab.safeio import OutputError
+
+    return os_error_line(e) if isinstance(e, OutputError) else f"cannot write results to {shown(out)}: {os_error_line(e)}"
 
 
 def _animate_error() -> type[Exception]:
@@ -128,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
     scenario_args(r)
     # Parsed by us, not argparse, so "--seed 1.5" gets the core's one-line message like any other bad seed.
     r.add_argument("--seed", help="run seed (replaces the scenario's seed)")
-    r.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>); replaced as a whole")
+    r.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>); replaced as a whole if manetlab wrote it")
+    r.add_argument("--force", action="store_true", help="replace --out even if it is not a folder manetlab wrote (deleted whole)")
     r.add_argument(
         "--partial",
         action="store_true",
@@ -149,7 +178,8 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--flow", type=int, required=True, help="index of the FTP flow whose transport changes")
     cp.add_argument("--transports", nargs="+", required=True, metavar="VARIANT", help="TCP variants; the first is the baseline")
     cp.add_argument("--seed", help="run seed (replaces the scenario's seed)")
-    cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare)")
+    cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare); replaced as a whole if manetlab wrote it")
+    cp.add_argument("--force", action="store_true", help="replace --out even if it is not a folder manetlab wrote (deleted whole)")
     cp.set_defaults(func=_compare)
 
     ex = sub.add_parser("export-ns2", help="write an ns-2.35 Tcl script (and movement file) of a scenario")
@@ -236,9 +266,9 @@ def _run(args: argparse.Namespace) -> int:
         s = s.with_overrides(animate_outputs(s.normalized))
     out = args.out if args.out is not None else Path("results") / Path(args.scenario).stem
     try:
-        result = run(s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line)
+        result = run(s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line, force=args.force)
     except OSError as e:
-        print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {_write_error(out, e)}", file=sys.stderr)
         return EXIT_IO_ERROR
     if result.partial:
         sig = "SIGTERM" if _terminated else "Ctrl-C (SIGINT)"
@@ -274,12 +304,13 @@ def _compare(args: argparse.Namespace) -> int:
     s = load_scenario(args.scenario, _overrides(args))
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
-    c = compare(s, args.flow, args.transports)
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
+    check_replaceable(out, "comparison", args.force)  # before the runs, not after
+    c = compare(s, args.flow, args.transports)
     try:
-        report_path = c.write(out)  # before printing: a closed stdout must not lose the results
+        report_path = c.write(out, force=args.force)  # before printing: a closed stdout must not lose the results
     except OSError as e:
-        print(f"error: cannot write results to {out}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {_write_error(out, e)}", file=sys.stderr)
         return EXIT_IO_ERROR
     print(f"{s.label}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
     print(c.table())
@@ -328,9 +359,9 @@ def _crosscheck(args: argparse.Namespace) -> int:
         print(f"left out: {printable(msg)}")
     if args.csv is not None:
         try:
-            df.to_csv(args.csv, index=False)
+            write_csv(df, args.csv, index=False)  # names neutralised against spreadsheet formulas
         except OSError as e:
-            print(f"error: cannot write {args.csv}: {e.strerror or e}", file=sys.stderr)
+            print(f"error: {_write_error(args.csv, e)}", file=sys.stderr)
             return EXIT_IO_ERROR
         print(f"wrote {args.csv}")
     return 0

@@ -106,17 +106,20 @@ class Comparison:
             plt.close(fig)
         return paths
 
-    def write(self, out: str | os.PathLike[str]) -> Path:
+    def write(self, out: str | os.PathLike[str], *, force: bool = False) -> Path:
         """Write each run into ``out/<transport>/``, the figures and ``out/report.html``.
 
         Like a single result, the folder is built under a temporary sibling name
         and renamed into place when complete; a previous comparison there is
-        replaced whole."""
-        from manetlab.results import _replace_dir, _staging_dir
+        replaced whole. Any other existing folder is refused (FolderNotOwnedError,
+        an OSError) unless `force` (`manetlab.results.Result.write`)."""
+        from manetlab import safeio
+        from manetlab.results import _replace_dir, _staging_dir, write_marker
 
         final = Path(out)
-        staging = _staging_dir(final)
+        staging = _staging_dir(final, "comparison", force)
         try:
+            write_marker(staging, "comparison")
             for t, r in zip(self.transports, self.results):
                 d = staging / _safe(t)
                 d.mkdir()
@@ -132,11 +135,13 @@ class Comparison:
 <p>seed {s['seed']}, {s['duration_s']:g} s simulated; same seed for every variant (common random numbers).</p>
 <pre>{html.escape(self.table())}</pre>{svgs}<h2>runs</h2><ul>{runs}</ul></body></html>
 """
-            (staging / "report.html").write_text(page, encoding="utf-8")
-            # The manifest also marks the folder as a comparison the next write may replace.
+            with safeio.create_new(staging / "report.html", "w") as f:
+                f.write(page)
+            # The manifest: which folder holds which variant (the .manetlab marker says the folder is a comparison).
             manifest = {"flow": self.flow, "seed": s["seed"], "scenario_name": s.get("scenario_name"), "runs": {t: _safe(t) for t in self.transports}}
-            (staging / "comparison.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-            _replace_dir(staging, final)
+            with safeio.create_new(staging / "comparison.json", "w") as f:
+                f.write(json.dumps(manifest, indent=1) + "\n")
+            _replace_dir(staging, final, "comparison", force)
         except BaseException:
             import shutil
 

@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from manetlab import safeio
 
 KINDS = ("cwnd", "seq", "throughput", "throughput_time", "delay", "jitter", "drops", "queue")
 
@@ -114,19 +115,27 @@ def pyplot() -> Any:
 
 def save_figure(fig: Any, out: Path, stem: str, dpi: int = 120) -> list[Path]:
     """Write `fig` as ``out/stem.png`` and ``out/stem.svg``; fixed metadata, so equal
-    results give byte-identical files."""
+    results give byte-identical files. Each file is written whole, never through a
+    symbolic link (`manetlab.safeio.write_bytes`)."""
+    import io
+
     paths = [out / f"{stem}.png", out / f"{stem}.svg"]
-    fig.savefig(paths[0], dpi=dpi, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    for path, fmt, kwargs in ((paths[0], "png", {"dpi": dpi, "metadata": {"Software": None}}), (paths[1], "svg", {"metadata": {"Date": None, "Creator": None}})):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, **kwargs)
+        safeio.write_bytes(path, buf.getvalue())
     return paths
 
 
 def load_summary(result_dir: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(result_dir) / "summary.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        # A result folder may come from someone else: no link followed, no FIFO waited on.
+        return json.loads(safeio.read_text(path))
     except FileNotFoundError:
         raise PlotError(f"{path}: no summary.json here (write one with `manetlab run ... --out DIR`)") from None
+    except safeio.UnsafePathError as e:
+        raise PlotError(str(e)) from None
     except json.JSONDecodeError as e:
         raise PlotError(f"{path}: not a manetlab summary ({e.msg})") from None
 

@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+from manetlab import safeio
 from manetlab.plots import KINDS, PlotError, load_summary, plot
 from manetlab.results import Result
 
@@ -19,11 +20,18 @@ def report(result_dir: str | os.PathLike[str], out: str | os.PathLike[str] | Non
     """Write ``report.html`` (or `out`) for the run in `result_dir`; returns its path."""
     rdir = Path(result_dir)
     summary = load_summary(rdir)
-    result = Result((rdir / "summary.json").read_text(encoding="utf-8"))
+    # The folder may come from someone else: its files are read only if they are
+    # regular files themselves, and written whole, never through a link (safeio).
+    result = Result(safeio.read_text(rdir / "summary.json"))
     scenario_path = rdir / "scenario.json"
-    scenario = json.dumps(json.loads(scenario_path.read_text(encoding="utf-8")), indent=2) if scenario_path.exists() else "(scenario.json not in this directory)"
+    try:
+        scenario = json.dumps(json.loads(safeio.read_text(scenario_path)), indent=2)
+    except FileNotFoundError:
+        scenario = "(scenario.json not in this directory)"
+    except safeio.UnsafePathError as e:
+        raise PlotError(str(e)) from None
     figures = []
-    fig_dir = rdir / "figures"
+    fig_dir = safeio.ensure_dir(rdir / "figures")
     for kind in KINDS:
         try:
             _, svg = plot(rdir, kind, fig_dir)
@@ -40,7 +48,7 @@ def report(result_dir: str | os.PathLike[str], out: str | os.PathLike[str] | Non
     # The animation (`manetlab animate`, a separate page: it can be megabytes).
     anim = rdir / "animate.html"
     path = Path(out) if out is not None else rdir / "report.html"
-    if anim.is_file():
+    if safeio.is_regular_file(anim):
         href = html.escape(Path(os.path.relpath(anim.resolve(), path.resolve().parent)).as_posix())
         animation = f'<p><a href="{href}">animation of this run</a> ({anim.stat().st_size / 1e6:.1f} MB, opens offline in any browser)</p>'
     else:
@@ -58,5 +66,5 @@ pre{{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}}figure{{margin
 <h2>scenario</h2><pre>{html.escape(scenario)}</pre>
 </body></html>
 """
-    path.write_text(page, encoding="utf-8")
+    safeio.write_text(path, page)
     return path

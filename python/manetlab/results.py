@@ -10,10 +10,12 @@ without it (`_columns`, `_write_csv`, `_core.write_parquet`), which keeps
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -23,13 +25,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from manetlab import _core
+from manetlab import _core, safeio
 from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "ResultFolderError", "load_result", "run"]
+__all__ = ["FolderNotOwnedError", "Result", "ResultFolderError", "load_result", "run"]
 
 TABLES = ("flows", "nodes", "links")
 
@@ -47,6 +49,7 @@ def run(
     keep_partial: bool = False,
     progress: bool | None = None,
     command: str | None = None,
+    force: bool = False,
 ) -> Result:
     """Run `scenario` (a Scenario, a file path, or a dict) and return its Result.
 
@@ -57,6 +60,9 @@ def run(
     With `out`, the whole result folder (``Result.write``) is written there when
     the run ends, trace files included: built under a temporary sibling name and
     renamed into place, so `out` never holds a half-written or mixed result.
+    An existing `out` is replaced only if manetlab wrote it (its ``.manetlab``
+    marker; see `Result.write`), else FolderNotOwnedError (an OSError) before
+    the run starts; ``force=True`` replaces any folder.
     Without `out`, trace files go to a temporary directory (``result.output_dir``)
     that is removed when the Result is garbage-collected.
 
@@ -83,7 +89,7 @@ def run(
     trace_dir: Path | None = None
     owned = False
     if final is not None:
-        trace_dir = _staging_dir(final)
+        trace_dir = _staging_dir(final, "run", force)
     elif wants_files:
         trace_dir, owned = Path(tempfile.mkdtemp(prefix="manetlab-")), True
     try:
@@ -93,7 +99,7 @@ def run(
         if final is not None:
             assert trace_dir is not None
             result._write_into(trace_dir, command)
-            _replace_dir(trace_dir, final)
+            _replace_dir(trace_dir, final, "run", force)
             if wants_files:
                 result.output_dir = final
     except BaseException:
@@ -109,21 +115,27 @@ def load_result(result_dir: str | os.PathLike[str], allow_partial: bool = False)
     Refuses, with ResultFolderError, a folder that is not a finished write (no
     ``summary.json``, an unreadable one, one without the completion marker, or a
     temporary ``.NAME.incomplete-*`` folder left by a killed process) and, unless
-    `allow_partial`, the results of a stopped run (``--partial``)."""
+    `allow_partial`, the results of a stopped run (``--partial``). The folder may
+    come from someone else: a ``summary.json`` or ``scenario.json`` that is a
+    symbolic link, FIFO or device is refused, not followed (`manetlab.safeio`)."""
     d = Path(result_dir)
     if _STAGING.fullmatch(d.name):
         raise ResultFolderError(f"{d}: an unfinished write (a process was killed while writing it); delete it")
     path = d / "summary.json"
     if not d.is_dir():
-        raise ResultFolderError(f"{d}: no such result folder")
+        raise ResultFolderError(f"{d}: no such result folder{_moved_aside_hint(d)}")
     try:
-        text = path.read_text(encoding="utf-8")
+        # The folder may come from someone else: its files are read only if they
+        # are regular files themselves (no link followed, no FIFO waited on).
+        text = safeio.read_text(path)
         summary = json.loads(text)
     except FileNotFoundError:
         raise ResultFolderError(f"{d}: no summary.json (not a result folder, or an unfinished write)") from None
+    except safeio.UnsafePathError as e:
+        raise ResultFolderError(str(e)) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ResultFolderError(f"{path}: not a complete manetlab summary ({e})") from None
-    if not isinstance(summary, dict) or "partial" not in summary or not (d / "run.json").is_file():
+    if not isinstance(summary, dict) or "partial" not in summary or not safeio.is_regular_file(d / "run.json"):
         raise ResultFolderError(f"{d}: no completion marker (summary.json without \"partial\", or no run.json): not written by this manetlab's run/write")
     if summary["partial"] and not allow_partial:
         raise ResultFolderError(
@@ -131,16 +143,125 @@ def load_result(result_dir: str | os.PathLike[str], allow_partial: bool = False)
             "(load_result(..., allow_partial=True) to load them anyway)"
         )
     scenario = None
-    if (d / "scenario.json").is_file():
-        scenario = Scenario(json.loads((d / "scenario.json").read_text(encoding="utf-8")))
+    if os.path.lexists(d / "scenario.json"):
+        try:
+            scenario = Scenario(json.loads(safeio.read_text(d / "scenario.json")))
+        except safeio.UnsafePathError as e:
+            raise ResultFolderError(str(e)) from None
     return Result(text, scenario, d if summary.get("outputs") else None)
+
+
+def _moved_aside_hint(d: Path) -> str:
+    """Where a killed replace left the only copy of `d`'s result, if it did."""
+    d = Path(os.path.abspath(d))
+    for p in sorted(d.parent.glob(f".{glob_escape(d.name)}.old-*-*")) if d.name and d.parent.is_dir() else []:
+        m = _STAGING.fullmatch(p.name)
+        if m and os.listdir(p):
+            return f" (a replace of it was killed: the previous result is in {safeio.shown(p)}: rename it back to keep it)"
+    return ""
 
 
 # --- safe result folders ------------------------------------------------------
 
-# A folder under construction: `.NAME.incomplete-PID-RANDOM`, beside NAME; and the
-# previous result moved aside while the new one replaces it: `.NAME.old-PID-RANDOM`.
+# A folder under construction: `.NAME.incomplete-PID-RANDOM`, beside NAME; and, where
+# no atomic exchange exists, the previous result moved aside while the new one
+# replaces it: `.NAME.old-PID-RANDOM` (older versions: the result in its `x` subfolder).
 _STAGING = re.compile(r"\..+\.(incomplete|old)-([0-9]+)-[a-z0-9_]+")
+
+#: The file that marks a folder as written by manetlab (and so replaceable by it).
+MARKER = ".manetlab"
+MARKER_FORMAT = "manetlab-folder/1"
+#: What a marked folder holds: a run's results, or a comparison (`manetlab compare`).
+FOLDER_KINDS = ("run", "comparison")
+
+
+class FolderNotOwnedError(safeio.OutputError):
+    """`--out` names a folder manetlab cannot prove it wrote: it is not replaced
+    (``force=True`` / ``--force`` replaces it anyway)."""
+
+
+def write_marker(folder: Path, kind: str) -> str:
+    """Write ``folder/.manetlab`` (a new file) saying manetlab wrote `folder` as a `kind`."""
+    assert kind in FOLDER_KINDS
+    doc = {"format": MARKER_FORMAT, "kind": kind, "manetlab_version": _core.__version__}
+    with safeio.create_new(folder / MARKER, "w") as f:
+        f.write(json.dumps(doc) + "\n")
+    return MARKER
+
+
+def folder_kind(d: Path) -> str | None:
+    """What manetlab wrote the folder `d` as ("run" or "comparison"), or None if
+    nothing proves it wrote it. Proof: a ``.manetlab`` marker (regular file, this
+    format); or, for folders written before the marker existed, contents that
+    are exactly what those versions wrote (`_legacy_kind`)."""
+    try:
+        doc = json.loads(safeio.read_bytes(d / MARKER, limit=4096))
+    except FileNotFoundError:
+        return _legacy_kind(d)
+    except (OSError, ValueError):
+        return None
+    if isinstance(doc, dict) and doc.get("format") == MARKER_FORMAT and doc.get("kind") in FOLDER_KINDS:
+        return str(doc["kind"])
+    return None
+
+
+# Files a run folder of a manetlab without the marker could hold: what Result.write
+# wrote, and what plot, report and animate add to it.
+_RUN_FILES = re.compile(
+    r"(summary|run|scenario)\.json|(flows|nodes|links|timeseries|packet_series|queue_series)\.(csv|parquet)"
+    r"|trace\.tr|movement\.tcl|node[0-9]+\.pcap|report\.html|animate\.html|[a-z_]+\.(png|svg)"
+)
+_FIGURE_FILES = re.compile(r"[a-z_]+\.(png|svg)")
+_COMPARISON_FILES = re.compile(r"comparison\.json|report\.html|compare_[a-z]+\.(png|svg)")
+
+
+def _json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(safeio.read_bytes(path))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _only(d: Path, files: re.Pattern[str], dirs: Callable[[str, Path], bool]) -> bool:
+    """Whether every entry of `d` is a regular file named as `files` allows or a
+    real folder `dirs` accepts (no links, nothing else)."""
+    try:
+        with os.scandir(d) as it:
+            entries = list(it)
+    except OSError:
+        return False
+    for e in entries:
+        if e.is_symlink():
+            return False
+        if e.is_file(follow_symlinks=False):
+            if not files.fullmatch(e.name):
+                return False
+        elif not (e.is_dir(follow_symlinks=False) and dirs(e.name, Path(e.path))):
+            return False
+    return True
+
+
+def _legacy_kind(d: Path) -> str | None:
+    """A folder without the marker counts as manetlab's only when it holds exactly
+    what an earlier manetlab wrote: a run (summary.json with its completion
+    marker "partial" and "manetlab_version", run.json, and only the files
+    Result.write, plot, report and animate write; a figures/ folder of figures)
+    or a comparison (comparison.json naming its run folders, each such a run,
+    report.html and the overlay figures). Anything else (a note, a thesis
+    chapter, a link) and the folder is not replaced without --force."""
+    summary = _json_object(d / "summary.json") if safeio.is_regular_file(d / "summary.json") else None
+    if summary is not None:
+        info = _json_object(d / "run.json") if safeio.is_regular_file(d / "run.json") else None
+        if "partial" not in summary or "manetlab_version" not in summary or info is None or "manetlab_version" not in info:
+            return None
+        figures = lambda name, p: name == "figures" and _only(p, _FIGURE_FILES, lambda n, q: False)  # noqa: E731
+        return "run" if _only(d, _RUN_FILES, figures) else None
+    manifest = _json_object(d / "comparison.json") if safeio.is_regular_file(d / "comparison.json") else None
+    if manifest is not None and isinstance(manifest.get("runs"), dict):
+        runs = {v for v in manifest["runs"].values() if isinstance(v, str)}
+        return "comparison" if _only(d, _COMPARISON_FILES, lambda name, p: name in runs and _legacy_kind(p) == "run") else None
+    return None
 
 
 def _pid_alive(pid: int) -> bool:
@@ -153,51 +274,122 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _staging_dir(final: Path) -> Path:
-    """A fresh temporary sibling of `final`; also removes the temporary siblings
-    that killed processes left behind."""
-    final = Path(os.path.abspath(final))
-    if not final.name:
-        raise OSError(f"cannot write a result folder at {final}")
-    final.parent.mkdir(parents=True, exist_ok=True)
+def _check_replaceable(final: Path, kind: str, force: bool) -> None:
+    """Raise FolderNotOwnedError unless `final` is missing, an empty folder, or a
+    folder manetlab wrote as a `kind` (any folder with `force`); never a link or
+    a file, nor a folder holding the current directory."""
+    try:
+        st = os.lstat(final)
+    except FileNotFoundError:
+        return
+    where = safeio.shown(final)
+    if stat.S_ISLNK(st.st_mode):
+        raise FolderNotOwnedError(f"refusing to replace {where}: it is a symbolic link (give the folder itself, or another --out)", final, errno.ELOOP)
+    if not stat.S_ISDIR(st.st_mode):
+        raise FolderNotOwnedError(f"refusing to replace {where}: it exists and is not a folder", final, errno.ENOTDIR)
+    cwd = Path(os.path.abspath(os.getcwd()))
+    if cwd == final or final in cwd.parents:
+        raise FolderNotOwnedError(f"refusing to replace {where}: it holds the current directory", final, errno.EBUSY)
+    if force or not os.listdir(final):
+        return
+    found = folder_kind(final)
+    if found == kind:
+        return
+    if found is None:
+        what = f"not a manetlab result folder (no {MARKER} marker, and not exactly what an earlier manetlab wrote)"
+    else:
+        what = f"it holds a manetlab {found}, not a {kind}"
+    raise FolderNotOwnedError(f"refusing to replace {where}: {what}; choose another --out, or --force to delete and replace it whole", final, errno.EEXIST)
+
+
+def check_replaceable(out: str | os.PathLike[str], kind: str = "run", force: bool = False) -> None:
+    """Raise FolderNotOwnedError now if writing a `kind` folder to `out` would be
+    refused (so a caller can say so before spending time on runs)."""
+    _check_replaceable(Path(os.path.abspath(out)), kind, force)
+
+
+def _recover(final: Path) -> None:
+    """Tidy the temporary siblings of `final` that killed processes left: the old
+    result a killed two-rename replace moved aside goes back to `final` when
+    `final` is missing (it is then the only copy); everything else is removed."""
     prefix = f".{final.name}."
+    left = []
     for p in final.parent.glob(f".{glob_escape(final.name)}.*-*-*"):
         m = _STAGING.fullmatch(p.name)
         if m and p.name.startswith(prefix) and not _pid_alive(int(m.group(2))):
-            shutil.rmtree(p, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}incomplete-{os.getpid()}-", dir=final.parent))
+            left.append((m.group(1), p))
+    # The newest moved-aside result first: it is the one a kill left without a copy.
+    for what, p in sorted(left, key=lambda t: (t[0] != "old", -_mtime(t[1]))):
+        if what == "old" and not os.path.lexists(final):
+            try:
+                entries = os.listdir(p)
+            except FileNotFoundError:  # tidied by another writer meanwhile
+                continue
+            src = p / "x" if entries == ["x"] else p  # an earlier version's layout
+            if entries:
+                os.rename(src, final)
+                _fsync_dir(final.parent)
+                if src == p:
+                    continue
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return os.lstat(p).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _staging_dir(final: Path, kind: str = "run", force: bool = False) -> Path:
+    """A fresh temporary sibling of `final` to build a `kind` folder in, after
+    checking `final` may be replaced (`_check_replaceable`, so a long run is not
+    wasted on a refused --out) and tidying what killed writers left (`_recover`)."""
+    final = Path(os.path.abspath(final))
+    if not final.name:
+        raise safeio.OutputError(f"cannot write a result folder at {safeio.shown(final)}", final, errno.EINVAL)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    _recover(final)
+    _check_replaceable(final, kind, force)
+    return safeio.make_dir(final.parent, f".{final.name}.incomplete-{os.getpid()}-")
 
 
 def glob_escape(name: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", name)
 
 
-def _replace_dir(staging: Path, final: Path) -> None:
-    """Move the finished `staging` folder to `final`, replacing an earlier result
-    there (never anything else: a non-empty folder without summary.json is refused)."""
+def _replace_dir(staging: Path, final: Path, kind: str = "run", force: bool = False) -> None:
+    """Move the finished `staging` folder to `final`, replacing what is there only
+    if `_check_replaceable` allows it.
+
+    With an existing `final`, the two folders are swapped in one step
+    (`safeio.exchange`, renameat2 RENAME_EXCHANGE), so `final` always holds a
+    complete result, old or new, and the old one (now under the staging name) is
+    deleted after. Without that call (not Linux, an old kernel, a file system
+    that lacks it): `final` is renamed to `.NAME.old-PID-RANDOM`, the new folder
+    to `final`, then the old one deleted; a kill between the two renames leaves
+    no `final` but the old result beside it, which the next write to `final`
+    (`_recover`) puts back before doing anything else; it is never deleted while
+    it is the only copy."""
     final = Path(os.path.abspath(final))
-    if final.is_symlink() or final.exists():
-        if not final.is_dir() or final.is_symlink():
-            raise OSError(f"{final} exists and is not a folder")
-        if any(final.iterdir()) and not _is_result_folder(final):
-            raise OSError(f"refusing to replace {final}: not empty and not a manetlab result folder (no summary.json)")
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
-        os.rename(final, old / "x")
-        os.rename(staging, final)
+    if os.path.lexists(final):
+        _check_replaceable(final, kind, force)
+        if safeio.exchange(staging, final):
+            _fsync_dir(final.parent)
+            shutil.rmtree(staging, ignore_errors=True)  # the previous result
+            return
+        old = safeio.make_dir(final.parent, f".{final.name}.old-{os.getpid()}-")
+        os.rename(final, old)  # onto the empty folder: one step
+        try:
+            os.rename(staging, final)
+        except BaseException:
+            os.rename(old, final)
+            raise
+        _fsync_dir(final.parent)
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.rename(staging, final)
-    _fsync_dir(final.parent)
-
-
-def _is_result_folder(d: Path) -> bool:
-    """A folder manetlab wrote: a run's (summary.json), a comparison's
-    (comparison.json; before that manifest existed, report.html beside run
-    folders)."""
-    if (d / "summary.json").exists() or (d / "comparison.json").exists():
-        return True
-    runs = [p for p in d.iterdir() if p.is_dir()]
-    return (d / "report.html").exists() and bool(runs) and all((p / "summary.json").exists() for p in runs)
+        _fsync_dir(final.parent)
 
 
 def _fsync_dir(d: Path) -> None:
@@ -370,7 +562,7 @@ class Result:
         parts = [pd.DataFrame({"node": q["node"], "t_s": q["t_s"], "len_pkts": q["len_pkts"]}) for q in series if q["t_s"]]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["node", "t_s", "len_pkts"])
 
-    def write(self, out_dir: str | os.PathLike[str], command: str | None = None) -> list[Path]:
+    def write(self, out_dir: str | os.PathLike[str], command: str | None = None, *, force: bool = False) -> list[Path]:
         """Write the result folder `out_dir`: summary.json, run.json (how it was
         made), scenario.json, flows/nodes/links (and time series) as .csv and
         .parquet, and the run's trace files; returns the paths written.
@@ -378,23 +570,32 @@ class Result:
         The folder is built under a temporary sibling name and renamed into place
         when complete (summary.json, with its completion marker, written last), so
         a killed writer never leaves a folder that looks complete, and a previous
-        result in `out_dir` is replaced as a whole (no stale files remain)."""
+        result in `out_dir` is replaced as a whole (no stale files remain), in
+        one atomic step where the platform allows (`_replace_dir`).
+
+        The folder holds a ``.manetlab`` marker; an existing `out_dir` is
+        replaced only when it is empty or manetlab wrote it as a run (that
+        marker, or exactly the files an earlier version wrote), else
+        FolderNotOwnedError (an OSError) and nothing is touched;
+        ``force=True`` replaces any folder (never a link or a file)."""
         final = Path(out_dir)
-        staging = _staging_dir(final)
+        staging = _staging_dir(final, "run", force)
         try:
             names = self._write_into(staging, command)
-            _replace_dir(staging, final)
+            _replace_dir(staging, final, "run", force)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         return [final / n for n in names]
 
     def _write_into(self, out: Path, command: str | None) -> list[str]:
-        """Write every file into the existing folder `out`; summary.json last."""
-        names: list[str] = []
+        """Write every file into the new folder `out` (made by manetlab: every file
+        is created exclusively, no link followed); the marker first, summary.json last."""
+        names: list[str] = [write_marker(out, "run")]
         if self.scenario is not None:
             # The scenario as run (after overrides), so a result directory is self-describing.
-            (out / "scenario.json").write_text(self.scenario.to_json(), encoding="utf-8")
+            with safeio.create_new(out / "scenario.json", "w") as f:
+                f.write(self.scenario.to_json())
             names.append("scenario.json")
         tables = list(TABLES)
         if any((f.get("tcp") or {}).get("trace") for f in self.summary["flows"]):
@@ -409,27 +610,30 @@ class Result:
                 # Parquet file that reads back as the same DataFrame.
                 _write_csv(out / f"{name}.csv", cols)
                 _core.write_parquet(str(out / f"{name}.parquet"), cols)
+                _fsync_file(out / f"{name}.parquet")
             else:
                 # A column of values _kind has no rule for: pandas decides.
                 df = getattr(self, name)
                 # "\n" whatever the OS, so equal runs give equal CSV bytes everywhere.
-                df.to_csv(out / f"{name}.csv", index=False, lineterminator="\n")
-                df.to_parquet(out / f"{name}.parquet", index=False)
+                with safeio.create_new(out / f"{name}.csv", "w", newline="") as f:
+                    safeio.csv_frame(df).to_csv(f, index=False, lineterminator="\n")
+                with safeio.create_new(out / f"{name}.parquet", "wb") as f:
+                    df.to_parquet(f, index=False)
             names += [f"{name}.csv", f"{name}.parquet"]
         for f in self.summary.get("outputs", []):
             # Trace files: already there when the run wrote into `out`, else copied.
             assert self.output_dir is not None
             src, dst = self.output_dir / f["file"], out / f["file"]
             if src.resolve() != dst.resolve():
-                shutil.copyfile(src, dst)
+                safeio.copy_file(src, dst)
+            else:
+                _fsync_file(dst)  # written by the core
             names.append(f["file"])
-        (out / "run.json").write_text(json.dumps(run_info(command), indent=2) + "\n", encoding="utf-8")
+        with safeio.create_new(out / "run.json", "w") as f:
+            f.write(json.dumps(run_info(command), indent=2) + "\n")
         names.append("run.json")
-        for n in names:
-            _fsync_file(out / n)
-        summary = out / "summary.json"
-        summary.write_bytes(self.summary_json.encode("utf-8"))
-        _fsync_file(summary)
+        with safeio.create_new(out / "summary.json", "wb") as f:
+            f.write(self.summary_json.encode("utf-8"))
         return ["summary.json", *names]
 
     def _columns(self, name: str) -> list[Column] | None:
@@ -500,8 +704,12 @@ class Result:
 def _fsync_file(path: Path) -> None:
     # Data on disk before the rename that publishes the folder (a crash, not just
     # a kill, then also leaves either the old folder or the complete new one).
-    with open(path, "rb+") as f:
-        os.fsync(f.fileno())
+    # (Files made with safeio.create_new are fsynced as they are closed.)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _ms(seconds: float | None) -> str:
@@ -620,20 +828,24 @@ def _concat_columns(parts: list[dict[str, list[Any]]], empty: list[str]) -> list
 
 def _csv_cell(kind: str, v: Any) -> Any:
     # As DataFrame.to_csv writes them: missing as "", floats as numpy's shortest
-    # repr (the same digits as Python's repr), bools as True/False.
+    # repr (the same digits as Python's repr), bools as True/False; text (a flow
+    # name) neutralised against spreadsheet formulas as safeio.csv_frame does.
     if v is None:
         return ""
+    if kind == "str":
+        return safeio.csv_text(v)
     return repr(v) if kind == "float64" else v
 
 
 def _write_csv(path: Path, cols: list[Column]) -> None:
-    """`DataFrame.to_csv(path, index=False, lineterminator="\\n")` of the table
-    `cols`, byte for byte (pandas writes through this same csv module)."""
+    """`safeio.csv_frame(df).to_csv(path, index=False, lineterminator="\\n")` of the
+    table `cols`, byte for byte (pandas writes through this same csv module);
+    `path` is a new file."""
     import csv
 
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    with safeio.create_new(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        w.writerow([n for n, _, _ in cols])
+        w.writerow([safeio.csv_text(n) for n, _, _ in cols])
         n_rows = len(cols[0][2]) if cols else 0
         for i in range(n_rows):
             w.writerow([_csv_cell(kind, values[i]) for _, kind, values in cols])

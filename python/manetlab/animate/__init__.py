@@ -88,10 +88,12 @@ def _rerun(rdir: Path, tmp: Path) -> Path:
     scen = rdir / "scenario.json"
     if not scen.is_file():
         raise AnimateError(f"{rdir}: no movement.tcl/trace.tr and no scenario.json to re-run (run with --animate, or [outputs] movement = true and trace = \"old\")")
-    stored = json.loads((rdir / "summary.json").read_text(encoding="utf-8"))
+    from manetlab import safeio
+
+    stored = json.loads(safeio.read_text(rdir / "summary.json"))
     if stored.get("partial"):
         raise AnimateError(f"{rdir}: partial results (stopped run) without movement.tcl/trace.tr cannot be re-run identically")
-    s = Scenario(json.loads(scen.read_text(encoding="utf-8")))
+    s = Scenario(json.loads(safeio.read_text(scen)))
     out = tmp / "run"
     print(f"{rdir}: no movement.tcl/trace.tr; re-running its scenario.json (seed {s.seed}) with them on", file=sys.stderr)
     r = run(s.with_overrides(animate_outputs(s.normalized)), out=out)
@@ -177,8 +179,10 @@ def animate(
         page = _page(data.doc)
         # The header states the file's own size (to 0.1 MB; the digits barely change it).
         page = page.replace(_SIZE, f"{len(page.encode('utf-8')) / 1e6:.1f} MB", 1)
+        from manetlab import safeio
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
+        safeio.write_text(path, page)  # whole, never through a planted link
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -193,9 +193,11 @@ def build(
     are in ``doc["stats"]``); packet drops, routing events and faults are always
     complete."""
     rdir = Path(result_dir)
-    summary = json.loads((rdir / "summary.json").read_text(encoding="utf-8"))
+    from manetlab import safeio  # a result folder's files: regular files only, no link followed
+
+    summary = json.loads(safeio.read_text(rdir / "summary.json"))
     scen_path = rdir / "scenario.json"
-    scenario = json.loads(scen_path.read_text(encoding="utf-8")) if scen_path.exists() else {}
+    scenario = json.loads(safeio.read_text(scen_path)) if scen_path.is_symlink() or scen_path.exists() else {}
     duration = float(summary["duration_s"])
     # A stopped run (--partial) ends where it stopped.
     end = float(summary.get("stopped_at_s") or duration) if summary.get("partial") else duration
@@ -208,7 +210,7 @@ def build(
     nflows = len(flows)
     ports = _flow_ports(flows, scenario.get("flows") or [])
 
-    waypoints = read_movement((rdir / "movement.tcl").read_text(encoding="utf-8"), n)
+    waypoints = read_movement(safeio.read_text(rdir / "movement.tcl"), n)
     layout = "positions"
     if scenario.get("radio") is None and len({(w[1][0], w[2][0]) for w in waypoints}) < n and all(len(w[0]) == 1 for w in waypoints):
         # A wired scenario without distinct positions (they mean nothing over wires):

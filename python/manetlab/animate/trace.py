@@ -82,7 +82,9 @@ def read_trace(path: str, from_s: float = 0.0, to_s: float = float("inf"), recv_
     """Every line of `path` with ``from_s <= t <= to_s``, in file (time) order;
     with `recv_levels`, receive (``r``) lines only at those levels (most of a MAC
     trace is receptions, so skipping them unparsed saves much of the time)."""
-    with open(path, encoding="ascii") as fh:
+    from manetlab import safeio
+
+    with safeio.open_read(path, "r", encoding="ascii") as fh:  # a regular file, no link followed
         for raw in fh:
             f = raw.split()
             if len(f) < 8:

@@ -67,16 +67,16 @@ def _history(out: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
     """Every invocation on this report directory (DIR/invocations.json), this one last."""
     import json
 
+    from manetlab import safeio
+
     p = out / "invocations.json"
     try:
-        past = json.loads(p.read_text(encoding="utf-8")) if p.exists() else []
+        past = json.loads(safeio.read_text(p)) if os.path.lexists(p) else []
     except ValueError:
         past = []
     past.append(entry)
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".invocations.json.tmp"
-    tmp.write_text(json.dumps(past, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    safeio.write_text(p, json.dumps(past, indent=1) + "\n")  # whole, never through a link
     return past
 
 

@@ -14,7 +14,6 @@ import html
 import io
 import json
 import math
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -375,7 +374,9 @@ def render_figures(figures: list[Figure], fig_dir: Path) -> None:
     """Each figure to ``fig_dir/<name>.svg`` and ``.png``; its SVG text kept for the HTML."""
     import matplotlib.pyplot as plt
 
-    fig_dir.mkdir(parents=True, exist_ok=True)
+    from manetlab import safeio
+
+    safeio.ensure_dir(fig_dir)  # a real folder: a planted link would redirect every figure
     for f in figures:
         if f.fig is None:
             continue
@@ -385,8 +386,10 @@ def render_figures(figures: list[Figure], fig_dir: Path) -> None:
             f.fig.savefig(buf, format="svg", dpi=110, metadata={"Date": None, "Creator": None})
         text = buf.getvalue()
         f.svg = text[text.index("<svg"):]
-        (fig_dir / f"{f.name}.svg").write_text(text, encoding="utf-8")
-        f.fig.savefig(fig_dir / f"{f.name}.png", dpi=100, metadata={"Software": None})
+        safeio.write_text(fig_dir / f"{f.name}.svg", text)  # whole, never through a link
+        png = io.BytesIO()
+        f.fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
+        safeio.write_bytes(fig_dir / f"{f.name}.png", png.getvalue())
         plt.close(f.fig)
         f.fig = None
 
@@ -484,14 +487,13 @@ def to_json(r: Report) -> str:
 
 def write_report(r: Report, out: Path) -> list[Path]:
     """report.md, report.html (self-contained), report.json and figures/ into `out`
-    (each file written whole then renamed, so a reader never sees half a report)."""
+    (each file written whole then renamed, so a reader never sees half a report;
+    never through a symbolic link: `manetlab.safeio.write_text`)."""
+    from manetlab import safeio
+
     out.mkdir(parents=True, exist_ok=True)
     render_figures(r.figures, out / "figures")
     paths = []
     for name, text in (("report.md", to_markdown(r)), ("report.html", to_html(r)), ("report.json", to_json(r))):
-        p = out / name
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
-        paths.append(p)
+        paths.append(safeio.write_text(out / name, text))
     return paths

@@ -93,10 +93,13 @@ def _results(args: argparse.Namespace) -> int:
         tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
         for name, df in tables.items():
             p = out / f"{name}.{args.format}"
+            from manetlab import safeio  # written whole, never through a link
+
             if args.format == "csv":
-                df.to_csv(p, index=False, lineterminator="\n")
+                safeio.write_csv(df, p, index=False, lineterminator="\n")  # text neutralised against spreadsheet formulas
             else:
-                df.to_parquet(p, index=False)
+                with safeio.atomic_open(p, "wb") as f:
+                    df.to_parquet(f, index=False)
             print(f"wrote {p}")
         if args.format == "parquet":
             for p in s.write_tables(out):
