@@ -102,7 +102,9 @@ def tamper(rdir: Path) -> None:
     lines = tp.read_text(encoding="ascii").splitlines(keepends=True)
     at = next(i for i, ln in enumerate(lines) if float(ln.split()[1]) > TRACE_DROP_S)
     drop = f"D {TRACE_DROP_S:.9f} _{TRACE_DROP_NODE}_ {TRACE_LEVEL} {TRACE_REASON} 999999 {TRACE_PTYPE} 532 [0 0 0 0] ------- [0:0 2:0 32 2] [0] 0 0\n"
-    tp.write_text("".join(lines[:at] + [drop] + lines[at:]), encoding="ascii")
+    # And one at a node the run does not have (the page has nowhere to draw it).
+    stray = f"D {TRACE_DROP_S:.9f} _99_ RTR NRTE 999998 cbr 532 [0 0 0 0] ------- [0:0 2:0 32 2] [0] 0 0\n"
+    tp.write_text("".join(lines[:at] + [drop, stray] + lines[at:]), encoding="ascii")
 
 
 @pytest.fixture(scope="module")
@@ -217,9 +219,26 @@ def test_animation_page_escapes_every_value(hostile):
     assert doc["scenario_name"] == SCENARIO_NAME and doc["manetlab_version"] == TAMPERED_VERSION
     assert [f["name"] for f in doc["flows"]] == FLOW_NAMES and doc["flows"][0]["transport"] == TAMPERED_TRANSPORT
     assert TRACE_REASON in doc["drops"]["reasons"] and TRACE_LEVEL in doc["drops"]["levels"] and TRACE_PTYPE in doc["drops"]["ptypes"]
+    assert [d[1:3] for d in hostile["animation"].data.drops if d[0] == TRACE_DROP_S] == [[TRACE_DROP_NODE, TRACE_REASON]], "node 99 left out"
     text = p.all_text()
     assert f"manetlab animate: {SCENARIO_NAME} (seed {TAMPERED_SEED})" in text
     assert TAMPERED_VERSION in text and TAMPERED_ROUTING in text
+
+
+def test_animation_page_of_characters_html_cannot_hold(hostile, tmp_path):
+    """A tampered summary may hold NUL (the page's own size marker), other control
+    characters and lone surrogates (valid JSON, not UTF-8): shown as U+FFFD."""
+    rdir = tmp_path / "run"
+    shutil.copytree(hostile["dir"], rdir)
+    s = json.loads((rdir / "summary.json").read_text())
+    s["scenario_name"] = "x\x00size\x00 \x1b[31m \ud800"
+    (rdir / "summary.json").write_text(json.dumps(s))
+    a = animate(rdir)
+    page = a.path.read_text(encoding="utf-8")
+    assert "\x00" not in page and "\x1b" not in page
+    assert page.count(f"this page {a.bytes / 1e6:.1f} MB") == 1
+    assert "<title>manetlab animate: x\ufffdsize\ufffd \ufffd[31m \ufffd (seed " in page
+    assert json.loads(Parsed(page).raw["script"][0])["scenario_name"] == s["scenario_name"]
 
 
 def test_page_js_builds_no_html_from_strings():

@@ -16,6 +16,7 @@ import hashlib
 import html
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -23,9 +24,15 @@ from urllib.parse import quote
 __all__ = ["text", "script_json", "csp_meta", "svg_img", "href", "table", "number"]
 
 
+# Characters HTML text may not hold (C0/C1 controls but tab, newline and carriage
+# return; DEL; lone surrogates, which a tampered JSON file can hold and UTF-8 cannot).
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def text(value: Any) -> str:
-    """`value` as HTML text or a quoted attribute value: ``& < > " '`` escaped."""
-    return html.escape(str(value), quote=True)
+    """`value` as HTML text or a quoted attribute value: ``& < > " '`` escaped, and
+    characters HTML text cannot hold shown as U+FFFD."""
+    return _NOT_TEXT.sub("\ufffd", html.escape(str(value), quote=True))
 
 
 # JSON inside <script type="application/json">: the HTML tokenizer ends the element at

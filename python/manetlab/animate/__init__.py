@@ -117,7 +117,9 @@ def _page(doc: dict[str, Any]) -> str:
         + ("" if st["transmissions_kept"] == st["transmissions"] else f", thinned from {st['transmissions']:,}")
         + f"), {st['drops']:,} drops, {st['collisions']:,} collisions"
         + ("" if st["collisions_kept"] == st["collisions"] else f" ({st['collisions_kept']:,} shown)")
-        + f"; this page {_SIZE}; manetlab {doc['manetlab_version']}"
+        + "; this page "
+    ) + _SIZE + _html.text(  # the one NUL on the page: text() shows any other as U+FFFD
+        f"; manetlab {doc['manetlab_version']}"
         + (" — PARTIAL run" if doc["partial"] else "")
         + ("; wired nodes drawn on a circle (their positions play no part)" if doc["layout"] == "circle" else "")
     )
