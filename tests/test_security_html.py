@@ -16,7 +16,8 @@ Then in headless Chromium (skipped where there is none): report.html and
 animate.html open, the page's own script runs, clicking a node opens its panel with
 the tampered trace fields shown as text, no payload runs (with the CSP and with the
 CSP removed, so the escaping is tested by itself), and the browser reports no CSP
-violation and no error.
+violation and no error; the comparison and reproduction reports likewise (figures
+shown, styles applied, nothing run, no violation).
 """
 
 from __future__ import annotations
@@ -250,30 +251,40 @@ def test_page_js_builds_no_html_from_strings():
         assert sink not in code, sink
 
 
-def test_comparison_report_escapes_the_name(tmp_path):
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from manetlab.compare import compare
 
-    s = hostile_scenario()
-    s["duration_s"] = 2.0
-    s["outputs"] = {}
-    c = compare(Scenario(s), 1, ["newreno", "sack"])
-    page = c.write(tmp_path / "cmp").read_text(encoding="utf-8")
+    s = {**hostile_scenario(), "duration_s": 2.0, "outputs": {}}
+    return compare(Scenario(s), 1, ["newreno", "sack"]).write(tmp_path_factory.mktemp("cmp") / "cmp")
+
+
+def test_comparison_report_escapes_the_name(comparison):
+    page = comparison.read_text(encoding="utf-8")
     p = check_structure(page, REPORT_TAGS | {"ul", "li"}, scripts=0)
     assert f"{SCENARIO_NAME}: flow 1" in p.all_text()
     assert [a["href"] for a in p.attrs("a")] == ["newreno/summary.json", "sack/summary.json"]
     assert len(p.attrs("img")) == 3
 
 
-def test_reproduction_report_escapes_and_has_a_csp():
+REPRO_TEXT = f"{P_IMG} {P_END} {P_COMMENT} {P_QUOTE}"
+
+
+def reproduction_page() -> str:
     from manetlab.reproduce.base import Claim, Difference, Figure, Report, Table, to_html
 
-    h = f"{P_IMG} {P_END} {P_COMMENT} {P_QUOTE}"
+    h = REPRO_TEXT
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><style>rect{fill:#1f77b4}</style><rect width="200" height="100"/></svg>'
     r = Report(name=h, title=h, citation=h, setup=[h], tables=[Table(h, [h, "b"], [[h, "1"]], [h], ["b"], caption=h)],
-               figures=[Figure("f", h, h, svg='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>')],
+               figures=[Figure("f", h, h, svg=svg)],
                claims=[Claim(h, h, "holds", h, h)], differences=[Difference(h, h, h, h, h)], run={"command": h, "summary": h, h: h}, notes=[h])
-    p = check_structure(to_html(r), REPORT_TAGS | {"h3", "em", "ul", "li", "span"}, scripts=0)
-    assert p.all_text().count(h) >= 15
-    assert [a["alt"] for a in p.attrs("img")] == [h]
+    return to_html(r)
+
+
+def test_reproduction_report_escapes_and_has_a_csp():
+    p = check_structure(reproduction_page(), REPORT_TAGS | {"h3", "em", "ul", "li", "span"}, scripts=0)
+    assert p.all_text().count(REPRO_TEXT) >= 15
+    assert [a["alt"] for a in p.attrs("img")] == [REPRO_TEXT]
 
 
 def test_report_link_to_a_folder_named_like_a_url(tmp_path):
@@ -376,6 +387,37 @@ def test_report_in_browser(hostile, tmp_path, csp):
         if csp:
             page.js("window.scrollTo(0, 0)")
             _screenshot(page, tmp_path / "report-hostile.png")
+        assert page.csp_violations() == []
+        assert page.console_errors() == []
+    finally:
+        page.close()
+
+
+@needs_browser
+def test_reproduction_report_in_browser(tmp_path):
+    path = tmp_path / "report.html"
+    path.write_text(reproduction_page(), encoding="utf-8")
+    page = _open(path, ready=DOC_READY)
+    try:
+        _not_pwned(page)
+        assert page.js("return document.querySelector('h1').textContent") == f"Reproduction: {REPRO_TEXT}"
+        assert page.js("return [...document.images].map(function (i) { return i.naturalWidth; })") == [200]
+        assert page.js("return getComputedStyle(document.querySelector('.holds')).fontWeight") == "700"
+        assert page.csp_violations() == []
+        assert page.console_errors() == []
+    finally:
+        page.close()
+
+
+@needs_browser
+def test_comparison_report_in_browser(comparison, tmp_path):
+    page = _open(comparison, ready=DOC_READY)
+    try:
+        _not_pwned(page)
+        assert page.js("return document.querySelector('h1').textContent") == f"{SCENARIO_NAME}: flow 1"
+        sizes = page.js("return [...document.images].map(function (i) { return [i.complete, i.naturalWidth]; })")
+        assert len(sizes) == 3 and all(c and w > 100 for c, w in sizes), sizes
+        _screenshot(page, tmp_path / "compare-hostile.png")
         assert page.csp_violations() == []
         assert page.console_errors() == []
     finally:
