@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -319,12 +320,14 @@ def test_reproducer_12_name_opening_a_script_comment(tmp_path):
 
 # --- in a real browser ------------------------------------------------------------
 
-needs_browser = pytest.mark.skipif(chromium_paths() is None, reason="no chromium + chromedriver on PATH (apt-get install chromium chromium-driver)")
+needs_browser = pytest.mark.skipif(
+    importlib.util.find_spec("selenium") is None or chromium_paths() is None,
+    reason="needs selenium (pip install -e '.[dev]') and chromium + chromedriver on PATH (apt-get install chromium chromium-driver)",
+)
 DOC_READY = "document.readyState === 'complete'"
 
 
 def _open(path: Path, **kw: Any):
-    pytest.importorskip("selenium", reason="selenium not installed (pip install -e '.[dev]')")
     from manetlab.animate.browser import open_page
 
     return open_page(path, **kw)
