@@ -128,6 +128,7 @@ def test_offline_no_errors_and_screenshot(page_and_run, tmp_path):
     if os.environ.get("MANETLAB_SCREENSHOT_DIR"):
         shutil.copy(shot, Path(os.environ["MANETLAB_SCREENSHOT_DIR"]) / "animate-test.png")
     assert page.console_errors() == []
+    assert page.csp_violations() == []  # its CSP admits exactly its own script and style
     # The only request is the page file itself; no script, font or style from anywhere.
     reqs = page.requests()
     assert reqs and all(u.startswith("file://") and u.endswith("/animate.html") for u in reqs), reqs

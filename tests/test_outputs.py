@@ -82,9 +82,9 @@ def test_plot_without_trace_is_a_clear_error(tmp_path: Path):
 
 def test_report_is_self_contained(tcp_result: Path):
     page = report(tcp_result).read_text(encoding="utf-8")
-    assert page.count("<svg") == len(KINDS), "every kind applies: traced TCP and series"
+    assert page.count('<img src="data:image/svg+xml;base64,') == len(KINDS), "every kind applies: traced TCP and series"
     assert "throughput_kbps" in page and "tcp-chain-80211" in page
-    assert 'src="' not in page, "no external files"
+    assert page.count('src="') == page.count('src="data:'), "no external files"
 
 
 def test_cli_plot_and_report(tcp_result: Path, tmp_path: Path):
@@ -112,7 +112,7 @@ def test_compare_runs_variants_on_the_same_seed(tmp_path: Path):
     expected = manetlab.improvement_pct(c.value(1, "throughput_kbps"), c.value(0, "throughput_kbps"))
     assert c.improvement(1, "throughput_kbps") == pytest.approx(expected)
     page = c.write(tmp_path).read_text()
-    assert page.count("<svg") == 3  # sequence, window, throughput over time
+    assert page.count('<img src="data:image/svg+xml;base64,') == 3  # sequence, window, throughput over time
     assert (tmp_path / "abra" / "timeseries.parquet").exists() and (tmp_path / "compare_seq.png").stat().st_size > 5000
     assert json.loads((tmp_path / "comparison.json").read_text())["runs"] == {"newreno": "newreno", "abra": "abra"}
     # `make run` twice: a comparison replaces the one it wrote before (its

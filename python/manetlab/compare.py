@@ -10,7 +10,6 @@ runs, overlay figures (sequence number and window against time) and an HTML repo
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from manetlab import _html
 from manetlab.results import Result, run
 from manetlab.scenario import Overrides, Scenario, ScenarioError, load_scenario
 from manetlab.stats import improvement_pct
@@ -33,6 +33,8 @@ METRICS: list[tuple[str, str]] = [
     ("delay_mean_s", "mean delay (s)"),
     ("jitter_mean_s", "jitter (s)"),
 ]
+
+_CSS = "body{font-family:sans-serif;max-width:1100px;margin:2em auto}pre{background:#f6f6f6;padding:1em}img{max-width:100%;height:auto}"
 
 
 def _metric(flow: dict[str, Any], key: str) -> float | None:
@@ -125,15 +127,17 @@ class Comparison:
                 d.mkdir()
                 r._write_into(d, None)
             figs = [p for p in self.figures(staging) if p.suffix == ".svg"]
-            svgs = "".join(f"<figure>{p.read_text(encoding='utf-8')[p.read_text(encoding='utf-8').index('<svg'):]}</figure>" for p in figs)
-            runs = "".join(f'<li><a href="{_safe(t)}/summary.json">{html.escape(t)}</a></li>' for t in self.transports)
+            imgs = "".join(f"<figure>{_html.svg_img(p.read_text(encoding='utf-8'), p.stem)}</figure>" for p in figs)
+            runs = "".join(f'<li><a href="{_html.href(_safe(t) + "/summary.json")}">{_html.text(t)}</a></li>' for t in self.transports)
             s = self.results[0].summary
             page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>manetlab comparison</title>
-<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}pre{{background:#f6f6f6;padding:1em}}</style></head>
-<body><h1>{html.escape(s.get('scenario_name') or 'comparison')}: flow {self.flow}</h1>
-<p>seed {s['seed']}, {s['duration_s']:g} s simulated; same seed for every variant (common random numbers).</p>
-<pre>{html.escape(self.table())}</pre>{svgs}<h2>runs</h2><ul>{runs}</ul></body></html>
+<html lang="en"><head><meta charset="utf-8">
+{_html.csp_meta(styles=[_CSS], images=True)}
+<title>manetlab comparison</title>
+<style>{_CSS}</style></head>
+<body><h1>{_html.text(s.get('scenario_name') or 'comparison')}: flow {self.flow}</h1>
+<p>seed {_html.number(s['seed'], 'd')}, {_html.number(s['duration_s'])} s simulated; same seed for every variant (common random numbers).</p>
+<pre>{_html.text(self.table())}</pre>{imgs}<h2>runs</h2><ul>{runs}</ul></body></html>
 """
             with safeio.create_new(staging / "report.html", "w") as f:
                 f.write(page)

@@ -153,16 +153,19 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
         raise PlotError(f"unknown plot kind {kind!r} (allowed: {', '.join(KINDS)})")
     plt = pyplot()
     summary = load_summary(result_dir)
-    fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
-    try:
-        _DRAW[kind](ax, summary)
-        title = summary.get("scenario_name") or Path(result_dir).name
-        ax.set_title(f"{title} (seed {summary['seed']})", fontsize=10)
-        out = Path(out_dir) if out_dir is not None else Path(result_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        return save_figure(fig, out, kind)
-    finally:
-        plt.close(fig)
+    # Names are text: "$...$" in a scenario or flow name is not TeX (mathtext would
+    # misdraw it, or fail on an unknown command).
+    with plt.rc_context({"text.parse_math": False}):
+        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+        try:
+            _DRAW[kind](ax, summary)
+            title = summary.get("scenario_name") or Path(result_dir).name
+            ax.set_title(f"{title} (seed {summary['seed']})", fontsize=10)
+            out = Path(out_dir) if out_dir is not None else Path(result_dir)
+            out.mkdir(parents=True, exist_ok=True)
+            return save_figure(fig, out, kind)
+        finally:
+            plt.close(fig)
 
 
 # Before the first loss ssthresh is "infinite" (a huge sentinel); such values are

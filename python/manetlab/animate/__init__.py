@@ -15,7 +15,6 @@ against the folder's before anything is drawn.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import shutil
@@ -26,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from manetlab import _html
 from manetlab.animate.data import AnimationData, build
 
 __all__ = ["animate", "animate_outputs", "Animation", "ANIMATE_OUTPUTS", "AnimateError"]
@@ -107,23 +107,28 @@ def _page(doc: dict[str, Any]) -> str:
     pkg = resources.files("manetlab.animate")
     css = pkg.joinpath("page.css").read_text(encoding="utf-8")
     js = pkg.joinpath("page.js").read_text(encoding="utf-8")
-    data = json.dumps(doc, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    title = html.escape(f"{doc['scenario_name']} (seed {doc['seed']})")
+    # Every string in `doc` comes from the result folder (names, trace fields): the
+    # JSON cannot end its <script> element, and page.js puts data into the page as
+    # text only (DOM calls, never innerHTML); the CSP runs page.js alone, by its hash.
+    data = _html.script_json(doc)
+    title = _html.text(f"{doc['scenario_name']} (seed {doc['seed']})")
     st = doc["stats"]
-    meta = html.escape(
+    meta = _html.text(
         f"{doc['nodes']} nodes, {doc['from_s']:g}–{doc['to_s']:g} s of {doc['duration_s']:g} s, routing {doc['routing'] or 'static'}, "
         f"{st['transmissions_kept']:,} transmissions ({st['transmission_source']} level"
         + ("" if st["transmissions_kept"] == st["transmissions"] else f", thinned from {st['transmissions']:,}")
         + f"), {st['drops']:,} drops, {st['collisions']:,} collisions"
         + ("" if st["collisions_kept"] == st["collisions"] else f" ({st['collisions_kept']:,} shown)")
-        + f"; this page {_SIZE}; manetlab {doc['manetlab_version']}"
+        + "; this page "
+    ) + _SIZE + _html.text(  # the one NUL on the page: text() shows any other as U+FFFD
+        f"; manetlab {doc['manetlab_version']}"
         + (" — PARTIAL run" if doc["partial"] else "")
         + ("; wired nodes drawn on a circle (their positions play no part)" if doc["layout"] == "circle" else "")
     )
     # The CSP forbids every load from elsewhere: the page is its own world.
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+{_html.csp_meta(scripts=[js], styles=[css])}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>manetlab animate: {title}</title>
 <style>{css}</style></head>
@@ -142,7 +147,7 @@ def _page(doc: dict[str, Any]) -> str:
 </div>
 <div id="flows"></div>
 <div id="main"><div id="mapwrap"><canvas id="map"></canvas></div><div id="side"></div></div>
-<div id="legend"><span>line colour = flow (grey: routing control)</span><span>━ DATA</span><span>╍ RTS</span><span>┈ CTS</span><span>· ACK</span><span>ring: broadcast</span><span>○ grey growing: route discovery (RREQ)</span><span>○ gold: RERR</span><span style="color:#c00">╌ break: link the MAC gave up on</span><span style="color:#c00">✕ CODE: drop (ns-2 reason)</span><span>hollow node: switched off</span><span>keys: space play/pause, n next event</span></div>
+<div id="legend"><span>line colour = flow (grey: routing control)</span><span>━ DATA</span><span>╍ RTS</span><span>┈ CTS</span><span>· ACK</span><span>ring: broadcast</span><span>○ grey growing: route discovery (RREQ)</span><span>○ gold: RERR</span><span class="bad">╌ break: link the MAC gave up on</span><span class="bad">✕ CODE: drop (ns-2 reason)</span><span>hollow node: switched off</span><span>keys: space play/pause, n next event</span></div>
 <div id="charts"></div>
 <script type="application/json" id="manetlab-data">{data}</script>
 <script>{js}</script>

@@ -40,6 +40,12 @@ class Page:
     def console_errors(self) -> list[dict[str, Any]]:
         return [e for e in self.driver.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
 
+    def csp_violations(self) -> list[dict[str, Any]]:
+        """Every Content-Security-Policy violation the page reported so far (also
+        Trusted Types ones: an HTML string given to innerHTML), as
+        ``{"directive", "blocked", "sample"}``; recorded from before the page's first script."""
+        return self.js("return window.__cspViolations || []")
+
     def requests(self) -> list[str]:
         """URLs the page asked for (the page itself included), from the DevTools log."""
         urls = []
@@ -59,8 +65,21 @@ class Page:
         self.driver.quit()
 
 
-def open_page(path: str | Path, width: int = 1400, height: int = 1000) -> Page:
-    """Open the page file `path`; returns once ``window.manetlab`` is ready."""
+# Run before any script of each page (DevTools, so outside the page's CSP): records
+# the page's CSP violations for `Page.csp_violations`.
+_RECORD_CSP = """window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__cspViolations.push({directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample});
+});"""
+
+#: `open_page`'s default readiness test: the animation's script has run.
+ANIMATION_READY = "window.manetlab && window.manetlab.ready"
+
+
+def open_page(path: str | Path, width: int = 1400, height: int = 1000, ready: str = ANIMATION_READY) -> Page:
+    """Open the page file `path`; returns once the JavaScript expression `ready` is
+    true (default: ``window.manetlab`` is ready; ``"document.readyState === 'complete'"``
+    for a page without script)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -76,11 +95,12 @@ def open_page(path: str | Path, width: int = 1400, height: int = 1000) -> Page:
     driver = webdriver.Chrome(service=Service(driver_path), options=opts)
     try:
         t0 = time.monotonic()
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_CSP})
         driver.get(Path(path).resolve().as_uri())
         deadline = t0 + 60
-        while not driver.execute_script("return !!(window.manetlab && window.manetlab.ready)"):
+        while not driver.execute_script(f"return !!({ready})"):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{path}: window.manetlab not ready after 60 s")
+                raise RuntimeError(f"{path}: {ready} not true after 60 s")
             time.sleep(0.02)
         return Page(driver, time.monotonic() - t0)
     except BaseException:

@@ -249,6 +249,8 @@ def build(
     rx_seen: set[tuple[int, int]] = set()
     trace_path = rdir / "trace.tr"
     for ln in read_trace(str(trace_path), lo, hi, recv_levels=("AGT",)) if trace_path.exists() else ():
+        if not 0 <= ln.node < n:
+            continue  # not a node of this run (a trace from elsewhere): nothing to draw it at
         lines += 1
         ev, lvl = ln.ev, ln.level
         if ev == "D":

@@ -1,5 +1,8 @@
 // manetlab animation page: draws one run from the JSON embedded in #manetlab-data.
 // No network, no libraries: canvas 2D only. window.manetlab exposes the state to tests.
+// Every string in the data comes from a result folder, which may come from anyone:
+// it enters the page only as text (`el`, textContent, canvas fillText), never as
+// HTML; the page's CSP also makes innerHTML throw (Trusted Types) and runs no other script.
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("manetlab-data").textContent);
@@ -68,6 +71,17 @@
   const S = { t: T0, playing: false, speed: 1, selected: -1, showRange: false, showCs: false, showCol: false, frames: 0,
               flowOn: new Set([FLOW_CTRL, FLOW_MAC].concat(D.flows.map(function (f) { return f.id; }))), drawn: null };
   const $ = function (id) { return document.getElementById(id); };
+  // A new element of class `cls` (or none) holding `kids`: elements, or anything else as text.
+  function el(tag, cls) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    for (let i = 2; i < arguments.length; i++) {
+      const k = arguments[i];
+      if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+    }
+    return e;
+  }
+  function swatch(f) { const s = el("span", "sw"); s.style.background = flowColor(f); return s; }
   const canvas = $("map"), ctx = canvas.getContext("2d");
   let W = 0, H = 0, scale = 1, pad = 24, ox = pad;
 
@@ -209,9 +223,7 @@
     const box = $("charts");
     for (const f of D.flows) {
       const div = document.createElement("div"); div.className = "chart";
-      const title = document.createElement("div"); title.className = "t";
-      const sw = '<span class="sw" style="background:' + flowColor(f.id) + '"></span>';
-      title.innerHTML = sw + "flow " + f.id + " " + escapeHtml(f.name) + " (" + f.kind + (f.transport ? " " + escapeHtml(f.transport) : "") + ", " + f.src + "→" + f.dst + ")";
+      const title = el("div", "t", swatch(f.id), "flow " + f.id + " " + f.name + " (" + f.kind + (f.transport ? " " + f.transport : "") + ", " + f.src + "→" + f.dst + ")");
       const c = document.createElement("canvas"); c.width = 260; c.height = 80; c.style.width = "260px"; c.style.height = "80px";
       div.appendChild(title); div.appendChild(c); box.appendChild(div);
       charts.push({ f: f, c: c, title: title, rxT: Float64Array.from(f.rx_t), cwT: Float64Array.from(f.cwnd_t), maxRx: Math.max(1, f.rx_n.length ? f.rx_n[f.rx_n.length - 1] : 0), maxCw: Math.max(1, ...f.cwnd.slice(0, 20000)) });
@@ -251,7 +263,6 @@
   }
 
   // --- node panel: queue, neighbours, routes ---------------------------------------------
-  function escapeHtml(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; }); }
   function queueAt(i, t) {
     const q = queues[i];
     if (!q) return null;
@@ -287,19 +298,28 @@
   }
   function panel(i, t, P, fs) {
     const q = queueAt(i, t), nb = neighbours(i, t, P, fs), rt = routesAt(i, t);
-    let h = "<h2>node " + i + (fs.off.has(i) ? " (switched off)" : "") + "</h2>";
-    h += "<div>position (" + P[i][0].toFixed(1) + ", " + P[i][1].toFixed(1) + ") m</div>";
-    h += "<div>interface queue: " + (q === null ? '<span class="muted">not recorded (outputs.series = true; wireless interfaces only)</span>' : q + (q === 1 ? " packet" : " packets")) + "</div>";
-    h += "<h2>neighbours" + (D.range_m ? " (≤ " + D.range_m.toFixed(0) + " m)" : " (links)") + "</h2>";
-    h += nb.length ? nb.map(function (x) { return x[0] + " <span class=muted>(" + x[1].toFixed(0) + " m)</span>"; }).join(", ") : '<span class="muted">none</span>';
-    h += "<h2>routes in use</h2><div class=muted>next hop of the last packet this node sent or forwarded to each destination (trace, RTR level)</div>";
-    h += rt.length ? "<table><tr><th>dst</th><th>via</th><th>since</th><th></th></tr>" + rt.map(function (r) {
-      return "<tr><td>" + r.dst + "</td><td>" + r.nh + "</td><td>" + r.since.toFixed(3) + "</td><td>" + (r.broken !== null ? '<span style="color:#c00">broken ' + r.broken.toFixed(3) + "</span>" : "") + "</td></tr>";
-    }).join("") + "</table>" : '<div class="muted">none yet</div>';
+    const side = [
+      el("h2", null, "node " + i + (fs.off.has(i) ? " (switched off)" : "")),
+      el("div", null, "position (" + P[i][0].toFixed(1) + ", " + P[i][1].toFixed(1) + ") m"),
+      el("div", null, "interface queue: ", q === null ? el("span", "muted", "not recorded (outputs.series = true; wireless interfaces only)") : q + (q === 1 ? " packet" : " packets")),
+      el("h2", null, "neighbours" + (D.range_m ? " (≤ " + D.range_m.toFixed(0) + " m)" : " (links)")),
+    ];
+    const nbBox = el("div");
+    nb.forEach(function (x, k) { nbBox.append(k ? ", " : "", x[0] + " ", el("span", "muted", "(" + x[1].toFixed(0) + " m)")); });
+    if (!nb.length) nbBox.append(el("span", "muted", "none"));
+    side.push(nbBox, el("h2", null, "routes in use"),
+      el("div", "muted", "next hop of the last packet this node sent or forwarded to each destination (trace, RTR level)"));
+    if (rt.length) {
+      const tbl = el("table", null, el("tr", null, el("th", null, "dst"), el("th", null, "via"), el("th", null, "since"), el("th")));
+      for (const r of rt) tbl.append(el("tr", null, el("td", null, r.dst), el("td", null, r.nh), el("td", null, r.since.toFixed(3)), el("td", null, r.broken !== null ? el("span", "bad", "broken " + r.broken.toFixed(3)) : "")));
+      side.push(tbl);
+    } else side.push(el("div", "muted", "none yet"));
     const recent = [];
     for (let k = upper(dropT, t); k >= 0 && recent.length < 8; k--) if (drops[k].node === i && (drops[k].reason !== "COL" || S.showCol)) recent.push(drops[k]);
-    h += "<h2>last drops here</h2>" + (recent.length ? recent.map(function (d) { return d.t.toFixed(3) + " " + d.level + " " + d.reason + " " + d.ptype + (d.flow >= 0 ? " (flow " + d.flow + ")" : ""); }).join("<br>") : '<span class="muted">none</span>');
-    $("side").innerHTML = h;
+    side.push(el("h2", null, "last drops here"));
+    for (const d of recent) side.push(el("div", null, d.t.toFixed(3) + " " + d.level + " " + d.reason + " " + d.ptype + (d.flow >= 0 ? " (flow " + d.flow + ")" : "")));
+    if (!recent.length) side.push(el("span", "muted", "none"));
+    $("side").replaceChildren(...side);
     S.panel = { node: i, queue: q, neighbours: nb.map(function (x) { return x[0]; }), routes: rt };
   }
 
@@ -339,35 +359,35 @@
   }
 
   function setupControls() {
-    $("play").onclick = function () { S.playing ? pause() : play(); };
+    $("play").addEventListener("click", function () { S.playing ? pause() : play(); });
     const sp = $("speed");
     const speeds = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100];
     sp.min = "0"; sp.max = String(speeds.length - 1); sp.step = "1"; sp.value = "3";
     const setSp = function () { S.speed = speeds[Number(sp.value)]; $("speedv").textContent = S.speed + "×"; if (!S.playing) draw(); };
-    sp.oninput = setSp; setSp();
-    $("scrub").oninput = function () { setT(T0 + Number($("scrub").value) / 10000 * (T1 - T0)); };
-    $("next").onclick = function () { nextEvent($("nextkind").value); };
-    $("rng").onchange = function () { S.showRange = this.checked; draw(); };
-    $("cs").onchange = function () { S.showCs = this.checked; draw(); };
-    $("col").onchange = function () { S.showCol = this.checked; draw(); };
+    sp.addEventListener("input", setSp); setSp();
+    $("scrub").addEventListener("input", function () { setT(T0 + Number($("scrub").value) / 10000 * (T1 - T0)); });
+    $("next").addEventListener("click", function () { nextEvent($("nextkind").value); });
+    $("rng").addEventListener("change", function () { S.showRange = this.checked; draw(); });
+    $("cs").addEventListener("change", function () { S.showCs = this.checked; draw(); });
+    $("col").addEventListener("change", function () { S.showCol = this.checked; draw(); });
     const fbox = $("flows");
     const entries = [[FLOW_CTRL, "routing control"], [FLOW_MAC, "MAC frames without a flow"]].concat(D.flows.map(function (f) { return [f.id, "flow " + f.id + " " + f.name]; }));
     for (const [id, name] of entries) {
-      const l = document.createElement("label");
-      l.innerHTML = '<input type="checkbox" checked data-flow="' + id + '"><span class="sw" style="background:' + flowColor(id) + '"></span>' + escapeHtml(name);
-      l.firstChild.onchange = function () {
+      const box = el("input");
+      box.type = "checkbox"; box.checked = true; box.dataset.flow = String(id);
+      box.addEventListener("change", function () {
         if (this.checked) S.flowOn.add(id); else S.flowOn.delete(id);
         for (const ch of charts) ch.div.style.display = S.flowOn.has(ch.f.id) ? "" : "none";
         draw();
-      };
-      fbox.appendChild(l);
+      });
+      fbox.appendChild(el("label", null, box, swatch(id), name));
     }
-    canvas.onclick = function (ev) {
+    canvas.addEventListener("click", function (ev) {
       const r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
       let best = -1, bd = 15;
       for (let i = 0; i < N; i++) { const q = px(pos(i, S.t)), d = Math.hypot(q[0] - x, q[1] - y); if (d < bd) { bd = d; best = i; } }
       selectNode(best);
-    };
+    });
     window.addEventListener("resize", function () { resize(); draw(); });
     document.addEventListener("keydown", function (ev) {
       if (ev.target.tagName === "INPUT" && ev.target.type !== "checkbox" && ev.target.type !== "range") return;
@@ -377,7 +397,7 @@
   }
   function selectNode(i) {
     S.selected = i;
-    if (i < 0) { $("side").innerHTML = '<div class="muted">Click a node for its queue, neighbours and routes.</div>'; S.panel = null; }
+    if (i < 0) { $("side").replaceChildren(el("div", "muted", "Click a node for its queue, neighbours and routes.")); S.panel = null; }
     draw();
   }
 

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetlab import _html
 from manetlab.plots import pyplot
 from manetlab.stats import MeanCI, mean_ci
 
@@ -437,7 +438,7 @@ def to_markdown(r: Report) -> str:
 _CSS = """body{font-family:sans-serif;max-width:1150px;margin:2em auto;color:#222;line-height:1.4}
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.2em}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
 th{background:#f3f3f3}.holds{color:#176b2c;font-weight:bold}.not{color:#a11;font-weight:bold}.inc{color:#8a6d00;font-weight:bold}
-figure{margin:1em 0}figcaption{font-size:13px;color:#444}code{background:#f4f4f4;padding:0 3px}svg{max-width:100%;height:auto}"""
+figure{margin:1em 0}figcaption{font-size:13px;color:#444}code{background:#f4f4f4;padding:0 3px}img{max-width:100%;height:auto}"""
 
 
 def _h(s: Any) -> str:
@@ -465,7 +466,7 @@ def to_html(r: Report) -> str:
             parts.append(f"<h3>{_h(t.title)}</h3>" + _html_table(t.columns, [[_h(c) for c in row] for row in t.rows]) + (f"<p>{_h(t.caption)}</p>" if t.caption else ""))
     parts.append("<h2>Figures</h2>")
     for f in r.figures:
-        parts.append(f"<figure><h3>{_h(f.title)}</h3>{f.svg}<figcaption>{_h(f.caption)}</figcaption></figure>")
+        parts.append(f"<figure><h3>{_h(f.title)}</h3>{_html.svg_img(f.svg, f.title) if f.svg else ''}<figcaption>{_h(f.caption)}</figcaption></figure>")
     cls = {HOLDS: "holds", NOT_HOLDS: "not", INCONCLUSIVE: "inc"}
     parts.append("<h2>Claims</h2>" + _html_table(["claim", "where", "verdict", "test", "evidence"],
                  [[_h(c.claim), _h(c.where), f'<span class="{cls[c.verdict]}">{_h(c.verdict)}</span>', _h(c.test), _h(c.evidence)] for c in r.claims]))
@@ -474,7 +475,7 @@ def to_html(r: Report) -> str:
     if r.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_h(n)}</li>" for n in r.notes) + "</ul>")
     parts.append("<h2>Run</h2>" + _html_table(["", ""], [[_h(k), _h(v)] for k, v in run.items() if k != "summary"]))
-    return f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>manetlab reproduce {_h(r.name)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
+    return f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{_html.csp_meta(styles=[_CSS], images=True)}<title>manetlab reproduce {_h(r.name)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
 
 
 def to_json(r: Report) -> str:
