@@ -178,6 +178,7 @@ class TraceStaging:
         study = os.path.dirname(runs) or "."
         self.runs_path = runs
         try:
+            os.makedirs(study, exist_ok=True)  # a Dask worker on another machine may not have it yet
             study_fd = os.open(study, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as e:
             raise _TraceFolderError(_oneline(study, e)) from None
