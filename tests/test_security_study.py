@@ -539,3 +539,55 @@ def test_dask_results_are_json_checked_and_forgeries_rejected(tmp_path: Path) ->
     ref = Study(study, tmp_path / "ref")
     ref.run(jobs=1, progress=False)
     assert s.results().drop(columns=["wall_s"]).equals(ref.results().drop(columns=["wall_s"]).iloc[:1])
+
+
+def _certificates(d: Path) -> dict[str, str]:
+    """A self-signed CA and one certificate it signed (scheduler, worker and client share it)."""
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"), "-days", "2", "-subj", "/CN=manetlab-test-ca")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "node.key"), "-out", str(d / "node.csr"), "-subj", "/CN=manetlab-test-node")
+    openssl("x509", "-req", "-in", str(d / "node.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"), "-CAcreateserial", "-out", str(d / "node.pem"), "-days", "2")
+    return {"ca": str(d / "ca.pem"), "cert": str(d / "node.pem"), "key": str(d / "node.key")}
+
+
+def test_dask_tls_scheduler_with_dask_security_configuration(tmp_path: Path) -> None:
+    """docs/studies.md#executors: a tls:// scheduler that requires client
+    certificates (mutual TLS) is used through Dask's own configuration (here its
+    DASK_* environment variables); without the client certificate the client
+    cannot connect, and `study run` says so in one line (exit 2)."""
+    distributed = pytest.importorskip("distributed")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make the test certificates")
+    c = _certificates(tmp_path)
+    study = fixture_study(tmp_path, "07_study.toml", "cbr_chain.toml", seeds="[1, 2]")
+    sec = distributed.Security(tls_ca_file=c["ca"], tls_scheduler_cert=c["cert"], tls_scheduler_key=c["key"],
+                               tls_worker_cert=c["cert"], tls_worker_key=c["key"], tls_client_cert=c["cert"], tls_client_key=c["key"],
+                               require_encryption=True)
+    tls_env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": c["ca"], "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": c["cert"],
+               "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": c["key"], "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, protocol="tls://", host="127.0.0.1",
+                                  security=sec, dashboard_address=None) as cluster:
+        addr = cluster.scheduler_address
+        assert addr.startswith("tls://")
+        p = subprocess.run([*CLI, "study", "run", str(study), "--dir", str(tmp_path / "tls"), "--scheduler", addr, "--no-progress"],
+                           env={**os.environ, **tls_env}, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and "ran 2 (0 failed)" in p.stdout, p.stderr
+        no_cert = {k: v for k, v in tls_env.items() if "CLIENT" not in k}
+        p = subprocess.run([*CLI, "study", "run", str(study), "--dir", str(tmp_path / "no-cert"), "--scheduler", addr, "--no-progress"],
+                           env={**os.environ, **no_cert, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "Traceback" not in p.stderr
+        assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith(f"error: --scheduler: cannot connect to '{addr}': "), p.stderr
+        # A client certificate the cluster's CA did not sign is refused (authentication).
+        (tmp_path / "other").mkdir()
+        o = _certificates(tmp_path / "other")
+        stranger = {**tls_env, "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": o["cert"], "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": o["key"],
+                    "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"}
+        p = subprocess.run([*CLI, "study", "run", str(study), "--dir", str(tmp_path / "stranger"), "--scheduler", addr, "--no-progress"],
+                           env={**os.environ, **stranger}, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr
+        assert not (tmp_path / "stranger" / "study.sqlite").exists() or not store_rows(tmp_path / "stranger")
+    ref = tmp_path / "ref"
+    assert run_cli("study", "run", study, "--dir", ref, "--no-progress").returncode == 0
+    assert store_rows(tmp_path / "tls") == store_rows(ref) and run_files(tmp_path / "tls") == run_files(ref)

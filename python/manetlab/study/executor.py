@@ -604,7 +604,17 @@ class DaskExecutor:
         from distributed import Client, as_completed
 
         own = isinstance(self.scheduler, str)
-        client = Client(self.scheduler, deserializers=["msgpack"]) if own else self.scheduler
+        if own:
+            try:
+                client = Client(self.scheduler, deserializers=["msgpack"])
+            except (OSError, TypeError, ValueError) as e:  # unreachable, timed out, TLS not configured or refused
+                from manetlab.scenario import ScenarioError
+
+                msg = " ".join(str(e).split())[:300] or type(e).__name__
+                raise ScenarioError(f"--scheduler: cannot connect to {self.scheduler[:200]!r}: {msg} "
+                                    "(a tls:// scheduler needs Dask's TLS settings: docs/studies.md#executors)") from None
+        else:
+            client = self.scheduler
         try:
             futures = {}
             for t in tasks:
