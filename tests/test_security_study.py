@@ -238,6 +238,15 @@ def test_07_study_trace_writer_does_not_follow_planted_symlinks(tmp_path: Path) 
     assert p.stderr.splitlines() == [f"error: {run}: not a directory (a symbolic link or a file); refusing to write through it"]
     assert list(elsewhere.iterdir()) == [] and run.is_symlink()
     assert not [n for n in os.listdir(d / "runs") if n.startswith(".tmp-")]
+    # `study results` tables: a symlink planted at runs.csv / flows.parquet is replaced, not written through.
+    for name, fmt in (("runs.csv", "csv"), ("flows.parquet", "parquet")):
+        victim = tmp_path / f"victim-{name}"
+        victim.write_text("precious D\n")
+        (d / name).unlink(missing_ok=True)
+        (d / name).symlink_to(victim)
+        p = run_cli("study", "results", study, "--dir", d, "--format", fmt)
+        assert p.returncode == 0, p.stderr
+        assert victim.read_text() == "precious D\n" and not (d / name).is_symlink() and (d / name).stat().st_size > 0
 
 
 class _CheckingExecutor:
@@ -351,6 +360,9 @@ def test_10a_status_and_results_on_a_read_only_mount(tmp_path: Path, tmpfs: Any)
         assert {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} == before
         run = run_cli("study", "run", study, "--dir", d, "--no-progress")
         assert run.returncode == 1 and run.stderr.splitlines() == [f"error: {d / LOCK_NAME}: read-only file system"]
+        csv = run_cli("study", "results", study, "--dir", d, "--format", "csv")
+        assert csv.returncode == 1 and len(csv.stderr.splitlines()) == 1, csv.stderr
+        assert csv.stderr.startswith(f"error: cannot write to {d}") and csv.stderr.endswith(": read-only file system\n"), csv.stderr
 
 
 def test_status_reads_without_writing(tmp_path: Path) -> None:

@@ -102,20 +102,28 @@ def _results(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else s.dir
     if args.format == "markdown":
         print(s.to_markdown(args.metrics))
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
-        for name, df in tables.items():
-            p = out / f"{name}.{args.format}"
-            if args.format == "csv":
-                df.to_csv(p, index=False, lineterminator="\n")
-            else:
-                df.to_parquet(p, index=False)
-            print(f"wrote {p}")
-        if args.format == "parquet":
-            for p in s.write_tables(out):
+    try:
+        if args.format != "markdown":
+            from manetlab.study.store import write_replacing
+
+            out.mkdir(parents=True, exist_ok=True)
+            tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
+            for name, df in tables.items():
+                p = out / f"{name}.{args.format}"
+                # Written beside and renamed over: a symlink planted at p is replaced, not followed.
+                if args.format == "csv":
+                    write_replacing(p, lambda tmp, df=df: df.to_csv(tmp, index=False, lineterminator="\n"))
+                else:
+                    write_replacing(p, lambda tmp, df=df: df.to_parquet(tmp, index=False))
                 print(f"wrote {p}")
-    if args.figures:
-        figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
-        print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+            if args.format == "parquet":
+                for p in s.write_tables(out):
+                    print(f"wrote {p}")
+        if args.figures:
+            figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
+            print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+    except OSError as e:
+        where = e.filename if e.filename is not None else out
+        print(f"error: cannot write to {where}: {(e.strerror or str(e)).lower()}", file=sys.stderr)
+        return 1
     return 0

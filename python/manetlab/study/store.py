@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCK_NAME", "STORE_NAME", "Store", "StoreError", "StudyLock", "StudyLocked"]
+__all__ = ["LOCK_NAME", "STORE_NAME", "Store", "StoreError", "StudyLock", "StudyLocked", "write_replacing"]
 
 STORE_NAME = "study.sqlite"
 LOCK_NAME = "study.lock"
@@ -93,6 +93,32 @@ def io_message(where: str | os.PathLike[str], e: BaseException) -> str:
         what = str(e) or type(e).__name__
     what = " ".join(what.split())
     return f"{where}: {what[:1].lower()}{what[1:]}"
+
+
+def write_replacing(path: str | os.PathLike[str], write: Any) -> None:
+    """Write a file by `write(tmp_path)` into a new file beside `path` (created
+    exclusively, mode 0666 less the umask), then rename it over `path`: a
+    symlink planted at `path` is replaced, never written through, and a reader
+    never sees half a file."""
+    path = Path(path)
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.tmp-{os.urandom(6).hex()}")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666))
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover - 100 random names taken
+        raise FileExistsError(errno.EEXIST, "cannot create a temporary file", str(path))
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _pid_in(fd: int) -> int | None:

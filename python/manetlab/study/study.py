@@ -15,7 +15,7 @@ from manetlab.plots import pyplot, save_figure
 from manetlab.scenario import ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, check_result, code_version, remove_staging
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
-from manetlab.study.store import Store, StoreError, StudyLock
+from manetlab.study.store import Store, StoreError, StudyLock, write_replacing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -358,7 +358,7 @@ class Study:
             if t.empty and name not in ("flows", "nodes", "links"):
                 continue
             p = out / f"{name}.parquet"
-            t.to_parquet(p, index=False)
+            write_replacing(p, lambda tmp, t=t: t.to_parquet(tmp, index=False))
             paths.append(p)
         return paths
 
