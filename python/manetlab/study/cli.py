@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r = ss.add_parser("run", help="run what the store lacks (a killed run resumes)")
     common(r)
     r.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
-    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler, e.g. tcp://host:8786, or tls://host:8786 with Dask's TLS configuration (instead of local workers; a trusted cluster only)")
     r.add_argument("--force", action="store_true", help="redo every run, even those in the store")
     r.add_argument("--retry-failed", action="store_true", help="run failed runs again")
     r.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
