@@ -489,7 +489,9 @@ def _task(tmp_path: Path, seed: int = 1) -> tuple[Study, Task]:
 def test_check_result_rejects_forged_and_mismatched_results(tmp_path: Path) -> None:
     s, task = _task(tmp_path)
     good = run_task(task)
-    assert check_result(task, good, s.code_version) is good
+    checked = check_result(task, good, s.code_version)
+    assert checked["status"] == "ok" and checked["metrics"] == good["metrics"] and checked["summary_z"] == good["summary_z"]
+    assert checked["worker"] == good["worker"] and checked["wall_s"] == good["wall_s"]
     # Through the Dask wire format (JSON text) and back: the same result.
     assert check_result(task, from_wire(to_wire(good)), s.code_version)["status"] == "ok"
     summary = json.loads(zlib.decompress(good["summary_z"]))
@@ -511,11 +513,17 @@ def test_check_result_rejects_forged_and_mismatched_results(tmp_path: Path) -> N
         "code version": {**good, "code_version": "0.0.0+forged"},
         "not a result": ["ok"],
         "status": {**good, "status": "great"},
+        "nan metric": {**good, "metrics": {**good["metrics"], "events": float("nan")}},
     }
     for why, forged in cases.items():
         r = check_result(task, forged, s.code_version)
         assert r["status"] == "failed" and r["metrics"] is None and r["summary_z"] is None, why
         assert r["error"].startswith(("result rejected: ", "worker ran code version")), (why, r["error"])
+    # A failed result keeps only plain fields of known types, its error on one line.
+    odd = check_result(task, {"status": "failed", "error": "boom\nline two", "wall_s": {"x": 1}, "worker": ["w"], "attempts": "many"}, s.code_version)
+    assert odd == {"status": "failed", "error": "boom line two", "metrics": None, "summary_z": None, "wall_s": odd["wall_s"],
+                   "worker": "['w']", "code_version": s.code_version}
+    assert odd["wall_s"] != odd["wall_s"]  # NaN
     assert from_wire(b"\x80\x04pickle")["status"] == "failed"
     assert from_wire("[1, 2]")["error"].startswith("result rejected: the worker sent no result in JSON")
 

@@ -34,7 +34,6 @@ import math
 import multiprocessing
 import os
 import secrets
-import shutil
 import signal
 import socket
 import stat
@@ -294,20 +293,24 @@ def check_result(task: Task, result: Any, version: str) -> dict[str, Any]:
     cannot catch a worker that forges a consistent summary, which is why a Dask
     cluster must be trusted (docs/studies.md#executors).
     """
-    def failed(why: str) -> dict[str, Any]:
-        keep = result if isinstance(result, dict) else {}
-        return {"status": "failed", "error": f"result rejected: {why}", "metrics": None, "summary_z": None,
-                "wall_s": keep.get("wall_s") if isinstance(keep.get("wall_s"), float) else math.nan,
-                "worker": str(keep.get("worker", "?"))[:200], "code_version": version,
-                **({"attempts": keep["attempts"]} if isinstance(keep.get("attempts"), int) else {})}
+    keep = result if isinstance(result, dict) else {}
+    wall = keep.get("wall_s")
+    attempts = keep.get("attempts")
+    # Only plain fields of known types reach the store, whatever the worker sent.
+    plain = {"wall_s": float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) else math.nan,
+             "worker": str(keep.get("worker", "?"))[:200], "code_version": version,
+             **({"attempts": attempts} if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts >= 1 else {})}
+
+    def failed(why: str, error: str | None = None) -> dict[str, Any]:
+        return {"status": "failed", "error": error or f"result rejected: {why}", "metrics": None, "summary_z": None, **plain}
 
     if not isinstance(result, dict) or result.get("status") not in ("ok", "failed"):
         return failed("not a result (a table with status ok or failed)")
     if result["status"] == "failed":
         err = result.get("error")
-        return {**result, "metrics": None, "summary_z": None, "error": " ".join(str(err).split())[:2000] if err is not None else "failed"}
+        return failed("", " ".join(str(err).split())[:2000] if err is not None else "failed")
     if result.get("code_version") != version:
-        return {**failed(""), "error": f"worker ran code version {str(result.get('code_version'))[:100]}, the study {version}: install the same build everywhere"}
+        return failed("", f"worker ran code version {str(result.get('code_version'))[:100]}, the study {version}: install the same build everywhere")
     if result.get("scenario_hash") != task.scenario_hash or result.get("seed") != task.seed:
         return failed("it is for another run (scenario hash or seed differ from the task's)")
     z = result.get("summary_z")
@@ -338,10 +341,7 @@ def check_result(task: Task, result: Any, version: str) -> dict[str, Any]:
         return failed("its summary does not have the schema of a run's summary")
     if set(metrics) != set(expected) or not all(_same_number(metrics[k], v) for k, v in expected.items()):
         return failed("its metrics do not follow from its summary (metrics_of)")
-    wall = result.get("wall_s")
-    if not isinstance(wall, (int, float)) or isinstance(wall, bool):
-        return failed("wall_s is not a number")
-    return result
+    return {"status": "ok", "error": None, "metrics": expected, "summary_z": z, **plain}
 
 
 # ----------------------------------------------------------------------------- metrics
