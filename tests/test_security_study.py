@@ -204,6 +204,13 @@ def test_lock_is_released_by_a_killed_holder_and_refuses_a_planted_symlink(tmp_p
     with pytest.raises(StoreError, match="study.lock: is a symbolic link; refusing to follow it"):
         StudyLock(d).acquire()
     assert victim.read_text() == "precious"
+    # The store (and its write-ahead log) planted as symlinks: refused, not written through.
+    for name in ("study.sqlite", "study.sqlite-wal"):
+        (d / name).symlink_to(victim)
+        with pytest.raises(StoreError, match=f"{name}: not a regular file \\(a symbolic link\\?\\); refusing to write through it"):
+            Store(d)
+        assert victim.read_text() == "precious"
+        (d / name).unlink()
 
 
 # ----------------------------------------------------------------------------- 07 (study part) and staging

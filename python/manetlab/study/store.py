@@ -214,6 +214,11 @@ class Store:
                 raise FileNotFoundError(f"no study store at {self.path} (run the study first)")
             self.db = _open_readonly(self.path)
             return
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            p = self.path.with_name(STORE_NAME + suffix)
+            if p.is_symlink() or (p.exists() and not p.is_file()):
+                # SQLite would write through it (to wherever it points).
+                raise StoreError(f"{p}: not a regular file (a symbolic link?); refusing to write through it")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per row.
