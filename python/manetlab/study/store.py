@@ -25,6 +25,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -160,15 +161,22 @@ class StudyLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                # The holder writes its pid right after it took the lock: give it a moment.
                 pid = _pid_in(fd)
+                for _ in range(100):
+                    if pid is not None:
+                        break
+                    time.sleep(0.01)
+                    pid = _pid_in(fd)
                 if not self.wait:
                     raise StudyLocked(self.dir, pid) from None
                 if self.on_wait is not None:
                     self.on_wait(pid)
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                text = f"{os.getpid()}\n".encode()
+                os.pwrite(fd, text, 0)  # then cut what a longer pid left: never empty meanwhile
+                os.ftruncate(fd, len(text))
             except OSError:
                 pass  # a full disk: the lock holds all the same, only its pid is not shown
         except BaseException:
