@@ -409,6 +409,27 @@ def test_10b_full_disk_is_one_line_and_the_store_resumes(tmp_path: Path, tmpfs: 
     assert store_rows(d) == store_rows(ref) and run_files(d) == run_files(ref)
 
 
+@pytest.mark.parametrize("size", ["80k", "200k"])
+def test_full_disk_while_writing_the_store_is_one_line_and_resumes(tmp_path: Path, tmpfs: Any, size: str) -> None:
+    """No trace files: the store itself fills the disk (80 KB: while it is created,
+    200 KB: after some runs). One line naming the store, exit 1; the store stays
+    valid (all its tables or none), and resumes to a full run's rows."""
+    study = fixture_study(tmp_path, "10_study.toml", "default_study.toml", seeds='"1-40"', duration_s="10")
+    study.write_text(study.read_text().replace('"outputs.pcap_nodes" = [0, 1]', ""))
+    fs = tmpfs("tiny", size)
+    d = fs / "st"
+    p = run_cli("study", "run", study, "--dir", d, "--no-progress")
+    assert p.returncode == 1 and p.stderr.splitlines() == [f"error: {d / 'study.sqlite'}: no space left on device"], p.stderr
+    st = run_cli("study", "status", study, "--dir", d)
+    assert st.returncode == 0 and st.stderr == "" and ", 0 failed, " in st.stdout, st.stderr
+    assert _mount("-o", "remount,size=16m", str(fs))
+    assert run_cli("study", "run", study, "--dir", d, "--no-progress").returncode == 0
+    ref = tmp_path / "ref"
+    assert run_cli("study", "run", study, "--dir", ref, "--no-progress").returncode == 0
+    rows = store_rows(d)
+    assert len(rows) == 40 and rows == store_rows(ref)
+
+
 # ----------------------------------------------------------------------------- 15: Ctrl-C, SIGTERM
 
 

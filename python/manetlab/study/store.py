@@ -235,9 +235,16 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a commit survives a killed process (not a power cut, which is fine here).
                 self.db.execute("PRAGMA synchronous=NORMAL")
-                self.db.executescript(_SCHEMA)
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                # One transaction: a store has all its tables or none (a full disk
+                # while creating it leaves nothing half made).
+                self.db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\n"
+                                      f"INSERT OR IGNORE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');\nCOMMIT;")
             except BaseException:
+                try:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
                 self.db.close()
                 raise
         except (OSError, sqlite3.Error) as e:
@@ -360,20 +367,29 @@ class _Tx:
 
 
 def _open_readonly(path: Path) -> sqlite3.Connection:
-    """`path` opened read-only (``mode=ro``), else immutable (``immutable=1``:
-    when the write-ahead log's shared-memory file cannot be created, e.g. on a
-    read-only mount; the log of a writer killed mid-study is then not read)."""
+    """`path` opened read-only (``mode=ro``), else, when SQLite cannot open it so
+    because it cannot create the write-ahead log's shared-memory file (a
+    read-only mount), as immutable (``immutable=1``: the log of a writer killed
+    mid-study is then not read). A store whose creation never finished (no
+    tables) is `FileNotFoundError`, like a missing one."""
     uri = path.resolve().as_uri()
-    err: sqlite3.Error | None = None
+    first: sqlite3.Error | None = None
     for query in ("mode=ro", "mode=ro&immutable=1"):
         db = sqlite3.connect(f"{uri}?{query}", uri=True, isolation_level=None)
         try:
-            db.execute("SELECT COUNT(*) FROM runs").fetchone()
-            return db
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as e:
             db.close()
-            err = e
-    raise StoreError(io_message(path, err if err is not None else sqlite3.Error("cannot open")))
+            if first is None:
+                first = e
+                if getattr(e, "sqlite_errorname", "SQLITE_CANTOPEN") == "SQLITE_CANTOPEN":
+                    continue
+            break
+        if not {"runs", "manifests", "scenarios"} <= tables:
+            db.close()
+            raise FileNotFoundError(f"no study store at {path} (its creation did not finish: run the study first)")
+        return db
+    raise StoreError(io_message(path, first if first is not None else sqlite3.Error("cannot open")))
 
 
 def _now() -> str:
