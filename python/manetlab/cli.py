@@ -20,9 +20,16 @@ an --out folder manetlab did not write: see --force) prints one line,
 ``error: ...``, and exits with status 1 (docs/python.md).
 
 Ctrl-C (SIGINT) or SIGTERM stops a run within a fraction of a second: one line
-on stderr, exit status 130 (SIGINT) or 143 (SIGTERM); with ``run --partial`` the
-results up to the stop are written, marked ``"partial": true``. Output cut short
-by a closed pipe (``manetlab run ... | head``) ends quietly with status 141.
+on stderr, exit status 130 (SIGINT) or 143 (SIGTERM), for every command; with
+``run --partial`` the results up to the stop are written, marked ``"partial":
+true``. Output cut short by a closed pipe (``manetlab run ... | head``) ends
+quietly with status 141.
+
+A study directory that cannot be written or read (disk full, read-only) is one
+line, ``error: PATH: what went wrong``, exit status 1 (as for any failure to
+write outputs). ``study run`` on a directory another ``study run`` is running
+is one line naming that process and exit status 75 (EX_TEMPFAIL: try again
+later), unless ``--wait``.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ EXIT_IO_ERROR = 1
 EXIT_SIGINT = 128 + signal.SIGINT
 EXIT_SIGTERM = 128 + signal.SIGTERM
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+EXIT_BUSY = 75  # sysexits.h EX_TEMPFAIL: another `study run` holds the study directory
 
 
 class _Terminated(KeyboardInterrupt):
@@ -61,12 +69,20 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise _Terminated()
 
 
+def terminated(e: BaseException) -> bool:
+    """Whether KeyboardInterrupt `e` came from SIGTERM (exit 143) rather than Ctrl-C (130)."""
+    return isinstance(e, _Terminated)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.command_line = shlex.join(["manetlab", *(sys.argv[1:] if argv is None else argv)])
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
-        return int(args.func(args))
+        rc = int(args.func(args))
+        # A command that caught the interrupt itself and returned 130 (reproduce):
+        # SIGTERM is 143 whatever the command.
+        return EXIT_SIGTERM if rc == EXIT_SIGINT and _terminated else rc
     except (ScenarioError, PlotError, ResultFolderError, _animate_error()) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
@@ -74,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         # A feature ns-2.35 lacks, `ns` missing, or a bad --seeds: one line, no traceback.
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
+    except _study_errors() as e:
+        from manetlab.study.store import StudyLocked
+
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_BUSY if isinstance(e, StudyLocked) else EXIT_IO_ERROR
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if isinstance(e, _Terminated) else "interrupted (Ctrl-C)"
         hint = " (run --partial keeps the results up to the stop)" if args.command == "run" else ""
@@ -117,6 +138,12 @@ def _animate_error() -> type[Exception]:
     from manetlab.animate import AnimateError
 
     return AnimateError
+
+
+def _study_errors() -> tuple[type[Exception], ...]:
+    from manetlab.study.store import StoreError, StudyLocked
+
+    return (StoreError, StudyLocked)
 
 
 def _ns2_errors() -> tuple[type[Exception], ...]:

@@ -5,7 +5,8 @@ an embedded store, summarised with confidence intervals (docs/studies.md)."""
 # loads to build its parser) does not pull in sqlite3 and multiprocessing.
 _LAZY = {
     "DaskExecutor": "executor", "LocalExecutor": "executor", "code_version": "executor", "metrics_of": "executor",
-    "SeedHook": "spec", "StudySpec": "spec", "load_study": "spec", "Store": "store", "RunReport": "study", "Study": "study",
+    "SeedHook": "spec", "StudySpec": "spec", "load_study": "spec", "Store": "store", "StoreError": "store", "StudyLock": "store",
+    "StudyLocked": "store", "RunReport": "study", "Study": "study",
 }
 
 
@@ -18,4 +19,4 @@ def __getattr__(name: str):
         return value
     raise AttributeError(f"module 'manetlab.study' has no attribute {name!r}")
 
-__all__ = ["DaskExecutor", "LocalExecutor", "RunReport", "SeedHook", "Store", "Study", "StudySpec", "code_version", "load_study", "metrics_of"]
+__all__ = ["DaskExecutor", "LocalExecutor", "RunReport", "SeedHook", "Store", "StoreError", "Study", "StudyLock", "StudyLocked", "StudySpec", "code_version", "load_study", "metrics_of"]

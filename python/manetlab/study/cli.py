@@ -22,10 +22,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r = ss.add_parser("run", help="run what the store lacks (a killed run resumes)")
     common(r)
     r.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
-    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler, e.g. tcp://host:8786, or tls://host:8786 with Dask's TLS configuration (instead of local workers; a trusted cluster only)")
     r.add_argument("--force", action="store_true", help="redo every run, even those in the store")
     r.add_argument("--retry-failed", action="store_true", help="run failed runs again")
     r.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
+    r.add_argument("--wait", action="store_true",
+                   help="if another `study run` is running this directory, wait for it to end (default: refuse at once, exit status 75)")
     r.set_defaults(func=_run)
 
     s = ss.add_parser("status", help="runs done, failed (with their errors) and missing")
@@ -49,6 +52,8 @@ def _study(args: argparse.Namespace):  # noqa: ANN202
 
 
 def _run(args: argparse.Namespace) -> int:
+    from manetlab.cli import EXIT_SIGINT, EXIT_SIGTERM, terminated
+
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
     s = _study(args)  # validates every cell before anything runs
@@ -56,12 +61,22 @@ def _run(args: argparse.Namespace) -> int:
 
     ex = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     print(f"{s.spec.name}: {len(s.cells)} cells x {len(s.spec.seeds)} seeds = {s.spec.n_runs} runs; {ex.describe}; store {s.dir}", flush=True)
+
+    def on_wait(pid: int | None) -> None:
+        print(f"waiting: another `study run` is running {s.dir} (pid {pid if pid is not None else 'unknown'})", file=sys.stderr, flush=True)
+
     try:
-        rep = s.run(force=args.force, retry_failed=args.retry_failed, progress=False if args.no_progress else None, executor=ex)
-    except KeyboardInterrupt:
+        rep = s.run(force=args.force, retry_failed=args.retry_failed, progress=False if args.no_progress else None, executor=ex,
+                    wait=args.wait, on_wait=on_wait)
+    except KeyboardInterrupt as e:
         # Every finished run is already committed; the workers were ended by the pool.
-        print(f"interrupted; finished runs are in the store, rerun to resume\n{s.format_status()}", file=sys.stderr)
-        return 130
+        what = "terminated (SIGTERM)" if terminated(e) else "interrupted (Ctrl-C)"
+        print(f"{what}; finished runs are in the store, rerun to resume", file=sys.stderr)
+        try:
+            print(s.format_status(), file=sys.stderr)
+        except Exception:  # noqa: BLE001 - stopped before the store existed, or it cannot be read: the line above says it all
+            pass
+        return EXIT_SIGTERM if terminated(e) else EXIT_SIGINT
     for v, n in rep.other_versions.items():
         print(f"note: {n} runs in the store are from code version {v}; not mixed with {s.code_version}, redone under it")
     print(f"ran {rep.ran} ({rep.failed} failed{f', {rep.retried} retried after a worker died' if rep.retried else ''}), {rep.skipped} already in the store")
@@ -88,23 +103,32 @@ def _results(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else s.dir
     if args.format == "markdown":
         print(s.to_markdown(args.metrics))
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
-        for name, df in tables.items():
-            p = out / f"{name}.{args.format}"
-            from manetlab import safeio  # written whole, never through a link
+    from manetlab import safeio
 
-            if args.format == "csv":
-                safeio.write_csv(df, p, index=False, lineterminator="\n")  # text neutralised against spreadsheet formulas
-            else:
-                with safeio.atomic_open(p, "wb") as f:
-                    df.to_parquet(f, index=False)
-            print(f"wrote {p}")
-        if args.format == "parquet":
-            for p in s.write_tables(out):
+    try:
+        if args.format != "markdown":
+            out.mkdir(parents=True, exist_ok=True)
+            tables = {"runs": s.results(include_failed=True), "summary": summ, "derived": s.derived()}
+            for name, df in tables.items():
+                p = out / f"{name}.{args.format}"
+                # Written whole beside and renamed over; a symlink planted at p is refused, not followed.
+                if args.format == "csv":
+                    safeio.write_csv(df, p, index=False, lineterminator="\n")  # text neutralised against spreadsheet formulas
+                else:
+                    with safeio.atomic_open(p, "wb") as f:
+                        df.to_parquet(f, index=False)
                 print(f"wrote {p}")
-    if args.figures:
-        figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
-        print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+            if args.format == "parquet":
+                for p in s.write_tables(out):
+                    print(f"wrote {p}")
+        if args.figures:
+            figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
+            print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+    except safeio.OutputError as e:  # a planted link or other refusal: its own line
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        where = e.filename if e.filename is not None else out
+        print(f"error: cannot write to {safeio.shown(where)}: {(e.strerror or str(e)).lower()}", file=sys.stderr)
+        return 1
     return 0

@@ -15,17 +15,28 @@ tasks and results:
 
 Results do not depend on the executor: a run's output is a function of its
 scenario and seed only (docs/kernel.md).
+
+A run's trace files are written by the core into a fresh staging folder
+(``runs/.tmp-<run>-<random>``), fsynced, then renamed one by one into
+``runs/<run>/`` (a rename replaces a symlink planted there, it never writes
+through it); the parent commits the run's row only after the worker returned,
+so a committed row's files are complete. Every result is checked against its
+task (`check_result`) before it is stored; Dask results travel as JSON text.
 """
 
 from __future__ import annotations
 
+import base64
+import errno
 import hashlib
 import json
 import math
 import multiprocessing
 import os
+import secrets
 import signal
 import socket
+import stat
 import time
 import traceback
 import zlib
@@ -35,7 +46,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-__all__ = ["DaskExecutor", "LocalExecutor", "Task", "code_version", "metrics_of", "run_task"]
+__all__ = ["DaskExecutor", "LocalExecutor", "Task", "check_result", "code_version", "metrics_of", "run_task"]
+
+#: Prefix of a run's staging folder in ``runs/`` (left-overs of a killed run are removed by the next `study run`).
+STAGING_PREFIX = ".tmp-"
 
 _CODE_VERSION: str | None = None
 
@@ -73,24 +87,261 @@ class Task:
 
 def run_task(task: Task) -> dict[str, Any]:
     """Run one task in this process; never raises for a failing run: an error
-    (including a panic in the core) comes back as ``status = "failed"``."""
+    (including a panic in the core) comes back as ``status = "failed"``. A run
+    whose trace files cannot be written (disk full, a read-only or symlinked
+    folder) comes back with ``io_error`` set: the study stops there instead of
+    recording the run, so a later `study run` redoes it."""
     from manetlab import _core
 
     t0 = time.perf_counter()
-    out: dict[str, Any] = {"code_version": code_version(), "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    out: dict[str, Any] = {"code_version": code_version(), "worker": f"{socket.gethostname()}:{os.getpid()}",
+                           "scenario_hash": task.scenario_hash, "seed": task.seed}
     try:
-        if task.out_dir is not None:
-            os.makedirs(task.out_dir, exist_ok=True)
-        summary_json = _core.run(task.scenario_json, task.out_dir)
+        if task.out_dir is None:
+            summary_json = _core.run(task.scenario_json, None)
+        else:
+            with TraceStaging(task.out_dir) as staging:
+                summary_json = _core.run(task.scenario_json, staging.path)
+                staging.publish(json.loads(summary_json).get("outputs", []))
         metrics = metrics_of(json.loads(summary_json))
         out.update(status="ok", error=None, metrics=metrics, summary_z=zlib.compress(summary_json.encode("utf-8"), 6))
     except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         msg = " ".join(str(e).split()) or type(e).__name__
-        out.update(status="failed", error=f"{type(e).__name__}: {msg}", metrics=None, summary_z=None, traceback=traceback.format_exc(limit=5))
+        io = _io_error(e, task.out_dir)
+        out.update(status="failed", error=io or f"{type(e).__name__}: {msg}", metrics=None, summary_z=None,
+                   traceback=traceback.format_exc(limit=5))
+        if io:
+            out["io_error"] = True
     out["wall_s"] = time.perf_counter() - t0
     return out
+
+
+def _io_error(e: BaseException, out_dir: str | None) -> str | None:
+    """A one-line ``<folder>: <reason>`` when `e` is a failure to write trace
+    files (not the run's fault), else None."""
+    if isinstance(e, _TraceFolderError):
+        return str(e)
+    if type(e) is OSError and out_dir is not None:  # the core's "cannot write outputs to DIR: ... (os error N)"
+        text = str(e)
+        for code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EIO, errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
+            if f"(os error {code})" in text:
+                what = os.strerror(code)
+                return f"{out_dir}: {what[:1].lower()}{what[1:]}"
+        if e.errno is not None:
+            what = e.strerror or os.strerror(e.errno)
+            return f"{out_dir}: {what[:1].lower()}{what[1:]}"
+    return None
+
+
+# ----------------------------------------------------------------------------- trace files
+
+
+class _TraceFolderError(Exception):
+    """A run's trace folder cannot be written safely (one line)."""
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_subdir(parent_fd: int, name: str, where: str) -> int:
+    """``name`` in the folder `parent_fd`, created if missing; a symlink or a
+    file in its place is refused, never followed."""
+    try:
+        os.mkdir(name, 0o777, dir_fd=parent_fd)
+    except FileExistsError:
+        pass
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _TraceFolderError(f"{where}: not a directory (a symbolic link or a file); refusing to write through it") from None
+        raise
+
+
+class TraceStaging:
+    """A run's trace files, written where no one else writes, then published.
+
+    ``path``: a fresh folder ``<runs>/.tmp-<run>-<random>`` (created here, mode
+    0700, so nothing can be planted in it) for the core to write into.
+    `publish` checks each file's size against the run's summary, fsyncs it,
+    renames it into ``<runs>/<run>/`` (replacing whatever is there, a symlink
+    included, never writing through it) and fsyncs the folders. On leaving, the
+    staging folder is removed whatever happened.
+    """
+
+    def __init__(self, out_dir: str) -> None:
+        self.out_dir = out_dir
+        runs, self.name = os.path.split(os.path.normpath(out_dir))
+        study = os.path.dirname(runs) or "."
+        self.runs_path = runs
+        try:
+            os.makedirs(study, exist_ok=True)  # a Dask worker on another machine may not have it yet
+            study_fd = os.open(study, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as e:
+            raise _TraceFolderError(_oneline(study, e)) from None
+        try:
+            self.runs_fd = _open_subdir(study_fd, os.path.basename(runs), runs)
+        except OSError as e:
+            raise _TraceFolderError(_oneline(runs, e)) from None
+        finally:
+            os.close(study_fd)
+        self.staging = f"{STAGING_PREFIX}{self.name}-{secrets.token_hex(6)}"
+        try:
+            os.mkdir(self.staging, 0o700, dir_fd=self.runs_fd)
+            self.staging_fd = os.open(self.staging, _DIR_FLAGS, dir_fd=self.runs_fd)
+        except OSError as e:
+            os.close(self.runs_fd)
+            raise _TraceFolderError(_oneline(runs, e)) from None
+        self.path = os.path.join(runs, self.staging)
+
+    def publish(self, outputs: list[dict[str, Any]]) -> None:
+        names = sorted(os.listdir(self.staging_fd))
+        sizes = {o.get("file"): o.get("bytes") for o in outputs if isinstance(o, dict)}
+        try:
+            for n in names:
+                fd = os.open(n, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.staging_fd)
+                try:
+                    st = os.fstat(fd)
+                    if stat.S_ISREG(st.st_mode) and n in sizes and sizes[n] != st.st_size:
+                        raise _TraceFolderError(f"{self.out_dir}/{n}: {st.st_size} bytes written, the run reports {sizes[n]}")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            final_fd = _open_subdir(self.runs_fd, self.name, self.out_dir)
+            try:
+                for n in names:
+                    os.rename(n, n, src_dir_fd=self.staging_fd, dst_dir_fd=final_fd)
+                os.fsync(final_fd)
+            finally:
+                os.close(final_fd)
+        except OSError as e:
+            raise _TraceFolderError(_oneline(self.out_dir, e)) from None
+
+    def __enter__(self) -> TraceStaging:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        os.close(self.staging_fd)
+        try:
+            _remove(self.runs_fd, self.staging)
+            os.fsync(self.runs_fd)
+        except OSError:
+            pass  # removed by the next `study run` (remove_staging)
+        finally:
+            os.close(self.runs_fd)
+
+
+def _remove(dir_fd: int, name: str) -> None:
+    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if stat.S_ISDIR(st.st_mode):
+        fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        try:
+            for n in os.listdir(fd):
+                _remove(fd, n)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=dir_fd)
+    else:
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def remove_staging(study_dir: str | os.PathLike[str]) -> int:
+    """Remove the staging folders runs killed mid-way left in ``<study>/runs``
+    (call it holding the study's lock: no run of this study is writing).
+    Returns how many were removed."""
+    runs = os.path.join(os.fspath(study_dir), "runs")
+    try:
+        fd = os.open(runs, _DIR_FLAGS)
+    except OSError:
+        return 0
+    n = 0
+    try:
+        for name in os.listdir(fd):
+            if name.startswith(STAGING_PREFIX):
+                _remove(fd, name)
+                n += 1
+    finally:
+        os.close(fd)
+    return n
+
+
+def _oneline(where: str, e: OSError) -> str:
+    what = e.strerror or str(e)
+    return f"{where}: {what[:1].lower()}{what[1:]}"
+
+
+# ----------------------------------------------------------------------------- checking results
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    if not isinstance(a, (int, float)) or isinstance(a, bool) or not isinstance(b, (int, float)):
+        return False
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def check_result(task: Task, result: Any, version: str) -> dict[str, Any]:
+    """`result` if it is a well-formed result of `task` under code `version`,
+    else a failed result saying what is wrong (stored as an error, never as ok).
+
+    An ``ok`` result must carry the task's scenario hash and seed and the code
+    version, and a summary (zlib JSON) whose seed, scenario name, duration and
+    flow and node counts are the task's scenario's, whose run is complete, and
+    from which its metrics follow (`metrics_of`, same names and values). This
+    catches a worker running other code or a mixed-up or tampered result; it
+    cannot catch a worker that forges a consistent summary, which is why a Dask
+    cluster must be trusted (docs/studies.md#executors).
+    """
+    keep = result if isinstance(result, dict) else {}
+    wall = keep.get("wall_s")
+    attempts = keep.get("attempts")
+    # Only plain fields of known types reach the store, whatever the worker sent.
+    plain = {"wall_s": float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) else math.nan,
+             "worker": str(keep.get("worker", "?"))[:200], "code_version": version,
+             **({"attempts": attempts} if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts >= 1 else {})}
+
+    def failed(why: str, error: str | None = None) -> dict[str, Any]:
+        return {"status": "failed", "error": error or f"result rejected: {why}", "metrics": None, "summary_z": None, **plain}
+
+    if not isinstance(result, dict) or result.get("status") not in ("ok", "failed"):
+        return failed("not a result (a table with status ok or failed)")
+    if result["status"] == "failed":
+        err = result.get("error")
+        return failed("", " ".join(str(err).split())[:2000] if err is not None else "failed")
+    if result.get("code_version") != version:
+        return failed("", f"worker ran code version {str(result.get('code_version'))[:100]}, the study {version}: install the same build everywhere")
+    if result.get("scenario_hash") != task.scenario_hash or result.get("seed") != task.seed:
+        return failed("it is for another run (scenario hash or seed differ from the task's)")
+    z = result.get("summary_z")
+    if not isinstance(z, bytes):
+        return failed("no summary")
+    try:
+        summary = json.loads(zlib.decompress(z))
+    except (zlib.error, ValueError):
+        return failed("its summary is not zlib-compressed JSON")
+    if not isinstance(summary, dict):
+        return failed("its summary is not a JSON object")
+    scenario = json.loads(task.scenario_json)
+    want = {"seed": task.seed, "scenario_name": scenario.get("name"), "duration_s": scenario.get("duration_s"), "partial": False}
+    for k, v in want.items():
+        if v is not None and summary.get(k) != v:
+            return failed(f"summary {k} is {str(summary.get(k))[:50]}, the task's {v}")
+    n_nodes = (scenario.get("nodes") or {}).get("count")
+    if n_nodes is not None and len(summary.get("nodes") or []) != n_nodes:
+        return failed("its summary's node count differs from the scenario's")
+    if len(summary.get("flows") or []) != len(scenario.get("flows") or []):
+        return failed("its summary's flow count differs from the scenario's")
+    metrics = result.get("metrics")
+    if not isinstance(metrics, dict):
+        return failed("no metrics")
+    try:
+        expected = metrics_of(summary)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return failed("its summary does not have the schema of a run's summary")
+    if set(metrics) != set(expected) or not all(_same_number(metrics[k], v) for k, v in expected.items()):
+        return failed("its metrics do not follow from its summary (metrics_of)")
+    return {"status": "ok", "error": None, "metrics": expected, "summary_z": z, **plain}
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -158,8 +409,11 @@ def metrics_of(summary: dict[str, Any]) -> dict[str, float]:
 
 def _worker_main(conn: Connection, fn: Callable[[Task], dict[str, Any]]) -> None:
     # Ctrl-C reaches the whole process group: the parent handles it (and ends its
-    # workers); a worker must not die of it with a traceback of its own.
+    # workers); a worker must not die of it with a traceback of its own. It was
+    # started with SIGINT blocked (`_start_without_sigint`): ignore it, which
+    # discards one pending since, then unblock.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     while True:
         try:
             task = conn.recv()
@@ -171,6 +425,45 @@ def _worker_main(conn: Connection, fn: Callable[[Task], dict[str, Any]]) -> None
             conn.send(fn(task))
         except (BrokenPipeError, OSError):
             return
+
+
+def _start_without_sigint(p: Any) -> None:
+    """Start process `p` so that a Ctrl-C cannot give a traceback.
+
+    In the worker: SIGINT is blocked while it starts; the mask is inherited
+    through fork and exec and Python leaves it so, so a Ctrl-C sent to the
+    process group while the spawned interpreter starts up (imports, unpickling)
+    stays pending there instead of raising KeyboardInterrupt; the worker then
+    ignores it, which discards it (`_worker_main`). multiprocessing's resource
+    tracker is started first, since starting it unblocks SIGINT.
+
+    Here: a SIGINT or SIGTERM during `start` is held back until `start`
+    returned (another thread may take the signal, so a mask is not enough), so
+    it cannot cut the hand-over of the worker's start-up data (the worker
+    would fail reading it, with a traceback); then the handler runs as usual."""
+    import threading
+
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    held: list[int] = []
+    handlers: dict[int, Any] = {}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                handlers[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
+        p.start()
+    finally:
+        for sig, h in handlers.items():
+            signal.signal(sig, h)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    for sig in held[:1]:
+        h = handlers[sig]
+        if callable(h):
+            h(sig, None)
+        elif h == signal.SIG_DFL:
+            signal.raise_signal(sig)
 
 
 class LocalExecutor:
@@ -194,7 +487,7 @@ class LocalExecutor:
         def start() -> Connection:
             parent, child = ctx.Pipe()
             p = ctx.Process(target=_worker_main, args=(child, self.fn), daemon=True, name="manetlab-study-worker")
-            p.start()
+            _start_without_sigint(p)
             child.close()
             workers[parent] = (p, None)
             return parent
@@ -262,9 +555,45 @@ class LocalExecutor:
 # ----------------------------------------------------------------------------- Dask
 
 
+def to_wire(result: dict[str, Any]) -> str:
+    """A result as JSON text (plain data: what a Dask worker sends back)."""
+    r = dict(result)
+    z = r.pop("summary_z", None)
+    r["summary_z_b64"] = base64.b64encode(z).decode("ascii") if isinstance(z, bytes) else None
+    return json.dumps(r, allow_nan=True)
+
+
+def from_wire(text: Any) -> dict[str, Any]:
+    """`to_wire`'s inverse; anything else becomes a failed result."""
+    try:
+        if not isinstance(text, str):
+            raise ValueError("not JSON text")
+        r = json.loads(text)
+        if not isinstance(r, dict):
+            raise ValueError("not a JSON object")
+        z = r.pop("summary_z_b64", None)
+        r["summary_z"] = base64.b64decode(z, validate=True) if isinstance(z, str) else None
+        return r
+    except ValueError as e:
+        return {"status": "failed", "error": f"result rejected: the worker sent no result in JSON ({str(e)[:100]})", "metrics": None,
+                "summary_z": None, "wall_s": math.nan, "worker": "dask"}
+
+
+def _dask_task(fn: Callable[[Task], dict[str, Any]], task: Task) -> str:
+    """What runs on a Dask worker: the task function, its result as JSON text."""
+    return to_wire(fn(task))
+
+
 class DaskExecutor:
     """Runs tasks on a Dask distributed cluster: a scheduler address
-    (``tcp://host:8786``) or a `distributed.Client`."""
+    (``tcp://host:8786``, ``tls://host:8786``) or a `distributed.Client`.
+
+    Dask's configuration applies (``distributed.comm.tls.*``,
+    ``distributed.comm.require-encryption``: TLS with client certificates,
+    docs/studies.md#executors). Results come back as JSON text; a client made
+    here reads them with msgpack only (``deserializers=["msgpack"]``), so a
+    result is never unpickled. The cluster must be trusted all the same: any
+    client of a scheduler can run code on its workers."""
 
     def __init__(self, scheduler: Any, fn: Callable[[Task], dict[str, Any]] = run_task) -> None:
         self.scheduler = scheduler
@@ -275,16 +604,26 @@ class DaskExecutor:
         from distributed import Client, as_completed
 
         own = isinstance(self.scheduler, str)
-        client = Client(self.scheduler) if own else self.scheduler
+        if own:
+            try:
+                client = Client(self.scheduler, deserializers=["msgpack"])
+            except (OSError, TypeError, ValueError) as e:  # unreachable, timed out, TLS not configured or refused
+                from manetlab.scenario import ScenarioError
+
+                msg = " ".join(str(e).split())[:300] or type(e).__name__
+                raise ScenarioError(f"--scheduler: cannot connect to {self.scheduler[:200]!r}: {msg} "
+                                    "(a tls:// scheduler needs Dask's TLS settings: docs/studies.md#executors)") from None
+        else:
+            client = self.scheduler
         try:
             futures = {}
             for t in tasks:
-                fut = client.submit(self.fn, t, pure=False, key=f"manetlab-run-{t.scenario_hash[:16]}-{t.seed}-{time.monotonic_ns()}")
+                fut = client.submit(_dask_task, self.fn, t, pure=False, key=f"manetlab-run-{t.scenario_hash[:16]}-{t.seed}-{time.monotonic_ns()}")
                 futures[fut] = t
             for fut in as_completed(list(futures)):
                 t = futures.pop(fut)
                 try:
-                    result = fut.result()
+                    result = from_wire(fut.result())
                 except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the run's worker died repeatedly
                     result = {"status": "failed", "error": f"{type(e).__name__}: {' '.join(str(e).split())}", "metrics": None,
                               "summary_z": None, "wall_s": math.nan, "code_version": code_version(), "worker": "dask"}

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetlab import safeio
 from manetlab.plots import pyplot, save_figure
 from manetlab.scenario import ScenarioError
-from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, code_version
+from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, check_result, code_version, remove_staging
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
-from manetlab.study.store import Store
+from manetlab.study.store import Store, StoreError, StudyLock
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,17 +94,29 @@ class Study:
         retry_failed: bool = False,
         progress: bool | None = None,
         executor: Any = None,
+        wait: bool = False,
+        on_wait: Any = None,
     ) -> RunReport:
         """Run what the store lacks (everything with `force`; failed runs again
         with `retry_failed`). `scheduler`: a Dask scheduler address or Client;
         otherwise `jobs` local worker processes (default: one per core).
-        `progress`: None = a bar when stderr is a terminal."""
+        `progress`: None = a bar when stderr is a terminal.
+
+        One process runs a study directory at a time (`StudyLock`): if another
+        holds it, `StudyLocked` is raised at once, or with `wait` the call waits
+        for it (`on_wait(pid)` is called first). A file-system failure (disk
+        full, read-only) raises `StoreError`; every run committed before it
+        stays in the store and the rest is run by the next call."""
         from tqdm import tqdm
 
         if executor is None:
             executor = DaskExecutor(scheduler) if scheduler is not None else LocalExecutor(jobs)
         wanted = {(c.scenario_hash, s) for c, s in self.plan()}
-        with Store(self.dir) as store:
+        with StudyLock(self.dir, wait=wait, on_wait=on_wait), Store(self.dir) as store:
+            try:
+                remove_staging(self.dir)  # left by runs killed mid-way; no run of ours writes now
+            except OSError as e:
+                raise StoreError(f"{self.dir / 'runs'}: cannot remove left-over staging folders: {e.strerror or e}") from None
             store.write_manifest(self.spec.manifest(), self.code_version, [(c.scenario_hash, c.scenario.to_json()) for c in self.cells])
             versions = store.versions()
             report = RunReport(planned=len(wanted), skipped=0, other_versions={v: n for v, n in versions.items() if v != self.code_version})
@@ -116,13 +129,18 @@ class Study:
             tasks = self._tasks(todo)
             failed_before = len((store.keys(self.code_version, "failed") & wanted) - todo)
             bar = tqdm(total=len(wanted), initial=report.skipped, desc=self.spec.name, unit="run", disable=(None if progress is None else not progress), file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+            results = executor.map(tasks)
             try:
                 bar.set_postfix(failed=failed_before, refresh=False)
-                for task, result in executor.map(tasks):
-                    if result.get("code_version") != self.code_version and result["status"] == "ok":
-                        result = {**result, "status": "failed", "metrics": None, "summary_z": None,
-                                  "error": f"worker ran code version {result.get('code_version')}, the study {self.code_version}: install the same build everywhere"}
-                    store.put(task.scenario_hash, task.seed, self.code_version, result, result.get("attempts", task.attempts + 1))
+                for task, raw in results:
+                    if isinstance(raw, dict) and raw.get("status") == "failed" and raw.get("io_error"):
+                        # Its trace files could not be written: not the run's fault, so
+                        # not recorded; the study stops and a later run redoes it.
+                        raise StoreError(" ".join(str(raw.get("error")).split())[:500])
+                    # Trace files (if any) are in place and fsynced: only now is the row committed.
+                    result = check_result(task, raw, self.code_version)
+                    attempts = result.get("attempts")
+                    store.put(task.scenario_hash, task.seed, self.code_version, result, attempts if isinstance(attempts, int) else task.attempts + 1)
                     report.ran += 1
                     report.retried += task.attempts > 0
                     if result["status"] != "ok":
@@ -131,6 +149,13 @@ class Study:
                     bar.update(1)
             finally:
                 bar.close()
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()  # a generator: ends its workers now, not when the traceback is freed
+                try:
+                    remove_staging(self.dir)  # of runs cut short by a stop
+                except OSError:
+                    pass
         return report
 
     # ------------------------------------------------------------------ state
@@ -334,7 +359,8 @@ class Study:
             if t.empty and name not in ("flows", "nodes", "links"):
                 continue
             p = out / f"{name}.parquet"
-            t.to_parquet(p, index=False)
+            with safeio.atomic_open(p, "wb") as f:  # written whole; a planted link is refused
+                t.to_parquet(f, index=False)
             paths.append(p)
         return paths
 
