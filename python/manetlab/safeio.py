@@ -150,6 +150,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -
                 break
             except FileExistsError:
                 continue
+            except OSError as e:  # read-only folder, full disk: name the file asked for, not the temporary
+                raise OSError(e.errno, e.strerror or str(e), os.fspath(p)) from e
         else:  # pragma: no cover - 100 random collisions
             raise OutputError(f"cannot create a temporary file beside {shown(p)}", p, errno.EEXIST)
         try:
