@@ -63,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (ScenarioError, PlotError, ResultFolderError, _animate_error()) as e:
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except _ns2_errors() as e:
         # A feature ns-2.35 lacks, `ns` missing, or a bad --seeds: one line, no traceback.
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if isinstance(e, _Terminated) else "interrupted (Ctrl-C)"
@@ -83,6 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+#: Most characters of an error line the CLI prints (messages are far shorter;
+#: this bounds runaway text from anywhere).
+MAX_ERROR_CHARS = 2000
+
+
+def one_line(message: str) -> str:
+    """`message` as one terminal line: whitespace runs (newlines included) become
+    one space, other control and format characters are escaped (``\\x1b``,
+    ``\\u{202e}``: nothing reaches the terminal as a control sequence), and at
+    most MAX_ERROR_CHARS characters are kept."""
+    from manetlab.scenario import excerpt
+
+    return excerpt(" ".join(message.split()), MAX_ERROR_CHARS)
 
 
 def _animate_error() -> type[Exception]:
@@ -109,8 +124,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"manetlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def scenario_args(sp: argparse.ArgumentParser) -> None:
+    def scenario_args(sp: argparse.ArgumentParser, outside: bool = True) -> None:
         sp.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+        if outside:
+            sp.add_argument(
+                "--allow-outside",
+                action="store_true",
+                help="read files the scenario names (movement, traffic) even outside its folder tree (docs/scenarios.md#files-a-scenario-names)",
+            )
         sp.add_argument(
             "--set",
             dest="sets",
@@ -153,14 +174,14 @@ def _parser() -> argparse.ArgumentParser:
     cp.set_defaults(func=_compare)
 
     ex = sub.add_parser("export-ns2", help="write an ns-2.35 Tcl script (and movement file) of a scenario")
-    scenario_args(ex)
+    scenario_args(ex, outside=False)
     ex.add_argument("--seed", help="run seed (replaces the scenario's seed): the movement and ns-2's RNG seed")
     ex.add_argument("--out", type=Path, required=True, help="directory for run.tcl, movement.tcl, flows.json")
     ex.add_argument("--trace", choices=("old", "new"), help="ns-2 trace format (default: the scenario's outputs.trace, else old)")
     ex.set_defaults(func=_export_ns2)
 
     xc = sub.add_parser("crosscheck", help="run a scenario in manetlab and in ns-2.35 over many seeds and compare")
-    scenario_args(xc)
+    scenario_args(xc, outside=False)
     xc.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-20 or 1,4,9 (default 1-20)")
     xc.add_argument("--jobs", type=int, default=1, help="seeds run in parallel (processes, default 1)")
     xc.add_argument("--per-flow", action="store_true", help="also print every flow's metrics")
@@ -223,13 +244,13 @@ def _describe(s: Scenario) -> str:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     print(f"ok: {s.label}: {_describe(s)}")
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if args.animate:
         from manetlab.animate import animate_outputs
 
@@ -271,7 +292,7 @@ def _compare(args: argparse.Namespace) -> int:
     # Imported here, like report: `manetlab run` does not need them (start-up, issue 15).
     from manetlab.compare import compare
 
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     c = compare(s, args.flow, args.transports)
@@ -304,7 +325,7 @@ def _animate(args: argparse.Namespace) -> int:
 def _export_ns2(args: argparse.Namespace) -> int:
     from manetlab.ns2.export import export_ns2
 
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     e = export_ns2(s, args.out, trace_format=args.trace)
     print(f"{s.label}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
     print(f"wrote {e.script}, {e.movement.name}, {e.flows_json.name}; run: cd {e.out_dir} && ns run.tcl")
@@ -316,7 +337,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
 
     find_ns()  # say how to install ns-2 before anything runs
     seeds = parse_seeds(args.seeds)
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
     df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)
