@@ -550,3 +550,12 @@ def test_boundary_sample_through_the_cli(key: str, value: str, tmp_path: Path) -
     s.write_text(json.dumps(named("ok")))
     err = cli_error(run_cli("validate", s, "--set", f"{key}={value}"))
     assert err.startswith(f"error: {key}: "), err
+
+
+def test_reproductions_still_load() -> None:
+    """Every paper's (quick) study is inline and names no file: it validates as before."""
+    from manetlab.reproduce import papers
+
+    for name, paper in papers().items():
+        spec = load_study(paper.study(True), seed_hook=paper.seed_hook())
+        assert spec.cells, name

@@ -231,23 +231,23 @@ impl QueueSpec {
         }
         if let Some(p) = self.max_p {
             if !(p > 0.0 && p <= 1.0) {
-                return Err(ScenarioError::new("queue.max_p", format!("{p} is out of range (allowed: 0 < max_p <= 1)")));
+                return Err(ScenarioError::new("queue.max_p", format!("{} is out of range (allowed: 0 < max_p <= 1)", num(p))));
             }
         }
         if let Some(w) = self.weight {
             if !(w > 0.0 && w <= 1.0) {
-                return Err(ScenarioError::new("queue.weight", format!("{w} is out of range (allowed: 0 < weight <= 1)")));
+                return Err(ScenarioError::new("queue.weight", format!("{} is out of range (allowed: 0 < weight <= 1)", num(w))));
             }
         }
         let r = self.red_params();
         non_negative("queue.min_th_pkts", r.min_th_pkts)?;
         if r.max_th_pkts <= r.min_th_pkts {
-            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", r.max_th_pkts, r.min_th_pkts)));
+            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", num(r.max_th_pkts), num(r.min_th_pkts))));
         }
         let l = self.lred_params();
         non_negative("queue.min_th_retries", l.min_th_retries)?;
         if l.max_th_retries <= l.min_th_retries {
-            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", l.max_th_retries, l.min_th_retries)));
+            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", num(l.max_th_retries), num(l.min_th_retries))));
         }
         Ok(())
     }
@@ -584,14 +584,14 @@ impl Scenario {
                 for (i, [x, y]) in positions_m.iter().enumerate() {
                     for (axis, v) in [("x", x), ("y", y)] {
                         if !v.is_finite() {
-                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {v} is not a finite number")));
+                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {} is not a finite number", num(*v))));
                         }
                     }
                     if let Some(a) = &self.area {
                         if *x < 0.0 || *y < 0.0 || *x > a.width_m || *y > a.height_m {
                             return Err(ScenarioError::new(
                                 format!("nodes.placement.positions_m[{i}]"),
-                                format!("[{x}, {y}] is outside the area (0..{} m × 0..{} m)", a.width_m, a.height_m),
+                                format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", num(*x), num(*y), num(a.width_m), num(a.height_m)),
                             ));
                         }
                     }
@@ -856,6 +856,23 @@ pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
 pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number >= 0)", num(v))));
+    }
+    Ok(())
+}
+
+/// Smallest strictly positive protocol time (s): a timer period or timeout
+/// below it would be 0 ns on the clock, and a periodic timer of 0 ns fires
+/// forever at one instant.
+pub const MIN_POSITIVE_TIME_S: f64 = 1e-6;
+
+/// Protocol times `(key, value, seconds per unit, strictly positive)`: finite,
+/// at most 10⁶ s (every timer stays inside simulated time), and >= 0, or >=
+/// [`MIN_POSITIVE_TIME_S`] when strictly positive.
+pub(crate) fn check_times(path: &dyn Fn(&str) -> String, times: &[(&str, Option<f64>, f64, bool)]) -> Result<(), ScenarioError> {
+    for &(key, v, scale, strictly_positive) in times {
+        let Some(v) = v else { continue };
+        let lo = if strictly_positive { MIN_POSITIVE_TIME_S / scale } else { 0.0 };
+        within(&path(key), v, lo, 1e6 / scale)?;
     }
     Ok(())
 }

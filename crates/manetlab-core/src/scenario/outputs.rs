@@ -59,7 +59,7 @@ fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceFo
         None | Some(serde_json::Value::Bool(false)) => Ok(None),
         Some(serde_json::Value::String(s)) if s == "old" => Ok(Some(TraceFormatKind::Old)),
         Some(serde_json::Value::String(s)) if s == "new" => Ok(Some(TraceFormatKind::New)),
-        Some(v) => Err(D::Error::custom(format!("{v} is not allowed (allowed: \"old\", \"new\", or false for no trace)"))),
+        Some(v) => Err(D::Error::custom(format!("{} is not allowed (allowed: \"old\", \"new\", or false for no trace)", super::value_excerpt(&v)))),
     }
 }
 

@@ -393,3 +393,28 @@ mod files {
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
+
+/// Found by the boundary sweep (tests/test_security_input.py): values that passed
+/// validation and then panicked (a TCP clock tick of 1e300 s left simulated time)
+/// or never let time advance (a purge period of 1e-300 s is 0 ns).
+#[test]
+fn timer_values_that_broke_runs_are_rejected() {
+    for (extra, key) in [
+        ("tcp = { clock_tick_s = 1e300 }", "flows[0].tcp.clock_tick_s"),
+        ("tcp = { min_rto_s = 1e-300 }", "flows[0].tcp.min_rto_s"),
+    ] {
+        let e = err(&ftp(extra));
+        assert_eq!(e.path, key, "{e}");
+        assert!(e.message.contains("allowed: 1e-6 <= seconds <= 1000000") && e.message.len() < 120, "{e}");
+    }
+    let radio = "duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[routing]\n";
+    for (table, key) in [
+        ("protocol = \"aodv\"\naodv = { route_purge_interval_s = 1e-300 }", "routing.aodv.route_purge_interval_s"),
+        ("protocol = \"dsdv\"\ndsdv = { periodic_update_interval_s = 1e-300 }", "routing.dsdv.periodic_update_interval_s"),
+        ("protocol = \"dsr\"\ndsr = { request_period_ms = 1e-300 }", "routing.dsr.request_period_ms"),
+    ] {
+        let e = err(&format!("{radio}{table}\n"));
+        assert_eq!(e.path, key, "{e}");
+        assert!(e.message.contains("is out of range (allowed: "), "{e}");
+    }
+}
