@@ -150,8 +150,9 @@ MAX_REFERENCED_FILE_BYTES = 64 << 20
 
 
 def read_regular(path: Path, cap: int) -> bytes:
-    """The bytes of `path`, a regular file of at most `cap` bytes; anything else
-    is an OSError-free ScenarioError-ready reason (raised as ValueError).
+    """The bytes of `path`, a regular file of at most `cap` bytes. A file that is
+    not one raises `_NotReadable` with the reason (a sentence without the file's
+    name); a missing or unreadable file raises OSError as open() would.
 
     FIFOs, devices, sockets and directories are refused before opening; the open
     never blocks (O_NONBLOCK), and the opened file is checked again, so a FIFO
