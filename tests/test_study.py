@@ -10,6 +10,7 @@ import json
 import math
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -31,6 +32,11 @@ DEFAULT = (ROOT / "examples" / "default_study.toml").as_posix()
 
 
 def write_study(tmp: Path, body: str, name: str = "s.toml") -> Path:
+    # A study names scenarios inside its own folder tree (issue 34): the examples are copied beside it.
+    for src in (CHAIN, DEFAULT):
+        if src in body:
+            shutil.copyfile(src, tmp / Path(src).name)
+            body = body.replace(src, Path(src).name)
     p = tmp / name
     p.write_text(body, encoding="utf-8")
     return p

@@ -84,11 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         # SIGTERM is 143 whatever the command.
         return EXIT_SIGTERM if rc == EXIT_SIGINT and _terminated else rc
     except (ScenarioError, PlotError, ResultFolderError, _animate_error()) as e:
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except _ns2_errors() as e:
         # A feature ns-2.35 lacks, `ns` missing, or a bad --seeds: one line, no traceback.
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_SCENARIO_ERROR
     except _study_errors() as e:
         from manetlab.study.store import StudyLocked
@@ -134,6 +134,21 @@ def _write_error(out: Path, e: OSError) -> str:
     return os_error_line(e) if isinstance(e, OutputError) else f"cannot write results to {shown(out)}: {os_error_line(e)}"
 
 
+#: Most characters of an error line the CLI prints (messages are far shorter;
+#: this bounds runaway text from anywhere).
+MAX_ERROR_CHARS = 2000
+
+
+def one_line(message: str) -> str:
+    """`message` as one terminal line: whitespace runs (newlines included) become
+    one space, other control and format characters are escaped (``\\x1b``,
+    ``\\u{202e}``: nothing reaches the terminal as a control sequence), and at
+    most MAX_ERROR_CHARS characters are kept."""
+    from manetlab.textsafe import excerpt
+
+    return excerpt(" ".join(message.split()), MAX_ERROR_CHARS)
+
+
 def _animate_error() -> type[Exception]:
     from manetlab.animate import AnimateError
 
@@ -164,8 +179,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"manetlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def scenario_args(sp: argparse.ArgumentParser) -> None:
+    def scenario_args(sp: argparse.ArgumentParser, outside: bool = True) -> None:
         sp.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+        if outside:
+            sp.add_argument(
+                "--allow-outside",
+                action="store_true",
+                help="read files the scenario names (movement, traffic) even outside its folder tree (docs/scenarios.md#files-a-scenario-names)",
+            )
         sp.add_argument(
             "--set",
             dest="sets",
@@ -210,14 +231,14 @@ def _parser() -> argparse.ArgumentParser:
     cp.set_defaults(func=_compare)
 
     ex = sub.add_parser("export-ns2", help="write an ns-2.35 Tcl script (and movement file) of a scenario")
-    scenario_args(ex)
+    scenario_args(ex, outside=False)
     ex.add_argument("--seed", help="run seed (replaces the scenario's seed): the movement and ns-2's RNG seed")
     ex.add_argument("--out", type=Path, required=True, help="directory for run.tcl, movement.tcl, flows.json")
     ex.add_argument("--trace", choices=("old", "new"), help="ns-2 trace format (default: the scenario's outputs.trace, else old)")
     ex.set_defaults(func=_export_ns2)
 
     xc = sub.add_parser("crosscheck", help="run a scenario in manetlab and in ns-2.35 over many seeds and compare")
-    scenario_args(xc)
+    scenario_args(xc, outside=False)
     xc.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-20 or 1,4,9 (default 1-20)")
     xc.add_argument("--jobs", type=int, default=1, help="seeds run in parallel (processes, default 1)")
     xc.add_argument("--per-flow", action="store_true", help="also print every flow's metrics")
@@ -280,13 +301,13 @@ def _describe(s: Scenario) -> str:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     print(f"ok: {s.label}: {_describe(s)}")
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if args.animate:
         from manetlab.animate import animate_outputs
 
@@ -328,7 +349,7 @@ def _compare(args: argparse.Namespace) -> int:
     # Imported here, like report: `manetlab run` does not need them (start-up, issue 15).
     from manetlab.compare import compare
 
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
@@ -363,7 +384,7 @@ def _export_ns2(args: argparse.Namespace) -> int:
     from manetlab.ns2.export import export_ns2
     from manetlab.textsafe import printable
 
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     e = export_ns2(s, args.out, trace_format=args.trace)
     print(f"{printable(s.label)}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
     print(f"wrote {printable(e.script)}, {e.movement.name}, {e.flows_json.name}; run: cd {printable(shlex.quote(str(e.out_dir)))} && ns run.tcl")
@@ -376,7 +397,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
 
     find_ns()  # say how to install ns-2 before anything runs
     seeds = parse_seeds(args.seeds)
-    s = load_scenario(args.scenario, _overrides(args))
+    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
     df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)

@@ -5,6 +5,13 @@ a file (TOML or JSON) or a dict into JSON text for it. What the core cannot see
 is checked here, with the same one-line "key.path: what is wrong" wording and the
 same exception class: unreadable files, syntax errors, values JSON cannot carry
 (nan, inf, TOML dates), and override paths that lead nowhere.
+
+Scenario and study files are untrusted data. Files are read only when they are
+regular files (FIFOs, devices and directories are refused without blocking) of
+at most `MAX_SCENARIO_FILE_BYTES`; files a scenario or study names must also lie
+inside the folder tree of the file naming them unless ``allow_outside=True``
+(docs/scenarios.md#files-a-scenario-names). Messages quote at most a bounded,
+escaped excerpt of a value (`excerpt`, `quote`).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import math
 import numbers
 import os
 import re
+import stat
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,7 +33,7 @@ from typing import Any
 from manetlab import _core
 from manetlab._core import ScenarioError
 
-__all__ = ["Scenario", "ScenarioError", "apply_overrides", "load_scenario", "parse_set"]
+__all__ = ["Scenario", "ScenarioError", "apply_overrides", "check_name", "excerpt", "load_scenario", "parse_set", "quote"]
 
 Overrides = Mapping[str, Any]
 
@@ -34,21 +43,24 @@ class Scenario:
 
     ``data`` is the scenario as written (after overrides), ``normalized`` the
     core's normalised form with every default filled in, ``source`` the file it
-    came from (or None).
+    came from (or None). Files the scenario names (an ns-2 movement or traffic
+    file) are read relative to the folder of ``source`` and must lie inside its
+    tree unless ``allow_outside`` (kept for `with_overrides`).
     """
 
-    __slots__ = ("data", "normalized", "source", "_json")
+    __slots__ = ("data", "normalized", "source", "allow_outside", "_json")
 
-    def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None, *, allow_outside: bool = False) -> None:
         _check_nesting(data)
         plain = _plain(data, "")
         # Files a scenario names (an ns-2 movement file) are relative to its folder.
         base_dir = str(Path(source).resolve().parent) if source is not None else None
         # allow_nan=False cannot trip: _plain has already rejected non-finite floats.
-        self._json: str = _core.validate(json.dumps(plain, allow_nan=False), base_dir)
+        self._json: str = _core.validate(json.dumps(plain, allow_nan=False), base_dir, bool(allow_outside))
         self.data: dict[str, Any] = plain
         self.normalized: dict[str, Any] = json.loads(self._json)
         self.source: Path | None = Path(source) if source is not None else None
+        self.allow_outside: bool = bool(allow_outside)
 
     def to_json(self) -> str:
         """The normalised scenario as JSON text (what `_core.run` is given)."""
@@ -56,7 +68,7 @@ class Scenario:
 
     def with_overrides(self, overrides: Overrides | None) -> Scenario:
         """A new, re-validated Scenario with `overrides` applied; self is unchanged."""
-        return Scenario(apply_overrides(self.data, overrides), self.source)
+        return Scenario(apply_overrides(self.data, overrides), self.source, allow_outside=self.allow_outside)
 
     @property
     def seed(self) -> int:
@@ -79,14 +91,15 @@ class Scenario:
         return f"Scenario({self.label!r}, seed={self.seed})"
 
 
-def load_scenario(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Scenario:
+def load_scenario(path: str | os.PathLike[str], overrides: Overrides | None = None, *, allow_outside: bool = False) -> Scenario:
     """Read a TOML or JSON scenario file, apply `overrides`, validate.
 
     Any problem raises ScenarioError with a one-line message naming the key path
-    (``(file)`` for problems with the file itself).
+    (``(file)`` for problems with the file itself). Files the scenario names must
+    lie inside its folder tree unless `allow_outside`.
     """
     data = _read(Path(path))
-    return Scenario(apply_overrides(data, overrides), path)
+    return Scenario(apply_overrides(data, overrides), path, allow_outside=allow_outside)
 
 
 def apply_overrides(data: Any, overrides: Overrides | None) -> Any:
@@ -110,7 +123,7 @@ def parse_set(assignment: str) -> tuple[str, Any]:
     key, sep, raw = assignment.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise ScenarioError(f"(--set): {assignment!r} is not key.path=value (e.g. --set flows[0].rate_kbps=100)")
+        raise ScenarioError(f"(--set): {show(assignment)} is not key.path=value (e.g. --set flows[0].rate_kbps=100)")
     return key, parse_value(raw.strip())
 
 
@@ -129,26 +142,109 @@ def parse_value(raw: str) -> Any:
 # --- reading files --------------------------------------------------------
 
 
-def _read(path: Path) -> Any:
+#: Largest scenario or study file read (bytes); a JSON scenario may also carry a
+#: movement file's text (a result folder's scenario.json), up to MAX_REFERENCED_FILE_BYTES more.
+MAX_SCENARIO_FILE_BYTES = 1 << 20
+#: Largest movement or traffic file the core reads (bytes; the core's bound, for the docs and tests).
+MAX_REFERENCED_FILE_BYTES = 64 << 20
+
+
+def read_regular(path: Path, cap: int) -> bytes:
+    """The bytes of `path`, a regular file of at most `cap` bytes. A file that is
+    not one raises `_NotReadable` with the reason (a sentence without the file's
+    name); a missing or unreadable file raises OSError as open() would.
+
+    FIFOs, devices, sockets and directories are refused before opening; the open
+    never blocks (O_NONBLOCK), and the opened file is checked again, so a FIFO
+    swapped in meanwhile cannot hang the reader.
+    """
+    st = os.stat(path)
+    _regular(st.st_mode)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
     try:
-        raw = path.read_bytes()
+        _regular(os.fstat(fd).st_mode)
+        chunks = []
+        left = cap + 1
+        while left > 0:
+            b = os.read(fd, min(left, 1 << 20))
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    if len(raw) > cap:
+        raise _NotReadable(f"larger than {_size(cap)} (allowed: at most that)")
+    return raw
+
+
+class _NotReadable(ValueError):
+    """Why a file is not read (a sentence without the file's name)."""
+
+
+def _regular(mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    what = (
+        "a directory" if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a character device" if stat.S_ISCHR(mode)
+        else "a block device" if stat.S_ISBLK(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "a special file"
+    )
+    raise _NotReadable(f"it is {what}, not a regular file (allowed: regular files only)")
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MB" if n % (1 << 20) == 0 else f"{n / (1 << 20):.1f} MB"
+
+
+def resolve_named(folder: Path, name: str, allow_outside: bool) -> Path:
+    """Where the file `name` that a file in `folder` names leads (relative to
+    `folder`; an absolute name stands for itself), symbolic links resolved.
+    Outside `folder`'s tree is refused unless `allow_outside` (raised as
+    `_NotReadable`; FileNotFoundError when it does not exist)."""
+    if not name:
+        raise _NotReadable("an empty file name (allowed: a file name relative to the file that names it)")
+    if "\x00" in name:
+        raise _NotReadable("the name holds a NUL byte (allowed: a file name)")
+    base = folder.resolve()
+    real = (base / name).resolve(strict=True)
+    if not allow_outside and not real.is_relative_to(base):
+        raise _NotReadable(
+            f"it is outside the folder of the file that names it, {quote(str(base))} (allowed: a file in that folder or below, "
+            "symbolic links resolved; --allow-outside, or allow_outside=True in Python, reads it anyway)"
+        )
+    return real
+
+
+def _read(path: Path) -> Any:
+    """A scenario or study file's contents (TOML, or JSON by extension)."""
+    shown = excerpt(str(path), 200)
+    cap = MAX_SCENARIO_FILE_BYTES + (MAX_REFERENCED_FILE_BYTES if path.suffix.lower() == ".json" else 0)
+    try:
+        raw = read_regular(path, cap)
     except FileNotFoundError:
-        raise ScenarioError(f"(file): {path} does not exist") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"(file): {path} is a directory, not a scenario file") from None
+        raise ScenarioError(f"(file): {shown} does not exist") from None
+    except _NotReadable as e:
+        raise ScenarioError(f"(file): cannot read {shown}: {e}") from None
     except OSError as e:
-        raise ScenarioError(f"(file): cannot read {path} ({e.strerror})") from None
+        raise ScenarioError(f"(file): cannot read {shown} ({e.strerror})") from None
     except ValueError:
         # open() refuses a path with a NUL byte before asking the system.
-        raise ScenarioError(f"(file): {str(path)!r} is not a file name (it contains a NUL byte)") from None
+        raise ScenarioError(f"(file): {show(str(path))} is not a file name (it contains a NUL byte)") from None
+    path_text = shown
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ScenarioError(
-            f"(file): {path} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); is it a scenario file?"
+            f"(file): {path_text} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); is it a scenario file?"
         ) from None
     if "\x00" in text:
-        raise ScenarioError(f"(file): {path} is binary data (NUL byte at offset {text.index(chr(0))}), not a scenario file")
+        raise ScenarioError(f"(file): {path_text} is binary data (NUL byte at offset {text.index(chr(0))}), not a scenario file")
     text = text.removeprefix("\ufeff")  # a UTF-8 BOM some editors write
     if not text.strip():
         # An empty file is an empty table: the core then names the missing keys.
@@ -157,22 +253,22 @@ def _read(path: Path) -> Any:
         try:
             data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as e:
-            raise ScenarioError(f"(file): {path} is not valid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
+            raise ScenarioError(f"(file): {path_text} is not valid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
         except RecursionError:
-            raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+            raise ScenarioError(f"(file): {path_text} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
         except ValueError as e:
-            raise ScenarioError(f"(file): {path}: {_too_long(e)}") from None
+            raise ScenarioError(f"(file): {path_text}: {_too_long(e)}") from None
     else:
         # .toml, or any other extension: TOML is the documented format.
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             # The message already ends with "(at line L, column C)".
-            raise ScenarioError(f"(file): {path} is not valid TOML: {_one_line(str(e))}") from None
+            raise ScenarioError(f"(file): {path_text} is not valid TOML: {_one_line(str(e))}") from None
         except RecursionError:
-            raise ScenarioError(f"(file): {path} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
+            raise ScenarioError(f"(file): {path_text} is nested too deeply to read (allowed: at most {MAX_NESTING} levels of tables and lists)") from None
         except ValueError as e:
-            raise ScenarioError(f"(file): {path}: {_too_long(e)}") from None
+            raise ScenarioError(f"(file): {path_text}: {_too_long(e)}") from None
     _check_nesting(data)
     return data
 
@@ -190,7 +286,7 @@ def _check_nesting(data: Any) -> None:
         v, depth, top = stack.pop()
         if depth > MAX_NESTING:
             raise ScenarioError(
-                f"{top or '(top level)'}: nested more than {MAX_NESTING} levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)"
+                f"{key_text(top) if top else '(top level)'}: nested more than {MAX_NESTING} levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)"
             )
         if isinstance(v, Mapping):
             stack.extend((c, depth + 1, top if top is not None else str(k)) for k, c in v.items())
@@ -203,13 +299,95 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
-            raise ScenarioError(f"(file): key {k!r} appears twice in the same table")
+            raise ScenarioError(f"(file): key {show(k)} appears twice in the same table")
         out[k] = v
     return out
 
 
 def _one_line(s: str) -> str:
     return " ".join(s.split())
+
+
+# --- what a message may quote, and what a name may be ----------------------
+
+#: Most characters of a value a message quotes.
+MAX_EXCERPT_CHARS = 60
+#: Most characters in a name (the core's bound for name and flows[].name).
+MAX_NAME_CHARS = 200
+#: Unicode general categories a name may not hold: control, format, line and paragraph separators.
+CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+NAME_RULE = "printable Unicode: no control or format characters (Unicode Cc, Cf, Zl, Zp), at most 200 characters"
+
+
+def is_control_or_format(c: str) -> bool:
+    """Whether the character `c` is in Unicode category Cc, Cf, Zl or Zp."""
+    return unicodedata.category(c) in CONTROL_CATEGORIES
+
+
+def _escaped(value: str, in_quotes: bool, limit: int = MAX_EXCERPT_CHARS) -> str:
+    out = []
+    for i, c in enumerate(value):
+        if i == limit:
+            out.append("…")
+            break
+        if in_quotes and c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif is_control_or_format(c):
+            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{{{ord(c):04x}}}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def excerpt(value: str, limit: int = MAX_EXCERPT_CHARS) -> str:
+    """`value` as a message may show it: control and format characters escaped
+    (``\\n``, ``\\x1b``, ``\\u{202e}``, as the core writes them), at most `limit`
+    characters and then ``…``."""
+    return _escaped(value, False, limit)
+
+
+def quote(value: str, limit: int = MAX_EXCERPT_CHARS) -> str:
+    """`excerpt` in double quotes, with ``"`` and ``\\`` escaped too."""
+    return '"' + _escaped(value, True, limit) + '"'
+
+
+def show(v: Any) -> str:
+    """Any value as a message may show it: a string as Python writes it
+    (``'x'``), anything else as JSON, cut after MAX_EXCERPT_CHARS characters."""
+    if isinstance(v, str):
+        text = repr(v[:MAX_EXCERPT_CHARS]) + ("…" if len(v) > MAX_EXCERPT_CHARS else "")
+    else:
+        try:
+            text = json.dumps(v, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(v)
+        if len(text) > MAX_EXCERPT_CHARS:
+            text = text[:MAX_EXCERPT_CHARS] + "…"
+    # repr and JSON escape control characters, but JSON leaves format characters as they are.
+    return excerpt(text, len(text))
+
+
+def check_name(where: str, name: Any) -> None:
+    """ScenarioError at `where` unless `name` is a string following the name rule
+    (docs/scenarios.md#names), as the core checks scenario and flow names."""
+    if not isinstance(name, str):
+        raise ScenarioError(f"{where}: {show(name)} is not a string (allowed: {NAME_RULE})")
+    bad = next(((i, c) for i, c in enumerate(name) if is_control_or_format(c)), None)
+    if bad is not None:
+        raise ScenarioError(f"{where}: {quote(name)} holds the control or format character U+{ord(bad[1]):04X} at character {bad[0] + 1} (allowed: {NAME_RULE})")
+    if len(name) > MAX_NAME_CHARS:
+        raise ScenarioError(f"{where}: {quote(name)} is {len(name)} characters long (allowed: {NAME_RULE})")
+
+
+def key_text(path: str) -> str:
+    """A key path as an error may name it (user-given keys can be long or odd)."""
+    return excerpt(path, 200)
 
 
 def _too_long(e: ValueError) -> str:
@@ -233,7 +411,7 @@ def _short(v: int) -> str:
 
 def _plain(value: Any, path: str) -> Any:
     """A JSON-ready copy of `value`, or ScenarioError naming the first key JSON cannot carry."""
-    where = path or "(top level)"
+    where = key_text(path) or "(top level)"
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
@@ -252,7 +430,7 @@ def _plain(value: Any, path: str) -> Any:
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
-                raise ScenarioError(f"{where}: key {k!r} is not a string")
+                raise ScenarioError(f"{where}: key {show(k)} is not a string")
             out[k] = _plain(v, f"{path}.{k}" if path else k)
         return out
     if isinstance(value, (list, tuple)):
@@ -275,7 +453,7 @@ def _parse_path(path: str) -> list[str | int]:
         m = _SEGMENT.fullmatch(part)
         if not m:
             raise ScenarioError(
-                f"{path or '(--set)'}: not a key path (allowed: names joined by dots, with [N] list indices, e.g. flows[0].rate_kbps)"
+                f"{key_text(path) or '(--set)'}: not a key path (allowed: names joined by dots, with [N] list indices, e.g. flows[0].rate_kbps)"
             )
         steps.append(m.group(1))
         steps.extend(int(i) for i in _INDEX.findall(m.group(2)))
@@ -302,10 +480,10 @@ def _set_path(data: Any, path: str, value: Any) -> None:
         last = i == len(steps) - 1
         if isinstance(step, int):
             if not isinstance(cur, list):
-                raise ScenarioError(f"{path}: cannot set it: {walked} is {_kind(cur)}, not a list")
+                raise ScenarioError(f"{key_text(path)}: cannot set it: {walked} is {_kind(cur)}, not a list")
             if step >= len(cur):
                 n = len(cur)
-                raise ScenarioError(f"{path}: cannot set it: {walked} has {n} {'entry' if n == 1 else 'entries'}, so {walked}[{step}] does not exist")
+                raise ScenarioError(f"{key_text(path)}: cannot set it: {walked} has {n} {'entry' if n == 1 else 'entries'}, so {walked}[{step}] does not exist")
             walked = f"{walked}[{step}]"
             if last:
                 cur[step] = value
@@ -313,13 +491,13 @@ def _set_path(data: Any, path: str, value: Any) -> None:
                 cur = cur[step]
             continue
         if not isinstance(cur, dict):
-            raise ScenarioError(f"{path}: cannot set it: {walked} is {_kind(cur)}, not a table")
+            raise ScenarioError(f"{key_text(path)}: cannot set it: {walked} is {_kind(cur)}, not a table")
         walked = step if walked == "(top level)" else f"{walked}.{step}"
         if last:
             cur[step] = value
         elif step not in cur:
             if isinstance(steps[i + 1], int):
-                raise ScenarioError(f"{path}: cannot set it: there is no list {walked}")
+                raise ScenarioError(f"{key_text(path)}: cannot set it: there is no list {walked}")
             cur[step] = {}  # e.g. queue.limit_pkts=10 without a [queue] table: create it
             cur = cur[step]
         else:

@@ -3,7 +3,7 @@
 //! The GIL is released while a run executes, so Python threads (and a Dask
 //! worker's other tasks) keep running.
 
-use manetlab_core::scenario::load::{inline_referenced_files, json_error};
+use manetlab_core::scenario::load::{inline_referenced_files_with, json_error};
 use manetlab_core::{Scenario, ScenarioError as CoreScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -19,14 +19,15 @@ fn to_py(e: CoreScenarioError) -> PyErr {
 
 /// Validate a scenario given as JSON; returns the normalised scenario JSON.
 /// With `base_dir` (the scenario file's folder), files the scenario names
-/// relative to it (an ns-2 movement or traffic file) are read in first.
+/// relative to it (an ns-2 movement or traffic file) are read in first; they
+/// must lie inside `base_dir`'s tree unless `allow_outside`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, base_dir=None))]
-fn validate(scenario_json: &str, base_dir: Option<&str>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, base_dir=None, allow_outside=false))]
+fn validate(scenario_json: &str, base_dir: Option<&str>, allow_outside: bool) -> PyResult<String> {
     let mut value: serde_json::Value =
         serde_json::from_str(scenario_json).map_err(|e| to_py(json_error(e)))?;
     if let Some(dir) = base_dir {
-        inline_referenced_files(&mut value, std::path::Path::new(dir)).map_err(to_py)?;
+        inline_referenced_files_with(&mut value, std::path::Path::new(dir), allow_outside).map_err(to_py)?;
     }
     Scenario::from_value(value).map(|s| s.to_json()).map_err(to_py)
 }

@@ -18,6 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("study", metavar="STUDY", help="study file (.toml)")
         p.add_argument("--dir", type=Path, help="study directory holding the store (default: results/<study file stem>)")
+        p.add_argument("--allow-outside", action="store_true", help="read a scenario (and the files it names) outside the study file's folder tree (docs/scenarios.md#files-a-scenario-names)")
 
     r = ss.add_parser("run", help="run what the store lacks (a killed run resumes)")
     common(r)
@@ -48,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def _study(args: argparse.Namespace):  # noqa: ANN202
     from manetlab.study import Study
 
-    return Study(args.study, args.dir)
+    return Study(args.study, args.dir, allow_outside=args.allow_outside)
 
 
 def _run(args: argparse.Namespace) -> int:

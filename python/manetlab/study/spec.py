@@ -21,7 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import _core
-from manetlab.scenario import Scenario, ScenarioError, _parse_path, _plain, _read, apply_overrides
+from manetlab.scenario import (
+    Scenario,
+    ScenarioError,
+    _NotReadable,
+    _parse_path,
+    _plain,
+    _read,
+    apply_overrides,
+    check_name,
+    excerpt,
+    key_text,
+    resolve_named,
+    show,
+)
 
 __all__ = ["Cell", "Derived", "SeedHook", "StudySpec", "load_study", "metric_names_of"]
 
@@ -121,9 +134,17 @@ class StudySpec:
         }
 
 
-def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None, seed_hook: SeedHook | None = None) -> StudySpec:
+def load_study(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    base_dir: str | os.PathLike[str] | None = None,
+    seed_hook: SeedHook | None = None,
+    *,
+    allow_outside: bool = False,
+) -> StudySpec:
     """Read and validate a study (a TOML file, or a dict with `base_dir` for relative
-    paths); `seed_hook` adds per-seed overrides (Python API only, see `SeedHook`)."""
+    paths); `seed_hook` adds per-seed overrides (Python API only, see `SeedHook`).
+    The scenario file a study names, and the files that scenario names, must lie
+    inside the study's (or scenario's) folder tree unless `allow_outside`."""
     if isinstance(source, Mapping):
         raw = _plain(source, "")
         path = None
@@ -136,17 +157,17 @@ def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str
         raise ScenarioError("(top level): a study is a table of keys")
     _no_unknown(raw, TOP_KEYS, "")
     name = raw.get("name", path.stem if path else "study")
-    _want(name, str, "name", "a string")
+    check_name("name", name)
     description = raw.get("description")
     if description is not None:
         _want(description, str, "description", "a string")
 
-    base_data, base_source = _base(raw, folder, path)
+    base_data, base_source = _base(raw, folder, path, allow_outside)
     sets = raw.get("set", {})
     _want(sets, dict, "set", "a table of key.path = value")
     set_flat = _flatten(sets, "set")
     base_data = apply_overrides(base_data, set_flat)
-    base = Scenario(base_data, base_source)
+    base = Scenario(base_data, base_source, allow_outside=allow_outside)
 
     axes = _axes(raw)
     seeds = _seeds(raw.get("seeds", [base.seed]))
@@ -160,7 +181,7 @@ def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str
     if seed_hook is not None:
         clash = sorted(set(seed_hook.overrides(seeds[0])) & (set(spec.axis_keys) | {"seed"}))
         if clash:
-            raise ScenarioError(f"seed hook {seed_hook.name!r}: sets {', '.join(clash)}, which the study varies (allowed: keys no axis varies)")
+            raise ScenarioError(f"seed hook {_show(seed_hook.name)}: sets {', '.join(clash)}, which the study varies (allowed: keys no axis varies)")
     spec.cells = _cells(spec, base_source)
     _check_metrics(spec)
     return spec
@@ -169,12 +190,20 @@ def load_study(source: str | os.PathLike[str] | Mapping[str, Any], base_dir: str
 # ----------------------------------------------------------------------------- parts
 
 
-def _base(raw: dict[str, Any], folder: Path, study_path: Path | None) -> tuple[dict[str, Any], Path | None]:
+def _base(raw: dict[str, Any], folder: Path, study_path: Path | None, allow_outside: bool = False) -> tuple[dict[str, Any], Path | None]:
     if "scenario" not in raw:
         raise ScenarioError("scenario: missing (allowed: a scenario file path relative to the study file, or an inline [scenario] table)")
     sc = raw["scenario"]
     if isinstance(sc, str):
-        p = Path(sc) if Path(sc).is_absolute() else folder / sc
+        # Relative to the study's folder, and inside its tree (symbolic links resolved).
+        try:
+            p = resolve_named(folder, sc, allow_outside)
+        except FileNotFoundError:
+            raise ScenarioError(f"scenario: {show(sc)} does not exist (looked for {excerpt(str(folder / sc), 200)})") from None
+        except _NotReadable as e:
+            raise ScenarioError(f"scenario: cannot read {show(sc)}: {e}") from None
+        except (OSError, RuntimeError) as e:
+            raise ScenarioError(f"scenario: cannot read {show(sc)} ({getattr(e, 'strerror', None) or e})") from None
         try:
             data = _read(p)
         except ScenarioError as e:
@@ -197,7 +226,7 @@ def _flatten(table: dict[str, Any], where: str) -> dict[str, Any]:
         try:
             _parse_path(path)
         except ScenarioError:
-            raise ScenarioError(f"{where}.{k}: not a key path (allowed: names joined by dots, with [N] list indices, e.g. \"flows[0].transport\")") from None
+            raise ScenarioError(f"{key_text(f'{where}.{k}')}: not a key path (allowed: names joined by dots, with [N] list indices, e.g. \"flows[0].transport\")") from None
         if isinstance(v, dict):
             for kk, vv in _flatten(v, f"{where}.{k}").items():
                 out[f"{path}.{kk}"] = vv
@@ -211,16 +240,17 @@ def _axes(raw: dict[str, Any]) -> list[dict[str, list[Any]]]:
     seen: set[str] = set()
 
     def check_values(key: str, values: Any, where: str, distinct: bool = True) -> list[Any]:
+        at, shown = key_text(where), key_text(key)
         if not isinstance(values, list) or not values:
-            raise ScenarioError(f"{where}: {_show(values)} is not a non-empty list of values (write {key} = [a, b, ...])")
+            raise ScenarioError(f"{at}: {_show(values)} is not a non-empty list of values (write {shown} = [a, b, ...])")
         if key in seen:
-            raise ScenarioError(f"{where}: {key} is varied twice (allowed: each key in one axis)")
+            raise ScenarioError(f"{at}: {shown} is varied twice (allowed: each key in one axis)")
         if key == "seed":
-            raise ScenarioError(f"{where}: vary seeds with the top-level seeds key (e.g. seeds = \"1-50\")")
+            raise ScenarioError(f"{at}: vary seeds with the top-level seeds key (e.g. seeds = \"1-50\")")
         texts = [json.dumps(v, sort_keys=True) for v in values]
         dup = next((values[i] for i, t in enumerate(texts) if texts.index(t) != i), None)
         if distinct and len(set(texts)) != len(texts):
-            raise ScenarioError(f"{where}: {_show(dup)} appears twice (allowed: distinct values)")
+            raise ScenarioError(f"{at}: {_show(dup)} appears twice (allowed: distinct values)")
         seen.add(key)
         return values
 
@@ -286,11 +316,11 @@ def _derived(value: Any, axes: list[dict[str, list[Any]]]) -> list[Derived]:
         for k in ("name", "metric", "axis", "new", "base"):
             if k not in d:
                 raise ScenarioError(f"{where}.{k}: missing (a derived quantity needs name, metric, axis, new, base)")
-        _want(d["name"], str, f"{where}.name", "a string")
+        check_name(f"{where}.name", d["name"])
         _want(d["metric"], str, f"{where}.metric", "a metric name, e.g. \"flow0.highest_ack_segs\"")
         _want(d["axis"], str, f"{where}.axis", "an axis key of the grid, e.g. \"flows[0].transport\"")
         if d["name"] in names:
-            raise ScenarioError(f"{where}.name: {d['name']!r} is used twice")
+            raise ScenarioError(f"{where}.name: {_show(d['name'])} is used twice")
         names.add(d["name"])
         kind = d.get("kind", "improvement_pct")
         if kind not in DERIVED_KINDS:
@@ -298,7 +328,7 @@ def _derived(value: Any, axes: list[dict[str, list[Any]]]) -> list[Derived]:
         axis = d["axis"]
         if axis not in axis_values:
             allowed = ", ".join(axis_values) or "none: the study has no axes"
-            raise ScenarioError(f"{where}.axis: {axis!r} is not an axis of this study (allowed: {allowed})")
+            raise ScenarioError(f"{where}.axis: {_show(axis)} is not an axis of this study (allowed: {allowed})")
         for k in ("new", "base"):
             if d[k] not in axis_values[axis]:
                 raise ScenarioError(f"{where}.{k}: {_show(d[k])} is not a value of {axis} (allowed: {', '.join(_show(v) for v in axis_values[axis])})")
@@ -323,10 +353,10 @@ def _cells(spec: StudySpec, base_source: Path | None) -> list[Cell]:
         for part in combo:
             values.update(part)
         try:
-            sc = Scenario(apply_overrides(spec.base_data, values), base_source).with_overrides({"seed": spec.seeds[0]})
+            sc = Scenario(apply_overrides(spec.base_data, values), base_source, allow_outside=spec.base.allow_outside).with_overrides({"seed": spec.seeds[0]})
             for s in (min(spec.seeds), max(spec.seeds)):
                 data = apply_overrides(sc.data, spec.seed_hook.overrides(s)) if spec.seed_hook is not None else sc.data
-                _core.validate(json.dumps({**data, "seed": s}), str(base_source.resolve().parent) if base_source else None)
+                _core.validate(json.dumps({**data, "seed": s}), str(base_source.resolve().parent) if base_source else None, sc.allow_outside)
         except ScenarioError as e:
             where = ", ".join(f"{k}={_show(v)}" for k, v in values.items())
             msg = " ".join(str(e).split())
@@ -374,9 +404,9 @@ def _check_metrics(spec: StudySpec) -> None:
     for where, m in wanted:
         mm = _METRIC.fullmatch(m)
         if not mm:
-            raise ScenarioError(f"{where}: {m!r} is not a metric name (allowed: flow<N>.<field>, nodes.<field>, total.<field>, events, jain_throughput)")
+            raise ScenarioError(f"{where}: {_show(m)} is not a metric name (allowed: flow<N>.<field>, nodes.<field>, total.<field>, events, jain_throughput)")
         if mm.group(2) is not None and int(mm.group(2)) >= n_flows:
-            raise ScenarioError(f"{where}: {m!r}: the scenario has {n_flows} flows (flow0 ... flow{n_flows - 1})")
+            raise ScenarioError(f"{where}: {_show(m)}: the scenario has {n_flows} flows (flow0 ... flow{n_flows - 1})")
     known = metric_names_of(spec)
     if known is None:
         return
@@ -385,7 +415,7 @@ def _check_metrics(spec: StudySpec) -> None:
         if m not in known and ".drops_" not in m:
             flow = m.split(".", 1)[0]
             near = sorted(k for k in known if k.startswith(flow + "."))[:12]
-            raise ScenarioError(f"{where}: {m!r} is not a metric of this study (allowed e.g.: {', '.join(near)}; docs/studies.md#metrics)")
+            raise ScenarioError(f"{where}: {_show(m)} is not a metric of this study (allowed e.g.: {', '.join(near)}; docs/studies.md#metrics)")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -395,13 +425,14 @@ def _no_unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> 
     for k in table:
         if k not in allowed:
             path = f"{where}.{k}" if where else k
-            raise ScenarioError(f"{path}: unknown key (allowed: {', '.join(allowed)})")
+            raise ScenarioError(f"{key_text(path)}: unknown key (allowed: {', '.join(allowed)})")
 
 
 def _want(value: Any, typ: type, where: str, what: str) -> None:
     if not isinstance(value, typ) or isinstance(value, bool) and typ is not bool:
-        raise ScenarioError(f"{where}: {_show(value)} is not {what}")
+        raise ScenarioError(f"{key_text(where)}: {_show(value)} is not {what}")
 
 
 def _show(v: Any) -> str:
-    return json.dumps(v) if not isinstance(v, str) else repr(v)
+    """A value as a message may show it: bounded and escaped (`manetlab.scenario.show`)."""
+    return show(v)

@@ -52,8 +52,16 @@ class Study:
     the same in every cell (e.g. flow endpoints drawn per movement scenario).
     """
 
-    def __init__(self, source: str | os.PathLike[str] | Mapping[str, Any], directory: str | os.PathLike[str] | None = None, base_dir: str | os.PathLike[str] | None = None, seed_hook: SeedHook | None = None) -> None:
-        self.spec: StudySpec = load_study(source, base_dir, seed_hook)
+    def __init__(
+        self,
+        source: str | os.PathLike[str] | Mapping[str, Any],
+        directory: str | os.PathLike[str] | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+        seed_hook: SeedHook | None = None,
+        *,
+        allow_outside: bool = False,
+    ) -> None:
+        self.spec: StudySpec = load_study(source, base_dir, seed_hook, allow_outside=allow_outside)
         stem = Path(source).stem if not isinstance(source, Mapping) else self.spec.name
         self.dir = Path(directory) if directory is not None else Path("results") / stem
         self.code_version = code_version()

@@ -54,14 +54,7 @@ impl DsdvSpec {
             ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
             ("startup_jitter_s", self.startup_jitter_s, 1.0, false),
         ];
-        for (key, v, scale, strictly_positive) in times {
-            let Some(v) = v else { continue };
-            let ok = v.is_finite() && (if strictly_positive { v > 0.0 } else { v >= 0.0 }) && v * scale <= 1e6;
-            if !ok {
-                let lo = if strictly_positive { "0 <" } else { "0 <=" };
-                return Err(ScenarioError::new(p(key), format!("{} is out of range (allowed: {lo} value <= {})", num(v), num(1e6 / scale))));
-            }
-        }
+        super::check_times(&p, &times)?;
         if let Some(a) = self.settling_alpha {
             if !(a.is_finite() && (0.0..=1.0).contains(&a)) {
                 return Err(ScenarioError::new(p("settling_alpha"), format!("{} is out of range (allowed: 0 <= value <= 1)", num(a))));

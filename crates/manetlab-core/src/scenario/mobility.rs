@@ -10,7 +10,7 @@
 //! scenario file) before validation. Nothing in a movement file is executed:
 //! only `set X_/Y_/Z_`, `setdest` and `$god_` lines are understood.
 
-use super::{non_negative, positive, Placement, Scenario, ScenarioError};
+use super::{excerpt, non_negative, num, positive, quote, Placement, Scenario, ScenarioError};
 use crate::faults::{FaultSchedule, FaultSpec};
 use crate::mobility::{placement, read_ns2_movement, scripted_trajectory, Position, RandomWaypoint, RwpInit, SetDest, Trajectory};
 use crate::sim::SimTime;
@@ -125,19 +125,21 @@ impl MobilitySpec {
 fn in_run(path: &str, v: f64, duration_s: f64) -> Result<(), ScenarioError> {
     non_negative(path, v)?;
     if v >= duration_s {
-        return Err(ScenarioError::new(path, format!("{v} is not before the end of the run (duration_s = {duration_s})")));
+        return Err(ScenarioError::new(path, format!("{} is not before the end of the run (duration_s = {})", num(v), num(duration_s))));
     }
     Ok(())
 }
 
-/// An end time (`on_s`, `up_s`): after `start` (named `start_key`) and not after the run.
+/// An end time (`on_s`, `up_s`): a time of the run (finite, >= 0), after `start`
+/// (named `start_key`, already checked) and not after the run.
 fn end_in_run(path: &str, v: f64, start: f64, start_key: &str, duration_s: f64) -> Result<(), ScenarioError> {
+    non_negative(path, v)?;
     // Compare on the nanosecond grid the schedule uses.
-    if !(v.is_finite() && SimTime::from_secs_f64(v) > SimTime::from_secs_f64(start)) {
-        return Err(ScenarioError::new(path, format!("{v} must be after {start_key} = {start}")));
+    if SimTime::from_secs_f64(v) <= SimTime::from_secs_f64(start) {
+        return Err(ScenarioError::new(path, format!("{} must be after {start_key} = {}", num(v), num(start))));
     }
     if v > duration_s {
-        return Err(ScenarioError::new(path, format!("{v} is after the end of the run (duration_s = {duration_s}; leave it out to stay down)")));
+        return Err(ScenarioError::new(path, format!("{} is after the end of the run (duration_s = {}; leave it out to stay down)", num(v), num(duration_s))));
     }
     Ok(())
 }
@@ -164,11 +166,11 @@ impl Scenario {
         }
         let inside = |path: String, p: Position| -> Result<(), ScenarioError> {
             if !(p[0].is_finite() && p[1].is_finite()) {
-                return Err(ScenarioError::new(path, format!("[{}, {}] is not a finite position", p[0], p[1])));
+                return Err(ScenarioError::new(path, format!("[{}, {}] is not a finite position", num(p[0]), num(p[1]))));
             }
             if let Some(a) = &self.area {
                 if !a.contains(p) {
-                    return Err(ScenarioError::new(path, format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", p[0], p[1], a.width_m, a.height_m)));
+                    return Err(ScenarioError::new(path, format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", num(p[0]), num(p[1]), num(a.width_m), num(a.height_m))));
                 }
             }
             Ok(())
@@ -185,13 +187,13 @@ impl Scenario {
                 positive("mobility.max_speed_mps", vmax)?;
                 let vmin = m.min_speed_mps.unwrap_or(0.0);
                 if !(vmin.is_finite() && (0.0..=vmax).contains(&vmin)) {
-                    return Err(ScenarioError::new("mobility.min_speed_mps", format!("{vmin} is out of range (allowed: 0 <= min_speed_mps <= max_speed_mps = {vmax})")));
+                    return Err(ScenarioError::new("mobility.min_speed_mps", format!("{} is out of range (allowed: 0 <= min_speed_mps <= max_speed_mps = {})", num(vmin), num(vmax))));
                 }
                 non_negative("mobility.pause_s", m.pause_s.unwrap_or(0.0))?;
                 if m.init == Some(RwpInit::SteadyState) && vmin <= 0.0 {
                     return Err(ScenarioError::new(
                         "mobility.min_speed_mps",
-                        format!("{vmin} is out of range with init = \"steady_state\" (allowed: > 0; no stationary regime exists with speeds near 0)"),
+                        format!("{} is out of range with init = \"steady_state\" (allowed: > 0; no stationary regime exists with speeds near 0)", num(vmin)),
                     ));
                 }
                 m.random_waypoint(area).validate().map_err(|e| ScenarioError::new(format!("mobility.{}", e.key), format!("{} is out of range (allowed: {})", e.value, e.allowed)))?;
@@ -238,13 +240,13 @@ impl Scenario {
                     return Err(match &m.path {
                         Some(p) => ScenarioError::new(
                             "mobility.path",
-                            format!("\"{p}\" was not read: the core does not open files named in a scenario; load it with Scenario::from_file or the Python front, which put the contents in mobility.ns2_text"),
+                            format!("{} was not read: the core does not open files named in a scenario; load it with Scenario::from_file or the Python front, which put the contents in mobility.ns2_text", quote(p)),
                         ),
                         None => ScenarioError::new("mobility.ns2_text", "required key is missing (model \"ns2_file\": the movement file's text)"),
                     });
                 };
                 let mv = read_ns2_movement(text)
-                    .map_err(|e| ScenarioError::new("mobility.ns2_text", format!("line {}: {}: `{}`", e.line, e.message, e.text)))?;
+                    .map_err(|e| ScenarioError::new("mobility.ns2_text", format!("line {}: {}: `{}`", e.line, super::traffic::bounded(&e.message), excerpt(&e.text))))?;
                 if mv.node_count() > self.nodes.count {
                     return Err(ScenarioError::new(
                         "mobility.ns2_text",

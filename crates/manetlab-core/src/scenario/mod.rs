@@ -23,7 +23,7 @@ pub use crate::faults::FaultSpec;
 /// The simulation area (random placement, random waypoint, area checks): one
 /// type shared with the mobility models.
 pub use crate::mobility::Area;
-pub use error::ScenarioError;
+pub use error::{excerpt, is_control_or_format, quote, value_excerpt, ScenarioError, MAX_EXCERPT_CHARS};
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use dsdv::DsdvSpec;
@@ -231,23 +231,23 @@ impl QueueSpec {
         }
         if let Some(p) = self.max_p {
             if !(p > 0.0 && p <= 1.0) {
-                return Err(ScenarioError::new("queue.max_p", format!("{p} is out of range (allowed: 0 < max_p <= 1)")));
+                return Err(ScenarioError::new("queue.max_p", format!("{} is out of range (allowed: 0 < max_p <= 1)", num(p))));
             }
         }
         if let Some(w) = self.weight {
             if !(w > 0.0 && w <= 1.0) {
-                return Err(ScenarioError::new("queue.weight", format!("{w} is out of range (allowed: 0 < weight <= 1)")));
+                return Err(ScenarioError::new("queue.weight", format!("{} is out of range (allowed: 0 < weight <= 1)", num(w))));
             }
         }
         let r = self.red_params();
         non_negative("queue.min_th_pkts", r.min_th_pkts)?;
         if r.max_th_pkts <= r.min_th_pkts {
-            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", r.max_th_pkts, r.min_th_pkts)));
+            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", num(r.max_th_pkts), num(r.min_th_pkts))));
         }
         let l = self.lred_params();
         non_negative("queue.min_th_retries", l.min_th_retries)?;
         if l.max_th_retries <= l.min_th_retries {
-            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", l.max_th_retries, l.min_th_retries)));
+            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", num(l.max_th_retries), num(l.min_th_retries))));
         }
         Ok(())
     }
@@ -396,7 +396,8 @@ fn flow_port<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u16>, D::E
     match v.as_u64().and_then(|p| u16::try_from(p).ok()).filter(|&p| p > 0) {
         Some(p) => Ok(Some(p)),
         None => Err(serde::de::Error::custom(format!(
-            "{v} is not a port (allowed: an integer in 1..=65535, or leave it out for 50000 + the flow's index)"
+            "{} is not a port (allowed: an integer in 1..=65535, or leave it out for 50000 + the flow's index)",
+            value_excerpt(&v)
         ))),
     }
 }
@@ -476,6 +477,17 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), ScenarioError> {
+        if let Some(n) = &self.name {
+            check_name("name", n)?;
+        }
+        if let Some(d) = &self.description {
+            check_description(d)?;
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(n) = &f.name {
+                check_name(&format!("flows[{i}].name"), n).map_err(|e| self.flow_error(i, e))?;
+            }
+        }
         if let Some(o) = &self.outputs {
             o.validate(self.nodes.count)?;
         }
@@ -572,14 +584,14 @@ impl Scenario {
                 for (i, [x, y]) in positions_m.iter().enumerate() {
                     for (axis, v) in [("x", x), ("y", y)] {
                         if !v.is_finite() {
-                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {v} is not a finite number")));
+                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {} is not a finite number", num(*v))));
                         }
                     }
                     if let Some(a) = &self.area {
                         if *x < 0.0 || *y < 0.0 || *x > a.width_m || *y > a.height_m {
                             return Err(ScenarioError::new(
                                 format!("nodes.placement.positions_m[{i}]"),
-                                format!("[{x}, {y}] is outside the area (0..{} m × 0..{} m)", a.width_m, a.height_m),
+                                format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", num(*x), num(*y), num(a.width_m), num(a.height_m)),
                             ));
                         }
                     }
@@ -649,7 +661,7 @@ impl Scenario {
             FlowKind::Ftp => self.validate_ftp(i, f),
             FlowKind::Cbr => {
                 if f.transport_name() != "udp" {
-                    return Err(ScenarioError::new(p("transport"), format!("\"{}\" is not allowed for a CBR flow (allowed: udp)", f.transport_name())));
+                    return Err(ScenarioError::new(p("transport"), format!("{} is not allowed for a CBR flow (allowed: udp)", quote(f.transport_name()))));
                 }
                 if f.tcp.is_some() {
                     return Err(ScenarioError::new(p("tcp"), "TCP parameters are not allowed on a CBR (UDP) flow"));
@@ -725,7 +737,7 @@ impl Scenario {
             if TCP_VARIANTS.contains(&t) {
                 return Err(not_yet(&p("transport"), t, "a later TCP change"));
             }
-            return Err(ScenarioError::new(p("transport"), format!("\"{t}\" is not a TCP variant (allowed: {})", known.join(", "))));
+            return Err(ScenarioError::new(p("transport"), format!("{} is not a TCP variant (allowed: {})", quote(t), known.join(", "))));
         }
         for (key, given) in [
             ("packet_size_bytes", f.packet_size_bytes.is_some()),
@@ -773,7 +785,49 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
-    ScenarioError::new(path, format!("\"{value}\" is not supported yet (arrives with {arrives})"))
+    ScenarioError::new(path, format!("{} is not supported yet (arrives with {arrives})", quote(value)))
+}
+
+/// Most characters in a name (`name`, `flows[].name`).
+pub const MAX_NAME_CHARS: usize = 200;
+/// Most characters in `description`.
+pub const MAX_DESCRIPTION_CHARS: usize = 10_000;
+
+/// What a name may be (docs/scenarios.md#names).
+pub const NAME_RULE: &str = "printable Unicode: no control or format characters (Unicode Cc, Cf, Zl, Zp), at most 200 characters";
+
+/// A user-given name (`name`, `flows[].name`): any printable Unicode, no
+/// control or format characters (newlines, tabs, ESC, bidirectional
+/// overrides, zero-width marks), at most [`MAX_NAME_CHARS`] characters.
+/// Characters other formats treat specially (`<`, `"`, `$`, `[`, `;`, `=`) are
+/// allowed: every writer escapes names for its format.
+pub fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
+    if let Some((i, c)) = name.chars().enumerate().find(|&(_, c)| is_control_or_format(c)) {
+        return Err(ScenarioError::new(
+            path,
+            format!("{} holds the control or format character U+{:04X} at character {} (allowed: {NAME_RULE})", quote(name), c as u32, i + 1),
+        ));
+    }
+    let n = name.chars().count();
+    if n > MAX_NAME_CHARS {
+        return Err(ScenarioError::new(path, format!("{} is {n} characters long (allowed: {NAME_RULE})", quote(name))));
+    }
+    Ok(())
+}
+
+/// `description`: free text over several lines, so newlines and tabs are
+/// allowed, other control and format characters are not; at most
+/// [`MAX_DESCRIPTION_CHARS`] characters.
+fn check_description(d: &str) -> Result<(), ScenarioError> {
+    let rule = format!("text with newlines and tabs but no other control or format characters, at most {MAX_DESCRIPTION_CHARS} characters");
+    if let Some((i, c)) = d.chars().enumerate().find(|&(_, c)| c != '\n' && c != '\t' && is_control_or_format(c)) {
+        return Err(ScenarioError::new("description", format!("{} holds the control or format character U+{:04X} at character {} (allowed: {rule})", quote(d), c as u32, i + 1)));
+    }
+    let n = d.chars().count();
+    if n > MAX_DESCRIPTION_CHARS {
+        return Err(ScenarioError::new("description", format!("{} is {n} characters long (allowed: {rule})", quote(d))));
+    }
+    Ok(())
 }
 
 /// Farthest a placement may put a node from the origin (m): far beyond any
@@ -802,6 +856,23 @@ pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
 pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number >= 0)", num(v))));
+    }
+    Ok(())
+}
+
+/// Smallest strictly positive protocol time (s): a timer period or timeout
+/// below it would be 0 ns on the clock, and a periodic timer of 0 ns fires
+/// forever at one instant.
+pub const MIN_POSITIVE_TIME_S: f64 = 1e-6;
+
+/// Protocol times `(key, value, seconds per unit, strictly positive)`: finite,
+/// at most 10⁶ s (every timer stays inside simulated time), and >= 0, or >=
+/// [`MIN_POSITIVE_TIME_S`] when strictly positive.
+pub(crate) fn check_times(path: &dyn Fn(&str) -> String, times: &[(&str, Option<f64>, f64, bool)]) -> Result<(), ScenarioError> {
+    for &(key, v, scale, strictly_positive) in times {
+        let Some(v) = v else { continue };
+        let lo = if strictly_positive { MIN_POSITIVE_TIME_S / scale } else { 0.0 };
+        within(&path(key), v, lo, 1e6 / scale)?;
     }
     Ok(())
 }

@@ -108,7 +108,7 @@ fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TraceSetting, 
         Some(serde_json::Value::Bool(false)) => Ok(TraceSetting::Off),
         Some(serde_json::Value::String(s)) if s == "old" => Ok(TraceSetting::On(TraceFormatKind::Old)),
         Some(serde_json::Value::String(s)) if s == "new" => Ok(TraceSetting::On(TraceFormatKind::New)),
-        Some(v) => Err(D::Error::custom(format!("{v} is not allowed (allowed: \"old\", \"new\", or false for no trace)"))),
+        Some(v) => Err(D::Error::custom(format!("{} is not allowed (allowed: \"old\", \"new\", or false for no trace)", super::value_excerpt(&v)))),
     }
 }
 

@@ -140,14 +140,7 @@ impl AodvSpec {
             ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
             ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
         ];
-        for (key, v, scale, strictly_positive) in times {
-            let Some(v) = v else { continue };
-            let ok = v.is_finite() && (if strictly_positive { v > 0.0 } else { v >= 0.0 }) && v * scale <= 1e6;
-            if !ok {
-                let lo = if strictly_positive { "0 <" } else { "0 <=" };
-                return Err(ScenarioError::new(p(key), format!("{} is out of range (allowed: {lo} value <= {})", num(v), num(1e6 / scale))));
-            }
-        }
+        super::check_times(&p, &times)?;
         let q = self.params();
         if q.net_diameter == 0 {
             return Err(ScenarioError::new(p("net_diameter_hops"), "0 is out of range (allowed: 1..=255)"));
@@ -291,14 +284,7 @@ impl DsrSpec {
             ("grat_reply_holdoff_s", self.grat_reply_holdoff_s, 1.0, false),
             ("error_hold_s", self.error_hold_s, 1.0, false),
         ];
-        for (key, v, scale, strictly_positive) in times {
-            let Some(v) = v else { continue };
-            let ok = v.is_finite() && (if strictly_positive { v > 0.0 } else { v >= 0.0 }) && v * scale <= 1e6;
-            if !ok {
-                let lo = if strictly_positive { "0 <" } else { "0 <=" };
-                return Err(ScenarioError::new(p(key), format!("{} is out of range (allowed: {lo} value <= {})", num(v), num(1e6 / scale))));
-            }
-        }
+        super::check_times(&p, &times)?;
         let q = self.params();
         if q.send_buffer_pkts == 0 {
             return Err(ScenarioError::new(p("send_buffer_pkts"), "0 is out of range (allowed: >= 1)"));

@@ -9,7 +9,7 @@
 //! them in `flows` and records `flows_from_file` (how many of the last flows
 //! came from the file) instead of the text, so normalising twice adds nothing twice.
 
-use super::{FlowKind, FlowSpec, Scenario, ScenarioError};
+use super::{excerpt, quote, FlowKind, FlowSpec, Scenario, ScenarioError};
 use crate::app::ns2_traffic::{read_ns2_traffic, Ns2Source};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -55,13 +55,13 @@ impl Scenario {
                 return Err(match &t.ns2_file {
                     Some(p) => ScenarioError::new(
                         "traffic.ns2_file",
-                        format!("\"{p}\" was not read: the core does not open files named in a scenario; load it with Scenario::from_file or the Python front, which put the contents in traffic.ns2_text"),
+                        format!("{} was not read: the core does not open files named in a scenario; load it with Scenario::from_file or the Python front, which put the contents in traffic.ns2_text", quote(p)),
                     ),
                     None => ScenarioError::new("traffic.ns2_file", "required key is missing (the path of an ns-2 traffic file, e.g. cbrgen output)"),
                 })
             }
             (Some(text), None) => {
-                let flows = read_ns2_traffic(text).map_err(|e| ScenarioError::new(where_(t), e.to_string()))?;
+                let flows = read_ns2_traffic(text).map_err(|e| ScenarioError::new(where_(t), format!("line {}: {}: `{}`", e.line, bounded(&e.message), excerpt(&e.text))))?;
                 if flows.is_empty() {
                     return Err(ScenarioError::new(where_(t), "the traffic file defines no flows"));
                 }
@@ -126,7 +126,7 @@ impl Scenario {
         if i < first {
             return e;
         }
-        let name = self.flows[i].name.as_deref().unwrap_or("?");
+        let name = excerpt(self.flows[i].name.as_deref().unwrap_or("?"));
         let line = t.lines.get(i - first).map_or(String::new(), |l| format!("line {l}: "));
         ScenarioError::new(where_(t), format!("{line}{name} (becomes {}): {}", e.path, e.message))
     }
@@ -136,7 +136,26 @@ impl Scenario {
 /// escaped so that an odd name (a newline in it) keeps the error on one line.
 fn where_(t: &TrafficSpec) -> String {
     match &t.ns2_file {
-        Some(p) => format!("traffic.ns2_file ({p:?})"),
+        Some(p) => format!("traffic.ns2_file ({})", quote(p)),
         None => "traffic.ns2_text".into(),
     }
+}
+
+/// A parser's message about a line of a file: it may quote tokens of the line,
+/// so it is escaped and cut like a value (at a few times the excerpt's length).
+pub(super) fn bounded(message: &str) -> String {
+    let limit = 4 * super::MAX_EXCERPT_CHARS;
+    let mut out = String::new();
+    for (i, c) in message.chars().enumerate() {
+        if i == limit {
+            out.push('…');
+            break;
+        }
+        if super::is_control_or_format(c) {
+            out.push_str(&excerpt(&c.to_string()));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -3,6 +3,7 @@
 //! Strict: unknown keys are errors. Every field has a unit and an ns-2 default
 //! (MODEL_DEFAULTS.md, ns-2.35 `tcl/lib/ns-default.tcl`).
 
+use crate::scenario::num;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -152,12 +153,14 @@ impl TcpConfig {
             ("initial_rto_s", self.initial_rto_s),
             ("clock_tick_s", self.clock_tick_s),
         ] {
-            if !(v.is_finite() && v > 0.0) {
-                return e(k, format!("{v} is out of range (allowed: a finite number of seconds > 0)"));
+            // 1 µs .. 10⁶ s: a timer of 0 ns would fire forever at one instant, one
+            // beyond 10⁶ s could leave simulated time (a panic at run time, issue 34).
+            if !(v.is_finite() && (1e-6..=1e6).contains(&v)) {
+                return e(k, format!("{} is out of range (allowed: 1e-6 <= seconds <= 1000000)", num(v)));
             }
         }
         if self.max_rto_s < self.min_rto_s {
-            return e("max_rto_s", format!("{} is below min_rto_s = {}", self.max_rto_s, self.min_rto_s));
+            return e("max_rto_s", format!("{} is below min_rto_s = {}", num(self.max_rto_s), num(self.min_rto_s)));
         }
         if needs_sack && self.sack == Some(false) {
             return e("sack", format!("transport \"{variant}\" needs SACK (leave sack out or set it true)"));
@@ -180,7 +183,7 @@ impl TcpConfig {
                     return e(k, format!("only applies to transport = \"{owner}\" (this flow uses \"{variant}\")"));
                 }
                 if !(v.is_finite() && v >= 0.0) {
-                    return e(k, format!("{v} is out of range (allowed: a finite number >= 0)"));
+                    return e(k, format!("{} is out of range (allowed: a finite number >= 0)", num(v)));
                 }
             }
         }
@@ -199,13 +202,13 @@ impl TcpConfig {
         }
         let p = self.variant_params();
         if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {
-            return e("vegas_beta_pkts", format!("{} must be >= vegas_alpha_pkts = {}", p.vegas_beta, p.vegas_alpha));
+            return e("vegas_beta_pkts", format!("{} must be >= vegas_alpha_pkts = {}", num(p.vegas_beta), num(p.vegas_alpha)));
         }
         if variant == "abra" && !(p.abra_min_srtt_s < p.abra_max_srtt_s) {
-            return e("abra_max_srtt_s", format!("{} must be > abra_min_srtt_s = {}", p.abra_max_srtt_s, p.abra_min_srtt_s));
+            return e("abra_max_srtt_s", format!("{} must be > abra_min_srtt_s = {}", num(p.abra_max_srtt_s), num(p.abra_min_srtt_s)));
         }
         if !(0.0..1.0).contains(&p.tcpap_alpha) {
-            return e("tcpap_alpha", format!("{} is out of range (allowed: 0 <= value < 1)", p.tcpap_alpha));
+            return e("tcpap_alpha", format!("{} is out of range (allowed: 0 <= value < 1)", num(p.tcpap_alpha)));
         }
         if !(2..=100_000).contains(&p.tcpap_history_samples) {
             return e("tcpap_history_samples", format!("{} is out of range (allowed: 2..=100000)", p.tcpap_history_samples));
@@ -214,13 +217,13 @@ impl TcpConfig {
             return e("tcpap_span_hops", format!("{} is out of range (allowed: 1..=1000)", p.tcpap_span_hops));
         }
         if !(p.mpr_alpha > 0.0 && p.mpr_alpha <= 1.0) {
-            return e("mpr_alpha", format!("{} is out of range (allowed: 0 < value <= 1)", p.mpr_alpha));
+            return e("mpr_alpha", format!("{} is out of range (allowed: 0 < value <= 1)", num(p.mpr_alpha)));
         }
         if !(p.mpr_beta >= 1.0 && p.mpr_beta <= 1000.0) {
-            return e("mpr_beta", format!("{} is out of range (allowed: 1 <= value <= 1000)", p.mpr_beta));
+            return e("mpr_beta", format!("{} is out of range (allowed: 1 <= value <= 1000)", num(p.mpr_beta)));
         }
         if !(p.elfn_probe_interval_s >= 1e-3 && p.elfn_probe_interval_s <= 3600.0) {
-            return e("elfn_probe_interval_s", format!("{} is out of range (allowed: 0.001 <= seconds <= 3600)", p.elfn_probe_interval_s));
+            return e("elfn_probe_interval_s", format!("{} is out of range (allowed: 0.001 <= seconds <= 3600)", num(p.elfn_probe_interval_s)));
         }
         Ok(())
     }
