@@ -34,7 +34,7 @@ from manetlab.ns2.crosscheck import Ns2RunFailed
 from manetlab.ns2.export import _plan, _tcl, ns2_seed
 from manetlab.ns2.tcl import BARE_CHARS, tcl_comment, tcl_word
 from manetlab.scenario import Scenario, ScenarioError
-from manetlab.textsafe import one_line, printable
+from manetlab.textsafe import excerpt, printable
 
 REPO = Path(__file__).resolve().parents[1]
 FOUND = REPO / "tests" / "fixtures" / "robustness-found-2026-11-29"
@@ -219,12 +219,12 @@ def test_quoting_reads_back_for_any_text(s: str) -> None:
 
 def test_printable_and_one_line() -> None:
     assert printable("plain [x] {y} $z \\ é 😀") == "plain [x] {y} $z \\ é 😀"
-    assert printable("a\nb\rc\td\x1b[0m\u202e\u2028\x00") == "a\\nb\\rc\\td\\x1b[0m\\u202e\\u2028\\x00"
-    assert one_line("x" * 500, 50) == "x" * 50 + "..."
-    assert one_line("ab\ncd", 4) == "ab\\n..."
-    assert one_line("ok", 50) == "ok"
+    assert printable("a\nb\rc\td\x1b[0m\u202e\u2028\x00") == "a\\nb\\rc\\td\\x1b[0m\\u{202e}\\u{2028}\\x00"
+    assert excerpt("x" * 500, 50) == "x" * 50 + "…"
+    assert excerpt("ab\ncd", 4) == "ab\\nc…"
+    assert excerpt("ok", 50) == "ok"
     for s in HOSTILE:
-        t = one_line(s, 30)
+        t = excerpt(s, 30)
         assert t.isprintable() and len(t) <= 33
 
 

@@ -43,6 +43,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from manetlab.textsafe import excerpt
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -91,9 +93,7 @@ class UnsafePathError(OutputError):
 def shown(path: str | os.PathLike[str], limit: int = 200) -> str:
     """A path for a one-line message: control characters escaped, at most `limit` characters."""
     s = os.fspath(path)
-    s = s if isinstance(s, str) else os.fsdecode(s)
-    s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return excerpt(s if isinstance(s, str) else os.fsdecode(s), limit)
 
 
 def _refuse_link(path: Path, what: str = "write") -> UnsafePathError:

@@ -32,6 +32,7 @@ from typing import Any
 
 from manetlab import _core
 from manetlab._core import ScenarioError
+from manetlab.textsafe import MAX_EXCERPT_CHARS, excerpt, quote
 
 __all__ = ["Scenario", "ScenarioError", "apply_overrides", "check_name", "excerpt", "load_scenario", "parse_set", "quote"]
 
@@ -310,8 +311,6 @@ def _one_line(s: str) -> str:
 
 # --- what a message may quote, and what a name may be ----------------------
 
-#: Most characters of a value a message quotes.
-MAX_EXCERPT_CHARS = 60
 #: Most characters in a name (the core's bound for name and flows[].name).
 MAX_NAME_CHARS = 200
 #: Unicode general categories a name may not hold: control, format, line and paragraph separators.
@@ -322,39 +321,6 @@ NAME_RULE = "printable Unicode: no control or format characters (Unicode Cc, Cf,
 def is_control_or_format(c: str) -> bool:
     """Whether the character `c` is in Unicode category Cc, Cf, Zl or Zp."""
     return unicodedata.category(c) in CONTROL_CATEGORIES
-
-
-def _escaped(value: str, in_quotes: bool, limit: int = MAX_EXCERPT_CHARS) -> str:
-    out = []
-    for i, c in enumerate(value):
-        if i == limit:
-            out.append("…")
-            break
-        if in_quotes and c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\t":
-            out.append("\\t")
-        elif is_control_or_format(c):
-            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{{{ord(c):04x}}}")
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def excerpt(value: str, limit: int = MAX_EXCERPT_CHARS) -> str:
-    """`value` as a message may show it: control and format characters escaped
-    (``\\n``, ``\\x1b``, ``\\u{202e}``, as the core writes them), at most `limit`
-    characters and then ``…``."""
-    return _escaped(value, False, limit)
-
-
-def quote(value: str, limit: int = MAX_EXCERPT_CHARS) -> str:
-    """`excerpt` in double quotes, with ``"`` and ``\\`` escaped too."""
-    return '"' + _escaped(value, True, limit) + '"'
 
 
 def show(v: Any) -> str:

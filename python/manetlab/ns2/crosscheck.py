@@ -29,7 +29,7 @@ from manetlab.ns2.trace import drop_code, iter_events, metrics_from_dir
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario
 from manetlab.stats import paired_ci, t_quantile
-from manetlab.textsafe import one_line, printable
+from manetlab.textsafe import excerpt, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -303,7 +303,7 @@ def _one_seed(
         returncode, output = _run_ns(ns, ns_dir, seed, limit, stall_s)
         if returncode != 0 or not (ns_dir / "ports.txt").exists():
             # ns-2's own words, bounded and escaped: its output may quote the script.
-            tail = " | ".join(one_line(line, 200) for line in output.strip().splitlines()[-3:])
+            tail = " | ".join(excerpt(line, 200) for line in output.strip().splitlines()[-3:])
             raise Ns2RunFailed(f"seed {seed}: ns run.tcl failed in {printable(ns_dir)} (status {returncode}): {tail}")
         theirs = metrics_from_dir(ns_dir).to_dict()
         ours = our_metrics(result.summary)
@@ -455,7 +455,7 @@ def format_summary(table: pd.DataFrame) -> str:
 
     head = ["metric", "n", "ours", "ns-2", "ratio", "ours-ns2 [95% CI]"]
     body = [
-        [one_line(r.metric, 80), str(r.n), g(r.ours), g(r.ns2), g(r.ratio), f"{g(r.diff)} [{g(r.ci_low)}, {g(r.ci_high)}]"]
+        [excerpt(r.metric, 80), str(r.n), g(r.ours), g(r.ns2), g(r.ratio), f"{g(r.diff)} [{g(r.ci_low)}, {g(r.ci_high)}]"]
         for r in table.itertuples()
     ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]

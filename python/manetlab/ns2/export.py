@@ -34,7 +34,7 @@ from typing import Any
 from manetlab.ns2.tcl import tcl_comment, tcl_word
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario, load_scenario
-from manetlab.textsafe import one_line, printable
+from manetlab.textsafe import excerpt, printable
 
 __all__ = ["Ns2Unsupported", "Ns2Export", "export_ns2", "to_scenario", "TCP_AGENTS"]
 
@@ -224,18 +224,18 @@ def _movement_text(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Ns2Unsupported(f"movement_file: {one_line(path, 100)} is not a regular file")
+                raise Ns2Unsupported(f"movement_file: {excerpt(path, 100)} is not a regular file")
             raw = fh.read(MAX_MOVEMENT_BYTES + 1)
     except OSError as e:
-        raise Ns2Unsupported(f"movement_file: cannot read {one_line(path, 100)}: {e.strerror or e}") from None
+        raise Ns2Unsupported(f"movement_file: cannot read {excerpt(path, 100)}: {e.strerror or e}") from None
     if len(raw) > MAX_MOVEMENT_BYTES:
-        raise Ns2Unsupported(f"movement_file: {one_line(path, 100)} is larger than {MAX_MOVEMENT_BYTES} bytes")
+        raise Ns2Unsupported(f"movement_file: {excerpt(path, 100)} is larger than {MAX_MOVEMENT_BYTES} bytes")
     text = raw.decode("ascii", errors="replace")
     for k, line in enumerate(text.split("\n"), 1):
         if not _MOVEMENT_LINE.fullmatch(line):
             raise Ns2Unsupported(
-                f"movement_file: {one_line(path, 100)}: line {k} is not a line manetlab's movement writer writes: "
-                f"{one_line(line, 60)}"
+                f"movement_file: {excerpt(path, 100)}: line {k} is not a line manetlab's movement writer writes: "
+                f"{excerpt(line, 60)}"
             )
     return text
 
@@ -280,12 +280,12 @@ class _Plan:
 
 def _refuse(key: str, what: str) -> Ns2Unsupported:
     """A one-line refusal; a key or value from the scenario shows as a bounded, escaped excerpt."""
-    return Ns2Unsupported(printable(f"{one_line(key, 100)}: {what}"))
+    return Ns2Unsupported(printable(f"{excerpt(key, 100)}: {what}"))
 
 
 def _q(v: Any) -> str:
     """A scenario value quoted in a message: bounded and escaped."""
-    return f'"{one_line(v, 60)}"'
+    return f'"{excerpt(v, 60)}"'
 
 
 def _num(v: float) -> str:
@@ -403,7 +403,7 @@ def _plan(s: Scenario) -> _Plan:
         # PLCP time = (PreambleLength_ + PLCPHeaderLength_) / PLCPDataRate_ at 1 Mb/s.
         bits = float(mac["plcp_us"])
         if bits < _PLCP_HEADER_BITS or not bits.is_integer():
-            raise _refuse("mac.plcp_us", f"{one_line(mac['plcp_us'], 60)}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
+            raise _refuse("mac.plcp_us", f"{excerpt(mac['plcp_us'], 60)}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
         settings.append(("Mac/802_11", "PreambleLength_", str(int(bits) - _PLCP_HEADER_BITS)))
     if mac.get("ll_delay_us") is not None:
         settings.append(("LL", "delay_", _num(mac["ll_delay_us"] * 1e-6)))

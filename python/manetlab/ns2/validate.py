@@ -45,7 +45,7 @@ from typing import Any
 from manetlab import __version__
 from manetlab.ns2.crosscheck import STALL_S, Ns2NotFound, Ns2RunFailed, _one_seed, find_ns, ns_version, paired_ci
 from manetlab.scenario import apply_overrides
-from manetlab.textsafe import one_line
+from manetlab.textsafe import excerpt
 
 REPO = Path(__file__).resolve().parents[3]
 CHAIN_BASE = "benchmarks/scenarios/chain_4hop_tcp.toml"
@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         rows = [r for r in rows if any(t in r.row_id for t in args.only)]
         if not rows:
-            print(f"error: --only {one_line(' '.join(args.only), 200)}: no row matches", file=sys.stderr)
+            print(f"error: --only {excerpt(' '.join(args.only), 200)}: no row matches", file=sys.stderr)
             return 2
     seeds = {t: list(range(1, n + 1)) for t, n in per.items()}
     keep = str(args.keep) if args.keep else None
