@@ -47,6 +47,7 @@ from manetlab.plots import KINDS, PlotError, plot
 from manetlab.results import ResultFolderError, check_replaceable, run
 from manetlab.safeio import shown, write_csv
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
+from manetlab.textsafe import printable
 
 EXIT_SCENARIO_ERROR = 2
 EXIT_IO_ERROR = 1
@@ -302,7 +303,7 @@ def _describe(s: Scenario) -> str:
 
 def _validate(args: argparse.Namespace) -> int:
     s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
-    print(f"ok: {s.label}: {_describe(s)}")
+    print(f"ok: {printable(s.label)}: {_describe(s)}")
     return 0
 
 
@@ -324,7 +325,7 @@ def _run(args: argparse.Namespace) -> int:
             f"stopped by {sig} at {result.summary['stopped_at_s']:g} s of {s.duration_s:g} s: partial results written to {out}/",
             file=sys.stderr,
         )
-    print(f"{s.label}: seed {s.seed}, {_describe(s)}, {result.summary['events']} events" + (" (partial)" if result.partial else ""))
+    print(f"{printable(s.label)}: seed {s.seed}, {_describe(s)}, {result.summary['events']} events" + (" (partial)" if result.partial else ""))
     print(result.table())
     print(f"wrote {out}/: summary.json, run.json, flows/nodes/links .csv and .parquet")
     for f in result.summary.get("outputs", []):
@@ -360,7 +361,7 @@ def _compare(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"error: {_write_error(out, e)}", file=sys.stderr)
         return EXIT_IO_ERROR
-    print(f"{s.label}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
+    print(f"{printable(s.label)}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
     print(c.table())
     print(f"wrote {report_path}")
     return 0
@@ -382,7 +383,6 @@ def _animate(args: argparse.Namespace) -> int:
 
 def _export_ns2(args: argparse.Namespace) -> int:
     from manetlab.ns2.export import export_ns2
-    from manetlab.textsafe import printable
 
     s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     e = export_ns2(s, args.out, trace_format=args.trace)
@@ -393,7 +393,6 @@ def _export_ns2(args: argparse.Namespace) -> int:
 
 def _crosscheck(args: argparse.Namespace) -> int:
     from manetlab.ns2.crosscheck import crosscheck, find_ns, format_summary, ns_version, parse_seeds, summarize
-    from manetlab.textsafe import printable
 
     find_ns()  # say how to install ns-2 before anything runs
     seeds = parse_seeds(args.seeds)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,24 @@ def extend_to_end(t_s: list[float], values: list[Any], end_s: float) -> tuple[li
     if t_s and t_s[-1] < end_s:
         return [*t_s, end_s], [*values, values[-1]]
     return list(t_s), list(values)
+
+
+#: Most characters of a name a figure shows: names may be 200 characters long
+#: (docs/scenarios.md), which would push the axes out of the figure (matplotlib:
+#: "axes sizes collapsed to zero"). Legends and the title show a cut name ("…");
+#: a bar's label wraps the name on up to 3 lines of 20. The tables hold the whole name.
+LEGEND_NAME_CHARS = 40
+TITLE_CHARS = 70
+
+
+def _short(text: str, limit: int) -> str:
+    """`text` of at most `limit` characters, "…" marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bar_label(name: str) -> str:
+    """A name under a bar: as it is up to 20 characters, else wrapped on up to 3 lines."""
+    return name if len(name) <= 20 else "\n".join(textwrap.wrap(name, 20, max_lines=3, placeholder="…"))
 
 
 def _bins(end_s: float) -> list[float]:
@@ -160,7 +179,7 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
         try:
             _DRAW[kind](ax, summary)
             title = summary.get("scenario_name") or Path(result_dir).name
-            ax.set_title(f"{title} (seed {summary['seed']})", fontsize=10)
+            ax.set_title(f"{_short(title, TITLE_CHARS)} (seed {summary['seed']})", fontsize=10)
             out = Path(out_dir) if out_dir is not None else Path(result_dir)
             out.mkdir(parents=True, exist_ok=True)
             return save_figure(fig, out, kind)
@@ -181,9 +200,9 @@ def _traced_pairs(ax: Any, s: dict[str, Any], key: str, label: str, other_key: s
     for i, f in enumerate(_traced(s)):
         tr = f["tcp"]["trace"]
         width = STYLES[i % len(STYLES)]["linewidth"]
-        line = ax.step(*extend_to_end(tr["t_s"], tr[key], end), where="post", linewidth=width, label=f"{f['name']} ({f['transport']}) {label}")[0]
+        line = ax.step(*extend_to_end(tr["t_s"], tr[key], end), where="post", linewidth=width, label=f"{_short(f['name'], LEGEND_NAME_CHARS)} ({f['transport']}) {label}")[0]
         other = tr[other_key] if shown is None else shown(tr[other_key])
-        ax.step(*extend_to_end(tr["t_s"], other, end), where="post", color=line.get_color(), label=f"{f['name']} {other_label}", **other_style)
+        ax.step(*extend_to_end(tr["t_s"], other, end), where="post", color=line.get_color(), label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {other_label}", **other_style)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
@@ -202,7 +221,7 @@ def _seq(ax: Any, s: dict[str, Any]) -> None:
 
 
 def _labels(s: dict[str, Any]) -> list[str]:
-    return [f"{f['name']}\n{f['src']}→{f['dst']}" for f in s["flows"]]
+    return [f"{_bar_label(f['name'])}\n{f['src']}→{f['dst']}" for f in s["flows"]]
 
 
 def _throughput(ax: Any, s: dict[str, Any]) -> None:
@@ -221,14 +240,14 @@ def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
         # is left out and named, never drawn as a flat 0.
         if f.get("tcp") is not None:
             if not (f["tcp"] or {}).get("trace"):
-                untraced_tcp.append(f["name"])
+                untraced_tcp.append(_short(f["name"], LEGEND_NAME_CHARS))
                 continue
             xs, ys = ack_throughput(f, end)
         elif f["flow"] in series:
             xs, ys = packet_throughput(f, series[f["flow"]], end)
         else:
             continue
-        ax.step(xs, ys, where="post", label=f"{f['name']} {f['src']}→{f['dst']}", **STYLES[drawn % len(STYLES)])
+        ax.step(xs, ys, where="post", label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}", **STYLES[drawn % len(STYLES)])
         drawn += 1
     if not drawn:
         raise PlotError("no flow with a time series in this result (run with [outputs] series = true, or FTP flows with tcp = { trace = true })")
@@ -253,7 +272,7 @@ def _per_packet(ax: Any, s: dict[str, Any], values_ms: Callable[[dict[str, Any]]
     if not _series(s):
         return False
     for f, ps in _series(s):
-        ax.plot(*values_ms(ps), ".", markersize=2, label=f"{f['name']} {f['src']}→{f['dst']}")
+        ax.plot(*values_ms(ps), ".", markersize=2, label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}")
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8, markerscale=4)

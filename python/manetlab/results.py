@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from manetlab import _core, safeio
 from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenario
+from manetlab.textsafe import printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -677,7 +678,7 @@ class Result:
         rows = [
             [
                 str(f["flow"]),
-                f["name"],
+                printable(f["name"]),  # a terminal table: control characters as escapes
                 f"{f['src']}→{f['dst']}",
                 str(f["tx_packets"]),
                 str(f["rx_packets"]),
