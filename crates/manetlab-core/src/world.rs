@@ -694,6 +694,7 @@ impl Simulator {
         let until = until.min(self.end);
         while let Some((now, p)) = self.sched.pop_next(until) {
             self.dispatch_popped(now, p);
+            self.maybe_settle_ledger();
         }
     }
 
@@ -721,7 +722,10 @@ impl Simulator {
             }
             left -= 1;
             match self.sched.pop_next(until) {
-                Some((now, p)) => self.dispatch_popped(now, p),
+                Some((now, p)) => {
+                    self.dispatch_popped(now, p);
+                    self.maybe_settle_ledger();
+                }
                 None => break,
             }
         }
@@ -991,8 +995,9 @@ impl Simulator {
             return;
         }
         if let Some(tag) = pkt.tag {
-            let delay = now.since(tag.created).as_secs_f64();
-            self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, delay);
+            let since = now.since(tag.created);
+            let delay = since.as_secs_f64();
+            self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, since);
             if let Some(s) = self.series.as_mut() {
                 let fs = &mut s.flows[tag.flow.index()];
                 fs.t_s.push(now.as_secs_f64());
@@ -1761,16 +1766,22 @@ impl Simulator {
 
     /// Where every application packet copy is now: the packet's holder (the
     /// first in [`Holder`] order when it has several copies) and each node's
-    /// copies by holder. Walks every place a packet can wait.
+    /// copies by holder.
     fn held_packets(&self) -> (BTreeMap<u64, Holder>, Vec<InFlightCounts>) {
         let mut by_uid: BTreeMap<u64, Holder> = BTreeMap::new();
         let mut per_node = vec![InFlightCounts::default(); self.nodes.len()];
-        let mut note = |node: NodeId, h: Holder, p: &Packet| {
+        self.walk_held(&mut |node: NodeId, h: Holder, p: &Packet| {
             if p.tag.is_some() {
                 per_node[node.index()].add(h);
                 by_uid.entry(p.uid).and_modify(|e| *e = (*e).min(h)).or_insert(h);
             }
-        };
+        });
+        (by_uid, per_node)
+    }
+
+    /// Call `note(node, holder, packet)` for every packet copy waiting
+    /// somewhere. Walks every place a packet can wait.
+    fn walk_held(&self, note: &mut dyn FnMut(NodeId, Holder, &Packet)) {
         for n in &self.nodes {
             n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
             if let Some(w) = &n.wifi {
@@ -1807,7 +1818,46 @@ impl Simulator {
                 | Event::Fault => {}
             }
         }
-        (by_uid, per_node)
+    }
+
+    /// Settle the packet ledger when it is due ([`PacketLedger::settle`]):
+    /// between events, so every copy of a packet is somewhere
+    /// [`Simulator::walk_held`] looks, or in a pending parcel or a frame on the
+    /// air (counted as alive too, to be safe).
+    #[inline(always)]
+    fn maybe_settle_ledger(&mut self) {
+        if self.ledger.wants_settling() {
+            self.settle_ledger();
+        }
+    }
+
+    #[inline(never)]
+    fn settle_ledger(&mut self) {
+        let mut alive: Vec<u64> = Vec::new();
+        self.walk_held(&mut |_, _, p: &Packet| {
+            if p.tag.is_some() {
+                alive.push(p.uid)
+            }
+        });
+        alive.extend(self.parcels.slots.iter().flatten().filter(|p| p.tag.is_some()).map(|p| p.uid));
+        alive.extend(self.txs.iter().flatten().filter_map(|t| t.frame.pkt.as_ref()).filter(|p| p.tag.is_some()).map(|p| p.uid));
+        alive.sort_unstable();
+        alive.dedup();
+        self.ledger.settle(|uid| alive.binary_search(&uid).is_ok());
+    }
+
+    /// Settle the packet ledger after every event from now on, or at its usual
+    /// threshold again (`floor` = [`PacketLedger::SETTLE_FLOOR`]): tests
+    /// check that settling never changes a result.
+    pub fn set_ledger_settle_floor(&mut self, floor: usize) {
+        let old = std::mem::replace(&mut self.ledger, PacketLedger::with_floor(floor));
+        assert!(old.is_empty(), "set the settling floor before the run starts");
+    }
+
+    /// Application packets whose records the ledger keeps now (created and not
+    /// yet settled): bounded by the packets alive, not by those ever sent.
+    pub fn ledger_records(&self) -> usize {
+        self.ledger.len()
     }
 
     /// The results of the run so far.
