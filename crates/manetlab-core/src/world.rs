@@ -21,7 +21,7 @@ use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
 use crate::mac::dcf::FrameHead;
 use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, FrnHandle, FrnMac, FrnShared, Frame, FrameKind, MacAction, MacParams, MacTimer, WifiMac};
-use crate::faults::{FaultEvent, FaultKind, FaultState};
+use crate::faults::{FaultEvent, FaultKind, FaultState, FaultStream};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
@@ -178,9 +178,12 @@ impl Event {
 
 /// The run's faults: the schedule, how far it has been applied, and the state.
 struct Faults {
-    schedule: Vec<FaultEvent>,
-    /// Index of the next event to apply.
-    next: usize,
+    /// The faults still to come, drawn one at a time as the run goes.
+    stream: FaultStream,
+    /// The next fault (its `Event::Fault` is scheduled).
+    pending: Option<FaultEvent>,
+    /// The faults applied so far, in order.
+    log: Vec<FaultEvent>,
     state: FaultState,
     /// `off[n]`: node n is switched off (mirrors `state`, for speed).
     off: Vec<bool>,
@@ -604,12 +607,13 @@ impl Simulator {
             .collect::<Vec<Flow>>();
         let mut tcp_ends: Vec<(NodeId, NodeId, u32)> = flows.iter().enumerate().filter(|(_, f)| f.tcp.is_some()).map(|(i, f)| (f.src, f.dst, i as u32)).collect();
         tcp_ends.sort_unstable();
-        let faults = s.fault_schedule().map(|sch| {
-            let schedule = sch.into_events();
-            if let Some(first) = schedule.first() {
+        let faults = s.faults.as_ref().map(|spec| {
+            let mut stream = FaultStream::new(spec, s.seed, s.nodes.count, end).expect("validated faults");
+            let pending = stream.next();
+            if let Some(first) = pending {
                 sched.schedule_at(first.time, Event::Fault);
             }
-            Faults { schedule, next: 0, state: FaultState::new(), off: vec![false; n] }
+            Faults { stream, pending, log: Vec::new(), state: FaultState::new(), off: vec![false; n] }
         });
         let mut sim = Simulator {
             scenario_name: s.name.clone(),
@@ -885,7 +889,7 @@ impl Simulator {
 
     /// The faults applied so far, in order.
     pub fn fault_log(&self) -> &[FaultEvent] {
-        self.faults.as_ref().map_or(&[], |f| &f.schedule[..f.next])
+        self.faults.as_ref().map_or(&[], |f| &f.log[..])
     }
 
     pub fn now(&self) -> SimTime {
@@ -1945,10 +1949,11 @@ impl Simulator {
     /// Apply the fault schedule's next event and schedule the one after it.
     fn apply_fault(&mut self, now: SimTime) {
         let f = self.faults.as_mut().expect("fault event without faults");
-        let e = f.schedule[f.next];
+        let e = f.pending.take().expect("a fault event has its fault");
         debug_assert_eq!(e.time, now);
-        f.next += 1;
-        if let Some(next) = f.schedule.get(f.next) {
+        f.log.push(e);
+        f.pending = f.stream.next();
+        if let Some(next) = f.pending {
             self.sched.schedule_at(next.time, Event::Fault);
         }
         let was_off = f.off[e.a.index()];
@@ -2005,7 +2010,9 @@ impl Simulator {
         };
         let geo = ConnectivityTimeline::exact(trajectories, range_m, self.end);
         let timeline = match &self.faults {
-            Some(f) => geo.with_faults(&f.schedule),
+            // Every fault before the end has been applied (a stopped run's end
+            // is its stop time), and the timeline looks at none after it.
+            Some(f) => geo.with_faults(&f.log),
             None => geo.clone(),
         };
         Some(ConnectivityReport {
