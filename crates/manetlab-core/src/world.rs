@@ -36,6 +36,7 @@ use crate::transport::udp;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+pub mod memory;
 mod tcp;
 mod trace;
 
