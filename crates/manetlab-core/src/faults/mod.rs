@@ -76,7 +76,7 @@ impl FaultEvent {
     }
 
     /// The total order of a schedule: time, then nodes, then kind.
-    fn key(&self) -> (SimTime, NodeId, Option<NodeId>, FaultKind) {
+    fn key(&self) -> FaultKey {
         (self.time, self.a, self.b, self.kind)
     }
 }
@@ -240,6 +240,9 @@ impl LinkFailures {
     }
 }
 
+/// A fault's place in a schedule ([`FaultEvent::key`]).
+type FaultKey = (SimTime, NodeId, Option<NodeId>, FaultKind);
+
 /// Every fault of a run in schedule order (time, node a, node b, kind), drawn
 /// as the run goes: memory is one generator per failing link, not one entry
 /// per fault, and a run with a huge failure rate starts at once (its event
@@ -250,7 +253,7 @@ pub struct FaultStream {
     scripted: Vec<FaultEvent>,
     next_scripted: usize,
     /// Each failing link's next event, smallest first, with its generator's index.
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<((SimTime, NodeId, Option<NodeId>, FaultKind), u32)>>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(FaultKey, u32)>>,
     links: Vec<LinkFailures>,
     until: SimTime,
 }
