@@ -228,3 +228,22 @@ def test_the_cli_maps_a_panic_in_a_run_to_exit_70(monkeypatch: pytest.MonkeyPatc
 def test_every_fixture_of_this_file_exists() -> None:
     mine = {"05_memory_grows_per_packet.json", "06_mean_delay_above_max.toml", *REFUSED}
     assert mine <= {p.name for p in CASES.iterdir()}
+
+
+def test_reproduce_takes_max_memory_too() -> None:
+    p = subprocess.run([sys.executable, "-m", "manetlab", "reproduce", "--list", "--max-memory", "lots"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith("error: --max-memory: lots is not a memory size"), p.stderr
+    p = subprocess.run([sys.executable, "-m", "manetlab", "reproduce", "--list", "--max-memory", "4G"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "abra" in p.stdout, p.stderr
+
+
+def test_compare_passes_max_memory_to_each_run(tmp_path: Path) -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "manetlab", "compare", str(ROOT / "examples" / "tcp_chain_80211.toml"), "--flow", "0",
+         "--transports", "newreno", "vegas", "--out", str(tmp_path / "c"), "--max-memory", "1M"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: nodes.count: ") and "(allowed: at most 1 MiB" in lines[0], p.stderr
+    assert not (tmp_path / "c").exists()

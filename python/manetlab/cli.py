@@ -9,7 +9,7 @@
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
-    manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] | --list   (docs/reproduce.md)
+    manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] [--max-memory SIZE] | --list   (docs/reproduce.md)
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -206,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
     rr.add_argument("--out", type=Path, help="report directory (default: results/reproduce/NAME[-quick]); the store is DIR/study")
     rr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _max_memory_arg(rr)
     rr.set_defaults(func=_reproduce)
     return p
 
@@ -236,8 +237,8 @@ def parse_size(text: str, key: str = "--max-memory") -> int:
 
 def _max_memory(args: argparse.Namespace) -> int | None:
     """--max-memory in bytes (None: the default). Also exported as
-    MANETLAB_MAX_MEMORY, so every run this command starts (compare's variants)
-    gets it."""
+    MANETLAB_MAX_MEMORY, so every run this command starts gets it (compare's
+    variants; reproduce's local worker processes, which inherit it)."""
     if getattr(args, "max_memory", None) is None:
         return None
     b = parse_size(args.max_memory)
@@ -248,6 +249,9 @@ def _max_memory(args: argparse.Namespace) -> int | None:
 def _reproduce(args: argparse.Namespace) -> int:
     from manetlab.reproduce import main_cli
 
+    # Through the environment: the local worker processes inherit it (a remote
+    # --scheduler's workers use their own machine's default).
+    _max_memory(args)
     return main_cli(args)
 
 
