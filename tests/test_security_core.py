@@ -3,7 +3,7 @@ abort on valid input, no panic reaching a user (tests/fixtures/robustness-found-
 
 Memory is checked in a child process under an address-space limit (a regression
 fails there instead of swapping the machine), and its peak resident set is read
-from the kernel's accounting of that child (`os.wait4`)."""
+from the kernel's accounting of that child (getrusage of a small wrapper's children)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -25,33 +24,32 @@ CASES = ROOT / "tests" / "fixtures" / "robustness-found-2026-11-29"
 MB = 1 << 20
 
 
+# Runs the command under the limit and writes its peak RSS (KiB) to a file.
+# The command must be a grandchild of a small process: on Linux a child's
+# ru_maxrss starts at its parent's resident size at fork (kept across exec), so
+# measuring straight from a pytest process that has grown would measure pytest.
+_MEASURE = """
+import os, resource, subprocess, sys
+limit, peak_file = int(sys.argv[1]), sys.argv[2]
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+rc = subprocess.call(sys.argv[3:])
+with open(peak_file, "w") as f:
+    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(rc if rc >= 0 else 128 - rc)
+"""
+
+
 def _run_measured(args: list[str], address_space_bytes: int, timeout_s: float = 300) -> tuple[int, str, str, int]:
     """`python -m manetlab ARGS` under RLIMIT_AS; returns (exit status, stdout,
-    stderr, peak RSS in bytes of that process, from `os.wait4`). A watchdog
-    kills it after `timeout_s`."""
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
-
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen(
-            [sys.executable, "-W", "error", "-m", "manetlab", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            text=True,
-            preexec_fn=limit,
+    stderr, peak RSS in bytes of that process)."""
+    with tempfile.TemporaryDirectory() as d:
+        peak_file = Path(d) / "peak"
+        p = subprocess.run(
+            [sys.executable, "-c", _MEASURE, str(address_space_bytes), str(peak_file), sys.executable, "-W", "error", "-m", "manetlab", *args],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s,
         )
-        watchdog = threading.Timer(timeout_s, p.kill)
-        watchdog.start()
-        try:
-            _, status, usage = os.wait4(p.pid, 0)
-        finally:
-            watchdog.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return p.returncode, out.read(), err.read(), usage.ru_maxrss * 1024
+        peak_kib = int(peak_file.read_text()) if peak_file.exists() else 0
+    return p.returncode, p.stdout, p.stderr, peak_kib * 1024
 
 
 # ---- 05: memory follows the packets in flight, not every packet ever sent ----
@@ -135,6 +133,18 @@ def test_the_default_limit_comes_from_the_environment_else_half_the_machine(tmp_
     )
     assert p.returncode == 2 and p.stderr.startswith("error: nodes.count: 10000 radio nodes need about"), p.stderr
     assert "(allowed: at most 1.0 GiB" in p.stderr
+    # Suffixes as --max-memory takes them; a malformed value is one line, not ignored.
+    env["MANETLAB_MAX_MEMORY"] = "1G"
+    code = "import manetlab; print(manetlab._core.default_max_memory_bytes())"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout == f"{1 << 30}\n"
+    env["MANETLAB_MAX_MEMORY"] = "plenty"
+    p = subprocess.run(
+        [sys.executable, "-m", "manetlab", "run", str(CASES / "06_mean_delay_above_max.toml"), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert p.returncode == 2 and p.stderr.startswith("error: MANETLAB_MAX_MEMORY: plenty is not a memory size (allowed: "), p.stderr
+    with pytest.raises(manetlab.ScenarioError, match=r"^max_memory_bytes: -5 is not a memory size"):
+        manetlab.run(CASES / "06_mean_delay_above_max.toml", max_memory_bytes=-5)
 
 
 def test_a_bad_max_memory_is_one_line(tmp_path: Path) -> None:

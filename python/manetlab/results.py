@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from manetlab import _core
-from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenario
+from manetlab.scenario import Overrides, Scenario, ScenarioError, apply_overrides, load_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,6 +75,9 @@ def run(
     if set, else half of this machine's physical memory. A panic in the core
     (a bug) raises `manetlab.InternalError`.
     """
+    if max_memory_bytes is not None and (isinstance(max_memory_bytes, bool) or not isinstance(max_memory_bytes, int) or not 1 <= max_memory_bytes < 2**64):
+        shown = repr(max_memory_bytes)[:40]
+        raise ScenarioError(f"max_memory_bytes: {shown} is not a memory size (allowed: an int of bytes >= 1, or None for the default)")
     ov = dict(overrides or {})
     if seed is not None:
         ov["seed"] = seed

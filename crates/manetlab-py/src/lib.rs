@@ -69,13 +69,40 @@ fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     }
 }
 
-/// Half of this machine's physical memory (`MemTotal` in /proc/meminfo), or
-/// `MANETLAB_MAX_MEMORY` (bytes) when set: the memory limit of a run that
-/// names none. No limit where neither is known.
-fn default_memory_limit() -> u64 {
-    if let Some(b) = std::env::var("MANETLAB_MAX_MEMORY").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
-        return b;
+/// `MANETLAB_MAX_MEMORY` when set (bytes, or with a K, M, G or T suffix:
+/// powers of 1024), else half of this machine's physical memory (`MemTotal`
+/// in /proc/meminfo): the memory limit of a run that names none. No limit
+/// where neither is known; a malformed variable is a one-line ScenarioError.
+fn default_memory_limit() -> Result<u64, CoreScenarioError> {
+    if let Ok(v) = std::env::var("MANETLAB_MAX_MEMORY") {
+        return parse_size(&v).ok_or_else(|| {
+            let shown: String = v.chars().take(40).map(|c| if c.is_control() { '?' } else { c }).collect();
+            CoreScenarioError::new("MANETLAB_MAX_MEMORY", format!("{shown} is not a memory size (allowed: a number of bytes >= 1, or with a K, M, G or T suffix, e.g. 8G)"))
+        });
     }
+    Ok(physical_half())
+}
+
+/// `"8G"` → 8·2³⁰; `"512M"`, `"1.5T"`, `"1000000"`; an optional `B`/`iB`.
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_uppercase();
+    let t = t.strip_suffix("IB").or_else(|| t.strip_suffix('B')).unwrap_or(&t).trim_end();
+    let (num, mult) = match t.chars().last()? {
+        'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'M' => (&t[..t.len() - 1], 1 << 20),
+        'G' => (&t[..t.len() - 1], 1 << 30),
+        'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let num = num.trim();
+    if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let v = num.parse::<f64>().ok()? * mult as f64;
+    (v >= 1.0 && v < 9.2e18).then_some(v as u64)
+}
+
+fn physical_half() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|t| {
@@ -88,8 +115,8 @@ fn default_memory_limit() -> u64 {
 
 /// The memory limit a run without `max_memory_bytes` gets (bytes).
 #[pyfunction]
-fn default_max_memory_bytes() -> u64 {
-    default_memory_limit()
+fn default_max_memory_bytes() -> PyResult<u64> {
+    default_memory_limit().map_err(to_py)
 }
 
 /// The core's estimate of a scenario's peak memory (bytes), for checking it
@@ -155,7 +182,10 @@ fn run(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progress: Opt
 
 fn run_inner(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progress: Option<PyObject>, keep_partial: bool, max_memory_bytes: Option<u64>) -> PyResult<String> {
     let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
-    let limit = max_memory_bytes.unwrap_or_else(default_memory_limit);
+    let limit = match max_memory_bytes {
+        Some(b) => b,
+        None => default_memory_limit().map_err(to_py)?,
+    };
     manetlab_core::world::memory::check(&scenario, limit).map_err(to_py)?;
     let dir = out_dir.map(std::path::PathBuf::from);
     let mut stop_error: Option<PyErr> = None;
