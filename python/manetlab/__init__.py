@@ -10,7 +10,7 @@
 See docs/python.md for the API and docs/scenarios.md for scenario keys.
 """
 
-from manetlab._core import ScenarioError
+from manetlab._core import InternalError, ScenarioError
 from manetlab._core import __version__ as __version__
 from manetlab.results import Result, ResultFolderError, load_result, run
 from manetlab.scenario import Scenario, apply_overrides, load_scenario, parse_set
@@ -35,6 +35,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'manetlab' has no attribute {name!r}")
 
 __all__ = [
+    "InternalError",
     "Result",
     "ResultFolderError",
     "Scenario",

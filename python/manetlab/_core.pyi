@@ -18,6 +18,26 @@ class ScenarioError(ValueError):
     path is ``(file)`` for unreadable files and ``(top level)`` for the root.
     """
 
+class InternalError(RuntimeError):
+    """A bug in manetlab: the core panicked.
+
+    ``str(err)`` is one line: ``"internal error in manetlab VERSION: what at
+    file:line; this is a bug, please report it with the scenario and seed"``.
+    Raised by `run` and `validate` instead of PyO3's PanicException.
+    """
+
+def default_max_memory_bytes() -> int:
+    """The memory limit of a run that names none: ``MANETLAB_MAX_MEMORY``
+    (bytes) if set, else half of this machine's physical memory."""
+
+def estimate_memory_bytes(scenario_json: str) -> int:
+    """The core's estimate of a scenario's peak memory (bytes): what `run`
+    compares with its limit."""
+
+def _panic_for_tests(message: str) -> None:
+    """Panic in the core with `message`, inside the guard `run` and `validate`
+    use: raises InternalError. For tests only (tests/test_security_core.py)."""
+
 def validate(scenario_json: str, base_dir: str | None = None) -> str:
     """Parse and validate a scenario given as JSON text.
 
@@ -36,6 +56,7 @@ def run(
     out_dir: str | None = None,
     progress: Callable[[float, int], object] | None = None,
     keep_partial: bool = False,
+    max_memory_bytes: int | None = None,
 ) -> str:
     """Validate and run a scenario given as JSON text; releases the GIL.
 
@@ -50,5 +71,7 @@ def run(
 
     Returns the results as JSON text: exactly the bytes of ``summary.json`` (the
     core's text with ``"partial"`` as first member).
-    Raises ScenarioError if the scenario is invalid.
+    Raises ScenarioError if the scenario is invalid, or if the core's estimate
+    of the run's peak memory exceeds `max_memory_bytes` (default:
+    `default_max_memory_bytes()`); InternalError if the core panics.
     """

@@ -1,15 +1,15 @@
 """The `manetlab` command (also `python -m manetlab`).
 
     manetlab validate SCENARIO [--set key.path=value]...
-    manetlab run SCENARIO [--seed N] [--out DIR] [--force] [--partial] [--animate] [--set key.path=value]...
+    manetlab run SCENARIO [--seed N] [--out DIR] [--force] [--partial] [--animate] [--max-memory SIZE] [--set key.path=value]...
     manetlab plot RESULT_DIR --kind KIND [--out DIR]
     manetlab report RESULT_DIR [--out FILE]
     manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
-    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--set k=v]...
+    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--max-memory SIZE] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
-    manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] | --list   (docs/reproduce.md)
+    manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] [--max-memory SIZE] | --list   (docs/reproduce.md)
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -18,6 +18,11 @@ since the message already says where to look.
 A failure to write the outputs (a read-only folder, a full disk, a planted link,
 an --out folder manetlab did not write: see --force) prints one line,
 ``error: ...``, and exits with status 1 (docs/python.md).
+
+A run whose estimated memory exceeds the limit (``--max-memory``; default half
+of the machine's memory) is a bad scenario too: one line naming the key, exit 2.
+A bug in the core (a panic) prints one line, ``error: internal error in manetlab
+...; this is a bug, please report it ...``, and exits with status 70.
 
 Ctrl-C (SIGINT) or SIGTERM stops a run within a fraction of a second: one line
 on stderr, exit status 130 (SIGINT) or 143 (SIGTERM), for every command; with
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import signal
 import sys
@@ -43,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import __version__
+from manetlab._core import InternalError
 from manetlab.plots import KINDS, PlotError, plot
 from manetlab.results import ResultFolderError, check_replaceable, run
 from manetlab.safeio import shown, write_csv
@@ -51,6 +58,7 @@ from manetlab.textsafe import printable
 
 EXIT_SCENARIO_ERROR = 2
 EXIT_IO_ERROR = 1
+EXIT_INTERNAL_ERROR = 70  # EX_SOFTWARE (sysexits.h)
 EXIT_SIGINT = 128 + signal.SIGINT
 EXIT_SIGTERM = 128 + signal.SIGTERM
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -94,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     except _study_errors() as e:
         from manetlab.study.store import StudyLocked
 
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_BUSY if isinstance(e, StudyLocked) else EXIT_IO_ERROR
+    except InternalError as e:
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if isinstance(e, _Terminated) else "interrupted (Ctrl-C)"
         hint = " (run --partial keeps the results up to the stop)" if args.command == "run" else ""
@@ -214,6 +225,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress line on stderr (default: when stderr is a terminal)")
     r.add_argument("--animate", action="store_true", help="also write OUT/animate.html (turns on the movement, trace and series outputs it reads; docs/animate.md)")
+    _max_memory_arg(r)
     r.set_defaults(func=_run)
 
     pl = sub.add_parser("plot", help="draw a figure (PNG and SVG) from a result directory")
@@ -229,6 +241,7 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--seed", help="run seed (replaces the scenario's seed)")
     cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare); replaced as a whole if manetlab wrote it")
     cp.add_argument("--force", action="store_true", help="replace --out even if it is not a folder manetlab wrote (deleted whole)")
+    _max_memory_arg(cp)
     cp.set_defaults(func=_compare)
 
     ex = sub.add_parser("export-ns2", help="write an ns-2.35 Tcl script (and movement file) of a scenario")
@@ -272,13 +285,52 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
     rr.add_argument("--out", type=Path, help="report directory (default: results/reproduce/NAME[-quick]); the store is DIR/study")
     rr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _max_memory_arg(rr)
     rr.set_defaults(func=_reproduce)
     return p
+
+
+def _max_memory_arg(sp: argparse.ArgumentParser) -> None:
+    # Parsed by us (parse_size), so a bad size is the usual one-line error.
+    sp.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="refuse a run whose estimated memory exceeds SIZE (bytes, or with a K, M, G or T suffix: powers of 1024; "
+        "default: $MANETLAB_MAX_MEMORY, else half of this machine's memory)",
+    )
+
+
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text: str, key: str = "--max-memory") -> int:
+    """``"8G"`` → 8·2³⁰ bytes; ``"512M"``, ``"1.5T"``, ``"1000000"`` (bytes); an
+    optional trailing ``B`` or ``iB``. ScenarioError (one line) for anything else."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    value = float(m.group(1)) * _SIZE_UNITS[m.group(2)] if m else 0.0
+    if not 1 <= value < 2**63:
+        shown = text if len(text) <= 40 and text.isprintable() else repr(text[:40]) + "..."
+        raise ScenarioError(f"{key}: {shown} is not a memory size (allowed: a number of bytes >= 1, or with a K, M, G or T suffix, e.g. 8G)")
+    return int(value)
+
+
+def _max_memory(args: argparse.Namespace) -> int | None:
+    """--max-memory in bytes (None: the default). Also exported as
+    MANETLAB_MAX_MEMORY, so every run this command starts gets it (compare's
+    variants; reproduce's local worker processes, which inherit it)."""
+    if getattr(args, "max_memory", None) is None:
+        return None
+    b = parse_size(args.max_memory)
+    os.environ["MANETLAB_MAX_MEMORY"] = str(b)
+    return b
 
 
 def _reproduce(args: argparse.Namespace) -> int:
     from manetlab.reproduce import main_cli
 
+    # Through the environment: the local worker processes inherit it (a remote
+    # --scheduler's workers use their own machine's default).
+    _max_memory(args)
     return main_cli(args)
 
 
@@ -308,6 +360,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    max_memory = _max_memory(args)
     s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if args.animate:
         from manetlab.animate import animate_outputs
@@ -315,7 +368,9 @@ def _run(args: argparse.Namespace) -> int:
         s = s.with_overrides(animate_outputs(s.normalized))
     out = args.out if args.out is not None else Path("results") / Path(args.scenario).stem
     try:
-        result = run(s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line, force=args.force)
+        result = run(
+            s, out=out, keep_partial=args.partial, progress=args.progress, command=args.command_line, force=args.force, max_memory_bytes=max_memory
+        )
     except OSError as e:
         print(f"error: {_write_error(out, e)}", file=sys.stderr)
         return EXIT_IO_ERROR
@@ -350,6 +405,7 @@ def _compare(args: argparse.Namespace) -> int:
     # Imported here, like report: `manetlab run` does not need them (start-up, issue 15).
     from manetlab.compare import compare
 
+    _max_memory(args)
     s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")

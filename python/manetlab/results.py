@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from manetlab import _core, safeio
-from manetlab.scenario import Overrides, Scenario, apply_overrides, load_scenario
+from manetlab.scenario import Overrides, Scenario, ScenarioError, apply_overrides, load_scenario
 from manetlab.textsafe import printable
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ def run(
     progress: bool | None = None,
     command: str | None = None,
     force: bool = False,
+    max_memory_bytes: int | None = None,
 ) -> Result:
     """Run `scenario` (a Scenario, a file path, or a dict) and return its Result.
 
@@ -73,7 +74,17 @@ def run(
     ``summary["stopped_at_s"]``). `progress`: show a progress line on stderr
     (None: only when stderr is a terminal). `command`: the command line recorded
     in the folder's ``run.json`` (the CLI passes its own).
+
+    Before running, the core estimates the run's peak memory; above
+    `max_memory_bytes` it raises ScenarioError naming the key that drives it
+    (``nodes.count: 1000000 radio nodes need about 9.1 GiB of memory (allowed:
+    ...)``). Default: the ``MANETLAB_MAX_MEMORY`` environment variable (bytes)
+    if set, else half of this machine's physical memory. A panic in the core
+    (a bug) raises `manetlab.InternalError`.
     """
+    if max_memory_bytes is not None and (isinstance(max_memory_bytes, bool) or not isinstance(max_memory_bytes, int) or not 1 <= max_memory_bytes < 2**64):
+        shown = repr(max_memory_bytes)[:40]
+        raise ScenarioError(f"max_memory_bytes: {shown} is not a memory size (allowed: an int of bytes >= 1, or None for the default)")
     ov = dict(overrides or {})
     if seed is not None:
         ov["seed"] = seed
@@ -95,7 +106,7 @@ def run(
         trace_dir, owned = Path(tempfile.mkdtemp(prefix="manetlab-")), True
     try:
         with _progress_callback(progress, s.duration_s) as cb:
-            summary = _core.run(s.to_json(), str(trace_dir) if wants_files and trace_dir else None, cb, keep_partial)
+            summary = _core.run(s.to_json(), str(trace_dir) if wants_files and trace_dir else None, cb, keep_partial, max_memory_bytes)
         result = Result(summary, s, trace_dir if wants_files else None, _owned=owned)
         if final is not None:
             assert trace_dir is not None

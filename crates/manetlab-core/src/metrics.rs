@@ -248,12 +248,41 @@ pub struct FlowFates {
 /// Every application packet of a run, by uid: created once, then delivered,
 /// dropped (copy by copy) or still somewhere when the run ends. Control packets
 /// of the routing protocols are not in it.
-#[derive(Clone, Debug, Default)]
+///
+/// Memory follows the packets alive, not every packet ever sent: the simulator
+/// calls [`PacketLedger::settle`] between events once the record count has
+/// doubled since the last call (and is at least [`PacketLedger::SETTLE_FLOOR`]);
+/// a packet none of whose copies is held anywhere any more can change no
+/// further, so its fate is counted per flow and its record dropped. The final
+/// [`PacketLedger::fates`] are those counts plus the classification of the
+/// records left: the same numbers as without settling.
+#[derive(Clone, Debug)]
 pub struct PacketLedger {
     recs: BTreeMap<u64, PacketRecord>,
+    /// The fates of the packets settled so far, by flow.
+    settled: Vec<FlowFates>,
+    /// Settle when this many records are kept.
+    settle_at: usize,
+    floor: usize,
+}
+
+impl Default for PacketLedger {
+    fn default() -> Self {
+        PacketLedger::with_floor(PacketLedger::SETTLE_FLOOR)
+    }
 }
 
 impl PacketLedger {
+    /// Records kept before the first settling (a few hundred KB).
+    pub const SETTLE_FLOOR: usize = 1 << 14;
+
+    /// A ledger that settles at `floor` records at the earliest (tests use 1:
+    /// settle after every event).
+    pub fn with_floor(floor: usize) -> Self {
+        let floor = floor.max(1);
+        PacketLedger { recs: BTreeMap::new(), settled: Vec::new(), settle_at: floor, floor }
+    }
+
     pub fn created(&mut self, uid: u64, flow: u32, data: bool) {
         let old = self.recs.insert(uid, PacketRecord { flow, data, delivered: false, last_drop: None });
         debug_assert!(old.is_none(), "packet uid {uid} created twice");
@@ -261,7 +290,7 @@ impl PacketLedger {
 
     /// A copy of `uid` reached its destination node.
     pub fn delivered(&mut self, uid: u64) -> Delivery {
-        let r = self.recs.get_mut(&uid).expect("delivered packet was created");
+        let r = self.recs.get_mut(&uid).expect("delivered packet was created and has a copy alive");
         if std::mem::replace(&mut r.delivered, true) {
             Delivery::Duplicate
         } else {
@@ -276,8 +305,55 @@ impl PacketLedger {
 
     /// A copy of `uid` was dropped.
     pub fn dropped(&mut self, uid: u64, reason: DropReason) {
-        let r = self.recs.get_mut(&uid).expect("dropped packet was created");
+        let r = self.recs.get_mut(&uid).expect("dropped packet was created and has a copy alive");
         r.last_drop = Some(reason);
+    }
+
+    /// Records kept now (packets created and not yet settled).
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Whether [`PacketLedger::settle`] is due.
+    #[inline(always)]
+    pub fn wants_settling(&self) -> bool {
+        self.recs.len() >= self.settle_at
+    }
+
+    /// Count and forget every packet none of whose copies is alive
+    /// (`alive(uid)` false): it can be delivered, dropped or held no more, so
+    /// its fate is final. Call only between events, when every copy of a
+    /// packet is in a place `alive` knows.
+    pub fn settle(&mut self, alive: impl Fn(u64) -> bool) {
+        let settled = &mut self.settled;
+        self.recs.retain(|&uid, r| {
+            if alive(uid) {
+                return true;
+            }
+            let i = r.flow as usize;
+            if settled.len() <= i {
+                settled.resize(i + 1, FlowFates::default());
+            }
+            Self::classify(&mut settled[i], r, None);
+            false
+        });
+        self.settle_at = self.floor.max(self.recs.len().saturating_mul(2));
+    }
+
+    /// Count `r` into `f`: delivered if a copy was; else in flight if a copy
+    /// is held (`held`); else dropped, its reason the last copy's.
+    fn classify(f: &mut FlowFates, r: &PacketRecord, held: Option<Holder>) {
+        if r.delivered {
+            if r.data { f.delivered += 1 } else { f.ctrl_delivered += 1 }
+        } else if let Some(h) = held {
+            if r.data { f.in_flight.add(h) } else { f.ctrl_in_flight += 1 }
+        } else if let Some(reason) = r.last_drop {
+            if r.data { f.dropped.add(reason) } else { f.ctrl_dropped += 1 }
+        }
     }
 
     /// Classify every packet: delivered if a copy was; else in flight if
@@ -288,15 +364,21 @@ impl PacketLedger {
     /// tx = delivered + dropped + in_flight exposes it.
     pub fn fates(&self, flows: usize, holder: impl Fn(u64) -> Option<Holder>) -> Vec<FlowFates> {
         let mut out = vec![FlowFates::default(); flows];
-        for (&uid, r) in &self.recs {
-            let f = &mut out[r.flow as usize];
-            if r.delivered {
-                if r.data { f.delivered += 1 } else { f.ctrl_delivered += 1 }
-            } else if let Some(h) = holder(uid) {
-                if r.data { f.in_flight.add(h) } else { f.ctrl_in_flight += 1 }
-            } else if let Some(reason) = r.last_drop {
-                if r.data { f.dropped.add(reason) } else { f.ctrl_dropped += 1 }
+        for (i, f) in self.settled.iter().enumerate() {
+            let o = &mut out[i];
+            o.delivered += f.delivered;
+            o.ctrl_delivered += f.ctrl_delivered;
+            o.ctrl_dropped += f.ctrl_dropped;
+            o.ctrl_in_flight += f.ctrl_in_flight;
+            for (a, b) in o.dropped.0.iter_mut().zip(f.dropped.0) {
+                *a += b;
             }
+            for (a, b) in o.in_flight.0.iter_mut().zip(f.in_flight.0) {
+                *a += b;
+            }
+        }
+        for (&uid, r) in &self.recs {
+            Self::classify(&mut out[r.flow as usize], r, holder(uid));
         }
         out
     }
@@ -309,7 +391,9 @@ pub struct FlowCounters {
     pub tx_bytes: u64,
     pub rx_packets: u64,
     pub rx_bytes: u64,
-    pub delay_sum_s: f64,
+    /// Sum of the received packets' delays in whole nanoseconds (exact: a
+    /// float sum drifts, and its mean could leave [min, max]).
+    pub delay_sum_ns: u128,
     pub delay_min_s: f64,
     pub delay_max_s: f64,
     /// Delay of the previous received packet, for jitter.
@@ -334,8 +418,9 @@ impl FlowCounters {
         self.tx_bytes += payload_bytes as u64;
     }
 
-    /// A packet delivered to the application at `now_s` with end-to-end delay `delay_s`.
-    pub fn on_receive(&mut self, now_s: f64, payload_bytes: u32, delay_s: f64) {
+    /// A packet delivered to the application at `now_s` with end-to-end delay `delay`.
+    pub fn on_receive(&mut self, now_s: f64, payload_bytes: u32, delay: crate::sim::SimDuration) {
+        let delay_s = delay.as_secs_f64();
         if self.rx_packets == 0 {
             self.delay_min_s = delay_s;
             self.delay_max_s = delay_s;
@@ -343,7 +428,7 @@ impl FlowCounters {
         }
         self.rx_packets += 1;
         self.rx_bytes += payload_bytes as u64;
-        self.delay_sum_s += delay_s;
+        self.delay_sum_ns += delay.as_nanos() as u128;
         self.delay_min_s = self.delay_min_s.min(delay_s);
         self.delay_max_s = self.delay_max_s.max(delay_s);
         // Jitter as paper 004 defines it: delay(i+1) − delay(i) over received packets.
@@ -353,6 +438,16 @@ impl FlowCounters {
         }
         self.last_delay_s = Some(delay_s);
         self.last_rx_s = Some(now_s);
+    }
+
+    /// Mean delay of the received packets (s; 0 with none), from the exact
+    /// nanosecond sum, kept within [min, max] against the last bit of rounding.
+    pub fn delay_mean_s(&self) -> f64 {
+        if self.rx_packets == 0 {
+            return 0.0;
+        }
+        let mean = self.delay_sum_ns as f64 / self.rx_packets as f64 / 1e9;
+        mean.clamp(self.delay_min_s, self.delay_max_s)
     }
 
     /// A copy of one of this flow's data packets was dropped.
@@ -670,7 +765,7 @@ impl FlowSummary {
             throughput_kbps: if active_s > 0.0 { c.rx_bytes as f64 * 8.0 / active_s / 1000.0 } else { 0.0 },
             // Set by the simulator, which knows the run's length.
             throughput_run_kbps: 0.0,
-            delay_mean_s: some_rx.then(|| c.delay_sum_s / c.rx_packets as f64),
+            delay_mean_s: some_rx.then(|| c.delay_mean_s()),
             delay_min_s: some_rx.then_some(c.delay_min_s),
             delay_max_s: some_rx.then_some(c.delay_max_s),
             jitter_mean_s: (c.jitter_samples > 0).then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
@@ -858,7 +953,7 @@ mod tests {
         let mut c = FlowCounters::default();
         for (t, d) in [(1.0, 0.010), (2.0, 0.030), (3.0, 0.020)] {
             c.on_send(100);
-            c.on_receive(t, 100, d);
+            c.on_receive(t, 100, crate::sim::SimDuration::from_secs_f64(d));
         }
         c.on_send(100);
         let fates = FlowFates { delivered: 3, ..FlowFates::default() };
@@ -876,6 +971,52 @@ mod tests {
         assert!((s.jitter_mean_s.unwrap() - 0.015).abs() < 1e-12);
         // 300 bytes over 4 s = 0.6 kbit/s
         assert!((s.throughput_kbps - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn equal_delays_have_that_mean() {
+        // 06_mean_delay_above_max: a float sum of 24 990 equal delays came out
+        // above their max. The nanosecond sum is exact.
+        let mut c = FlowCounters::default();
+        let d = crate::sim::SimDuration::from_secs_f64(0.010_560_000);
+        for i in 0..250_000 {
+            c.on_send(100);
+            c.on_receive(i as f64, 100, d);
+        }
+        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &c, &FlowFates::default());
+        assert_eq!(s.delay_mean_s, Some(d.as_secs_f64()));
+        assert_eq!(s.delay_min_s, s.delay_max_s);
+        assert_eq!(s.delay_mean_s, s.delay_max_s);
+    }
+
+    #[test]
+    fn settling_keeps_the_fates() {
+        // The same packets with and without settling between steps give the
+        // same fates; settled records are gone.
+        let ops = |l: &mut PacketLedger, settle: bool| {
+            for uid in 0..100u64 {
+                l.created(uid, (uid % 3) as u32, uid % 5 != 0);
+                if uid % 4 == 0 {
+                    assert_eq!(l.delivered(uid), Delivery::First);
+                } else if uid % 4 == 1 {
+                    l.dropped(uid, DropReason::QueueOverflow);
+                } else if uid % 4 == 2 {
+                    l.dropped(uid, DropReason::RetryLimit);
+                    l.dropped(uid, DropReason::NoRoute);
+                }
+                // uid % 4 == 3: still held (below), or lost without a record when uid % 8 == 7.
+                if settle {
+                    l.settle(|u| u % 8 == 3 || u == uid);
+                }
+            }
+        };
+        let held = |u: u64| (u % 8 == 3).then_some(Holder::Ifq);
+        let mut a = PacketLedger::default();
+        ops(&mut a, false);
+        let mut b = PacketLedger::with_floor(1);
+        ops(&mut b, true);
+        assert_eq!(a.fates(3, held), b.fates(3, held));
+        assert_eq!(b.len(), 13, "only the held packets (3, 11, …, 99) are kept");
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
 use crate::mac::dcf::FrameHead;
 use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, FrnHandle, FrnMac, FrnShared, Frame, FrameKind, MacAction, MacParams, MacTimer, WifiMac};
-use crate::faults::{FaultEvent, FaultKind, FaultState};
+use crate::faults::{FaultEvent, FaultKind, FaultState, FaultStream};
 use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
@@ -36,6 +36,7 @@ use crate::transport::udp;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+pub mod memory;
 mod tcp;
 mod trace;
 
@@ -178,9 +179,12 @@ impl Event {
 
 /// The run's faults: the schedule, how far it has been applied, and the state.
 struct Faults {
-    schedule: Vec<FaultEvent>,
-    /// Index of the next event to apply.
-    next: usize,
+    /// The faults still to come, drawn one at a time as the run goes.
+    stream: FaultStream,
+    /// The next fault (its `Event::Fault` is scheduled).
+    pending: Option<FaultEvent>,
+    /// The faults applied so far, in order.
+    log: Vec<FaultEvent>,
     state: FaultState,
     /// `off[n]`: node n is switched off (mirrors `state`, for speed).
     off: Vec<bool>,
@@ -604,12 +608,13 @@ impl Simulator {
             .collect::<Vec<Flow>>();
         let mut tcp_ends: Vec<(NodeId, NodeId, u32)> = flows.iter().enumerate().filter(|(_, f)| f.tcp.is_some()).map(|(i, f)| (f.src, f.dst, i as u32)).collect();
         tcp_ends.sort_unstable();
-        let faults = s.fault_schedule().map(|sch| {
-            let schedule = sch.into_events();
-            if let Some(first) = schedule.first() {
+        let faults = s.faults.as_ref().map(|spec| {
+            let mut stream = FaultStream::new(spec, s.seed, s.nodes.count, end).expect("validated faults");
+            let pending = stream.next();
+            if let Some(first) = pending {
                 sched.schedule_at(first.time, Event::Fault);
             }
-            Faults { schedule, next: 0, state: FaultState::new(), off: vec![false; n] }
+            Faults { stream, pending, log: Vec::new(), state: FaultState::new(), off: vec![false; n] }
         });
         let mut sim = Simulator {
             scenario_name: s.name.clone(),
@@ -694,6 +699,7 @@ impl Simulator {
         let until = until.min(self.end);
         while let Some((now, p)) = self.sched.pop_next(until) {
             self.dispatch_popped(now, p);
+            self.maybe_settle_ledger();
         }
     }
 
@@ -721,7 +727,10 @@ impl Simulator {
             }
             left -= 1;
             match self.sched.pop_next(until) {
-                Some((now, p)) => self.dispatch_popped(now, p),
+                Some((now, p)) => {
+                    self.dispatch_popped(now, p);
+                    self.maybe_settle_ledger();
+                }
                 None => break,
             }
         }
@@ -881,7 +890,7 @@ impl Simulator {
 
     /// The faults applied so far, in order.
     pub fn fault_log(&self) -> &[FaultEvent] {
-        self.faults.as_ref().map_or(&[], |f| &f.schedule[..f.next])
+        self.faults.as_ref().map_or(&[], |f| &f.log[..])
     }
 
     pub fn now(&self) -> SimTime {
@@ -991,8 +1000,9 @@ impl Simulator {
             return;
         }
         if let Some(tag) = pkt.tag {
-            let delay = now.since(tag.created).as_secs_f64();
-            self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, delay);
+            let since = now.since(tag.created);
+            let delay = since.as_secs_f64();
+            self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, since);
             if let Some(s) = self.series.as_mut() {
                 let fs = &mut s.flows[tag.flow.index()];
                 fs.t_s.push(now.as_secs_f64());
@@ -1761,16 +1771,22 @@ impl Simulator {
 
     /// Where every application packet copy is now: the packet's holder (the
     /// first in [`Holder`] order when it has several copies) and each node's
-    /// copies by holder. Walks every place a packet can wait.
+    /// copies by holder.
     fn held_packets(&self) -> (BTreeMap<u64, Holder>, Vec<InFlightCounts>) {
         let mut by_uid: BTreeMap<u64, Holder> = BTreeMap::new();
         let mut per_node = vec![InFlightCounts::default(); self.nodes.len()];
-        let mut note = |node: NodeId, h: Holder, p: &Packet| {
+        self.walk_held(&mut |node: NodeId, h: Holder, p: &Packet| {
             if p.tag.is_some() {
                 per_node[node.index()].add(h);
                 by_uid.entry(p.uid).and_modify(|e| *e = (*e).min(h)).or_insert(h);
             }
-        };
+        });
+        (by_uid, per_node)
+    }
+
+    /// Call `note(node, holder, packet)` for every packet copy waiting
+    /// somewhere. Walks every place a packet can wait.
+    fn walk_held(&self, note: &mut dyn FnMut(NodeId, Holder, &Packet)) {
         for n in &self.nodes {
             n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
             if let Some(w) = &n.wifi {
@@ -1807,7 +1823,46 @@ impl Simulator {
                 | Event::Fault => {}
             }
         }
-        (by_uid, per_node)
+    }
+
+    /// Settle the packet ledger when it is due ([`PacketLedger::settle`]):
+    /// between events, so every copy of a packet is somewhere
+    /// [`Simulator::walk_held`] looks, or in a pending parcel or a frame on the
+    /// air (counted as alive too, to be safe).
+    #[inline(always)]
+    fn maybe_settle_ledger(&mut self) {
+        if self.ledger.wants_settling() {
+            self.settle_ledger();
+        }
+    }
+
+    #[inline(never)]
+    fn settle_ledger(&mut self) {
+        let mut alive: Vec<u64> = Vec::new();
+        self.walk_held(&mut |_, _, p: &Packet| {
+            if p.tag.is_some() {
+                alive.push(p.uid)
+            }
+        });
+        alive.extend(self.parcels.slots.iter().flatten().filter(|p| p.tag.is_some()).map(|p| p.uid));
+        alive.extend(self.txs.iter().flatten().filter_map(|t| t.frame.pkt.as_ref()).filter(|p| p.tag.is_some()).map(|p| p.uid));
+        alive.sort_unstable();
+        alive.dedup();
+        self.ledger.settle(|uid| alive.binary_search(&uid).is_ok());
+    }
+
+    /// Settle the packet ledger after every event from now on, or at its usual
+    /// threshold again (`floor` = [`PacketLedger::SETTLE_FLOOR`]): tests
+    /// check that settling never changes a result.
+    pub fn set_ledger_settle_floor(&mut self, floor: usize) {
+        let old = std::mem::replace(&mut self.ledger, PacketLedger::with_floor(floor));
+        assert!(old.is_empty(), "set the settling floor before the run starts");
+    }
+
+    /// Application packets whose records the ledger keeps now (created and not
+    /// yet settled): bounded by the packets alive, not by those ever sent.
+    pub fn ledger_records(&self) -> usize {
+        self.ledger.len()
     }
 
     /// The results of the run so far.
@@ -1895,10 +1950,11 @@ impl Simulator {
     /// Apply the fault schedule's next event and schedule the one after it.
     fn apply_fault(&mut self, now: SimTime) {
         let f = self.faults.as_mut().expect("fault event without faults");
-        let e = f.schedule[f.next];
+        let e = f.pending.take().expect("a fault event has its fault");
         debug_assert_eq!(e.time, now);
-        f.next += 1;
-        if let Some(next) = f.schedule.get(f.next) {
+        f.log.push(e);
+        f.pending = f.stream.next();
+        if let Some(next) = f.pending {
             self.sched.schedule_at(next.time, Event::Fault);
         }
         let was_off = f.off[e.a.index()];
@@ -1955,7 +2011,9 @@ impl Simulator {
         };
         let geo = ConnectivityTimeline::exact(trajectories, range_m, self.end);
         let timeline = match &self.faults {
-            Some(f) => geo.with_faults(&f.schedule),
+            // Every fault before the end has been applied (a stopped run's end
+            // is its stop time), and the timeline looks at none after it.
+            Some(f) => geo.with_faults(&f.log),
             None => geo.clone(),
         };
         Some(ConnectivityReport {

@@ -76,7 +76,7 @@ impl FaultEvent {
     }
 
     /// The total order of a schedule: time, then nodes, then kind.
-    fn key(&self) -> (SimTime, NodeId, Option<NodeId>, FaultKind) {
+    fn key(&self) -> FaultKey {
         (self.time, self.a, self.b, self.kind)
     }
 }
@@ -192,33 +192,75 @@ pub fn random_link_failures(seed: u64, a: NodeId, b: NodeId, p: &RandomLinkFailu
     if p.rate_per_s <= 0.0 {
         return out;
     }
-    let mut rng = stream(seed, link_entity(a, b), Component::Faults);
-    let mut t = SimTime::from_secs_f64(p.start_s).0;
-    loop {
-        t = t.saturating_add(exp_ns(&mut rng, 1.0 / p.rate_per_s));
-        if t >= until.0 {
-            break;
-        }
-        out.push(FaultEvent::link(SimTime(t), FaultKind::LinkDown, a.0, b.0));
-        t = t.saturating_add(exp_ns(&mut rng, p.mean_duration_s));
-        if t >= until.0 {
-            break;
-        }
-        out.push(FaultEvent::link(SimTime(t), FaultKind::LinkUp, a.0, b.0));
+    let mut g = LinkFailures::new(seed, a, b, p);
+    while let Some(e) = g.next(until) {
+        out.push(e);
     }
     out
 }
 
-/// Every fault of a run, sorted by (time, node a, node b, kind): deterministic
-/// for a given (spec, seed, node count, until).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FaultSchedule {
-    events: Vec<FaultEvent>,
+/// One link's random failures, drawn one event at a time: the same draws, in
+/// the same order, as drawing them all up front.
+#[derive(Clone, Debug)]
+struct LinkFailures {
+    rng: SimRng,
+    /// The time of the last event drawn (ns).
+    t: u64,
+    /// Whether the next event is a failure (else a repair).
+    down_next: bool,
+    a: u32,
+    b: u32,
+    mean_up_s: f64,
+    mean_down_s: f64,
 }
 
-impl FaultSchedule {
-    /// Validate `spec` against `node_count` and generate all events before `until`.
-    pub fn build(spec: &FaultSpec, seed: u64, node_count: u32, until: SimTime) -> Result<FaultSchedule, FaultError> {
+impl LinkFailures {
+    fn new(seed: u64, a: NodeId, b: NodeId, p: &RandomLinkFailures) -> Self {
+        LinkFailures {
+            rng: stream(seed, link_entity(a, b), Component::Faults),
+            t: SimTime::from_secs_f64(p.start_s).0,
+            down_next: true,
+            a: a.0,
+            b: b.0,
+            mean_up_s: 1.0 / p.rate_per_s,
+            mean_down_s: p.mean_duration_s,
+        }
+    }
+
+    /// The next event before `until`, or `None` (and none after it).
+    fn next(&mut self, until: SimTime) -> Option<FaultEvent> {
+        let (mean, kind) = if self.down_next { (self.mean_up_s, FaultKind::LinkDown) } else { (self.mean_down_s, FaultKind::LinkUp) };
+        self.t = self.t.saturating_add(exp_ns(&mut self.rng, mean));
+        if self.t >= until.0 {
+            self.t = u64::MAX;
+            return None;
+        }
+        self.down_next = !self.down_next;
+        Some(FaultEvent::link(SimTime(self.t), kind, self.a, self.b))
+    }
+}
+
+/// A fault's place in a schedule ([`FaultEvent::key`]).
+type FaultKey = (SimTime, NodeId, Option<NodeId>, FaultKind);
+
+/// Every fault of a run in schedule order (time, node a, node b, kind), drawn
+/// as the run goes: memory is one generator per failing link, not one entry
+/// per fault, and a run with a huge failure rate starts at once (its event
+/// loop sees Ctrl-C). Yields exactly [`FaultSchedule::build`]'s events.
+#[derive(Clone, Debug)]
+pub struct FaultStream {
+    /// Node switches and scripted outages, sorted (a few per scenario entry).
+    scripted: Vec<FaultEvent>,
+    next_scripted: usize,
+    /// Each failing link's next event, smallest first, with its generator's index.
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(FaultKey, u32)>>,
+    links: Vec<LinkFailures>,
+    until: SimTime,
+}
+
+impl FaultStream {
+    /// Validate `spec` against `node_count`; events before `until` will be drawn.
+    pub fn new(spec: &FaultSpec, seed: u64, node_count: u32, until: SimTime) -> Result<FaultStream, FaultError> {
         let mut events = Vec::new();
         let node = |key: String, n: u32| {
             if n < node_count {
@@ -263,6 +305,10 @@ impl FaultSchedule {
                 events.push(FaultEvent::link(up, FaultKind::LinkUp, a, b));
             }
         }
+        events.retain(|e| e.time < until);
+        // Stable: equal keys are equal events, kept in the order listed.
+        events.sort_by_key(FaultEvent::key);
+        let mut st = FaultStream { scripted: events, next_scripted: 0, heap: Default::default(), links: Vec::new(), until };
         if let Some(p) = &spec.random_link_failures {
             let k = "faults.random_link_failures";
             if !(p.rate_per_s.is_finite() && p.rate_per_s >= 0.0) {
@@ -289,13 +335,63 @@ impl FaultSchedule {
                     v
                 }
             };
-            for (a, b) in pairs {
-                events.extend(random_link_failures(seed, NodeId(a), NodeId(b), p, until));
+            if p.rate_per_s > 0.0 {
+                for (a, b) in pairs {
+                    let mut g = LinkFailures::new(seed, NodeId(a), NodeId(b), p);
+                    if let Some(e) = g.next(until) {
+                        st.heap.push(std::cmp::Reverse((e.key(), st.links.len() as u32)));
+                        st.links.push(g);
+                    }
+                }
             }
         }
-        events.retain(|e| e.time < until);
-        events.sort_by_key(FaultEvent::key);
-        Ok(FaultSchedule { events })
+        Ok(st)
+    }
+
+    /// Links with random failures still to come (each holds one generator).
+    pub fn failing_links(&self) -> usize {
+        self.links.len()
+    }
+}
+
+impl Iterator for FaultStream {
+    type Item = FaultEvent;
+
+    /// The next fault in schedule order; a scripted event before a random one
+    /// with the same key (they are then the same event).
+    fn next(&mut self) -> Option<FaultEvent> {
+        let scripted = self.scripted.get(self.next_scripted).copied();
+        let random = self.heap.peek().map(|r| r.0 .0);
+        match (scripted, random) {
+            (None, None) => None,
+            (Some(e), r) if r.is_none_or(|k| e.key() <= k) => {
+                self.next_scripted += 1;
+                Some(e)
+            }
+            _ => {
+                let std::cmp::Reverse(((time, a, b, kind), i)) = self.heap.pop().expect("peeked");
+                let g = &mut self.links[i as usize];
+                if let Some(e) = g.next(self.until) {
+                    self.heap.push(std::cmp::Reverse((e.key(), i)));
+                }
+                Some(FaultEvent { time, kind, a, b })
+            }
+        }
+    }
+}
+
+/// Every fault of a run, sorted by (time, node a, node b, kind): deterministic
+/// for a given (spec, seed, node count, until).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FaultSchedule {
+    events: Vec<FaultEvent>,
+}
+
+impl FaultSchedule {
+    /// Validate `spec` against `node_count` and generate all events before
+    /// `until` (a run draws them as it goes: [`FaultStream`]).
+    pub fn build(spec: &FaultSpec, seed: u64, node_count: u32, until: SimTime) -> Result<FaultSchedule, FaultError> {
+        Ok(FaultSchedule { events: FaultStream::new(spec, seed, node_count, until)?.collect() })
     }
 
     /// All events, sorted.
@@ -458,5 +554,72 @@ mod tests {
             assert!(w[0].time < w[1].time);
         }
         assert_eq!(of_pair[0].kind, FaultKind::LinkDown);
+    }
+
+    /// The old up-front schedule (every pair's draws, then one stable sort),
+    /// written out independently: the lazy stream must give the same events.
+    fn up_front(spec: &FaultSpec, seed: u64, n: u32, until: SimTime) -> Vec<FaultEvent> {
+        let mut events = Vec::new();
+        for sw in &spec.node_switches {
+            events.push(FaultEvent::node(s(sw.off_s), FaultKind::NodeOff, sw.node));
+            if let Some(on) = sw.on_s {
+                events.push(FaultEvent::node(s(on), FaultKind::NodeOn, sw.node));
+            }
+        }
+        for o in &spec.link_outages {
+            events.push(FaultEvent::link(s(o.down_s), FaultKind::LinkDown, o.a, o.b));
+            if let Some(up) = o.up_s {
+                events.push(FaultEvent::link(s(up), FaultKind::LinkUp, o.a, o.b));
+            }
+        }
+        let p = spec.random_link_failures.as_ref().unwrap();
+        for a in 0..n {
+            for b in a + 1..n {
+                let mut rng = stream(seed, link_entity(NodeId(a), NodeId(b)), Component::Faults);
+                let mut t = s(p.start_s).0;
+                loop {
+                    t = t.saturating_add(exp_ns(&mut rng, 1.0 / p.rate_per_s));
+                    if t >= until.0 {
+                        break;
+                    }
+                    events.push(FaultEvent::link(SimTime(t), FaultKind::LinkDown, a, b));
+                    t = t.saturating_add(exp_ns(&mut rng, p.mean_duration_s));
+                    if t >= until.0 {
+                        break;
+                    }
+                    events.push(FaultEvent::link(SimTime(t), FaultKind::LinkUp, a, b));
+                }
+            }
+        }
+        events.retain(|e| e.time < until);
+        events.sort_by_key(FaultEvent::key);
+        events
+    }
+
+    #[test]
+    fn drawn_as_the_run_goes_equals_drawn_up_front() {
+        let until = s(500.0);
+        let mut spec = failures(0.05, 4.0, None);
+        spec.node_switches = vec![NodeSwitch { node: 3, off_s: 10.0, on_s: Some(20.0) }, NodeSwitch { node: 1, off_s: 600.0, on_s: None }];
+        spec.link_outages = vec![LinkOutage { a: 4, b: 2, down_s: 0.0, up_s: Some(250.0) }];
+        for seed in [1, 7, 2024] {
+            let lazy: Vec<FaultEvent> = FaultStream::new(&spec, seed, 12, until).unwrap().collect();
+            let reference = up_front(&spec, seed, 12, until);
+            assert!(reference.len() > 100, "{}", reference.len());
+            assert_eq!(lazy, reference, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_huge_rate_starts_at_once_and_holds_one_generator_per_link() {
+        // 05b_random_link_failures_oom: 10^9 failures/s for 100 s was a 3 GB
+        // vector built before the first event. Now: one generator, events on demand.
+        let spec = failures(1e9, 1e-9, Some(vec![[0, 1]]));
+        let mut st = FaultStream::new(&spec, 1, 2, s(100.0)).unwrap();
+        assert_eq!(st.failing_links(), 1);
+        let first: Vec<FaultEvent> = st.by_ref().take(1000).collect();
+        assert_eq!(first.len(), 1000);
+        assert!(first.windows(2).all(|w| w[0].time < w[1].time && w[0].kind != w[1].kind));
+        assert!(first[999].time < s(1e-3), "{}", first[999].time);
     }
 }

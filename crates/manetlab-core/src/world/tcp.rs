@@ -121,7 +121,7 @@ impl Simulator {
             let mut deliveries = std::mem::take(&mut t.deliveries);
             t.receiver.on_segment(now, h, pkt.payload_bytes, tag.created, &mut deliveries);
             for d in deliveries.drain(..) {
-                flow.counters.on_receive(now.as_secs_f64(), d.bytes, now.since(d.sent_at).as_secs_f64());
+                flow.counters.on_receive(now.as_secs_f64(), d.bytes, now.since(d.sent_at));
             }
             t.deliveries = deliveries;
         } else {
