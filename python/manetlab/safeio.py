@@ -131,6 +131,18 @@ def _new_fd(name: str, dir_fd: int, mode: int = 0o666) -> int:
 
 
 @contextmanager
+def _synced_file(fd: int, mode: str, kwargs: dict[str, Any]) -> Iterator[IO[Any]]:
+    """The write descriptor `fd` as a file object ("wb", or "w" with `kwargs` for
+    the text wrapper), flushed and fsynced when the block ends without an exception."""
+    raw = os.fdopen(fd, "wb")
+    f: IO[Any] = raw if mode == "wb" else io.TextIOWrapper(raw, **{"encoding": "utf-8", **kwargs})
+    with f:
+        yield f
+        f.flush()
+        os.fsync(raw.fileno())
+
+
+@contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -> Iterator[IO[Any]]:
     """A file object for writing `path` whole: a temporary file in the same folder
     (exclusive, no link followed), fsynced and renamed over `path` when the block
@@ -155,12 +167,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -
         else:  # pragma: no cover - 100 random collisions
             raise OutputError(f"cannot create a temporary file beside {shown(p)}", p, errno.EEXIST)
         try:
-            raw = os.fdopen(fd, "wb")
-            f: IO[Any] = raw if mode == "wb" else io.TextIOWrapper(raw, **{"encoding": "utf-8", **kwargs})
-            with f:
+            with _synced_file(fd, mode, kwargs) as f:
                 yield f
-                f.flush()
-                os.fsync(raw.fileno())
             # Checked again just before the rename (a link planted meanwhile is
             # replaced by the rename anyway, never written through).
             _check_destination(p)
@@ -203,12 +211,8 @@ def create_new(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) ->
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o666)
     except FileExistsError:
         raise UnsafePathError(f"{shown(p)} already exists; not overwritten", p, errno.EEXIST) from None
-    raw = os.fdopen(fd, "wb")
-    f: IO[Any] = raw if mode == "wb" else io.TextIOWrapper(raw, **{"encoding": "utf-8", **kwargs})
-    with f:
+    with _synced_file(fd, mode, kwargs) as f:
         yield f
-        f.flush()
-        os.fsync(raw.fileno())
 
 
 def copy_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:

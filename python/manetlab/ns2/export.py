@@ -25,12 +25,12 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from manetlab import safeio
 from manetlab.ns2.tcl import tcl_comment, tcl_word
 from manetlab.results import run
 from manetlab.scenario import Overrides, Scenario, load_scenario
@@ -198,11 +198,9 @@ def export_ns2(
 
 
 def _write(path: Path, text: str) -> None:
-    """`text` (ASCII: run.tcl, movement.tcl and flows.json are) into `path`, never
-    through a symlink (O_NOFOLLOW); permissions from the umask."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    with os.fdopen(fd, "w", encoding="ascii", newline="") as fh:
-        fh.write(text)
+    """`text` (ASCII: run.tcl, movement.tcl and flows.json are) into `path`, whole
+    and never through a symlink (`safeio.write_bytes`); permissions from the umask."""
+    safeio.write_bytes(path, text.encode("ascii"))
 
 
 _NUM = r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
@@ -220,16 +218,12 @@ def _movement_text(path: Path) -> str:
     """The text of a movement file manetlab wrote; Ns2Unsupported for anything else
     (a line its writer never writes, a non-regular or too large file)."""
     try:
-        # O_NONBLOCK: a FIFO named here must not block the open; it is refused below.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Ns2Unsupported(f"movement_file: {excerpt(path, 100)} is not a regular file")
-            raw = fh.read(MAX_MOVEMENT_BYTES + 1)
+        # A regular file only (a FIFO is refused without blocking, a link not followed), size-capped.
+        raw = safeio.read_bytes(path, limit=MAX_MOVEMENT_BYTES)
+    except safeio.OutputError as e:
+        raise Ns2Unsupported(f"movement_file: {e}") from None
     except OSError as e:
         raise Ns2Unsupported(f"movement_file: cannot read {excerpt(path, 100)}: {e.strerror or e}") from None
-    if len(raw) > MAX_MOVEMENT_BYTES:
-        raise Ns2Unsupported(f"movement_file: {excerpt(path, 100)} is larger than {MAX_MOVEMENT_BYTES} bytes")
     text = raw.decode("ascii", errors="replace")
     for k, line in enumerate(text.split("\n"), 1):
         if not _MOVEMENT_LINE.fullmatch(line):
