@@ -341,6 +341,21 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return ov
 
 
+def _load(args: argparse.Namespace) -> Scenario:
+    """The scenario of run/validate/compare/export-ns2/crosscheck, with the
+    command line's overrides. A study file given instead is one line saying so
+    and naming `manetlab study run` (not the first study key the core refuses)."""
+    try:
+        return load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    except ScenarioError:
+        from manetlab.study.spec import study_file_error
+
+        err = study_file_error(args.scenario)
+        if err is None:
+            raise
+        raise err from None
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -354,14 +369,14 @@ def _describe(s: Scenario) -> str:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    s = _load(args)
     print(f"ok: {printable(s.label)}: {_describe(s)}")
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
     max_memory = _max_memory(args)
-    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    s = _load(args)
     if args.animate:
         from manetlab.animate import animate_outputs
 
@@ -401,12 +416,17 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Printed under `compare`'s table: its differences come from one run per variant.
+ONE_SEED_NOTE = ("one seed: a single run per variant proves nothing about a difference; "
+                 "use a study (manetlab study run, docs/studies.md) for many seeds")
+
+
 def _compare(args: argparse.Namespace) -> int:
     # Imported here, like report: `manetlab run` does not need them (start-up, issue 15).
     from manetlab.compare import compare
 
     _max_memory(args)
-    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    s = _load(args)
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
@@ -419,6 +439,7 @@ def _compare(args: argparse.Namespace) -> int:
         return EXIT_IO_ERROR
     print(f"{printable(s.label)}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
     print(c.table())
+    print(ONE_SEED_NOTE)
     print(f"wrote {report_path}")
     return 0
 
@@ -440,7 +461,7 @@ def _animate(args: argparse.Namespace) -> int:
 def _export_ns2(args: argparse.Namespace) -> int:
     from manetlab.ns2.export import export_ns2
 
-    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    s = _load(args)
     e = export_ns2(s, args.out, trace_format=args.trace)
     print(f"{printable(s.label)}: seed {s.seed} (ns-2 RNG seed {e.ns2_seed}), {_describe(s)}")
     print(f"wrote {printable(e.script)}, {e.movement.name}, {e.flows_json.name}; run: cd {printable(shlex.quote(str(e.out_dir)))} && ns run.tcl")
@@ -452,7 +473,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
 
     find_ns()  # say how to install ns-2 before anything runs
     seeds = parse_seeds(args.seeds)
-    s = load_scenario(args.scenario, _overrides(args), allow_outside=getattr(args, "allow_outside", False))
+    s = _load(args)
     if args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
     df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)

@@ -48,7 +48,9 @@ def get(name: str) -> Paper:
     if name not in ps:
         from manetlab.scenario import ScenarioError
 
-        raise ScenarioError(f"reproduce: {name!r} is not a paper we reproduce (allowed: {', '.join(ps)})")
+        from manetlab.textsafe import quote
+
+        raise ScenarioError(f"reproduce: {quote(name)} is not a paper we reproduce (allowed: {', '.join(ps)})")
     return ps[name]
 
 
@@ -163,6 +165,7 @@ def main_cli(args: Any) -> int:
             print("usage: manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR]", file=sys.stderr)
             return 2
         return 0
+    get(args.name)  # an unknown paper is one line, before anything is printed
     if args.jobs is not None and args.jobs < 1:
         from manetlab.scenario import ScenarioError
 

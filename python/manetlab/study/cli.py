@@ -96,6 +96,10 @@ def _status(args: argparse.Namespace) -> int:
 
 def _results(args: argparse.Namespace) -> int:
     s = _study(args)
+    if args.metrics:
+        from manetlab.study.spec import check_metric_names
+
+        check_metric_names(s.spec, [("--metrics", m) for m in args.metrics])  # a misspelt name is an error, not a NaN table
     try:
         summ = s.summary(args.metrics)
     except FileNotFoundError as e:

@@ -36,7 +36,7 @@ from manetlab.scenario import (
     show,
 )
 
-__all__ = ["Cell", "Derived", "SeedHook", "StudySpec", "load_study", "metric_names_of"]
+__all__ = ["Cell", "Derived", "SeedHook", "StudySpec", "load_study", "metric_names_of", "metric_schema"]
 
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "seeds", "metrics", "derived")
 DERIVED_KEYS = ("name", "kind", "metric", "axis", "new", "base")
@@ -155,6 +155,8 @@ def load_study(
         folder = path.resolve().parent
     if not isinstance(raw, dict):
         raise ScenarioError("(top level): a study is a table of keys")
+    if is_scenario_file(raw):
+        raise ScenarioError(scenario_file_message(raw, path))
     _no_unknown(raw, TOP_KEYS, "")
     name = raw.get("name", path.stem if path else "study")
     check_name("name", name)
@@ -185,6 +187,66 @@ def load_study(
     spec.cells = _cells(spec, base_source)
     _check_metrics(spec)
     return spec
+
+
+# ----------------------------------------------------------------------------- which kind of file
+
+#: Keys only a study has (besides `scenario`), and keys of a scenario a study lacks.
+STUDY_KEYS = ("seeds", "grid", "zip", "set", "metrics", "derived")
+SCENARIO_KEYS = ("nodes", "flows", "duration_s")
+
+
+def is_study_file(raw: Any) -> bool:
+    """A study's contents given where a scenario is wanted: a table naming a
+    `scenario`, without the `nodes` every scenario has."""
+    return isinstance(raw, dict) and "scenario" in raw and "nodes" not in raw
+
+
+def is_scenario_file(raw: Any) -> bool:
+    """A scenario's contents given where a study is wanted: `nodes`, `flows` or
+    `duration_s`, and no `scenario` key."""
+    return isinstance(raw, dict) and "scenario" not in raw and any(k in raw for k in SCENARIO_KEYS)
+
+
+def _command(*words: str | os.PathLike[str]) -> str:
+    import shlex
+
+    from manetlab.textsafe import excerpt as cut
+
+    return cut(shlex.join(str(w) for w in words), 300)
+
+
+def study_file_message(raw: dict[str, Any], path: str | os.PathLike[str]) -> str:
+    """One line: `path` is a study file, and the command that takes it."""
+    from manetlab.safeio import shown
+
+    has = [k for k in STUDY_KEYS if k in raw]
+    what = f"a scenario and {', '.join(has)}" if has else "a scenario"
+    return f"{shown(path)}: this is a study file (it names {what}); run it with: {_command('manetlab', 'study', 'run', path)}"
+
+
+def scenario_file_message(raw: dict[str, Any], path: str | os.PathLike[str] | None) -> str:
+    """One line: `path` is a scenario file, and the commands that take it (a
+    study given as a table, `path` None: it is a scenario, not a study)."""
+    from manetlab.safeio import shown
+
+    has = ", ".join(k for k in SCENARIO_KEYS if k in raw)
+    if path is None:
+        return (f"(top level): this is a scenario (it has {has} and no scenario key), not a study; "
+                f"a study names its base scenario: scenario = a file path or a table (docs/studies.md)")
+    return (f"{shown(path)}: this is a scenario file (it has {has} and no scenario key); run it with: "
+            f"{_command('manetlab', 'run', path)}, or name it in a study file: scenario = \"<its path>\" (docs/studies.md)")
+
+
+def study_file_error(path: str | os.PathLike[str]) -> ScenarioError | None:
+    """For a scenario command whose file failed to load: a ScenarioError saying
+    the file is a study (`study_file_message`), or None if it is not one (or
+    cannot be read: the first error then stands)."""
+    try:
+        raw = _read(Path(path))
+    except (ScenarioError, OSError, ValueError):
+        return None
+    return ScenarioError(study_file_message(raw, path)) if is_study_file(raw) else None
 
 
 # ----------------------------------------------------------------------------- parts
@@ -378,44 +440,161 @@ def scenario_hash(s: Scenario, seed_hook: SeedHook | None = None) -> str:
 
 _METRIC = re.compile(r"(flow(\d+)|nodes|total)\.([A-Za-z0-9_.]+)|events|jain_throughput")
 
+# The metric schema: the names `metrics_of` (study/executor.py) gives a run of a
+# scenario, known from the scenario's normalised form alone, without a run. It
+# mirrors the core's summary (crates/manetlab-core/src/metrics.rs: FlowSummary,
+# TcpFlowSummary, NodeSummary, RoutingSummary, DropReason::PACKET_DROPS);
+# tests/test_polish35.py checks it against runs with every kind of flow, routing
+# protocol and MAC, so a field added to the core and not here fails a test.
+FLOW_FIELDS = (
+    "tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "delivered_packets", "dropped_packets", "in_flight_packets",
+    "dup_rx_packets", "copy_drop_packets", "lost_packets", "pdr", "throughput_kbps", "throughput_run_kbps",
+    "delay_mean_s", "delay_min_s", "delay_max_s", "jitter_mean_s",
+    "ctrl_tx_packets", "ctrl_delivered_packets", "ctrl_dropped_packets", "ctrl_in_flight_packets",
+)
+#: FTP (TCP) flows only: the flow's ``tcp`` fields, unprefixed.
+TCP_FIELDS = (
+    "established_s", "completion_s", "data_segments_sent", "data_bytes_sent", "retransmissions", "timeouts",
+    "fast_retransmits", "highest_ack_segs", "highest_ack_bytes", "goodput_kbps", "acks_sent",
+    "duplicate_segments_received", "out_of_order_segments_received", "final_cwnd_segs", "final_ssthresh_segs",
+    "final_srtt_s", "final_rto_s", "drops_detected", "paced_holds", "route_freezes", "route_probes",
+)
+#: ``[mac] kind = "frn"`` only.
+FRN_FLOW_FIELDS = ("delivered_per_slot",)
+#: ``flow<N>.drops_<layer.CODE>``: every reason, 0 when none.
+DROP_KEYS = (
+    "ifq.IFQ", "ifq.RED", "rtr.NRTE", "rtr.TTL", "rtr.TOUT", "rtr.IFQ", "rtr.LOOP", "rtr.CBK",
+    "link.ERR", "link.LNK", "node.OFF", "mac.RET", "ifq.ARP", "rtr.LIFE",
+)
+NODE_FIELDS = (
+    "originated_packets", "received_packets", "delivered_packets", "forwarded_packets", "sent_packets",
+    "dropped_packets", "in_flight_packets", "mac_frames", "mac_frames_failed", "mac_retries", "mac_collisions",
+    "mac_duplicates", "ifq_max_pkts",
+)
+#: Every routing protocol but "static".
+ROUTING_FIELDS = (
+    "routing_ctrl_originated_pkts", "routing_ctrl_originated_bytes", "routing_ctrl_forwarded_pkts",
+    "routing_ctrl_forwarded_bytes", "routing_ctrl_received_pkts", "routing_discoveries", "routing_discoveries_failed",
+    "routing_request_retries", "routing_routes_found", "routing_route_hops_mean", "routing_discovery_time_mean_s",
+    "routing_route_breaks", "routing_local_repairs", "routing_local_repairs_failed", "routing_duplicate_requests",
+    "routing_salvaged", "routing_replies_from_cache", "routing_gratuitous_replies",
+)
+#: ``routing_sent_<TYPE>`` and ``routing_received_<TYPE>`` per protocol.
+ROUTING_KINDS = {
+    "aodv": ("RREQ", "RREP", "RERR", "HELLO"),
+    "dsr": ("RREQ", "RREP", "RERR"),
+    "dsdv": ("FULL_DUMP", "INCREMENTAL"),
+    "frn": ("CONFIG", "PROBE", "ERSN", "ERDN"),
+}
+RUN_METRICS = (
+    "total.tx_packets", "total.rx_packets", "total.tx_bytes", "total.rx_bytes", "total.throughput_kbps", "total.pdr",
+    "events", "jain_throughput",
+)
 
-def metric_names_of(spec: StudySpec) -> set[str] | None:
-    """The metric names this study's runs produce, from a run of each cell cut to
-    1 ms (cheap); None if such a probe cannot be made (the names are then checked
-    as runs come in)."""
-    from manetlab.study.executor import metrics_of
 
-    names: set[str] = set()
-    for c in spec.cells:
-        try:
-            probe = c.scenario.with_overrides({"duration_s": 0.001})
-            names |= set(metrics_of(json.loads(_core.run(probe.to_json(), None))))
-        except Exception:  # noqa: BLE001 - a probe that cannot run proves nothing
-            return None
+def metric_schema(normalized: Mapping[str, Any]) -> set[str]:
+    """Every metric name a run of this (normalised) scenario can have
+    (`metrics_of`, docs/studies.md#metrics), from the scenario alone: per flow
+    (by index; TCP fields for FTP flows, ``delivered_per_slot`` with the FRN MAC),
+    per node (routing counters unless routing is static) and per run. A name
+    here may still be missing from a run that could not measure it (a route's
+    mean hop count when no route was found): such a value is NaN in the tables."""
+    names = set(RUN_METRICS)
+    frn = (normalized.get("mac") or {}).get("kind") == "frn"
+    for i, f in enumerate(normalized.get("flows") or []):
+        fields = FLOW_FIELDS + (TCP_FIELDS if f.get("kind") == "ftp" else ()) + (FRN_FLOW_FIELDS if frn else ())
+        names.update(f"flow{i}.{k}" for k in fields)
+        names.update(f"flow{i}.drops_{k}" for k in DROP_KEYS)
+    if (normalized.get("nodes") or {}).get("count", 0):
+        names.update(f"nodes.{k}" for k in NODE_FIELDS)
+        protocol = (normalized.get("routing") or {}).get("protocol") or "static"
+        if protocol != "static":
+            names.update(f"nodes.{k}" for k in ROUTING_FIELDS)
+            for kind in ROUTING_KINDS.get(protocol, ()):
+                names.update((f"nodes.routing_sent_{kind}", f"nodes.routing_received_{kind}"))
     return names
 
 
+def metric_names_of(spec: StudySpec) -> set[str]:
+    """The metric names this study's runs produce: the union of every cell's
+    `metric_schema` (an axis may change a flow's kind or the routing protocol)."""
+    names: set[str] = set()
+    seen: set[str] = set()
+    for c in spec.cells:
+        n = c.scenario.normalized
+        # What the schema depends on: the flows' kinds, the routing protocol, the MAC, whether there are nodes.
+        key = json.dumps([[f.get("kind") for f in n.get("flows") or []], (n.get("routing") or {}).get("protocol"),
+                          (n.get("mac") or {}).get("kind"), bool((n.get("nodes") or {}).get("count", 0))])
+        if key not in seen:
+            seen.add(key)
+            names |= metric_schema(n)
+    return names
+
+
+#: Most names an unknown-metric message lists.
+MAX_LISTED = 12
+
+
 def _check_metrics(spec: StudySpec) -> None:
+    """Every name in `metrics` and `[[derived]]` against the study's metric
+    schema, before any run, whatever the scenario (no probe run)."""
     wanted = [(f"metrics[{i}]", m) for i, m in enumerate(spec.metrics or [])]
     wanted += [(f"derived[{i}].metric", d.metric) for i, d in enumerate(spec.derived)]
+    check_metric_names(spec, wanted)
+
+
+def check_metric_names(spec: StudySpec, wanted: list[tuple[str, str]]) -> None:
+    """Each (where, name) of `wanted` against the study's metric schema
+    (`metric_names_of`): a ScenarioError ``where: ... (allowed: ...)`` for the
+    first name that is not a metric of the study."""
     if not wanted:
         return
-    n_flows = len(spec.base.normalized.get("flows", []))
+    flows = spec.base.normalized.get("flows") or []
+    n_flows = len(flows)
+    known: set[str] | None = None
     for where, m in wanted:
         mm = _METRIC.fullmatch(m)
         if not mm:
-            raise ScenarioError(f"{where}: {_show(m)} is not a metric name (allowed: flow<N>.<field>, nodes.<field>, total.<field>, events, jain_throughput)")
+            named = next((i for i, f in enumerate(flows) if f.get("name") and m.startswith(f"{f['name']}.")), None)
+            if named is not None:
+                field = m[len(flows[named]["name"]) + 1:]
+                use = f"flow{named}.{field}" if f"flow{named}.{field}" in metric_names_of(spec) else f"flow{named}.<field>"
+                raise ScenarioError(f"{where}: {_show(m)} is not a metric name: flows are named by index in metrics (allowed: {_show(use)} for flow {_show(flows[named]['name'])})")
+            raise ScenarioError(f"{where}: {_show(m)} is not a metric name (allowed: flow<N>.<field>, nodes.<field>, total.<field>, events, jain_throughput; docs/studies.md#metrics)")
         if mm.group(2) is not None and int(mm.group(2)) >= n_flows:
-            raise ScenarioError(f"{where}: {_show(m)}: the scenario has {n_flows} flows (flow0 ... flow{n_flows - 1})")
-    known = metric_names_of(spec)
-    if known is None:
-        return
-    for where, m in wanted:
-        # Drop counts appear only when something was dropped: any drops_ name of a flow is accepted.
-        if m not in known and ".drops_" not in m:
-            flow = m.split(".", 1)[0]
-            near = sorted(k for k in known if k.startswith(flow + "."))[:12]
-            raise ScenarioError(f"{where}: {_show(m)} is not a metric of this study (allowed e.g.: {', '.join(near)}; docs/studies.md#metrics)")
+            # (Wording kept as tests/test_study.py states it, "1 flows" included.)
+            has = f"{n_flows} flows (flow0 ... flow{n_flows - 1})" if n_flows else "no flows"
+            raise ScenarioError(f"{where}: {_show(m)}: the scenario has {has}")
+        if known is None:
+            known = metric_names_of(spec)
+        if m not in known:
+            field = mm.group(3)
+            if mm.group(2) is not None and field in TCP_FIELDS:
+                why = f"; a TCP field, and flow {mm.group(2)} is no FTP (TCP) flow in this study"
+            elif mm.group(1) == "nodes" and (field in ROUTING_FIELDS or field.startswith(("routing_sent_", "routing_received_"))):
+                why = "; a routing counter of another protocol, or of none (static routing has no counters)"
+            elif field in FRN_FLOW_FIELDS:
+                why = "; only with [mac] kind = \"frn\""
+            else:
+                why = ""
+            raise ScenarioError(f"{where}: {_show(m)} is not a metric of this study{why} (allowed: {listed(m, known)})")
+
+
+def listed(m: str, known: set[str]) -> str:
+    """A bounded list of the names in `known` nearest to `m`: its closest
+    matches first, then the others of its group (``flow0.``, ``nodes.``,
+    ``total.``; everything when `m` names no group), at most MAX_LISTED, with
+    how many more there are."""
+    import difflib
+
+    group = m.split(".", 1)[0] + "." if "." in m else ""
+    pool = sorted(k for k in known if group and k.startswith(group)) or sorted(known)
+    close = difflib.get_close_matches(m, pool, n=3, cutoff=0.75)
+    # Then the group's fields before its per-reason drop counts (14 per flow).
+    names = close + sorted((k for k in pool if k not in close), key=lambda k: (".drops_" in k, k))
+    more = len(names) - MAX_LISTED
+    shown = ", ".join(names[:MAX_LISTED])
+    return f"{shown}, and {more} more: docs/studies.md#metrics" if more > 0 else shown
 
 
 # ----------------------------------------------------------------------------- helpers
