@@ -152,3 +152,43 @@ def test_pcap_for_1100_nodes_needs_no_file_per_node(tmp_path: Path, how: str) ->
         assert (out / name).stat().st_size == size
     # Nodes 0 and 1 carry the CBR flow (and AODV); node 0's file has records.
     assert files["node0.pcap"] > 24 and files["node1.pcap"] > 24
+
+
+# The reproducers of ../shared/robustness-cases/found-2026-11-29/ (issue 34) and the
+# tests that turn each into a check of the outcome the issue asks for.
+FOUND_2026_11_29 = {
+    "00_panic_negative_on_s": ["test_security_input.py::test_00_"],
+    "01_tcl_injection_crosscheck": ["test_security_tcl.py::test_repro01_export_ns2_cli", "test_security_tcl.py::test_repro01_crosscheck_cli"],
+    "03_concurrent_study": ["test_security_study.py::test_03_"],
+    "04_fifo": ["test_security_input.py::test_04_fifo_as_traffic_or_movement_file_fails_at_once"],
+    "05_memory_grows_per_packet": ["test_security_core.py::test_05_"],
+    "05b_random_link_failures_oom": ["test_security_core.py::test_05b_"],
+    "06_mean_delay_above_max": ["test_security_core.py::test_06_"],
+    "07_symlink_follow": [
+        "test_security_outputs.py::test_07_writers_refuse_a_planted_symlink",
+        "test_security_study.py::test_07_study_trace_writer_does_not_follow_planted_symlinks",
+    ],
+    "09_summary_json_dir_deleted": ["test_security_outputs.py::test_09_a_folder_holding_a_summary_json_is_not_deleted"],
+    "10_readonly_and_diskfull_study": [
+        "test_security_study.py::test_10a_status_and_results_on_a_read_only_mount",
+        "test_security_study.py::test_10b_full_disk_is_one_line_and_the_store_resumes",
+    ],
+    "12_animate_page_broken_by_name": ["test_security_html.py::test_reproducer_12_"],
+    "14_rename_window": ["test_security_outputs.py::test_14_"],
+    "15_ctrlc_study_traceback": ["test_security_study.py::test_15_ctrl_c_while_workers_start_prints_no_traceback"],
+    "17_error_message_echo": ["test_security_input.py::test_17_"],
+    "18_dense_10k_nodes_oom": ["test_security_core.py::test_too_large_runs_are_refused_with_one_line_from_the_cli"],
+    "18_million_radio_nodes_oom": ["test_security_core.py::test_too_large_runs_are_refused_with_one_line_from_the_cli"],
+}
+
+
+def test_every_reproducer_of_2026_11_29_has_its_test() -> None:
+    found = ROOT / "tests" / "fixtures" / "robustness-found-2026-11-29"
+    stems = {p.name.split(".")[0] for p in found.iterdir()}
+    # Every fixture copied here belongs to a listed reproducer (15_study_kill is 15's study).
+    assert stems <= set(FOUND_2026_11_29) | {"07_study", "10_study", "15_study_kill"}, stems - set(FOUND_2026_11_29)
+    for case, tests in FOUND_2026_11_29.items():
+        for t in tests:
+            file, prefix = t.split("::")
+            src = (ROOT / "tests" / file).read_text(encoding="utf-8")
+            assert f"def {prefix}" in src, f"{case}: no test {t}"
