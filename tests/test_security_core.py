@@ -257,3 +257,22 @@ def test_compare_passes_max_memory_to_each_run(tmp_path: Path) -> None:
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: nodes.count: ") and "(allowed: at most 1 MiB" in lines[0], p.stderr
     assert not (tmp_path / "c").exists()
+
+
+def test_study_run_passes_max_memory_to_its_workers(tmp_path: Path) -> None:
+    # The limit reaches the local worker processes (through MANETLAB_MAX_MEMORY): a
+    # run estimated above it is recorded as failed with the one-line reason, not run.
+    (tmp_path / "sc.json").write_text((CASES / "18_dense_10k_nodes_oom.json").read_text())
+    (tmp_path / "study.toml").write_text('scenario = "sc.json"\nseeds = [1]\n')
+    p = subprocess.run(
+        [sys.executable, "-m", "manetlab", "study", "run", str(tmp_path / "study.toml"), "--dir", str(tmp_path / "st"),
+         "--jobs", "1", "--no-progress", "--max-memory", "1G"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 0 and "(1 failed)" in p.stdout, p.stdout + p.stderr
+    st = subprocess.run([sys.executable, "-m", "manetlab", "study", "status", str(tmp_path / "study.toml"), "--dir", str(tmp_path / "st")],
+                        capture_output=True, text=True, timeout=60)
+    assert "ScenarioError: nodes.count: 10000 radio nodes need about 3.1 GiB of memory (allowed: at most 1.0 GiB" in st.stdout, st.stdout
+    p = subprocess.run([sys.executable, "-m", "manetlab", "study", "run", str(tmp_path / "study.toml"), "--dir", str(tmp_path / "st2"),
+                        "--max-memory", "lots"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith("error: --max-memory: lots is not a memory size"), p.stderr

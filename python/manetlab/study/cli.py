@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
     r.add_argument("--wait", action="store_true",
                    help="if another `study run` is running this directory, wait for it to end (default: refuse at once, exit status 75)")
+    from manetlab.cli import _max_memory_arg
+
+    _max_memory_arg(r)
     r.set_defaults(func=_run)
 
     s = ss.add_parser("status", help="runs done, failed (with their errors) and missing")
@@ -53,10 +56,13 @@ def _study(args: argparse.Namespace):  # noqa: ANN202
 
 
 def _run(args: argparse.Namespace) -> int:
-    from manetlab.cli import EXIT_SIGINT, EXIT_SIGTERM, terminated
+    from manetlab.cli import EXIT_SIGINT, EXIT_SIGTERM, _max_memory, terminated
 
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
+    # Through the environment, as reproduce: local worker processes inherit it (a
+    # remote --scheduler's workers use their own machine's default).
+    _max_memory(args)
     s = _study(args)  # validates every cell before anything runs
     from manetlab.study.executor import DaskExecutor, LocalExecutor
 
