@@ -14,6 +14,8 @@ tree and never skip.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -130,6 +132,33 @@ def test_reproduce_quick_in_the_venv(wheel_venv: Venv, tmp_path: Path) -> None:
     for name in ("report.md", "report.html", "report.json"):
         assert (out / name).stat().st_size > 0
     assert "Vegas" in (out / "report.md").read_text()
+
+
+@needs_wheel
+def test_readme_quickstart_in_the_venv(wheel_venv: Venv, tmp_path: Path) -> None:
+    """The README's quickstart, as the wheel's packaged README states it, in a folder
+    holding only `manetlab examples examples`: no repository, no Rust."""
+    work = tmp_path / "qs"
+    work.mkdir()
+    v = Venv(wheel_venv.root, work)
+    r = v.run("manetlab", "examples", "examples", "--docs")
+    assert r.returncode == 0, r.stderr
+    readme = (work / "examples" / "docs" / "README.md").read_text()
+    sh = next(b for b in re.findall(r"```sh\n(.*?)```", readme, re.S) if "manetlab validate" in b)
+    py = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "manetlab.run(" in b)
+    ran = []
+    for line in sh.splitlines():
+        argv = shlex.split(line, comments=True)
+        if not argv or argv[:2] == ["manetlab", "crosscheck"]:
+            continue  # crosscheck needs ns-2.35 and a scenario under benchmarks/ (the repository's)
+        r = v.run(*argv, timeout=600)
+        assert r.returncode == 0, f"{line}: {r.stderr[-2000:]}"
+        ran.append(argv[1])
+    assert {"validate", "run", "compare", "plot", "report", "reproduce", "study", "export-ns2"} <= set(ran)
+    (work / "quickstart.py").write_text(py)
+    r = v.run("python", "quickstart.py")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (work / "results" / "chain" / "summary.json").is_file()
 
 
 # --- `manetlab examples` from this source tree (editable install): never skipped ---
