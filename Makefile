@@ -8,6 +8,10 @@
 #               benchmarks/scaling.py (cost per node-second, 100-6400 nodes)
 #   make validate  long validations; rewrites the tables in docs/validation/
 #               (validate-ns2: manetlab vs ns-2.35, needs `ns` on PATH)
+#   make wheel  build an abi3 wheel (release, stripped; no PGO) into dist/, with
+#               examples/ and docs/ inside the package (manetlab/_data/)
+#   make test-wheel  make wheel, then tests/test_wheel.py: install it into a
+#               fresh venv (dependencies from PyPI) and run it there without Rust
 #   make clean  remove build outputs (make distclean also removes .venv)
 # Set-up is stamp-driven: the venv, its dependencies and the release build are
 # redone only when their inputs change, so a second `make run` just runs.
@@ -27,7 +31,7 @@ RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) 
 # maturin develop drops the extension into python/manetlab/; rebuild if it was removed.
 EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
 
-.PHONY: run test bench validate validate-ns2 clean distclean FORCE
+.PHONY: run test bench validate validate-ns2 wheel test-wheel clean distclean FORCE
 
 run: $(BUILD_STAMP)
 	$(PY) -m manetlab compare $(EXAMPLE) --flow 0 --transports newreno abra --out results/default_study
@@ -43,6 +47,26 @@ bench: $(BUILD_STAMP)
 	$(PY) benchmarks/run.py --vs-ns2 --repeat $(BENCH_REPEAT) --seeds $(BENCH_SEEDS) --pgo $(if $(filter 0,$(PGO)),off,auto)
 	cargo build --release --quiet -p manetlab-core --example run_scenario
 	$(PY) benchmarks/scaling.py --repeats $(BENCH_REPEAT)
+
+# An abi3 wheel (CPython >= 3.11) in dist/. examples/ and docs/ are copied into
+# python/manetlab/_data/ (git-ignored; included via [tool.maturin] include) for
+# the build only and removed afterwards, so they are not duplicated in git; an
+# editable install reads them from the repository (manetlab/packaged.py).
+WHEEL_DATA := python/manetlab/_data
+wheel: $(DEPS_STAMP)
+	rm -rf $(WHEEL_DATA)
+	mkdir -p $(WHEEL_DATA)/examples $(WHEEL_DATA)/docs/img $(WHEEL_DATA)/docs/validation
+	cp examples/* $(WHEEL_DATA)/examples/
+	cp README.md docs/*.md $(WHEEL_DATA)/docs/
+	cp docs/img/* $(WHEEL_DATA)/docs/img/
+	cp docs/validation/*.md $(WHEEL_DATA)/docs/validation/
+	env -u CONDA_PREFIX $(VENV)/bin/maturin build --release --strip --out dist; rc=$$?; rm -rf $(WHEEL_DATA); exit $$rc
+
+# Installs dist/'s wheel for this version into a fresh venv (pip, from PyPI) and
+# runs `manetlab run`, `reproduce --quick` and `examples` there with no Rust on PATH
+# (the test compares against this tree, hence the development build too).
+test-wheel: wheel $(BUILD_STAMP)
+	$(PY) -m pytest -q -rs tests/test_wheel.py
 
 # Validations too long for `make test` (their pass/fail checks are also tests);
 # the tables they print are committed under docs/validation/.
@@ -98,7 +122,7 @@ $(BUILD_STAMP): $(RUST_INPUTS) pyproject.toml $(DEPS_STAMP) $(EXT_MISSING) $(PGO
 
 clean:
 	cargo clean
-	rm -rf results .pytest_cache python/manetlab/_core*.so $(BUILD_STAMP)
+	rm -rf results .pytest_cache python/manetlab/_core*.so python/manetlab/_data $(BUILD_STAMP)
 	find python tests -name __pycache__ -prune -exec rm -rf {} +
 
 distclean: clean

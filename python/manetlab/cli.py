@@ -10,6 +10,7 @@
     manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
     manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] [--max-memory SIZE] | --list   (docs/reproduce.md)
+    manetlab examples DIR [--docs]   (copy the example scenarios and studies, and with --docs the docs, into DIR)
 
 A bad scenario prints one line, ``error: key.path: what is wrong``, to stderr and
 exits with status 2 (the usage-error status argparse also uses); no traceback,
@@ -287,7 +288,22 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("--no-progress", action="store_true", help="no progress bar")
     _max_memory_arg(rr)
     rr.set_defaults(func=_reproduce)
+
+    eg = sub.add_parser("examples", help="copy the example scenarios and studies (and with --docs the docs) into a folder")
+    eg.add_argument("out", metavar="DIR", type=Path, help="destination folder (made if missing); existing files are never overwritten")
+    eg.add_argument("--docs", action="store_true", help="also copy the docs (README, docs/*.md, figures, validation tables) into DIR/docs/")
+    eg.set_defaults(func=_examples)
     return p
+
+
+def _examples(args: argparse.Namespace) -> int:
+    from manetlab.packaged import copy_examples
+
+    written = copy_examples(args.out, docs=args.docs)
+    n_docs = sum(1 for p in written if p.parent != args.out)
+    print(f"wrote {_count(len(written) - n_docs, 'example')}" + (f" and {_count(n_docs, 'doc file')}" if args.docs else "") + f" to {shown(args.out)}/")
+    print(f"try: manetlab run {shlex.quote(str(args.out / 'cbr_chain.toml'))}")
+    return 0
 
 
 def _max_memory_arg(sp: argparse.ArgumentParser) -> None:
