@@ -2,7 +2,7 @@
 
     manetlab validate SCENARIO [--set key.path=value]...
     manetlab run SCENARIO [--seed N] [--out DIR] [--force] [--partial] [--animate] [--max-memory SIZE] [--set key.path=value]...
-    manetlab plot RESULT_DIR --kind KIND [--out DIR]
+    manetlab plot RESULT_DIR --kind KIND [--out DIR] [--flows F ...] [--nodes N ...]
     manetlab report RESULT_DIR [--out FILE]
     manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
     manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--max-memory SIZE] [--set k=v]...
@@ -233,6 +233,8 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
     pl.add_argument("--kind", required=True, choices=KINDS)
     pl.add_argument("--out", type=Path, help="where to write the figures (default: RESULT_DIR)")
+    pl.add_argument("--flows", nargs="+", metavar="F", help="draw only these flows (indices or unambiguous names; figures of flows)")
+    pl.add_argument("--nodes", nargs="+", metavar="N", help="draw only these nodes (indices; drops, queue)")
     pl.set_defaults(func=_plot)
 
     cp = sub.add_parser("compare", help="run one TCP flow with several variants on the same seed and compare")
@@ -427,7 +429,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    for path in plot(args.result_dir, args.kind, args.out):
+    for path in plot(args.result_dir, args.kind, args.out, flows=args.flows, nodes=args.nodes):
         print(f"wrote {path}")
     return 0
 

@@ -19,6 +19,16 @@ Kinds, in the style of the papers' figures:
   lost packet (the retry limit, ``mac.RET``, is);
 * ``queue`` — interface-queue length against time per node (needs series).
 
+Many series: a figure draws at most ``MAX_SERIES`` (8) flows or nodes by name —
+the 8 with the largest maximum of the quantity plotted (4 flows for ``cwnd`` and
+``seq``, which draw two lines each; 8 drop reasons for ``drops``) — and one grey
+"others (k …)" series: their maximum at each time (their points, for per-packet
+``delay``/``jitter``; their sum, stacked, for ``drops``), so the legend fits.
+``flows=`` / ``nodes=`` select what a figure draws (flow indices or unambiguous
+names; node indices). A ``delay`` bar figure whose whiskers reach far above the
+means (over 5 × the highest) has its y axis cut at 1.5 × the highest mean; each cut
+whisker is marked "max X" at the cut.
+
 Time series come from TCP flows run with ``tcp = { trace = true }``; a window or
 sequence line is held at its last value to the end of the run. Overlaid lines get
 distinct styles and widths so equal stretches stay visible. Every figure is written
@@ -115,7 +125,46 @@ def packet_throughput(flow: dict[str, Any], series: dict[str, Any], end_s: float
     rates = [c * pkt_bytes * 8 / width / 1e3 for c in counts]
     return edges, [*rates, rates[-1]]
 
-__all__ = ["KINDS", "ack_throughput", "extend_to_end", "load_summary", "packet_throughput", "plot"]
+#: Most flows or nodes a figure names in its legend; the rest are one "others" series.
+MAX_SERIES = 8
+#: Grey, dotted: the "others" series.
+OTHERS_STYLE: dict[str, Any] = {"color": "0.45", "linestyle": ":", "linewidth": 1.2}
+
+
+def _top(items: list[Any], size: Callable[[Any], float], n: int = MAX_SERIES) -> tuple[list[Any], list[Any]]:
+    """(shown, others): all of `items` if at most n + 1, else the n largest by `size`
+    (ties: the earlier first), in their original order, and the rest."""
+    if len(items) <= n + 1:
+        return list(items), []
+    ranked = sorted(range(len(items)), key=lambda i: (-size(items[i]), i))
+    keep = set(ranked[:n])
+    return [x for i, x in enumerate(items) if i in keep], [x for i, x in enumerate(items) if i not in keep]
+
+
+def _finite_max(values: list[Any]) -> float:
+    vals = [float(v) for v in values if v is not None and v == v]
+    return max(vals, default=0.0)
+
+
+def step_max(series: list[tuple[list[float], list[float]]]) -> tuple[list[float], list[float]]:
+    """The pointwise maximum of step series (each held at its value from its time on;
+    a series counts from its first point)."""
+    ts = sorted({t for xs, _ in series for t in xs})
+    idx = [0] * len(series)
+    cur: list[float | None] = [None] * len(series)
+    out = []
+    for t in ts:
+        for k, (xs, ys) in enumerate(series):
+            while idx[k] < len(xs) and xs[idx[k]] <= t:
+                y = ys[idx[k]]
+                cur[k] = None if y is None or y != y else float(y)
+                idx[k] += 1
+        vals = [c for c in cur if c is not None]
+        out.append(max(vals) if vals else float("nan"))
+    return ts, out
+
+
+__all__ = ["KINDS", "MAX_SERIES", "step_max", "ack_throughput", "extend_to_end", "figure", "load_summary", "packet_throughput", "plot", "select"]
 
 
 class PlotError(ValueError):
@@ -166,8 +215,77 @@ def _traced(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return flows
 
 
-def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Draw figure `kind` for the run in `result_dir`; returns the PNG and SVG paths."""
+#: Kinds that draw flows / nodes (what --flows / --nodes select).
+FLOW_KINDS = frozenset({"cwnd", "seq", "throughput", "throughput_time", "delay", "jitter"})
+NODE_KINDS = frozenset({"drops", "queue"})
+
+
+def _pick(tokens: list[Any], what: str, ids: list[int], names: list[str | None]) -> set[int]:
+    chosen: set[int] = set()
+    allowed = f"allowed: {what} indices {min(ids)}..{max(ids)}" if ids else f"allowed: none, this result has no {what}s"
+    if what == "flow":
+        allowed += " or a flow name"
+    for tok in tokens:
+        text = str(tok)
+        if isinstance(tok, int) or text.isdigit():
+            if int(text) not in ids:
+                raise PlotError(f"plot --{what}s: no {what} {int(text)} ({allowed})")
+            chosen.add(int(text))
+            continue
+        hits = [i for i, n in zip(ids, names) if n is not None and n == text]
+        shown = repr(_short(text, 40)).encode("unicode_escape").decode("ascii")
+        if not hits:
+            raise PlotError(f"plot --{what}s: no {what} named {shown} ({allowed})")
+        if len(hits) > 1:
+            raise PlotError(f"plot --{what}s: {len(hits)} {what}s are named {shown}; give an index ({allowed})")
+        chosen.add(hits[0])
+    return chosen
+
+
+def select(summary: dict[str, Any], flows: list[Any] | None = None, nodes: list[Any] | None = None) -> dict[str, Any]:
+    """`summary` with only the flows / nodes selected (indices, or unambiguous flow
+    names); their packet and queue series follow. A bad selection raises PlotError."""
+    s = dict(summary)
+    series = dict(s.get("series") or {})
+    if flows is not None:
+        keep = _pick(list(flows), "flow", [f["flow"] for f in s["flows"]], [f.get("name") for f in s["flows"]])
+        s["flows"] = [f for f in s["flows"] if f["flow"] in keep]
+        if "flows" in series:
+            series["flows"] = [ps for ps in series["flows"] if ps["flow"] in keep]
+    if nodes is not None:
+        keep = _pick(list(nodes), "node", [n["node"] for n in s["nodes"]], [None for _ in s["nodes"]])
+        s["nodes"] = [n for n in s["nodes"] if n["node"] in keep]
+        if "queues" in series:
+            series["queues"] = [q for q in series["queues"] if q["node"] in keep]
+    if s.get("series") is not None:
+        s["series"] = series
+    return s
+
+
+def figure(summary: dict[str, Any], kind: str, title: str, *, flows: list[Any] | None = None, nodes: list[Any] | None = None) -> Any:
+    """The matplotlib figure of `kind` for `summary` (the caller closes it)."""
+    if kind not in KINDS:
+        raise PlotError(f"unknown plot kind {kind!r} (allowed: {', '.join(KINDS)})")
+    if flows is not None and kind not in FLOW_KINDS:
+        raise PlotError(f"plot --flows: kind {kind} draws nodes, not flows (allowed: --nodes; --flows with {', '.join(k for k in KINDS if k in FLOW_KINDS)})")
+    if nodes is not None and kind not in NODE_KINDS:
+        raise PlotError(f"plot --nodes: kind {kind} draws flows, not nodes (allowed: --flows; --nodes with {', '.join(k for k in KINDS if k in NODE_KINDS)})")
+    summary = select(summary, flows, nodes)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+    try:
+        _DRAW[kind](ax, summary)
+        ax.set_title(f"{_short(title, TITLE_CHARS)} (seed {summary['seed']})", fontsize=10)
+    except BaseException:
+        plt.close(fig)
+        raise
+    return fig
+
+
+def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLike[str] | None = None, *,
+         flows: list[Any] | None = None, nodes: list[Any] | None = None) -> list[Path]:
+    """Draw figure `kind` for the run in `result_dir`; returns the PNG and SVG paths.
+    `flows` / `nodes`: draw only these (flow indices or unambiguous names; node indices)."""
     if kind not in KINDS:
         raise PlotError(f"unknown plot kind {kind!r} (allowed: {', '.join(KINDS)})")
     plt = pyplot()
@@ -175,11 +293,8 @@ def plot(result_dir: str | os.PathLike[str], kind: str, out_dir: str | os.PathLi
     # Names are text: "$...$" in a scenario or flow name is not TeX (mathtext would
     # misdraw it, or fail on an unknown command).
     with plt.rc_context({"text.parse_math": False}):
-        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+        fig = figure(summary, kind, summary.get("scenario_name") or Path(result_dir).name, flows=flows, nodes=nodes)
         try:
-            _DRAW[kind](ax, summary)
-            title = summary.get("scenario_name") or Path(result_dir).name
-            ax.set_title(f"{_short(title, TITLE_CHARS)} (seed {summary['seed']})", fontsize=10)
             out = Path(out_dir) if out_dir is not None else Path(result_dir)
             out.mkdir(parents=True, exist_ok=True)
             return save_figure(fig, out, kind)
@@ -197,12 +312,16 @@ def _traced_pairs(ax: Any, s: dict[str, Any], key: str, label: str, other_key: s
     """Per traced flow, its `key` series and, in the same colour and `other_style`,
     its `other_key` series (through `shown`, if given), against time (held to the end of the run)."""
     end = float(s["duration_s"])
-    for i, f in enumerate(_traced(s)):
+    picked, others = _top(_traced(s), lambda f: _finite_max(f["tcp"]["trace"][key]), MAX_SERIES // 2)
+    for i, f in enumerate(picked):
         tr = f["tcp"]["trace"]
         width = STYLES[i % len(STYLES)]["linewidth"]
         line = ax.step(*extend_to_end(tr["t_s"], tr[key], end), where="post", linewidth=width, label=f"{_short(f['name'], LEGEND_NAME_CHARS)} ({f['transport']}) {label}")[0]
         other = tr[other_key] if shown is None else shown(tr[other_key])
         ax.step(*extend_to_end(tr["t_s"], other, end), where="post", color=line.get_color(), label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {other_label}", **other_style)
+    if others:
+        xs, ys = step_max([extend_to_end(f["tcp"]["trace"]["t_s"], f["tcp"]["trace"][key], end) for f in others])
+        ax.step(xs, ys, where="post", label=f"others ({len(others)} flows): max {label}", **OTHERS_STYLE)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
@@ -231,9 +350,9 @@ def _throughput(ax: Any, s: dict[str, Any]) -> None:
 
 def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
     end = float(s["duration_s"])
-    drawn = 0
     series = {ps["flow"]: ps for ps in (s.get("series") or {}).get("flows", [])}
     untraced_tcp = []
+    curves = []
     for f in s["flows"]:
         # TCP segments carry no creation time, so a TCP flow's packet series is
         # always empty (docs/metrics.md): its curve comes from the ACK trace, or it
@@ -247,8 +366,14 @@ def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
             xs, ys = packet_throughput(f, series[f["flow"]], end)
         else:
             continue
-        ax.step(xs, ys, where="post", label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}", **STYLES[drawn % len(STYLES)])
-        drawn += 1
+        curves.append((f, xs, ys))
+    picked, others = _top(curves, lambda c: _finite_max(c[2]))
+    for i, (f, xs, ys) in enumerate(picked):
+        ax.step(xs, ys, where="post", label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}", **STYLES[i % len(STYLES)])
+    drawn = len(curves)
+    if others:
+        # Equal bins: the maximum of the others' rates in each bin.
+        ax.step(others[0][1], [max(v) for v in zip(*(c[2] for c in others))], where="post", label=f"others ({len(others)} flows): max", **OTHERS_STYLE)
     if not drawn:
         raise PlotError("no flow with a time series in this result (run with [outputs] series = true, or FTP flows with tcp = { trace = true })")
     if untraced_tcp:
@@ -262,8 +387,8 @@ def _throughput_time(ax: Any, s: dict[str, Any]) -> None:
 
 def _series(s: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(flow, its packet series) for flows that received something, if recorded."""
-    series = (s.get("series") or {}).get("flows", [])
-    return [(f, ps) for f, ps in zip(s["flows"], series) if ps["t_s"]]
+    series = {ps["flow"]: ps for ps in (s.get("series") or {}).get("flows", [])}
+    return [(f, series[f["flow"]]) for f in s["flows"] if f["flow"] in series and series[f["flow"]]["t_s"]]
 
 
 def _per_packet(ax: Any, s: dict[str, Any], values_ms: Callable[[dict[str, Any]], tuple[list[float], list[float]]], ylabel: str) -> bool:
@@ -271,12 +396,21 @@ def _per_packet(ax: Any, s: dict[str, Any], values_ms: Callable[[dict[str, Any]]
     False (nothing drawn) if the result recorded none."""
     if not _series(s):
         return False
-    for f, ps in _series(s):
-        ax.plot(*values_ms(ps), ".", markersize=2, label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}")
+    points = [(f, *values_ms(ps)) for f, ps in _series(s)]
+    picked, others = _top(points, lambda p: _finite_max([abs(v) for v in p[2]]))
+    for f, xs, ys in picked:
+        ax.plot(xs, ys, ".", markersize=2, label=f"{_short(f['name'], LEGEND_NAME_CHARS)} {f['src']}→{f['dst']}")
+    if others:
+        ax.plot([x for p in others for x in p[1]], [y for p in others for y in p[2]], ".", markersize=2, color=OTHERS_STYLE["color"],
+                label=f"others ({len(others)} flows)")
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8, markerscale=4)
     return True
+
+
+#: A delay figure's y axis is cut when a whisker reaches over this many times the highest mean.
+WHISKER_CUT = 5.0
 
 
 def _delay(ax: Any, s: dict[str, Any]) -> None:
@@ -288,6 +422,18 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
     hi = [1e3 * (f["delay_max_s"] or 0.0) - m for m, f in zip(mean, flows)]
     ax.bar(_labels(s), mean, yerr=[lo, hi], capsize=4, color="tab:orange")
     ax.set_ylabel("end-to-end delay (ms): mean, min–max")
+    # A whisker far above the means (one late packet; over 5 × the highest mean)
+    # would flatten the bars: cut the axis at 1.5 × the highest mean and write each
+    # cut whisker's maximum at the cut.
+    top = 1.5 * max(mean, default=0.0)
+    maxima = [m + h for m, h in zip(mean, hi)]
+    if top > 0 and max(maxima) > WHISKER_CUT * max(mean):
+        ax.set_ylim(0, top)
+        for x, peak in enumerate(maxima):
+            if peak > top:
+                text = f"max {peak / 1e3:.1f} s" if peak >= 1e3 else f"max {peak:.0f} ms"
+                ax.annotate(text, xy=(x, top), xytext=(x, 0.9 * top), ha="center", va="top", fontsize=7,
+                            arrowprops={"arrowstyle": "->", "linewidth": 0.8})
 
 
 def _jitter(ax: Any, s: dict[str, Any]) -> None:
@@ -305,10 +451,13 @@ def _drops(ax: Any, s: dict[str, Any]) -> None:
     nodes = s["nodes"]
     # Every key is in every row; plot the packet-drop reasons that occurred.
     keys = sorted({k for n in nodes for k, v in n["drops"].items() if v} - NOT_PACKET_DROPS)
+    picked, others = _top(keys, lambda k: sum(n["drops"].get(k, 0) for n in nodes))
     bottom = [0] * len(nodes)
-    for k in keys:
-        vals = [n["drops"].get(k, 0) for n in nodes]
-        ax.bar([str(n["node"]) for n in nodes], vals, bottom=bottom, label=k)
+    parts = [(k, [n["drops"].get(k, 0) for n in nodes], {}) for k in picked]
+    if others:
+        parts.append((f"others ({len(others)} reasons)", [sum(n["drops"].get(k, 0) for k in others) for n in nodes], {"color": OTHERS_STYLE["color"]}))
+    for label, vals, style in parts:
+        ax.bar([str(n["node"]) for n in nodes], vals, bottom=bottom, label=label, **style)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xlabel("node")
     ax.set_ylabel("packets dropped")
@@ -320,8 +469,12 @@ def _queue(ax: Any, s: dict[str, Any]) -> None:
     queues = [q for q in (s.get("series") or {}).get("queues", []) if any(q["len_pkts"])]
     if not queues:
         raise PlotError("no queue series in this result (run with [outputs] series = true)")
-    for q in queues:
+    picked, others = _top(queues, lambda q: _finite_max(q["len_pkts"]))
+    for q in picked:
         ax.step(q["t_s"], q["len_pkts"], where="post", label=f"node {q['node']}")
+    if others:
+        xs, ys = step_max([(q["t_s"], q["len_pkts"]) for q in others])
+        ax.step(xs, ys, where="post", label=f"others ({len(others)} nodes): max", **OTHERS_STYLE)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("interface queue (packets)")
     ax.legend(fontsize=8)
