@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "NotRegularFile",
     "OutputError",
     "UnsafePathError",
     "atomic_open",
@@ -58,9 +59,11 @@ __all__ = [
     "csv_text",
     "ensure_dir",
     "exchange",
+    "file_kind",
     "is_regular_file",
     "make_dir",
     "open_read",
+    "open_regular",
     "read_bytes",
     "read_text",
     "write_bytes",
@@ -220,7 +223,7 @@ def copy_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
     the new file `dst` (`create_new`)."""
     import shutil
 
-    with os.fdopen(_open_regular(Path(src)), "rb") as fin:
+    with os.fdopen(open_regular(src), "rb") as fin:
         with create_new(dst, "wb") as fout:
             shutil.copyfileobj(fin, fout, 1 << 20)
 
@@ -262,19 +265,54 @@ def ensure_dir(path: str | os.PathLike[str]) -> Path:
 # --- reading files of a result folder ------------------------------------------------
 
 
-def _open_regular(p: Path) -> int:
-    """A read descriptor of the regular file `p`: a symbolic link is not followed,
-    a FIFO not waited on, and anything but a regular file refused."""
+class NotRegularFile(UnsafePathError):
+    """A FIFO, device, socket or folder where a regular file is read; `kind` says
+    which ("a FIFO (named pipe)", ...)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{shown(path)} is not a regular file; not read", path, errno.EINVAL)
+        self.kind = kind
+
+
+def file_kind(mode: int) -> str:
+    """What a file of `st_mode` `mode` is, for a message ("a directory", ...)."""
+    return (
+        "a regular file" if stat.S_ISREG(mode)
+        else "a directory" if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a character device" if stat.S_ISCHR(mode)
+        else "a block device" if stat.S_ISBLK(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "a symbolic link" if stat.S_ISLNK(mode)
+        else "a special file"
+    )
+
+
+def open_regular(path: str | os.PathLike[str], *, follow_links: bool = False) -> int:
+    """A read descriptor of the regular file `path`. Anything else is refused
+    (`NotRegularFile`) before it is opened, and again on the open descriptor, and
+    the open never blocks (O_NONBLOCK), so a FIFO swapped in meanwhile cannot hang
+    the reader. A symbolic link is refused (`UnsafePathError`) unless
+    `follow_links` (a user's own file named on the command line may be a link;
+    files of a result folder may not)."""
+    p = Path(path)
+    st = os.stat(p) if follow_links else os.lstat(p)
+    if stat.S_ISLNK(st.st_mode):
+        raise _refuse_link(p, "read")
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFile(p, file_kind(st.st_mode))
+    flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | getattr(os, "O_NOCTTY", 0) | (0 if follow_links else _O_NOFOLLOW)
     try:
-        fd = os.open(p, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
+        fd = os.open(p, flags)
     except OSError as e:
         # Linux and macOS say ELOOP for a link under O_NOFOLLOW, FreeBSD EMLINK.
         if e.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(p):
             raise _refuse_link(p, "read") from None
         raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise UnsafePathError(f"{shown(p)} is not a regular file; not read", p, errno.EINVAL)
+        raise NotRegularFile(p, file_kind(mode))
     return fd
 
 
@@ -283,7 +321,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     blocking on a FIFO (`UnsafePathError`); FileNotFoundError when missing. `limit`:
     refuse a larger file (`OutputError`)."""
     p = Path(path)
-    fd = _open_regular(p)
+    fd = open_regular(p)
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if limit is None:
@@ -297,7 +335,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
 def open_read(path: str | os.PathLike[str], mode: str = "rb", **kwargs: Any) -> IO[Any]:
     """The regular file `path` open for reading (`read_bytes`'s rules); `mode` "rb"
     or "r" (then `kwargs` go to the text wrapper: encoding, errors)."""
-    raw = os.fdopen(_open_regular(Path(path)), "rb")
+    raw = os.fdopen(open_regular(path), "rb")
     return raw if mode == "rb" else io.TextIOWrapper(raw, **{"encoding": "utf-8", **kwargs})
 
 

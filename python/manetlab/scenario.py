@@ -23,7 +23,6 @@ import math
 import numbers
 import os
 import re
-import stat
 import tomllib
 import unicodedata
 from collections.abc import Mapping
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from manetlab import _core
+from manetlab import safeio
 from manetlab._core import ScenarioError
 from manetlab.textsafe import MAX_EXCERPT_CHARS, excerpt, quote
 
@@ -151,31 +151,18 @@ MAX_REFERENCED_FILE_BYTES = 64 << 20
 
 
 def read_regular(path: Path, cap: int) -> bytes:
-    """The bytes of `path`, a regular file of at most `cap` bytes. A file that is
-    not one raises `_NotReadable` with the reason (a sentence without the file's
-    name); a missing or unreadable file raises OSError as open() would.
-
-    FIFOs, devices, sockets and directories are refused before opening; the open
-    never blocks (O_NONBLOCK), and the opened file is checked again, so a FIFO
-    swapped in meanwhile cannot hang the reader.
-    """
-    st = os.stat(path)
-    _regular(st.st_mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    """The bytes of `path`, a regular file of at most `cap` bytes (a link is
+    followed: the file named on a command line is the user's own choice). A file
+    that is not one raises `_NotReadable` with the reason (a sentence without the
+    file's name); a missing or unreadable file raises OSError as open() would.
+    FIFOs, devices, sockets and directories are refused without blocking
+    (`safeio.open_regular`)."""
     try:
-        _regular(os.fstat(fd).st_mode)
-        chunks = []
-        left = cap + 1
-        while left > 0:
-            b = os.read(fd, min(left, 1 << 20))
-            if not b:
-                break
-            chunks.append(b)
-            left -= len(b)
-    finally:
-        os.close(fd)
-    raw = b"".join(chunks)
+        fd = safeio.open_regular(path, follow_links=True)
+    except safeio.NotRegularFile as e:
+        raise _NotReadable(f"it is {e.kind}, not a regular file (allowed: regular files only)") from None
+    with os.fdopen(fd, "rb") as f:
+        raw = f.read(cap + 1)
     if len(raw) > cap:
         raise _NotReadable(f"larger than {_size(cap)} (allowed: at most that)")
     return raw
@@ -183,20 +170,6 @@ def read_regular(path: Path, cap: int) -> bytes:
 
 class _NotReadable(ValueError):
     """Why a file is not read (a sentence without the file's name)."""
-
-
-def _regular(mode: int) -> None:
-    if stat.S_ISREG(mode):
-        return
-    what = (
-        "a directory" if stat.S_ISDIR(mode)
-        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-        else "a character device" if stat.S_ISCHR(mode)
-        else "a block device" if stat.S_ISBLK(mode)
-        else "a socket" if stat.S_ISSOCK(mode)
-        else "a special file"
-    )
-    raise _NotReadable(f"it is {what}, not a regular file (allowed: regular files only)")
 
 
 def _size(n: int) -> str:
