@@ -55,7 +55,7 @@ from manetlab.plots import KINDS, PlotError, plot
 from manetlab.results import ResultFolderError, check_replaceable, run
 from manetlab.safeio import shown, write_csv
 from manetlab.scenario import Scenario, ScenarioError, load_scenario, parse_set, parse_value
-from manetlab.textsafe import printable
+from manetlab.textsafe import excerpt, printable
 
 EXIT_SCENARIO_ERROR = 2
 EXIT_IO_ERROR = 1
@@ -157,8 +157,6 @@ def one_line(message: str) -> str:
     one space, other control and format characters are escaped (``\\x1b``,
     ``\\u{202e}``: nothing reaches the terminal as a control sequence), and at
     most MAX_ERROR_CHARS characters are kept."""
-    from manetlab.textsafe import excerpt
-
     return excerpt(" ".join(message.split()), MAX_ERROR_CHARS)
 
 
@@ -327,8 +325,7 @@ def parse_size(text: str, key: str = "--max-memory") -> int:
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
     value = float(m.group(1)) * _SIZE_UNITS[m.group(2)] if m else 0.0
     if not 1 <= value < 2**63:
-        shown = text if len(text) <= 40 and text.isprintable() else repr(text[:40]) + "..."
-        raise ScenarioError(f"{key}: {shown} is not a memory size (allowed: a number of bytes >= 1, or with a K, M, G or T suffix, e.g. 8G)")
+        raise ScenarioError(f"{key}: {excerpt(text, 40)} is not a memory size (allowed: a number of bytes >= 1, or with a K, M, G or T suffix, e.g. 8G)")
     return int(value)
 
 
