@@ -6,7 +6,9 @@ use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 fn main() {
@@ -16,12 +18,18 @@ fn main() {
             println!("cargo:rerun-if-changed={p}");
         }
     }
-    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r])) {
+    if let Some(r) =
+        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r]))
+    {
         println!("cargo:rerun-if-changed={r}");
     }
     println!("cargo:rerun-if-changed=build.rs");
     if let Some(commit) = git(&["rev-parse", "HEAD"]) {
-        let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-        println!("cargo:rustc-env=MANETLAB_BUILD_GIT_COMMIT={commit}{}", if dirty { "-dirty" } else { "" });
+        let dirty =
+            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+        println!(
+            "cargo:rustc-env=MANETLAB_BUILD_GIT_COMMIT={commit}{}",
+            if dirty { "-dirty" } else { "" }
+        );
     }
 }

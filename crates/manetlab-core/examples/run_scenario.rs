@@ -22,7 +22,11 @@ fn main() {
             std::process::exit(2)
         }
     };
-    let out = args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).map(std::path::PathBuf::from);
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
     if args.iter().any(|a| a == "--kinds") {
         // Event-kind breakdown (profiling): one `kind=count` per line on stderr.
         let t0 = Instant::now();
@@ -47,7 +51,11 @@ fn main() {
         let t2 = Instant::now();
         let r = sim.results();
         let t3 = Instant::now();
-        let (build, run, results) = ((t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), (t3 - t2).as_secs_f64());
+        let (build, run, results) = (
+            (t1 - t0).as_secs_f64(),
+            (t2 - t1).as_secs_f64(),
+            (t3 - t2).as_secs_f64(),
+        );
         let total = build + run + results;
         eprintln!(
             "build_s={build:.4} run_s={run:.4} results_s={results:.4} total_s={total:.4} results_share={:.3} events={} peak_rss_kib={}",
@@ -78,6 +86,10 @@ fn main() {
 fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }

@@ -21,17 +21,26 @@ fn main() {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for protocol in ["aodv", "dsr", "dsdv"] {
         for pause in [0.0, 300.0, 900.0] {
-            let s = Scenario::from_toml_str(&broch::scenario(protocol, pause, 1, duration_s)).unwrap();
+            let s =
+                Scenario::from_toml_str(&broch::scenario(protocol, pause, 1, duration_s)).unwrap();
             let t0 = std::time::Instant::now();
             let r = run(&s);
             let wall = t0.elapsed().as_secs_f64();
-            let (tx, rx): (u64, u64) = r.flows.iter().fold((0, 0), |(a, b), f| (a + f.tx_packets, b + f.rx_packets));
-            let delay_sum: f64 = r.flows.iter().map(|f| f.delay_mean_s.unwrap_or(0.0) * f.rx_packets as f64).sum();
+            let (tx, rx): (u64, u64) = r
+                .flows
+                .iter()
+                .fold((0, 0), |(a, b), f| (a + f.tx_packets, b + f.rx_packets));
+            let delay_sum: f64 = r
+                .flows
+                .iter()
+                .map(|f| f.delay_mean_s.unwrap_or(0.0) * f.rx_packets as f64)
+                .sum();
             let (mut ctrl_pkts, mut ctrl_bytes) = (0u64, 0u64);
             for n in &r.nodes {
                 if let Some(rt) = &n.routing {
                     ctrl_pkts += rt.routing_ctrl_originated_pkts + rt.routing_ctrl_forwarded_pkts;
-                    ctrl_bytes += rt.routing_ctrl_originated_bytes + rt.routing_ctrl_forwarded_bytes;
+                    ctrl_bytes +=
+                        rt.routing_ctrl_originated_bytes + rt.routing_ctrl_forwarded_bytes;
                 }
             }
             let drops: u64 = r.flows.iter().map(|f| f.drops.values().sum::<u64>()).sum();

@@ -33,7 +33,10 @@ fn main() {
         for n in [5, 10, 20, 50] {
             let model = bianchi::saturation(n, &mac, rts, msdu, payload, 5.0 / SPEED_OF_LIGHT_MPS);
             let sim_of = |standard: bool| {
-                let s = Scenario::from_toml_str(&bianchi::saturation_scenario(n, rts, payload, duration_s, 1, standard)).unwrap();
+                let s = Scenario::from_toml_str(&bianchi::saturation_scenario(
+                    n, rts, payload, duration_s, 1, standard,
+                ))
+                .unwrap();
                 let r = run(&s);
                 r.flows.iter().map(|f| f.rx_bytes as f64 * 8.0).sum::<f64>() / duration_s
             };
@@ -87,7 +90,9 @@ const NS2_TCP_CHAIN: [(u32, [u64; 3], [u64; 3]); 7] = [
 
 fn tcp_chain_vs_ns2() {
     println!("\n## TCP over an AODV chain vs ns-2.35\n");
-    println!("NewReno (window 20, 1000-byte segments) from the first to the last node of a chain, 200 m");
+    println!(
+        "NewReno (window 20, 1000-byte segments) from the first to the last node of a chain, 200 m"
+    );
     println!("apart, AODV, all 802.11/ARP/queue defaults, 100 s; mean over seeds 1–3. ns-2.35: highest ACK and");
     println!("RTOs from `ns tests/fixtures/ns2/tcp_chain_aodv.tcl HOPS AODV 100 /dev/null SEED`. Beyond 2 hops");
     println!("the results also depend on AODV and TCP (docs/routing.md, docs/tcp.md).\n");
@@ -105,9 +110,16 @@ fn tcp_chain_vs_ns2() {
             ack += t.highest_ack_segs;
             rto += t.timeouts;
         }
-        let (ns_ack, ns_rto) = (ns2_ack.iter().sum::<u64>() as f64 / 3.0, ns2_rto.iter().sum::<u64>() as f64 / 3.0);
+        let (ns_ack, ns_rto) = (
+            ns2_ack.iter().sum::<u64>() as f64 / 3.0,
+            ns2_rto.iter().sum::<u64>() as f64 / 3.0,
+        );
         let ours = ack as f64 / 3.0;
-        println!("| {hops} | {ns_ack:.0} | {ours:.0} | {:+.1}% | {ns_rto:.1} | {:.1} |", 100.0 * (ours - ns_ack) / ns_ack, rto as f64 / 3.0);
+        println!(
+            "| {hops} | {ns_ack:.0} | {ours:.0} | {:+.1}% | {ns_rto:.1} | {:.1} |",
+            100.0 * (ours - ns_ack) / ns_ack,
+            rto as f64 / 3.0
+        );
     }
 }
 
@@ -138,18 +150,30 @@ fn saturation_vs_ns2() {
                     let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
                     text += &format!(", [{:.6}, {:.6}]", 5.0 * a.cos(), 5.0 * a.sin());
                 }
-                text += &format!("] }}\n[radio]\n[mac]\nrts_threshold_bytes = {}\n", if rts { 0 } else { 65_535 });
+                text += &format!(
+                    "] }}\n[radio]\n[mac]\nrts_threshold_bytes = {}\n",
+                    if rts { 0 } else { 65_535 }
+                );
                 for i in 1..=n {
                     text += &format!("[[flows]]\nkind = \"cbr\"\nsrc = {i}\ndst = 0\nstart_s = 0\npacket_size_bytes = 972\ninterval_s = 0.02\n");
                 }
                 let r = run(&Scenario::from_toml_str(&text).unwrap());
                 // Count 1000 bytes per delivered packet, as ns-2's LossMonitor does.
-                sum += r.flows.iter().map(|f| f.rx_packets as f64 * 1000.0 * 8.0).sum::<f64>() / 30.0 / 1e3;
+                sum += r
+                    .flows
+                    .iter()
+                    .map(|f| f.rx_packets as f64 * 1000.0 * 8.0)
+                    .sum::<f64>()
+                    / 30.0
+                    / 1e3;
             }
             let ours = sum / 3.0;
             let ns2 = if rts { with_rts } else { basic }.iter().sum::<f64>() / 3.0;
             let name = if rts { "RTS/CTS" } else { "basic" };
-            println!("| {name} | {n} | {ns2:.1} | {ours:.1} | {:+.1}% |", 100.0 * (ours - ns2) / ns2);
+            println!(
+                "| {name} | {n} | {ns2:.1} | {ours:.1} | {:+.1}% |",
+                100.0 * (ours - ns2) / ns2
+            );
         }
     }
 }

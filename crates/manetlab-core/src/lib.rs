@@ -64,7 +64,10 @@ pub enum RunError {
 /// Run a scenario, writing the trace files its `[outputs]` asks for into
 /// `out_dir` (which must be given when it asks for any); the files and their
 /// sizes are listed in the result's `outputs`.
-pub fn run_with_outputs(scenario: &Scenario, out_dir: Option<&std::path::Path>) -> Result<RunResult, RunError> {
+pub fn run_with_outputs(
+    scenario: &Scenario,
+    out_dir: Option<&std::path::Path>,
+) -> Result<RunResult, RunError> {
     run_with_control(scenario, out_dir, &mut |_, _| true).map(|(r, _)| r)
 }
 
@@ -85,7 +88,13 @@ pub fn run_with_control(
         move |source| RunError::Io { dir, source }
     }
     match (wants, out_dir) {
-        (true, None) => return Err(ScenarioError::new("outputs", "trace files need an output directory (manetlab run --out DIR)").into()),
+        (true, None) => {
+            return Err(ScenarioError::new(
+                "outputs",
+                "trace files need an output directory (manetlab run --out DIR)",
+            )
+            .into())
+        }
         (true, Some(dir)) => sim.open_outputs(dir).map_err(io_err(dir))?,
         (false, _) => {}
     }

@@ -121,7 +121,9 @@ impl DropReason {
     /// The layer that dropped it.
     pub fn layer(self) -> &'static str {
         match self {
-            DropReason::QueueOverflow | DropReason::EarlyDrop | DropReason::ArpHoldReplaced => "ifq",
+            DropReason::QueueOverflow | DropReason::EarlyDrop | DropReason::ArpHoldReplaced => {
+                "ifq"
+            }
             DropReason::NoRoute
             | DropReason::TtlExpired
             | DropReason::SendBufferTimeout
@@ -146,7 +148,9 @@ pub struct DropCounts(pub [u64; N_PACKET_DROPS]);
 
 impl DropCounts {
     pub fn add(&mut self, reason: DropReason) {
-        let i = reason.index().expect("a frame-level event is not a packet drop");
+        let i = reason
+            .index()
+            .expect("a frame-level event is not a packet drop");
         self.0[i] += 1;
     }
     pub fn get(&self, reason: DropReason) -> u64 {
@@ -157,7 +161,10 @@ impl DropCounts {
     }
     /// `layer.CODE` → count, every key present (0 when none).
     pub fn to_map(&self) -> BTreeMap<String, u64> {
-        DropReason::PACKET_DROPS.iter().map(|r| (r.key(), self.get(*r))).collect()
+        DropReason::PACKET_DROPS
+            .iter()
+            .map(|r| (r.key(), self.get(*r)))
+            .collect()
     }
 }
 
@@ -179,7 +186,14 @@ pub enum Holder {
 }
 
 impl Holder {
-    pub const ALL: [Holder; 6] = [Holder::Ll, Holder::Ifq, Holder::Mac, Holder::Rtr, Holder::Arp, Holder::Link];
+    pub const ALL: [Holder; 6] = [
+        Holder::Ll,
+        Holder::Ifq,
+        Holder::Mac,
+        Holder::Rtr,
+        Holder::Arp,
+        Holder::Link,
+    ];
     pub fn key(self) -> &'static str {
         match self {
             Holder::Ll => "ll",
@@ -211,7 +225,10 @@ impl InFlightCounts {
     }
     /// `<holder>` → count, every key present, in [`Holder::ALL`] order.
     pub fn to_map(&self) -> BTreeMap<String, u64> {
-        Holder::ALL.iter().map(|h| (h.key().to_string(), self.get(*h))).collect()
+        Holder::ALL
+            .iter()
+            .map(|h| (h.key().to_string(), self.get(*h)))
+            .collect()
     }
 }
 
@@ -280,17 +297,33 @@ impl PacketLedger {
     /// settle after every event).
     pub fn with_floor(floor: usize) -> Self {
         let floor = floor.max(1);
-        PacketLedger { recs: BTreeMap::new(), settled: Vec::new(), settle_at: floor, floor }
+        PacketLedger {
+            recs: BTreeMap::new(),
+            settled: Vec::new(),
+            settle_at: floor,
+            floor,
+        }
     }
 
     pub fn created(&mut self, uid: u64, flow: u32, data: bool) {
-        let old = self.recs.insert(uid, PacketRecord { flow, data, delivered: false, last_drop: None });
+        let old = self.recs.insert(
+            uid,
+            PacketRecord {
+                flow,
+                data,
+                delivered: false,
+                last_drop: None,
+            },
+        );
         debug_assert!(old.is_none(), "packet uid {uid} created twice");
     }
 
     /// A copy of `uid` reached its destination node.
     pub fn delivered(&mut self, uid: u64) -> Delivery {
-        let r = self.recs.get_mut(&uid).expect("delivered packet was created and has a copy alive");
+        let r = self
+            .recs
+            .get_mut(&uid)
+            .expect("delivered packet was created and has a copy alive");
         if std::mem::replace(&mut r.delivered, true) {
             Delivery::Duplicate
         } else {
@@ -305,7 +338,10 @@ impl PacketLedger {
 
     /// A copy of `uid` was dropped.
     pub fn dropped(&mut self, uid: u64, reason: DropReason) {
-        let r = self.recs.get_mut(&uid).expect("dropped packet was created and has a copy alive");
+        let r = self
+            .recs
+            .get_mut(&uid)
+            .expect("dropped packet was created and has a copy alive");
         r.last_drop = Some(reason);
     }
 
@@ -348,11 +384,23 @@ impl PacketLedger {
     /// is held (`held`); else dropped, its reason the last copy's.
     fn classify(f: &mut FlowFates, r: &PacketRecord, held: Option<Holder>) {
         if r.delivered {
-            if r.data { f.delivered += 1 } else { f.ctrl_delivered += 1 }
+            if r.data {
+                f.delivered += 1
+            } else {
+                f.ctrl_delivered += 1
+            }
         } else if let Some(h) = held {
-            if r.data { f.in_flight.add(h) } else { f.ctrl_in_flight += 1 }
+            if r.data {
+                f.in_flight.add(h)
+            } else {
+                f.ctrl_in_flight += 1
+            }
         } else if let Some(reason) = r.last_drop {
-            if r.data { f.dropped.add(reason) } else { f.ctrl_dropped += 1 }
+            if r.data {
+                f.dropped.add(reason)
+            } else {
+                f.ctrl_dropped += 1
+            }
         }
     }
 
@@ -605,14 +653,19 @@ impl RoutingSummary {
                 .sent_by_type
                 .iter()
                 .map(|(k, v)| (format!("routing_sent_{k}"), *v))
-                .chain(c.received_by_type.iter().map(|(k, v)| (format!("routing_received_{k}"), *v)))
+                .chain(
+                    c.received_by_type
+                        .iter()
+                        .map(|(k, v)| (format!("routing_received_{k}"), *v)),
+                )
                 .collect(),
             routing_discoveries: c.discoveries,
             routing_discoveries_failed: c.discoveries_failed,
             routing_request_retries: c.request_retries,
             routing_routes_found: found,
             routing_route_hops_mean: (found > 0).then(|| c.route_hops_sum as f64 / found as f64),
-            routing_discovery_time_mean_s: (found > 0).then(|| c.discovery_time_sum_s / found as f64),
+            routing_discovery_time_mean_s: (found > 0)
+                .then(|| c.discovery_time_sum_s / found as f64),
             routing_route_breaks: c.route_breaks,
             routing_local_repairs: c.local_repairs,
             routing_local_repairs_failed: c.local_repairs_failed,
@@ -630,12 +683,18 @@ impl RoutingSummary {
 
     /// Packets of message type `kind` sent (`"RREQ"`, …); 0 if never counted.
     pub fn sent(&self, kind: &str) -> u64 {
-        self.routing_by_type.get(&format!("routing_sent_{kind}")).copied().unwrap_or(0)
+        self.routing_by_type
+            .get(&format!("routing_sent_{kind}"))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Packets of message type `kind` received.
     pub fn received(&self, kind: &str) -> u64 {
-        self.routing_by_type.get(&format!("routing_received_{kind}")).copied().unwrap_or(0)
+        self.routing_by_type
+            .get(&format!("routing_received_{kind}"))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -738,7 +797,18 @@ pub struct TcpFlowSummary {
 
 impl FlowSummary {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(flow: u32, name: String, kind: &str, transport: &str, src: u32, dst: u32, start_s: f64, stop_s: f64, c: &FlowCounters, fates: &FlowFates) -> Self {
+    pub fn new(
+        flow: u32,
+        name: String,
+        kind: &str,
+        transport: &str,
+        src: u32,
+        dst: u32,
+        start_s: f64,
+        stop_s: f64,
+        c: &FlowCounters,
+        fates: &FlowFates,
+    ) -> Self {
         let active_s = stop_s - start_s;
         let dropped = fates.dropped.total();
         let some_rx = c.rx_packets > 0;
@@ -761,14 +831,23 @@ impl FlowSummary {
             dup_rx_packets: c.dup_rx_packets,
             copy_drop_packets: c.copy_drops.total() - dropped,
             lost_packets: dropped + fates.in_flight.total(),
-            pdr: if c.tx_packets > 0 { fates.delivered as f64 / c.tx_packets as f64 } else { 0.0 },
-            throughput_kbps: if active_s > 0.0 { c.rx_bytes as f64 * 8.0 / active_s / 1000.0 } else { 0.0 },
+            pdr: if c.tx_packets > 0 {
+                fates.delivered as f64 / c.tx_packets as f64
+            } else {
+                0.0
+            },
+            throughput_kbps: if active_s > 0.0 {
+                c.rx_bytes as f64 * 8.0 / active_s / 1000.0
+            } else {
+                0.0
+            },
             // Set by the simulator, which knows the run's length.
             throughput_run_kbps: 0.0,
             delay_mean_s: some_rx.then(|| c.delay_mean_s()),
             delay_min_s: some_rx.then_some(c.delay_min_s),
             delay_max_s: some_rx.then_some(c.delay_max_s),
-            jitter_mean_s: (c.jitter_samples > 0).then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
+            jitter_mean_s: (c.jitter_samples > 0)
+                .then(|| c.jitter_abs_sum_s / c.jitter_samples as f64),
             ctrl_tx_packets: c.ctrl_tx_packets,
             ctrl_delivered_packets: fates.ctrl_delivered,
             ctrl_dropped_packets: fates.ctrl_dropped,
@@ -815,7 +894,13 @@ pub struct NodeSummary {
 }
 
 impl NodeSummary {
-    pub fn new(node: u32, position_m: [f64; 2], c: &NodeCounters, in_flight: &InFlightCounts, mac_duplicates: u64) -> Self {
+    pub fn new(
+        node: u32,
+        position_m: [f64; 2],
+        c: &NodeCounters,
+        in_flight: &InFlightCounts,
+        mac_duplicates: u64,
+    ) -> Self {
         NodeSummary {
             node,
             x_m: position_m[0],
@@ -956,11 +1041,17 @@ mod tests {
             c.on_receive(t, 100, crate::sim::SimDuration::from_secs_f64(d));
         }
         c.on_send(100);
-        let fates = FlowFates { delivered: 3, ..FlowFates::default() };
+        let fates = FlowFates {
+            delivered: 3,
+            ..FlowFates::default()
+        };
         let mut fates = fates;
         fates.in_flight.add(Holder::Ifq);
         let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 4.0, &c, &fates);
-        assert_eq!((s.delivered_packets, s.in_flight_packets, s.in_flight["ifq"]), (3, 1, 1));
+        assert_eq!(
+            (s.delivered_packets, s.in_flight_packets, s.in_flight["ifq"]),
+            (3, 1, 1)
+        );
         assert_eq!(s.rx_packets, 3);
         assert_eq!(s.lost_packets, 1);
         assert!((s.pdr - 0.75).abs() < 1e-12);
@@ -983,7 +1074,18 @@ mod tests {
             c.on_send(100);
             c.on_receive(i as f64, 100, d);
         }
-        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &c, &FlowFates::default());
+        let s = FlowSummary::new(
+            0,
+            "f".into(),
+            "cbr",
+            "udp",
+            0,
+            1,
+            0.0,
+            1.0,
+            &c,
+            &FlowFates::default(),
+        );
         assert_eq!(s.delay_mean_s, Some(d.as_secs_f64()));
         assert_eq!(s.delay_min_s, s.delay_max_s);
         assert_eq!(s.delay_mean_s, s.delay_max_s);
@@ -1021,7 +1123,18 @@ mod tests {
 
     #[test]
     fn empty_flow_has_no_delay() {
-        let s = FlowSummary::new(0, "f".into(), "cbr", "udp", 0, 1, 0.0, 1.0, &FlowCounters::default(), &FlowFates::default());
+        let s = FlowSummary::new(
+            0,
+            "f".into(),
+            "cbr",
+            "udp",
+            0,
+            1,
+            0.0,
+            1.0,
+            &FlowCounters::default(),
+            &FlowFates::default(),
+        );
         assert_eq!(s.drops.len(), N_PACKET_DROPS, "every drop key, 0 when none");
         assert_eq!(s.drops["mac.RET"], 0);
         assert_eq!(s.delay_mean_s, None);
@@ -1052,13 +1165,25 @@ mod tests {
         let f = l.fates(2, |uid| (uid == 2).then_some(Holder::Ifq));
         assert_eq!(f[0].delivered, 1);
         assert_eq!(f[0].in_flight.get(Holder::Ifq), 1);
-        assert_eq!((f[0].dropped.get(DropReason::NoRoute), f[0].dropped.total()), (1, 1));
-        assert_eq!((f[1].ctrl_dropped, f[1].dropped.total(), f[1].delivered, f[1].in_flight.total()), (1, 0, 0, 0));
+        assert_eq!(
+            (f[0].dropped.get(DropReason::NoRoute), f[0].dropped.total()),
+            (1, 1)
+        );
+        assert_eq!(
+            (
+                f[1].ctrl_dropped,
+                f[1].dropped.total(),
+                f[1].delivered,
+                f[1].in_flight.total()
+            ),
+            (1, 0, 0, 0)
+        );
     }
 
     #[test]
     fn drop_keys_are_distinct_and_collisions_are_not_packet_drops() {
-        let keys: std::collections::BTreeSet<String> = DropReason::PACKET_DROPS.iter().map(|r| r.key()).collect();
+        let keys: std::collections::BTreeSet<String> =
+            DropReason::PACKET_DROPS.iter().map(|r| r.key()).collect();
         assert_eq!(keys.len(), DropReason::PACKET_DROPS.len());
         for (i, r) in DropReason::PACKET_DROPS.iter().enumerate() {
             assert_eq!(r.index(), Some(i));

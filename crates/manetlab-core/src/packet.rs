@@ -50,7 +50,14 @@ pub struct IpHeader {
 impl IpHeader {
     /// A new header: TTL `ttl`, never forwarded, no extra bytes.
     pub fn new(src: NodeId, dst: NodeId, ttl: u8, proto: IpProto) -> Self {
-        IpHeader { src, dst, ttl, proto, extra_bytes: 0, forwards: 0 }
+        IpHeader {
+            src,
+            dst,
+            ttl,
+            proto,
+            extra_bytes: 0,
+            forwards: 0,
+        }
     }
 
     /// Hops the packet has been forwarded (ns-2 `num_forwards`).
@@ -173,7 +180,13 @@ pub enum TransportHeader {
 impl TransportHeader {
     pub fn size_bytes(&self) -> u32 {
         match self {
-            TransportHeader::Udp(u) => if u.on_wire { UDP_HEADER_BYTES } else { 0 },
+            TransportHeader::Udp(u) => {
+                if u.on_wire {
+                    UDP_HEADER_BYTES
+                } else {
+                    0
+                }
+            }
             TransportHeader::Tcp(h) => h.size_bytes(),
             TransportHeader::Routing(m) => m.size_bytes(),
         }
@@ -195,7 +208,21 @@ pub struct AppTag {
 impl TcpHeader {
     /// A plain header for tests: ports 1, sequence and ACK 0, `flags`, no options.
     pub(crate) fn for_tests(flags: TcpFlags) -> TcpHeader {
-        TcpHeader { src_port: 1, dst_port: 1, seq: 0, ack: 0, flags, window: 20_000, mss: None, sack_permitted: false, sack: [(0, 0); TCP_MAX_SACK_BLOCKS], sack_len: 0, headerless: false, ns2_sack_bytes: false, ts_echo: SimTime::ZERO }
+        TcpHeader {
+            src_port: 1,
+            dst_port: 1,
+            seq: 0,
+            ack: 0,
+            flags,
+            window: 20_000,
+            mss: None,
+            sack_permitted: false,
+            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
+            sack_len: 0,
+            headerless: false,
+            ns2_sack_bytes: false,
+            ts_echo: SimTime::ZERO,
+        }
     }
 }
 
@@ -247,10 +274,15 @@ mod tests {
         let p = Packet {
             uid: 0,
             ip: IpHeader::new(NodeId(0), NodeId(1), DEFAULT_TTL, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 1,
+                dst_port: 1,
+                on_wire: true,
+            }),
             payload_bytes: 512,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         assert_eq!(p.size_bytes(), 540);
     }
@@ -262,7 +294,10 @@ mod tests {
             dst_port: 1,
             seq: 0,
             ack: 0,
-            flags: TcpFlags { ack: true, ..TcpFlags::default() },
+            flags: TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
             window: 20_000,
             mss: None,
             sack_permitted: false,
@@ -278,19 +313,24 @@ mod tests {
             transport: TransportHeader::Tcp(h),
             payload_bytes: 1000,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         assert_eq!(p.size_bytes(), 1040, "ns-2: 1000 B payload + 40 B TCP/IP");
         p.payload_bytes = 0;
         assert_eq!(p.size_bytes(), 40, "pure ACK");
         // ns-2.35 Vegas data: payload only; DSR/DSDV's second IP header still counts.
-        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        let TransportHeader::Tcp(ref mut hh) = p.transport else {
+            unreachable!()
+        };
         hh.headerless = true;
         p.payload_bytes = 1000;
         assert_eq!(p.size_bytes(), 1000);
         p.ip.extra_bytes = 20;
         assert_eq!(p.size_bytes(), 1020);
-        let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+        let TransportHeader::Tcp(ref mut hh) = p.transport else {
+            unreachable!()
+        };
         hh.headerless = false;
         p.ip.extra_bytes = 0;
         p.payload_bytes = 0;
@@ -302,16 +342,26 @@ mod tests {
         h.sack_permitted = false;
         for (n, size) in [(1, 32), (2, 40), (3, 48)] {
             h.sack_len = n;
-            assert_eq!(h.size_bytes(), size, "{n} SACK blocks: 2 + 8n option bytes, padded");
+            assert_eq!(
+                h.size_bytes(),
+                size,
+                "{n} SACK blocks: 2 + 8n option bytes, padded"
+            );
         }
         // ns-2.35 TCPSink/Sack1 (`ch->size() += sack_index * 8`): 48, 56, 64 B ACKs with
         // IP, as its traces show.
         h.ns2_sack_bytes = true;
         p.transport = TransportHeader::Tcp(h);
         for (n, size) in [(0, 40), (1, 48), (2, 56), (3, 64)] {
-            let TransportHeader::Tcp(ref mut hh) = p.transport else { unreachable!() };
+            let TransportHeader::Tcp(ref mut hh) = p.transport else {
+                unreachable!()
+            };
             hh.sack_len = n;
-            assert_eq!(p.size_bytes(), size, "ns-2: 40 + 8 B per SACK block ({n} blocks)");
+            assert_eq!(
+                p.size_bytes(),
+                size,
+                "ns-2: 40 + 8 B per SACK block ({n} blocks)"
+            );
         }
     }
 }

@@ -16,19 +16,29 @@
 //! point-to-point link packets arriving over it are dropped (`LNK`).
 
 use crate::app::cbr::Cbr;
+use crate::faults::{FaultEvent, FaultKind, FaultState, FaultStream};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::link::p2p::{LinkStep, P2pLink};
 use crate::mac::arp::{Resolve, ARP_DELAY};
 use crate::mac::dcf::FrameHead;
-use crate::mac::{ArpMsg, ArpOp, ArpTable, Dcf, FrnHandle, FrnMac, FrnShared, Frame, FrameKind, MacAction, MacParams, MacTimer, WifiMac};
-use crate::faults::{FaultEvent, FaultKind, FaultState, FaultStream};
-use crate::metrics::{ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder, InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary, RunResult};
+use crate::mac::{
+    ArpMsg, ArpOp, ArpTable, Dcf, Frame, FrameKind, FrnHandle, FrnMac, FrnShared, MacAction,
+    MacParams, MacTimer, WifiMac,
+};
+use crate::metrics::{
+    ConnectivityReport, Delivery, DropReason, FlowConnectivity, FlowCounters, FlowSummary, Holder,
+    InFlightCounts, LinkSummary, NodeCounters, NodeSummary, PacketLedger, RoutingSummary,
+    RunResult,
+};
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
 use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{CaptureParams, Channel, Radio, RadioExtra, RadioParams, Reception, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
-use crate::routing::{Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable, StaticRouting};
+use crate::routing::{
+    Aodv, Dsdv, Dsr, FrnRouting, RouteView, Routing, RoutingAction, RoutingCtx, StaticRouteTable,
+    StaticRouting,
+};
 use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QUEUE_LIMIT_PKTS};
 use crate::sim::scheduler::{Popped, OWNER_TIMERS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
@@ -136,9 +146,30 @@ enum Event {
 /// `Mac` events are split by timer; `Mac (stale)` counts those whose arming had
 /// been cancelled or replaced (they are also counted under their timer).
 pub const EVENT_KINDS: [&str; 24] = [
-    "AppSend", "LinkTxDone", "LinkArrive", "IfqArrive", "Mac.Backoff", "ArpOut", "LlUp", "TxEnd", "SignalStart", "SignalEnd",
-    "SampleQueues", "TcpOpen", "TcpAppStop", "TcpTimer", "RoutingTimer", "RoutingBroadcast", "RoutingForward", "Fault",
-    "Mac.Defer", "Mac.Send", "Mac.Nav", "Mac (stale)", "TcpTimer (stale)", "Mac.Slot",
+    "AppSend",
+    "LinkTxDone",
+    "LinkArrive",
+    "IfqArrive",
+    "Mac.Backoff",
+    "ArpOut",
+    "LlUp",
+    "TxEnd",
+    "SignalStart",
+    "SignalEnd",
+    "SampleQueues",
+    "TcpOpen",
+    "TcpAppStop",
+    "TcpTimer",
+    "RoutingTimer",
+    "RoutingBroadcast",
+    "RoutingForward",
+    "Fault",
+    "Mac.Defer",
+    "Mac.Send",
+    "Mac.Nav",
+    "Mac (stale)",
+    "TcpTimer (stale)",
+    "Mac.Slot",
 ];
 const KIND_MAC_STALE: usize = 21;
 const KIND_TCP_STALE: usize = 22;
@@ -253,7 +284,12 @@ impl Air {
 /// A MAC armed its NAV timer (`SetTimer(Nav)`) for `at`: hold the event back,
 /// with the sequence number it would have had if scheduled now.
 #[inline]
-fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, at: SimTime, tok: TimerToken, sched: &mut Scheduler<Event>) {
+fn hold_nav(
+    pending: &mut Option<(SimTime, u64, TimerToken)>,
+    at: SimTime,
+    tok: TimerToken,
+    sched: &mut Scheduler<Event>,
+) {
     *pending = Some((at, sched.reserve_seq(), tok));
 }
 
@@ -261,7 +297,12 @@ fn hold_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, at: SimTime, tok: 
 /// ([`WifiMac::needs_nav_event`]) and it is still due; forget it once its
 /// time has passed (it would have been a no-op).
 #[inline]
-fn release_nav(pending: &mut Option<(SimTime, u64, TimerToken)>, n: NodeId, needs: bool, sched: &mut Scheduler<Event>) {
+fn release_nav(
+    pending: &mut Option<(SimTime, u64, TimerToken)>,
+    n: NodeId,
+    needs: bool,
+    sched: &mut Scheduler<Event>,
+) {
     if let Some((at, seq, tok)) = *pending {
         if !sched.is_pending_key(at, seq) {
             *pending = None;
@@ -282,10 +323,21 @@ impl Air {
     /// [`Air::note_carrier`]), for [`Simulator::mac_reception`].
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn reception_quiet(&mut self, now: SimTime, n: NodeId, f: Option<FrameHead>, changed: bool, sched: &mut Scheduler<Event>) -> Result<Option<bool>, (bool, bool)> {
+    fn reception_quiet(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        f: Option<FrameHead>,
+        changed: bool,
+        sched: &mut Scheduler<Event>,
+    ) -> Result<Option<bool>, (bool, bool)> {
         let sensing = self.radio.sensing();
-        let WifiMac::Dcf(d) = &mut self.mac else { return Err((sensing, changed)) };
-        let Some(nav) = d.rx_quiet(now, f) else { return Err((sensing, changed)) };
+        let WifiMac::Dcf(d) = &mut self.mac else {
+            return Err((sensing, changed));
+        };
+        let Some(nav) = d.rx_quiet(now, f) else {
+            return Err((sensing, changed));
+        };
         if let Some((at, tok)) = nav {
             // As `run_mac` does with the `SetTimer(Nav)` of `rx_ok`/`rx_error`
             // (`hold_nav`), and after it (`release_nav`, whose key, just
@@ -431,24 +483,68 @@ fn positions(s: &Scenario) -> Vec<[f64; 2]> {
 }
 
 /// Node `id`'s routing protocol (default: static shortest paths over the shared `static_table`).
-fn make_routing(s: &Scenario, id: NodeId, static_table: &std::rc::Rc<StaticRouteTable>, frn: Option<&FrnHandle>) -> Box<dyn Routing> {
-    match s.routing.as_ref().map_or(RoutingProtocol::Static, |r| r.protocol) {
+fn make_routing(
+    s: &Scenario,
+    id: NodeId,
+    static_table: &std::rc::Rc<StaticRouteTable>,
+    frn: Option<&FrnHandle>,
+) -> Box<dyn Routing> {
+    match s
+        .routing
+        .as_ref()
+        .map_or(RoutingProtocol::Static, |r| r.protocol)
+    {
         RoutingProtocol::Frn => {
-            let p = s.routing.as_ref().expect("frn comes from a [routing] table").frn_params();
-            let shared = frn.expect("validation pairs routing frn with mac frn").clone();
-            Box::new(FrnRouting::new(id, p, shared, stream(s.seed, id.0 as u64, Component::Routing)))
+            let p = s
+                .routing
+                .as_ref()
+                .expect("frn comes from a [routing] table")
+                .frn_params();
+            let shared = frn
+                .expect("validation pairs routing frn with mac frn")
+                .clone();
+            Box::new(FrnRouting::new(
+                id,
+                p,
+                shared,
+                stream(s.seed, id.0 as u64, Component::Routing),
+            ))
         }
         RoutingProtocol::Aodv => {
-            let p = s.routing.as_ref().expect("aodv comes from a [routing] table").aodv_params();
-            Box::new(Aodv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+            let p = s
+                .routing
+                .as_ref()
+                .expect("aodv comes from a [routing] table")
+                .aodv_params();
+            Box::new(Aodv::new(
+                id,
+                p,
+                stream(s.seed, id.0 as u64, Component::Routing),
+            ))
         }
         RoutingProtocol::Dsdv => {
-            let p = s.routing.as_ref().expect("dsdv comes from a [routing] table").dsdv_params();
-            Box::new(Dsdv::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+            let p = s
+                .routing
+                .as_ref()
+                .expect("dsdv comes from a [routing] table")
+                .dsdv_params();
+            Box::new(Dsdv::new(
+                id,
+                p,
+                stream(s.seed, id.0 as u64, Component::Routing),
+            ))
         }
         RoutingProtocol::Dsr => {
-            let p = s.routing.as_ref().expect("dsr comes from a [routing] table").dsr_params();
-            Box::new(Dsr::new(id, p, stream(s.seed, id.0 as u64, Component::Routing)))
+            let p = s
+                .routing
+                .as_ref()
+                .expect("dsr comes from a [routing] table")
+                .dsr_params();
+            Box::new(Dsr::new(
+                id,
+                p,
+                stream(s.seed, id.0 as u64, Component::Routing),
+            ))
         }
         RoutingProtocol::Static => Box::new(StaticRouting::shared(id, static_table.clone())),
     }
@@ -463,8 +559,19 @@ fn make_queue(s: &Scenario, limit: u32, node: u64) -> Box<dyn Queue> {
         QueueKind::Priqueue => Box::new(PriQueue::new(limit)),
         QueueKind::Cmupriqueue => Box::new(CmuPriQueue::new(limit)),
         // Validation accepts red/lred only when asked for, so the spec is there.
-        QueueKind::Red => Box::new(Red::new(limit, s.queue.as_ref().map(|q| q.red_params()).unwrap_or_default(), rng())),
-        QueueKind::Lred => Box::new(Lred::new(limit, s.queue.as_ref().map(|q| q.lred_params()).unwrap_or_default(), rng())),
+        QueueKind::Red => Box::new(Red::new(
+            limit,
+            s.queue.as_ref().map(|q| q.red_params()).unwrap_or_default(),
+            rng(),
+        )),
+        QueueKind::Lred => Box::new(Lred::new(
+            limit,
+            s.queue
+                .as_ref()
+                .map(|q| q.lred_params())
+                .unwrap_or_default(),
+            rng(),
+        )),
     }
 }
 
@@ -472,7 +579,11 @@ impl Simulator {
     /// Build a run from a validated scenario.
     pub fn new(s: &Scenario) -> Self {
         let n = s.nodes.count as usize;
-        let default_limit = s.queue.as_ref().and_then(|q| q.limit_pkts).unwrap_or(DEFAULT_QUEUE_LIMIT_PKTS);
+        let default_limit = s
+            .queue
+            .as_ref()
+            .and_then(|q| q.limit_pkts)
+            .unwrap_or(DEFAULT_QUEUE_LIMIT_PKTS);
         let links: Vec<P2pLink> = s
             .links
             .iter()
@@ -496,7 +607,10 @@ impl Simulator {
             Some(t) => t.iter().map(|t| t.position_at(SimTime::ZERO)).collect(),
             None => positions(s),
         };
-        let mut channel = s.radio.as_ref().map(|r| Channel::new(r.params(), pos.clone()));
+        let mut channel = s
+            .radio
+            .as_ref()
+            .map(|r| Channel::new(r.params(), pos.clone()));
         if let (Some(ch), Some(t)) = (channel.as_mut(), trajectories) {
             ch.set_trajectories(t);
         }
@@ -518,7 +632,11 @@ impl Simulator {
         // One table for every node; routes are computed per destination on first use.
         let static_table = std::rc::Rc::new(StaticRouteTable::new(adjacency));
         // FRN's MAC and routing share one run-wide state (mac/frn).
-        let frn = s.mac.as_ref().and_then(|m| m.frn_params()).map(|p| FrnShared::new(n, p));
+        let frn = s
+            .mac
+            .as_ref()
+            .and_then(|m| m.frn_params())
+            .map(|p| FrnShared::new(n, p));
         let nodes: Vec<Node> = (0..n)
             .map(|i| {
                 let id = NodeId(i as u32);
@@ -545,14 +663,27 @@ impl Simulator {
                 .map(|i| {
                     let id = NodeId(i as u32);
                     let mac = match &frn {
-                        Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(id, mac_params, sh.clone(), stream(s.seed, i as u64, Component::Mac)))),
+                        Some(sh) => WifiMac::Frn(Box::new(FrnMac::new(
+                            id,
+                            mac_params,
+                            sh.clone(),
+                            stream(s.seed, i as u64, Component::Mac),
+                        ))),
                         None => {
-                            let mut mac = Dcf::new(id, shared_mac_params.clone(), stream(s.seed, i as u64, Component::Mac));
+                            let mut mac = Dcf::new(
+                                id,
+                                shared_mac_params.clone(),
+                                stream(s.seed, i as u64, Component::Mac),
+                            );
                             mac.promiscuous = nodes[i].routing.promiscuous();
                             WifiMac::Dcf(mac)
                         }
                     };
-                    Air { radio: Radio::new(), mac, radio_extra: RadioExtra::default() }
+                    Air {
+                        radio: Radio::new(),
+                        mac,
+                        radio_extra: RadioExtra::default(),
+                    }
                 })
                 .collect(),
         };
@@ -571,12 +702,20 @@ impl Simulator {
             .map(|(i, f)| {
                 let id = FlowId(i as u32);
                 let start = SimTime::from_secs_f64(f.start_s);
-                let stop = SimTime::from_secs_f64(f.stop_s.unwrap_or(s.duration_s).min(s.duration_s));
+                let stop =
+                    SimTime::from_secs_f64(f.stop_s.unwrap_or(s.duration_s).min(s.duration_s));
                 let (mut cbr, mut tcp) = (None, None);
                 match f.kind {
                     FlowKind::Cbr => {
                         let rng = stream(s.seed, i as u64, Component::Application);
-                        let c = Cbr::new(f.cbr_packet_bytes(), f.cbr_interval_s(), f.jitter_s, stop, f.max_packets, rng);
+                        let c = Cbr::new(
+                            f.cbr_packet_bytes(),
+                            f.cbr_interval_s(),
+                            f.jitter_s,
+                            stop,
+                            f.max_packets,
+                            rng,
+                        );
                         if c.may_send(start) {
                             sched.schedule_at(start, Event::AppSend(id));
                         }
@@ -606,15 +745,27 @@ impl Simulator {
                 }
             })
             .collect::<Vec<Flow>>();
-        let mut tcp_ends: Vec<(NodeId, NodeId, u32)> = flows.iter().enumerate().filter(|(_, f)| f.tcp.is_some()).map(|(i, f)| (f.src, f.dst, i as u32)).collect();
+        let mut tcp_ends: Vec<(NodeId, NodeId, u32)> = flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.tcp.is_some())
+            .map(|(i, f)| (f.src, f.dst, i as u32))
+            .collect();
         tcp_ends.sort_unstable();
         let faults = s.faults.as_ref().map(|spec| {
-            let mut stream = FaultStream::new(spec, s.seed, s.nodes.count, end).expect("validated faults");
+            let mut stream =
+                FaultStream::new(spec, s.seed, s.nodes.count, end).expect("validated faults");
             let pending = stream.next();
             if let Some(first) = pending {
                 sched.schedule_at(first.time, Event::Fault);
             }
-            Faults { stream, pending, log: Vec::new(), state: FaultState::new(), off: vec![false; n] }
+            Faults {
+                stream,
+                pending,
+                log: Vec::new(),
+                state: FaultState::new(),
+                off: vec![false; n],
+            }
         });
         let mut sim = Simulator {
             scenario_name: s.name.clone(),
@@ -629,7 +780,9 @@ impl Simulator {
             next_uid: 0,
             ledger: PacketLedger::default(),
             actions: Vec::with_capacity(8),
-            phy_rngs: (0..n as u64).map(|i| stream(s.seed, i, Component::Phy)).collect(),
+            phy_rngs: (0..n as u64)
+                .map(|i| stream(s.seed, i, Component::Phy))
+                .collect(),
             channel,
             mac_params,
             txs: Vec::new(),
@@ -642,11 +795,25 @@ impl Simulator {
             tracer: None,
             series: s.outputs.as_ref().filter(|o| o.series).map(|_| {
                 Box::new(crate::metrics::Series {
-                    flows: (0..s.flows.len() as u32).map(|f| crate::metrics::PacketSeries { flow: f, ..Default::default() }).collect(),
-                    queues: (0..n as u32).map(|node| crate::metrics::QueueSeries { node, ..Default::default() }).collect(),
+                    flows: (0..s.flows.len() as u32)
+                        .map(|f| crate::metrics::PacketSeries {
+                            flow: f,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    queues: (0..n as u32)
+                        .map(|node| crate::metrics::QueueSeries {
+                            node,
+                            ..Default::default()
+                        })
+                        .collect(),
                 })
             }),
-            series_interval: s.outputs.as_ref().and_then(|o| o.series_interval_s).map(SimDuration::from_secs_f64),
+            series_interval: s
+                .outputs
+                .as_ref()
+                .and_then(|o| o.series_interval_s)
+                .map(SimDuration::from_secs_f64),
             faults,
             mobile: s.has_mobility(),
             event_counts: [0; EVENT_KINDS.len()],
@@ -679,7 +846,10 @@ impl Simulator {
 
     /// Node `n`'s MAC event log, if enabled.
     pub fn mac_log(&self, n: u32) -> &[(SimTime, String)] {
-        self.air.get(n as usize).and_then(|a| a.mac.log()).unwrap_or(&[])
+        self.air
+            .get(n as usize)
+            .and_then(|a| a.mac.log())
+            .unwrap_or(&[])
     }
 
     /// Run to the end of the scenario and return the results.
@@ -741,7 +911,11 @@ impl Simulator {
     /// Events executed so far by kind, named as in [`EVENT_KINDS`] (a profile
     /// aid: benchmarks print it; it is not part of the results).
     pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
-        let mut v: Vec<(&'static str, u64)> = EVENT_KINDS.iter().copied().zip(self.event_counts.iter().copied()).collect();
+        let mut v: Vec<(&'static str, u64)> = EVENT_KINDS
+            .iter()
+            .copied()
+            .zip(self.event_counts.iter().copied())
+            .collect();
         v.push(("(heap pops)", self.sched.heap_pops()));
         let (timer_pops, overwritten) = self.sched.timer_counts();
         v.push(("(MAC timer pops)", timer_pops));
@@ -756,7 +930,12 @@ impl Simulator {
         match p {
             Popped::Event(ev) => self.dispatch(now, ev),
             Popped::Timer(n, which, tok) => {
-                const TIMERS: [MacTimer; OWNER_TIMERS] = [MacTimer::Backoff, MacTimer::Defer, MacTimer::Send, MacTimer::Nav];
+                const TIMERS: [MacTimer; OWNER_TIMERS] = [
+                    MacTimer::Backoff,
+                    MacTimer::Defer,
+                    MacTimer::Send,
+                    MacTimer::Nav,
+                ];
                 // Their indices in `EVENT_KINDS` (as `Event::kind`).
                 const KINDS: [usize; OWNER_TIMERS] = [4, 18, 19, 20];
                 let timer = TIMERS[which];
@@ -836,7 +1015,9 @@ impl Simulator {
                 Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
                 Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
                 Event::Fault => self.apply_fault(now),
-                Event::RoutingTimer(n, key, token) => self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token)),
+                Event::RoutingTimer(n, key, token) => {
+                    self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token))
+                }
                 Event::RoutingBroadcast(n, p) => {
                     let pkt = self.parcels.take(p);
                     self.broadcast(now, n, Rc::unwrap_or_clone(pkt))
@@ -905,9 +1086,22 @@ impl Simulator {
 
     fn app_send(&mut self, now: SimTime, f: FlowId) {
         let flow = &mut self.flows[f.index()];
-        let cbr = flow.cbr.as_mut().expect("AppSend is scheduled for CBR flows only");
+        let cbr = flow
+            .cbr
+            .as_mut()
+            .expect("AppSend is scheduled for CBR flows only");
         let (seq, next) = cbr.on_send(now);
-        let pkt = udp::datagram(self.next_uid, f, flow.src, flow.dst, flow.udp_port, cbr.packet_bytes, flow.udp_header, seq, now);
+        let pkt = udp::datagram(
+            self.next_uid,
+            f,
+            flow.src,
+            flow.dst,
+            flow.udp_port,
+            cbr.packet_bytes,
+            flow.udp_header,
+            seq,
+            now,
+        );
         self.next_uid += 1;
         flow.counters.on_send(pkt.payload_bytes);
         self.ledger.created(pkt.uid, f.0, true);
@@ -943,7 +1137,9 @@ impl Simulator {
             self.trace_pkt(trace::Ev::Recv, trace::Lv::Rtr, node, &pkt, None, None);
         }
         if pkt.is_routing() {
-            self.with_routing(now, node, |r, ctx| r.recv_control(ctx, Rc::unwrap_or_clone(pkt), from));
+            self.with_routing(now, node, |r, ctx| {
+                r.recv_control(ctx, Rc::unwrap_or_clone(pkt), from)
+            });
         } else {
             self.receive(now, node, pkt);
         }
@@ -1002,7 +1198,11 @@ impl Simulator {
         if let Some(tag) = pkt.tag {
             let since = now.since(tag.created);
             let delay = since.as_secs_f64();
-            self.flows[tag.flow.index()].counters.on_receive(now.as_secs_f64(), pkt.payload_bytes, since);
+            self.flows[tag.flow.index()].counters.on_receive(
+                now.as_secs_f64(),
+                pkt.payload_bytes,
+                since,
+            );
             if let Some(s) = self.series.as_mut() {
                 let fs = &mut s.flows[tag.flow.index()];
                 fs.t_s.push(now.as_secs_f64());
@@ -1022,33 +1222,59 @@ impl Simulator {
     }
 
     /// Run a routing handler of `node` and carry out the actions it asks for.
-    fn with_routing(&mut self, now: SimTime, node: NodeId, f: impl FnOnce(&mut dyn Routing, &mut RoutingCtx)) {
+    fn with_routing(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        f: impl FnOnce(&mut dyn Routing, &mut RoutingCtx),
+    ) {
         let mut actions = std::mem::take(&mut self.actions);
         {
-            let mut ctx = RoutingCtx { now, node, actions: &mut actions, next_uid: &mut self.next_uid };
+            let mut ctx = RoutingCtx {
+                now,
+                node,
+                actions: &mut actions,
+                next_uid: &mut self.next_uid,
+            };
             f(self.nodes[node.index()].routing.as_mut(), &mut ctx);
         }
         for a in actions.drain(..) {
             match a {
-                RoutingAction::Forward { pkt, next_hop } => self.routing_forward(now, node, pkt, next_hop),
-                RoutingAction::ForwardAfter { pkt, next_hop, delay } => {
+                RoutingAction::Forward { pkt, next_hop } => {
+                    self.routing_forward(now, node, pkt, next_hop)
+                }
+                RoutingAction::ForwardAfter {
+                    pkt,
+                    next_hop,
+                    delay,
+                } => {
                     let p = self.parcels.put(Rc::new(pkt));
-                    self.sched.schedule_at(now + delay, Event::RoutingForward(node, p, next_hop))
+                    self.sched
+                        .schedule_at(now + delay, Event::RoutingForward(node, p, next_hop))
                 }
                 RoutingAction::Drop { pkt, reason } => self.drop_packet(node, &pkt, reason),
                 RoutingAction::Notify(notice) => self.tcp_notice(now, node, notice),
                 RoutingAction::Broadcast { pkt, delay } => {
-                    let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
+                    let ev = if pkt.ip.src == node {
+                        trace::Ev::Send
+                    } else {
+                        trace::Ev::Forward
+                    };
                     self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, None);
                     if delay == SimDuration::ZERO {
                         self.broadcast(now, node, pkt);
                     } else {
                         let p = self.parcels.put(Rc::new(pkt));
-                        self.sched.schedule_at(now + delay, Event::RoutingBroadcast(node, p));
+                        self.sched
+                            .schedule_at(now + delay, Event::RoutingBroadcast(node, p));
                     }
                 }
-                RoutingAction::SetTimer { at, key, token } => self.sched.schedule_at(at, Event::RoutingTimer(node, key, token)),
-                RoutingAction::ReclaimQueued { next_hop } => self.reclaim_queued(now, node, next_hop),
+                RoutingAction::SetTimer { at, key, token } => self
+                    .sched
+                    .schedule_at(at, Event::RoutingTimer(node, key, token)),
+                RoutingAction::ReclaimQueued { next_hop } => {
+                    self.reclaim_queued(now, node, next_hop)
+                }
             }
         }
         self.actions = actions;
@@ -1056,7 +1282,11 @@ impl Simulator {
 
     /// A unicast the routing protocol of `node` hands down towards `next_hop`.
     fn routing_forward(&mut self, now: SimTime, node: NodeId, pkt: Packet, next_hop: NodeId) {
-        let ev = if pkt.ip.src == node { trace::Ev::Send } else { trace::Ev::Forward };
+        let ev = if pkt.ip.src == node {
+            trace::Ev::Send
+        } else {
+            trace::Ev::Forward
+        };
         self.trace_pkt(ev, trace::Lv::Rtr, node, &pkt, None, Some(next_hop));
         self.send_to_neighbour(now, node, next_hop, pkt)
     }
@@ -1075,14 +1305,19 @@ impl Simulator {
         }
         if self.nodes[node.index()].wifi.is_some() {
             let p = self.parcels.put(Rc::new(pkt));
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, None));
+            self.sched.schedule_at(
+                now + self.mac_params.ll_delay,
+                Event::IfqArrive(node, p, None),
+            );
         }
     }
 
     /// Take `node`'s queued packets for `next_hop` out of its interface queue and
     /// give them back to its routing protocol (after a link break).
     fn reclaim_queued(&mut self, now: SimTime, node: NodeId, next_hop: NodeId) {
-        let Some(w) = self.nodes[node.index()].wifi.as_mut() else { return };
+        let Some(w) = self.nodes[node.index()].wifi.as_mut() else {
+            return;
+        };
         let mut taken = Vec::new();
         w.ifq.drain_for(next_hop, &mut taken);
         // An ARP reply to the broken neighbour is useless now; only packets go back.
@@ -1117,7 +1352,11 @@ impl Simulator {
 
     fn link_step(&mut self, l: LinkId, d: u8, step: LinkStep, from: Option<NodeId>) {
         match step {
-            LinkStep::Started { tx_done, arrive, pkt } => {
+            LinkStep::Started {
+                tx_done,
+                arrive,
+                pkt,
+            } => {
                 self.pcap(self.links[l.index()].dirs[d as usize].from, &pkt);
                 self.sched.schedule_at(tx_done, Event::LinkTxDone(l, d));
                 let p = self.parcels.put(pkt);
@@ -1134,7 +1373,10 @@ impl Simulator {
     // ---- wireless interface -----------------------------------------------------
 
     fn wifi(&mut self, n: NodeId) -> &mut Wifi {
-        self.nodes[n.index()].wifi.as_mut().expect("node has a wireless interface")
+        self.nodes[n.index()]
+            .wifi
+            .as_mut()
+            .expect("node has a wireless interface")
     }
 
     /// ns-2 `LL::sendDown` for a unicast packet: resolve the next hop with ARP
@@ -1146,19 +1388,31 @@ impl Simulator {
         // A resolved next hop (the usual case) takes the packet as it is.
         let Some(arp) = w.arp.as_mut().filter(|a| !a.is_resolved(next_hop)) else {
             let p = self.parcels.put(Rc::new(pkt));
-            self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
+            self.sched.schedule_at(
+                now + self.mac_params.ll_delay,
+                Event::IfqArrive(node, p, Some(next_hop)),
+            );
             return;
         };
         match arp.resolve(next_hop, pkt) {
             Resolve::Ready(pkt) => {
                 let p = self.parcels.put(Rc::new(pkt));
-                self.sched.schedule_at(now + self.mac_params.ll_delay, Event::IfqArrive(node, p, Some(next_hop)));
+                self.sched.schedule_at(
+                    now + self.mac_params.ll_delay,
+                    Event::IfqArrive(node, p, Some(next_hop)),
+                );
             }
             Resolve::Held { replaced } => {
                 let req = arp.request(next_hop);
-                self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(node, req, None));
+                self.sched
+                    .schedule_at(now + ARP_DELAY, Event::ArpOut(node, req, None));
                 if let Some(old) = replaced {
-                    self.trace_drop_towards(node, &old, DropReason::ArpHoldReplaced, Some(next_hop));
+                    self.trace_drop_towards(
+                        node,
+                        &old,
+                        DropReason::ArpHoldReplaced,
+                        Some(next_hop),
+                    );
                     self.account_drop(node, &old, DropReason::ArpHoldReplaced);
                 }
             }
@@ -1169,7 +1423,12 @@ impl Simulator {
                     if self.nodes[node.index()].routing.failure_callback(&p) {
                         self.with_routing(now, node, |r, ctx| r.tx_failed(ctx, p, next_hop));
                     } else {
-                        self.trace_drop_towards(node, &p, DropReason::ArpHoldReplaced, Some(next_hop));
+                        self.trace_drop_towards(
+                            node,
+                            &p,
+                            DropReason::ArpHoldReplaced,
+                            Some(next_hop),
+                        );
                         self.account_drop(node, &p, DropReason::ArpHoldReplaced);
                     }
                 }
@@ -1192,15 +1451,19 @@ impl Simulator {
         if self.is_off(n) {
             return;
         }
-        let Some(arp) = self.wifi(n).arp.as_mut() else { return };
+        let Some(arp) = self.wifi(n).arp.as_mut() else {
+            return;
+        };
         let input = arp.input(&m);
         if let Some(pkt) = input.release {
             let p = self.parcels.put(Rc::new(pkt));
-            self.sched.schedule_at(now + ARP_DELAY, Event::IfqArrive(n, p, Some(m.sender)));
+            self.sched
+                .schedule_at(now + ARP_DELAY, Event::IfqArrive(n, p, Some(m.sender)));
         }
         if let Some(reply) = input.reply {
             debug_assert_eq!(reply.op, ArpOp::Reply);
-            self.sched.schedule_at(now + ARP_DELAY, Event::ArpOut(n, reply, Some(m.sender)));
+            self.sched
+                .schedule_at(now + ARP_DELAY, Event::ArpOut(n, reply, Some(m.sender)));
         }
     }
 
@@ -1236,7 +1499,12 @@ impl Simulator {
     /// Run a DCF handler of node `n` and carry out its actions in order. Actions
     /// that call back into the same MAC (`Ready` → next packet) append to the queue
     /// instead of recursing.
-    fn run_mac(&mut self, now: SimTime, n: NodeId, f: impl FnOnce(&mut WifiMac, &mut Vec<MacAction>)) {
+    fn run_mac(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        f: impl FnOnce(&mut WifiMac, &mut Vec<MacAction>),
+    ) {
         let mut buf = std::mem::take(&mut self.mac_buf);
         // The packet the MAC holds now is the one a `FrameDone` below is about:
         // a packet taken on `Ready` cannot finish within the same handler.
@@ -1255,7 +1523,9 @@ impl Simulator {
                     WifiMac::Frn(_) => self.sched.arm_owned(n.0, MacTimer::Nav as usize, at, tok),
                 },
                 // FRN's slot timer is an event; the DCF's wait in the owned-timer table.
-                MacAction::SetTimer(MacTimer::Slot, at, tok) => self.sched.schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
+                MacAction::SetTimer(MacTimer::Slot, at, tok) => self
+                    .sched
+                    .schedule_at(at, Event::Mac(n, MacTimer::Slot, tok)),
                 MacAction::SetTimer(t, at, tok) => self.sched.arm_owned(n.0, t as usize, at, tok),
                 // Only the DCF cancels, and never its NAV: the arming is in the owned-timer table.
                 MacAction::CancelTimer(t) => self.sched.disarm_owned(n.0, t as usize),
@@ -1268,7 +1538,8 @@ impl Simulator {
                         self.nodes[n.index()].counters.received_packets += 1;
                     }
                     let p = self.parcels.put(pkt);
-                    self.sched.schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, p, from))
+                    self.sched
+                        .schedule_at(now + self.mac_params.ll_delay, Event::LlUp(n, p, from))
                 }
                 MacAction::ArpIn(m, _) => self.arp_in(now, n, m),
                 // The frame the MAC held when its node went off fails without reaching the air.
@@ -1323,7 +1594,9 @@ impl Simulator {
                     for q in dropped {
                         if let Some(m) = q.arp {
                             self.trace_arp_drop(n, &m, q.next_hop, DropReason::EarlyDrop);
-                            self.nodes[n.index()].counters.on_drop(DropReason::EarlyDrop, false);
+                            self.nodes[n.index()]
+                                .counters
+                                .on_drop(DropReason::EarlyDrop, false);
                         } else {
                             self.trace_drop_towards(n, &q.pkt, DropReason::EarlyDrop, q.next_hop);
                             self.account_drop(n, &q.pkt, DropReason::EarlyDrop);
@@ -1365,7 +1638,13 @@ impl Simulator {
                 (self.txs.len() - 1) as TxId
             }
         };
-        let Simulator { channel, phy_rngs, faults, rx_pool, .. } = self;
+        let Simulator {
+            channel,
+            phy_rngs,
+            faults,
+            rx_pool,
+            ..
+        } = self;
         let ch = channel.as_mut().expect("wireless transmit needs a channel");
         let (params, random) = (ch.params, ch.params.propagation.is_random());
         let (faults, cs_threshold_w) = (faults.as_ref(), params.cs_threshold_w);
@@ -1389,13 +1668,22 @@ impl Simulator {
         /// The usual case (no faults, no shadowing draw): the loop below in a
         /// function of its own, whose few live values stay in registers.
         #[inline(never)]
-        fn plain(neighbors: &[crate::phy::Neighbor], slots: &mut [std::mem::MaybeUninit<Arrival>], now: SimTime, cs_threshold_w: f64) -> usize {
+        fn plain(
+            neighbors: &[crate::phy::Neighbor],
+            slots: &mut [std::mem::MaybeUninit<Arrival>],
+            now: SimTime,
+            cs_threshold_w: f64,
+        ) -> usize {
             let mut len = 0;
             for nb in neighbors {
                 if nb.mean_power_w < cs_threshold_w {
                     continue;
                 }
-                slots[len].write(Arrival { node: nb.node, power_w: nb.mean_power_w, start: now + nb.delay });
+                slots[len].write(Arrival {
+                    node: nb.node,
+                    power_w: nb.mean_power_w,
+                    start: now + nb.delay,
+                });
                 len += 1;
             }
             len
@@ -1406,21 +1694,29 @@ impl Simulator {
             let mut len = 0;
             for nb in neighbors {
                 let power_w = if random {
-                    params.propagation.rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
+                    params
+                        .propagation
+                        .rx_from_mean_w(nb.mean_power_w, &mut phy_rngs[nb.node.index()])
                 } else {
                     nb.mean_power_w
                 };
                 if let Some(f) = faults {
                     // Off receivers and failed links carry no signal (not even carrier).
                     // Checked after the draw so faults do not shift a receiver's stream.
-                    if f.off[nb.node.index()] || (f.state.any_link_down() && !f.state.link_up(n, nb.node)) {
+                    if f.off[nb.node.index()]
+                        || (f.state.any_link_down() && !f.state.link_up(n, nb.node))
+                    {
                         continue;
                     }
                 }
                 if power_w < cs_threshold_w {
                     continue;
                 }
-                slots[len].write(Arrival { node: nb.node, power_w, start: now + nb.delay });
+                slots[len].write(Arrival {
+                    node: nb.node,
+                    power_w,
+                    start: now + nb.delay,
+                });
                 len += 1;
             }
             len
@@ -1431,16 +1727,29 @@ impl Simulator {
         if rx.is_empty() {
             self.free_txs.push(id);
             self.rx_pool.push(rx);
-            self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::TxEnd(n));
+            self.sched
+                .schedule_reserved(tx_end_at, tx_end_seq, Event::TxEnd(n));
         } else {
-            debug_assert!(rx.windows(2).all(|w| (w[0].start, w[0].node) < (w[1].start, w[1].node)));
+            debug_assert!(rx
+                .windows(2)
+                .all(|w| (w[0].start, w[0].node) < (w[1].start, w[1].node)));
             // Take the block numbered above: nothing was reserved since the TxEnd's.
             let block = self.sched.reserve_seqs(2 * rx.len() as u64);
             debug_assert_eq!(block, tx_end_seq + 1);
-            self.sched.schedule_reserved(rx[0].start, start_seq(block, 0), Event::SignalStart(id));
-            self.sched.schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
+            self.sched
+                .schedule_reserved(rx[0].start, start_seq(block, 0), Event::SignalStart(id));
+            self.sched
+                .schedule_reserved(tx_end_at, tx_end_seq, Event::SignalEnd(id));
             // The slot is free (`None`): nothing to drop, so no drop code.
-            let old = self.txs[id as usize].replace(TxRecord { frame, airtime, rx, seq0: block, next_start: 0, next_end: 0, tx_end: Some(n) });
+            let old = self.txs[id as usize].replace(TxRecord {
+                frame,
+                airtime,
+                rx,
+                seq0: block,
+                next_start: 0,
+                next_end: 0,
+                tx_end: Some(n),
+            });
             debug_assert!(old.is_none());
             std::mem::forget(old);
         }
@@ -1456,7 +1765,9 @@ impl Simulator {
         // A MAC-level drop trace writes the frames a collision drops at its start
         // (`collision_drop`): the general walk.
         match CaptureParams::of(&params) {
-            Some(c) if self.faults.is_none() && !self.traces_mac_drops() => self.signal_starts_in::<true>(now, tx, &params, c),
+            Some(c) if self.faults.is_none() && !self.traces_mac_drops() => {
+                self.signal_starts_in::<true>(now, tx, &params, c)
+            }
             _ => self.signal_starts_in::<false>(now, tx, &params, CaptureParams::default()),
         }
     }
@@ -1464,11 +1775,22 @@ impl Simulator {
     /// [`Simulator::signal_starts`]; `PLAIN`: capture mode (`c`) and no
     /// faults, checked once per walk instead of at every receiver.
     #[inline(always)]
-    fn signal_starts_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId, params: &RadioParams, c: CaptureParams) {
+    fn signal_starts_in<const PLAIN: bool>(
+        &mut self,
+        mut now: SimTime,
+        tx: TxId,
+        params: &RadioParams,
+        c: CaptureParams,
+    ) {
         // The receiver list is lent to the walk: no handler reads it, and the
         // slot stays `tx`'s while the walk runs (it is freed after the last end).
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (rx, airtime, seq0, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.seq0, rec.next_start);
+        let (rx, airtime, seq0, first) = (
+            std::mem::take(&mut rec.rx),
+            rec.airtime,
+            rec.seq0,
+            rec.next_start,
+        );
         let mut i = first;
         loop {
             let a = rx[i];
@@ -1477,7 +1799,8 @@ impl Simulator {
             let Some(b) = rx.get(i) else { break };
             let seq = start_seq(seq0, i);
             if !self.sched.advance_inline(b.start, seq) {
-                self.sched.schedule_reserved(b.start, seq, Event::SignalStart(tx));
+                self.sched
+                    .schedule_reserved(b.start, seq, Event::SignalStart(tx));
                 break;
             }
             now = b.start;
@@ -1522,7 +1845,13 @@ impl Simulator {
             now = at;
         }
         match self.faults {
-            None if matches!(self.channel.as_ref().expect("channel").params.reception, Reception::Capture { .. }) => self.signal_ends_in::<true>(now, tx),
+            None if matches!(
+                self.channel.as_ref().expect("channel").params.reception,
+                Reception::Capture { .. }
+            ) =>
+            {
+                self.signal_ends_in::<true>(now, tx)
+            }
             _ => self.signal_ends_in::<false>(now, tx),
         }
     }
@@ -1531,7 +1860,12 @@ impl Simulator {
     #[inline(always)]
     fn signal_ends_in<const PLAIN: bool>(&mut self, mut now: SimTime, tx: TxId) {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
-        let (mut rx, airtime, seq0, first) = (std::mem::take(&mut rec.rx), rec.airtime, rec.seq0, rec.next_end);
+        let (mut rx, airtime, seq0, first) = (
+            std::mem::take(&mut rec.rx),
+            rec.airtime,
+            rec.seq0,
+            rec.next_end,
+        );
         let mut i = first;
         // What the receivers' quiet paths read of the frame, read once.
         let head = FrameHead::of(&rec.frame);
@@ -1566,7 +1900,16 @@ impl Simulator {
     /// One receiver's signal start (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn signal_start<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, power_w: f64, airtime: SimDuration, params: &RadioParams, c: CaptureParams) {
+    fn signal_start<const PLAIN: bool>(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        tx: TxId,
+        power_w: f64,
+        airtime: SimDuration,
+        params: &RadioParams,
+        c: CaptureParams,
+    ) {
         if !PLAIN && self.is_off(n) {
             // Switched off since the frame was sent.
             let w = &mut self.air[n.index()];
@@ -1577,9 +1920,21 @@ impl Simulator {
         let end = now + airtime;
         let was_idle = !w.radio.sensing();
         // The lock before, when a collision's dropped frame may be traced.
-        let before = if !PLAIN && matches!(params.reception, Reception::Capture { .. }) && self.tracer.is_some() { w.radio.lock_view() } else { None };
+        let before = if !PLAIN
+            && matches!(params.reception, Reception::Capture { .. })
+            && self.tracer.is_some()
+        {
+            w.radio.lock_view()
+        } else {
+            None
+        };
         let transmitting = w.radio.is_transmitting();
-        let captured = if PLAIN { w.radio.capture_start(c, tx, power_w, end) } else { w.radio.signal_start(&mut w.radio_extra, params, tx, power_w, end) };
+        let captured = if PLAIN {
+            w.radio.capture_start(c, tx, power_w, end)
+        } else {
+            w.radio
+                .signal_start(&mut w.radio_extra, params, tx, power_w, end)
+        };
         if let (Some((old_tx, old_failure)), false) = (before, captured) {
             // Locked and not captured: a collision. ns-2 discards at once the frame
             // that ends first (`Mac802_11::collision`); a frame that was never
@@ -1587,7 +1942,13 @@ impl Simulator {
             // (`discard` frees errored packets silently).
             let new_lock = self.air[n.index()].radio.lock_view().map(|(t, _)| t);
             let (dropped, decodable) = if new_lock != Some(old_tx) {
-                (old_tx, !matches!(old_failure, Some(RxFailure::BelowThreshold | RxFailure::HalfDuplex)))
+                (
+                    old_tx,
+                    !matches!(
+                        old_failure,
+                        Some(RxFailure::BelowThreshold | RxFailure::HalfDuplex)
+                    ),
+                )
             } else {
                 (tx, !transmitting && power_w >= params.rx_threshold_w)
             };
@@ -1620,12 +1981,25 @@ impl Simulator {
 
     /// One receiver's signal end (`PLAIN` as in [`Simulator::signal_starts_in`]).
     #[inline(always)]
-    fn signal_end<const PLAIN: bool>(&mut self, now: SimTime, n: NodeId, tx: TxId, head: FrameHead, params: &RadioParams) {
-        let Simulator { air, faults, sched, .. } = self;
+    fn signal_end<const PLAIN: bool>(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        tx: TxId,
+        head: FrameHead,
+        params: &RadioParams,
+    ) {
+        let Simulator {
+            air, faults, sched, ..
+        } = self;
         let w = &mut air[n.index()];
         // A plain walk's signal was counted at its start (no missed starts).
         let was_sensing = PLAIN || w.radio.sensing();
-        let result = if PLAIN { w.radio.capture_end(tx) } else { w.radio.signal_end(&mut w.radio_extra, params, tx) };
+        let result = if PLAIN {
+            w.radio.capture_end(tx)
+        } else {
+            w.radio.signal_end(&mut w.radio_extra, params, tx)
+        };
         let changed = was_sensing != w.radio.sensing();
         if !PLAIN && faults.as_ref().is_some_and(|f| f.off[n.index()]) {
             // An off node's MAC learns of carrier changes only, never of frames.
@@ -1672,7 +2046,9 @@ impl Simulator {
 
     /// Whether the trace writes MAC drops (then collisions are traced at their start too).
     fn traces_mac_drops(&self) -> bool {
-        self.tracer.as_ref().is_some_and(|t| t.wants_drop(crate::trace::ns2::Level::Mac))
+        self.tracer
+            .as_ref()
+            .is_some_and(|t| t.wants_drop(crate::trace::ns2::Level::Mac))
     }
 
     /// A decodable frame `tx` that a collision at `n` dropped as it began (ns-2
@@ -1701,7 +2077,11 @@ impl Simulator {
     /// transmissions of its own (and so reallocate `txs`).
     #[inline(always)]
     fn frame_of(&self, tx: TxId) -> Frame {
-        self.txs[tx as usize].as_ref().expect("live transmission").frame.clone()
+        self.txs[tx as usize]
+            .as_ref()
+            .expect("live transmission")
+            .frame
+            .clone()
     }
 
     /// Tell the MAC of a carrier change, if a signal event `changed` the
@@ -1717,7 +2097,12 @@ impl Simulator {
 
     /// What [`Air::reception_quiet`] left of an errored reception to the MAC's handlers.
     #[inline(always)]
-    fn after_quiet_error(&mut self, now: SimTime, n: NodeId, quiet: Result<Option<bool>, (bool, bool)>) {
+    fn after_quiet_error(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        quiet: Result<Option<bool>, (bool, bool)>,
+    ) {
         match quiet {
             Ok(None) => {}
             Ok(Some(sensing)) => self.mac_carrier(now, n, sensing),
@@ -1730,7 +2115,14 @@ impl Simulator {
     /// part of a reception [`Air::reception_quiet`] left to the MAC's handlers
     /// (`sensing` and whether it `changed` are already noted).
     #[inline(never)]
-    fn mac_reception(&mut self, now: SimTime, n: NodeId, rx: Result<&Frame, ()>, sensing: bool, changed: bool) {
+    fn mac_reception(
+        &mut self,
+        now: SimTime,
+        n: NodeId,
+        rx: Result<&Frame, ()>,
+        sensing: bool,
+        changed: bool,
+    ) {
         self.run_mac(now, n, |mac, out| {
             match rx {
                 Ok(frame) => mac.rx_ok(now, frame, out),
@@ -1752,7 +2144,9 @@ impl Simulator {
 
     /// [`Simulator::drop_packet`] without the trace line (its caller wrote one).
     fn account_drop(&mut self, node: NodeId, pkt: &Packet, reason: DropReason) {
-        self.nodes[node.index()].counters.on_drop(reason, pkt.tag.is_some());
+        self.nodes[node.index()]
+            .counters
+            .on_drop(reason, pkt.tag.is_some());
         if let Some(tag) = pkt.tag {
             self.ledger.dropped(pkt.uid, reason);
             if self.ledger.is_data(pkt.uid) {
@@ -1778,7 +2172,10 @@ impl Simulator {
         self.walk_held(&mut |node: NodeId, h: Holder, p: &Packet| {
             if p.tag.is_some() {
                 per_node[node.index()].add(h);
-                by_uid.entry(p.uid).and_modify(|e| *e = (*e).min(h)).or_insert(h);
+                by_uid
+                    .entry(p.uid)
+                    .and_modify(|e| *e = (*e).min(h))
+                    .or_insert(h);
             }
         });
         (by_uid, per_node)
@@ -1791,7 +2188,9 @@ impl Simulator {
             n.routing.buffered(&mut |p| note(n.id, Holder::Rtr, p));
             if let Some(w) = &n.wifi {
                 w.ifq.for_each_packet(&mut |p| note(n.id, Holder::Ifq, p));
-                self.air[n.id.index()].mac.for_each_packet(&mut |p| note(n.id, Holder::Mac, p));
+                self.air[n.id.index()]
+                    .mac
+                    .for_each_packet(&mut |p| note(n.id, Holder::Mac, p));
                 if let Some(arp) = &w.arp {
                     arp.for_each_held(&mut |p| note(n.id, Holder::Arp, p));
                 }
@@ -1804,9 +2203,17 @@ impl Simulator {
         }
         for ev in self.sched.iter_pending() {
             match ev {
-                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => note(*n, Holder::Ll, self.parcels.get(*p)),
-                Event::LinkArrive(l, d, p) => note(self.links[l.index()].dirs[*d as usize].from, Holder::Link, self.parcels.get(*p)),
-                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => note(*n, Holder::Rtr, self.parcels.get(*p)),
+                Event::IfqArrive(n, p, _) | Event::LlUp(n, p, _) => {
+                    note(*n, Holder::Ll, self.parcels.get(*p))
+                }
+                Event::LinkArrive(l, d, p) => note(
+                    self.links[l.index()].dirs[*d as usize].from,
+                    Holder::Link,
+                    self.parcels.get(*p),
+                ),
+                Event::RoutingBroadcast(n, p) | Event::RoutingForward(n, p, _) => {
+                    note(*n, Holder::Rtr, self.parcels.get(*p))
+                }
                 // Listed, not wildcarded: a new event that carries a packet must be placed here.
                 Event::AppSend(_)
                 | Event::LinkTxDone(..)
@@ -1844,8 +2251,22 @@ impl Simulator {
                 alive.push(p.uid)
             }
         });
-        alive.extend(self.parcels.slots.iter().flatten().filter(|p| p.tag.is_some()).map(|p| p.uid));
-        alive.extend(self.txs.iter().flatten().filter_map(|t| t.frame.pkt.as_ref()).filter(|p| p.tag.is_some()).map(|p| p.uid));
+        alive.extend(
+            self.parcels
+                .slots
+                .iter()
+                .flatten()
+                .filter(|p| p.tag.is_some())
+                .map(|p| p.uid),
+        );
+        alive.extend(
+            self.txs
+                .iter()
+                .flatten()
+                .filter_map(|t| t.frame.pkt.as_ref())
+                .filter(|p| p.tag.is_some())
+                .map(|p| p.uid),
+        );
         alive.sort_unstable();
         alive.dedup();
         self.ledger.settle(|uid| alive.binary_search(&uid).is_ok());
@@ -1856,7 +2277,10 @@ impl Simulator {
     /// check that settling never changes a result.
     pub fn set_ledger_settle_floor(&mut self, floor: usize) {
         let old = std::mem::replace(&mut self.ledger, PacketLedger::with_floor(floor));
-        assert!(old.is_empty(), "set the settling floor before the run starts");
+        assert!(
+            old.is_empty(),
+            "set the settling floor before the run starts"
+        );
     }
 
     /// Application packets whose records the ledger keeps now (created and not
@@ -1869,7 +2293,9 @@ impl Simulator {
     pub fn results(&self) -> RunResult {
         let run_s = self.end.as_secs_f64();
         let (held, node_held) = self.held_packets();
-        let fates = self.ledger.fates(self.flows.len(), |uid| held.get(&uid).copied());
+        let fates = self
+            .ledger
+            .fates(self.flows.len(), |uid| held.get(&uid).copied());
         RunResult {
             manetlab_version: crate::VERSION.to_string(),
             scenario_name: self.scenario_name.clone(),
@@ -1885,12 +2311,31 @@ impl Simulator {
                         FlowKind::Cbr => "cbr",
                         FlowKind::Ftp => "ftp",
                     };
-                    let mut summary = FlowSummary::new(i as u32, f.name.clone(), kind, &f.transport, f.src.0, f.dst.0, f.start.as_secs_f64(), f.stop.as_secs_f64(), &f.counters, &fates[i]);
-                    summary.throughput_run_kbps = if run_s > 0.0 { f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0 } else { 0.0 };
+                    let mut summary = FlowSummary::new(
+                        i as u32,
+                        f.name.clone(),
+                        kind,
+                        &f.transport,
+                        f.src.0,
+                        f.dst.0,
+                        f.start.as_secs_f64(),
+                        f.stop.as_secs_f64(),
+                        &f.counters,
+                        &fates[i],
+                    );
+                    summary.throughput_run_kbps = if run_s > 0.0 {
+                        f.counters.rx_bytes as f64 * 8.0 / run_s / 1000.0
+                    } else {
+                        0.0
+                    };
                     summary.tcp = f.tcp.as_ref().map(|t| t.summary(&summary));
                     if let Some(slot_s) = self.frn_slot_s() {
                         let active_s = (f.stop.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
-                        summary.delivered_per_slot = Some(if active_s > 0.0 { summary.delivered_packets as f64 * slot_s / active_s } else { 0.0 });
+                        summary.delivered_per_slot = Some(if active_s > 0.0 {
+                            summary.delivered_packets as f64 * slot_s / active_s
+                        } else {
+                            0.0
+                        });
                     }
                     summary
                 })
@@ -1900,7 +2345,13 @@ impl Simulator {
                 .iter()
                 .map(|n| {
                     let dups = self.air.get(n.id.index()).map_or(0, |a| a.mac.duplicates());
-                    let mut s = NodeSummary::new(n.id.0, n.position_m, &n.counters, &node_held[n.id.index()], dups);
+                    let mut s = NodeSummary::new(
+                        n.id.0,
+                        n.position_m,
+                        &n.counters,
+                        &node_held[n.id.index()],
+                        dups,
+                    );
                     s.routing = n.routing.counters().map(RoutingSummary::new);
                     s
                 })
@@ -1915,7 +2366,11 @@ impl Simulator {
                         to: dir.to.0,
                         tx_packets: dir.stats.tx_packets,
                         tx_bytes: dir.stats.tx_bytes,
-                        utilization: if run_s > 0.0 { dir.stats.busy_time.as_secs_f64().min(run_s) / run_s } else { 0.0 },
+                        utilization: if run_s > 0.0 {
+                            dir.stats.busy_time.as_secs_f64().min(run_s) / run_s
+                        } else {
+                            0.0
+                        },
                         max_queue_pkts: dir.stats.max_queue_pkts,
                         queue_drops: dir.stats.queue_drops,
                         error_drops: dir.stats.error_drops,
@@ -1974,7 +2429,9 @@ impl Simulator {
     /// frame the MAC held is dropped too. A transmission already on the air ends
     /// normally (its signal is out).
     fn switch_off(&mut self, now: SimTime, n: NodeId) {
-        let Some(w) = self.nodes[n.index()].wifi.as_mut() else { return };
+        let Some(w) = self.nodes[n.index()].wifi.as_mut() else {
+            return;
+        };
         let mut flushed = Vec::new();
         while let Some(q) = w.ifq.dequeue(now, &mut flushed) {
             flushed.push(q);
@@ -1995,7 +2452,9 @@ impl Simulator {
 
     /// The connectivity report: with a radio, and mobility or faults.
     fn connectivity_report(&self) -> Option<ConnectivityReport> {
-        if !self.mobile && self.faults.is_none() || self.outputs.as_ref().and_then(|o| o.connectivity) == Some(false) {
+        if !self.mobile && self.faults.is_none()
+            || self.outputs.as_ref().and_then(|o| o.connectivity) == Some(false)
+        {
             return None;
         }
         let ch = self.channel.as_ref()?;
@@ -2022,19 +2481,28 @@ impl Simulator {
             link_changes_with_faults: timeline.link_change_count() as u64,
             flows: {
                 // Every flow in one pass over the link changes.
-                let pairs: Vec<_> = self.flows.iter().map(|f| (f.src, f.dst, f.start, f.stop)).collect();
+                let pairs: Vec<_> = self
+                    .flows
+                    .iter()
+                    .map(|f| (f.src, f.dst, f.start, f.stop))
+                    .collect();
                 let conn = timeline.pairs_between(&pairs);
                 self.flows
                     .iter()
                     .zip(conn)
                     .enumerate()
-                    .map(|(i, (f, p))| FlowConnectivity { flow: i as u32, src: f.src.0, dst: f.dst.0, connected_fraction: p.connected_fraction, mean_hops: p.mean_hops })
+                    .map(|(i, (f, p))| FlowConnectivity {
+                        flow: i as u32,
+                        src: f.src.0,
+                        dst: f.dst.0,
+                        connected_fraction: p.connected_fraction,
+                        mean_hops: p.mean_hops,
+                    })
                     .collect()
             },
         })
     }
 }
-
 
 #[cfg(test)]
 mod layout_tests {
@@ -2049,9 +2517,22 @@ mod layout_tests {
         assert_eq!(offset_of!(Air, radio), 0);
         assert!(std::mem::size_of::<Radio>() <= 32);
         assert_eq!(offset_of!(Air, mac), 32);
-        let a = Air { radio: Radio::new(), mac: WifiMac::Dcf(Dcf::new(NodeId(0), MacParams::default(), stream(1, 0, Component::Mac))), radio_extra: RadioExtra::default() };
-        let WifiMac::Dcf(d) = &a.mac else { unreachable!() };
+        let a = Air {
+            radio: Radio::new(),
+            mac: WifiMac::Dcf(Dcf::new(
+                NodeId(0),
+                MacParams::default(),
+                stream(1, 0, Component::Mac),
+            )),
+            radio_extra: RadioExtra::default(),
+        };
+        let WifiMac::Dcf(d) = &a.mac else {
+            unreachable!()
+        };
         // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
-        assert_eq!(d as *const Dcf as usize - &a as *const Air as usize, offset_of!(Air, mac));
+        assert_eq!(
+            d as *const Dcf as usize - &a as *const Air as usize,
+            offset_of!(Air, mac)
+        );
     }
 }

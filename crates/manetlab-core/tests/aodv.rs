@@ -11,11 +11,17 @@ fn scenario(text: &str) -> Scenario {
 }
 
 fn rt(r: &RunResult, n: usize) -> &RoutingSummary {
-    r.nodes[n].routing.as_ref().expect("AODV nodes report routing counters")
+    r.nodes[n]
+        .routing
+        .as_ref()
+        .expect("AODV nodes report routing counters")
 }
 
 fn drops(r: &RunResult, key: &str) -> u64 {
-    r.nodes.iter().map(|n| n.drops.get(key).copied().unwrap_or(0)).sum()
+    r.nodes
+        .iter()
+        .map(|n| n.drops.get(key).copied().unwrap_or(0))
+        .sum()
 }
 
 fn ctrl_sent_total(r: &RunResult) -> u64 {
@@ -65,13 +71,24 @@ fn chain_first_packet_triggers_discovery_and_buffered_packets_are_delivered() {
     let mut sim = Simulator::new(&scenario(&text));
     sim.run_until(SimTime::from_secs_f64(0.999));
     let before = sim.results();
-    assert_eq!(ctrl_sent_total(&before), 0, "no routing traffic before the first data packet");
+    assert_eq!(
+        ctrl_sent_total(&before),
+        0,
+        "no routing traffic before the first data packet"
+    );
     sim.run_to_end();
     let r = sim.results();
     let src = rt(&r, 0);
-    assert_eq!(src.routing_discoveries, 1, "one discovery for the whole flow");
+    assert_eq!(
+        src.routing_discoveries, 1,
+        "one discovery for the whole flow"
+    );
     assert_eq!(src.routing_routes_found, 1);
-    assert_eq!(src.routing_route_hops_mean, Some(4.0), "the route has the shortest hop count");
+    assert_eq!(
+        src.routing_route_hops_mean,
+        Some(4.0),
+        "the route has the shortest hop count"
+    );
     // Destination replied; relays forwarded the request and the reply once each.
     assert_eq!(rt(&r, 4).sent("RREP"), 1);
     for relay in 1..=3 {
@@ -80,7 +97,12 @@ fn chain_first_packet_triggers_discovery_and_buffered_packets_are_delivered() {
     }
     let f = &r.flows[0];
     assert_eq!(f.tx_packets, 40);
-    assert_eq!(f.rx_packets, 40, "buffered packets are delivered, not dropped: {:?}", r.nodes.iter().map(|n| &n.drops).collect::<Vec<_>>());
+    assert_eq!(
+        f.rx_packets,
+        40,
+        "buffered packets are delivered, not dropped: {:?}",
+        r.nodes.iter().map(|n| &n.drops).collect::<Vec<_>>()
+    );
     let disc = src.routing_discovery_time_mean_s.unwrap();
     assert!(disc > 0.0 && disc < 0.1, "discovery took {disc} s");
     // The first packet waited for the route: its delay includes the discovery.
@@ -99,23 +121,43 @@ fn grid_routes_are_shortest_and_requests_are_handled_once() {
     for (src, f) in [(0, 0), (3, 1)] {
         let s = rt(&r, src);
         assert_eq!(s.routing_routes_found, 1, "node {src}");
-        assert_eq!(s.routing_route_hops_mean, Some(6.0), "node {src}: shortest path in the grid is 6 hops");
-        assert_eq!(s.routing_request_retries, 0, "node {src}: one network-wide request");
-        assert_eq!(r.flows[f].rx_packets, 40, "flow {f}: {:?}", r.flows[f].drops);
+        assert_eq!(
+            s.routing_route_hops_mean,
+            Some(6.0),
+            "node {src}: shortest path in the grid is 6 hops"
+        );
+        assert_eq!(
+            s.routing_request_retries, 0,
+            "node {src}: one network-wide request"
+        );
+        assert_eq!(
+            r.flows[f].rx_packets, 40,
+            "flow {f}: {:?}",
+            r.flows[f].drops
+        );
     }
     // Duplicate suppression: each node rebroadcasts each request at most once.
     // Two requests were originated in all (one per source); a node hears each
     // from several neighbours but forwards it once.
-    let originated_rreqs: u64 = (0..16).map(|i| rt(&r, i).routing_discoveries + rt(&r, i).routing_request_retries).sum();
+    let originated_rreqs: u64 = (0..16)
+        .map(|i| rt(&r, i).routing_discoveries + rt(&r, i).routing_request_retries)
+        .sum();
     assert_eq!(originated_rreqs, 2);
     let mut duplicates = 0;
     for i in 0..16 {
         let s = rt(&r, i);
-        assert!(s.sent("RREQ") <= originated_rreqs, "node {i} rebroadcast {} requests", s.sent("RREQ"));
+        assert!(
+            s.sent("RREQ") <= originated_rreqs,
+            "node {i} rebroadcast {} requests",
+            s.sent("RREQ")
+        );
         assert!(s.received("RREQ") >= s.sent("RREQ"));
         duplicates += s.routing_duplicate_requests;
     }
-    assert!(duplicates > 0, "in a grid every node hears requests more than once");
+    assert!(
+        duplicates > 0,
+        "in a grid every node hears requests more than once"
+    );
     assert_eq!(drops(&r, "rtr.TTL") + drops(&r, "rtr.LOOP"), 0);
 }
 
@@ -123,14 +165,25 @@ fn grid_routes_are_shortest_and_requests_are_handled_once() {
 fn no_routing_loops_in_a_static_grid_under_several_seeds() {
     // Crossing flows in both directions on a 5 × 5 grid (2 packets/s each: the
     // whole grid shares one carrier-sense domain, so heavier loads congest it).
-    let flows = cbr(0, 24, 1.0, 0.5, 40) + &cbr(24, 0, 1.1, 0.5, 40) + &cbr(4, 20, 1.2, 0.5, 40) + &cbr(10, 14, 1.3, 0.5, 40) + &cbr(22, 2, 1.4, 0.5, 40);
+    let flows = cbr(0, 24, 1.0, 0.5, 40)
+        + &cbr(24, 0, 1.1, 0.5, 40)
+        + &cbr(4, 20, 1.2, 0.5, 40)
+        + &cbr(10, 14, 1.3, 0.5, 40)
+        + &cbr(22, 2, 1.4, 0.5, 40);
     for seed in 1..=5 {
         let r = Simulator::new(&scenario(&grid(5, 5, seed, &flows, 25.0))).run();
-        assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}: TTL expiry means a loop");
+        assert_eq!(
+            drops(&r, "rtr.TTL"),
+            0,
+            "seed {seed}: TTL expiry means a loop"
+        );
         assert_eq!(drops(&r, "rtr.LOOP"), 0, "seed {seed}");
         let rx: u64 = r.flows.iter().map(|f| f.rx_packets).sum();
         let tx: u64 = r.flows.iter().map(|f| f.tx_packets).sum();
-        assert!(rx as f64 >= 0.95 * tx as f64, "seed {seed}: delivered {rx}/{tx}");
+        assert!(
+            rx as f64 >= 0.95 * tx as f64,
+            "seed {seed}: delivered {rx}/{tx}"
+        );
     }
 }
 
@@ -156,15 +209,25 @@ const DIAMOND: &str = r#"
 /// of range, and return the simulator at the first delivery after the move,
 /// the repair time, and the (used, other) relays.
 fn break_relay(extra: &str) -> (Simulator, f64, usize, usize) {
-    let text = DIAMOND.replace("protocol = \"aodv\"", &format!("protocol = \"aodv\"\n{extra}"));
+    let text = DIAMOND.replace(
+        "protocol = \"aodv\"",
+        &format!("protocol = \"aodv\"\n{extra}"),
+    );
     let mut sim = Simulator::new(&scenario(&text));
     let t_move = SimTime::from_secs_f64(10.0);
     sim.run_until(t_move);
     let before = sim.results();
     assert_eq!(rt(&before, 0).routing_route_hops_mean, Some(3.0));
-    let (used, other) = if before.nodes[2].forwarded_packets > 0 { (2, 3) } else { (3, 2) };
+    let (used, other) = if before.nodes[2].forwarded_packets > 0 {
+        (2, 3)
+    } else {
+        (3, 2)
+    };
     assert!(before.nodes[used].forwarded_packets > 50);
-    assert!(before.flows[0].tx_packets - before.flows[0].rx_packets <= 1, "no loss before the move (one packet may be in flight)");
+    assert!(
+        before.flows[0].tx_packets - before.flows[0].rx_packets <= 1,
+        "no loss before the move (one packet may be in flight)"
+    );
     assert_eq!(before.nodes[other].forwarded_packets, 0);
     let rx_at_move = before.flows[0].rx_packets;
 
@@ -195,13 +258,27 @@ fn relay_made_unreachable_mid_flow_is_repaired_through_the_other_path() {
     // break is as close to the source as to the destination) and told node 0.
     assert!(rt(&r, 1).routing_route_breaks >= 1);
     // ns-2's rt_ll_failed drops the packet the MAC gave up on as `CBK`.
-    assert!(r.nodes[1].drops.get("rtr.CBK").copied().unwrap_or(0) >= 1, "{:?}", r.nodes[1].drops);
+    assert!(
+        r.nodes[1].drops.get("rtr.CBK").copied().unwrap_or(0) >= 1,
+        "{:?}",
+        r.nodes[1].drops
+    );
     assert!(rt(&r, 1).sent("RERR") >= 1);
-    assert!(rt(&r, 0).received("RERR") >= 1, "the RERR reached the source");
-    assert_eq!(rt(&r, 0).routing_discoveries, 2, "the source rediscovered the route");
+    assert!(
+        rt(&r, 0).received("RERR") >= 1,
+        "the RERR reached the source"
+    );
+    assert_eq!(
+        rt(&r, 0).routing_discoveries,
+        2,
+        "the source rediscovered the route"
+    );
     assert_eq!(rt(&r, 0).routing_routes_found, 2);
     assert_eq!(rt(&r, 0).routing_route_hops_mean, Some(3.0));
-    assert!(r.nodes[other].forwarded_packets > 50, "traffic moved to node {other}");
+    assert!(
+        r.nodes[other].forwarded_packets > 50,
+        "traffic moved to node {other}"
+    );
     // Repair within a second: a MAC failure (7 RTS attempts), a RERR, one discovery.
     assert!(repair_s < 1.0, "repair took {repair_s} s");
     let lost = r.flows[0].tx_packets - r.flows[0].rx_packets;
@@ -233,7 +310,11 @@ fn a_break_near_the_destination_is_repaired_locally_without_the_source_noticing(
     let t_move = SimTime::from_secs_f64(10.0);
     sim.run_until(t_move);
     let before = sim.results();
-    let (used, other) = if before.nodes[4].forwarded_packets > 0 { (4, 5) } else { (5, 4) };
+    let (used, other) = if before.nodes[4].forwarded_packets > 0 {
+        (4, 5)
+    } else {
+        (5, 4)
+    };
     let rx_at_move = before.flows[0].rx_packets;
     sim.move_node(used as u32, [800.0, 5000.0]);
     let mut t = t_move;
@@ -247,7 +328,11 @@ fn a_break_near_the_destination_is_repaired_locally_without_the_source_noticing(
     let r = sim.results();
     assert_eq!(rt(&r, 3).routing_local_repairs, 1);
     assert_eq!(rt(&r, 3).routing_local_repairs_failed, 0);
-    assert_eq!(rt(&r, 0).routing_discoveries, 1, "the source never had to rediscover");
+    assert_eq!(
+        rt(&r, 0).routing_discoveries,
+        1,
+        "the source never had to rediscover"
+    );
     assert_eq!(rt(&r, 0).received("RERR"), 0);
     assert!(r.nodes[other].forwarded_packets > 20);
     assert!(repair_s < 0.5, "local repair took {repair_s} s");
@@ -260,7 +345,9 @@ fn a_break_near_the_destination_is_repaired_locally_without_the_source_noticing(
 #[test]
 fn hello_messages_detect_the_lost_relay() {
     let (mut sim, repair_s, _used, other) = break_relay("aodv = { link_detection = \"hello\" }");
-    println!("AODV repair time after the relay left (HELLO, 3 × 1 s allowed loss): {repair_s:.3} s");
+    println!(
+        "AODV repair time after the relay left (HELLO, 3 × 1 s allowed loss): {repair_s:.3} s"
+    );
     sim.run_to_end();
     let r = sim.results();
     // The MAC's failures are not taken as breaks: the lost HELLOs are, after
@@ -297,7 +384,13 @@ fn tcp_newreno_over_a_4_hop_chain_runs_100_s_without_stalling() {
     let mut acked = Vec::new();
     for t in (10..=100).step_by(10) {
         sim.run_until(SimTime::from_secs_f64(t as f64));
-        acked.push(sim.results().flows[0].tcp.as_ref().unwrap().highest_ack_segs);
+        acked.push(
+            sim.results().flows[0]
+                .tcp
+                .as_ref()
+                .unwrap()
+                .highest_ack_segs,
+        );
     }
     let r = sim.results();
     let tcp = r.flows[0].tcp.as_ref().unwrap();
@@ -314,7 +407,11 @@ fn tcp_newreno_over_a_4_hop_chain_runs_100_s_without_stalling() {
     for w in acked.windows(2) {
         assert!(w[1] > w[0] + 50, "acked segments per 10 s: {acked:?}");
     }
-    assert!(tcp.goodput_kbps > 100.0, "goodput {} kbit/s", tcp.goodput_kbps);
+    assert!(
+        tcp.goodput_kbps > 100.0,
+        "goodput {} kbit/s",
+        tcp.goodput_kbps
+    );
 }
 
 #[test]
@@ -332,40 +429,51 @@ fn survives_nodes_jumping_around_under_load() {
     // with the broken route's own number, so a node upstream may answer and
     // form a transient loop (packets dropped as rtr.TTL, as in ns-2); with
     // `local_repair_new_seq` (RFC §6.12) there are none.
-    for (extra, loop_free) in [("", false), ("[routing.aodv]\nlocal_repair_new_seq = true", true)] {
-    for seed in [1u64, 5] {
-        let mut flows = String::new();
-        for (i, (s, d)) in [(0, 19), (3, 11), (7, 15), (12, 2), (18, 5)].iter().enumerate() {
-            flows += &cbr(*s, *d, 1.0 + i as f64 * 0.1, 0.25, 1_000_000);
-        }
-        flows += "[[flows]]\nkind = \"ftp\"\nsrc = 1\ndst = 17\nstart_s = 2.0\n";
-        let text = format!(
+    for (extra, loop_free) in [
+        ("", false),
+        ("[routing.aodv]\nlocal_repair_new_seq = true", true),
+    ] {
+        for seed in [1u64, 5] {
+            let mut flows = String::new();
+            for (i, (s, d)) in [(0, 19), (3, 11), (7, 15), (12, 2), (18, 5)]
+                .iter()
+                .enumerate()
+            {
+                flows += &cbr(*s, *d, 1.0 + i as f64 * 0.1, 0.25, 1_000_000);
+            }
+            flows += "[[flows]]\nkind = \"ftp\"\nsrc = 1\ndst = 17\nstart_s = 2.0\n";
+            let text = format!(
             "seed = {seed}\nduration_s = 60\n[area]\nwidth_m = 1000\nheight_m = 500\n[nodes]\ncount = 20\nplacement = {{ kind = \"uniform\" }}\n[radio]\n[routing]\nprotocol = \"aodv\"\n{extra}\n{flows}"
         );
-        let mut sim = Simulator::new(&scenario(&text));
-        let mut x = seed.wrapping_mul(7919);
-        let mut next = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for k in 1..120 {
-            sim.run_until(SimTime::from_secs_f64(k as f64 * 0.5));
-            let n = ((next() * 20.0) as u32).min(19);
-            let pos = [next() * 1000.0, next() * 500.0];
-            sim.move_node(n, pos);
+            let mut sim = Simulator::new(&scenario(&text));
+            let mut x = seed.wrapping_mul(7919);
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 11) as f64 / (1u64 << 53) as f64
+            };
+            for k in 1..120 {
+                sim.run_until(SimTime::from_secs_f64(k as f64 * 0.5));
+                let n = ((next() * 20.0) as u32).min(19);
+                let pos = [next() * 1000.0, next() * 500.0];
+                sim.move_node(n, pos);
+            }
+            sim.run_to_end();
+            let r = sim.results();
+            let tx: u64 = r.flows[..5].iter().map(|f| f.tx_packets).sum();
+            let rx: u64 = r.flows[..5].iter().map(|f| f.rx_packets).sum();
+            let breaks: u64 = (0..20).map(|i| rt(&r, i).routing_route_breaks).sum();
+            println!("churn {extra:?} seed {seed}: rtr.TTL {}, CBR delivery {rx}/{tx}, TCP {:.1} kbit/s, {breaks} breaks, {} control packets", drops(&r, "rtr.TTL"), r.flows[5].throughput_kbps, ctrl_sent_total(&r));
+            assert!(breaks > 20, "the churn breaks routes");
+            assert!(
+                rx as f64 > 0.55 * tx as f64,
+                "seed {seed}: delivered {rx}/{tx}"
+            );
+            assert!(r.flows[5].throughput_kbps > 20.0);
+            if loop_free {
+                assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}");
+            }
         }
-        sim.run_to_end();
-        let r = sim.results();
-        let tx: u64 = r.flows[..5].iter().map(|f| f.tx_packets).sum();
-        let rx: u64 = r.flows[..5].iter().map(|f| f.rx_packets).sum();
-        let breaks: u64 = (0..20).map(|i| rt(&r, i).routing_route_breaks).sum();
-        println!("churn {extra:?} seed {seed}: rtr.TTL {}, CBR delivery {rx}/{tx}, TCP {:.1} kbit/s, {breaks} breaks, {} control packets", drops(&r, "rtr.TTL"), r.flows[5].throughput_kbps, ctrl_sent_total(&r));
-        assert!(breaks > 20, "the churn breaks routes");
-        assert!(rx as f64 > 0.55 * tx as f64, "seed {seed}: delivered {rx}/{tx}");
-        assert!(r.flows[5].throughput_kbps > 20.0);
-        if loop_free {
-            assert_eq!(drops(&r, "rtr.TTL"), 0, "seed {seed}");
-        }
-    }
     }
 }

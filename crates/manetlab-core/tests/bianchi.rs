@@ -15,7 +15,10 @@ const PAYLOAD: u32 = 1000;
 
 fn simulated_bps(n: u32, rts_cts: bool) -> f64 {
     let duration_s = 200.0;
-    let s = Scenario::from_toml_str(&saturation_scenario(n, rts_cts, PAYLOAD, duration_s, 1, true)).unwrap();
+    let s = Scenario::from_toml_str(&saturation_scenario(
+        n, rts_cts, PAYLOAD, duration_s, 1, true,
+    ))
+    .unwrap();
     let r = run(&s);
     r.flows.iter().map(|f| f.rx_bytes as f64 * 8.0).sum::<f64>() / duration_s
 }

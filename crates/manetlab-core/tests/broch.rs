@@ -10,7 +10,9 @@ use manetlab_core::{run, Scenario};
 fn pdr(protocol: &str) -> f64 {
     let s = Scenario::from_toml_str(&broch::scenario(protocol, 900.0, 1, 900.0)).unwrap();
     let r = run(&s);
-    let (tx, rx) = r.flows.iter().fold((0u64, 0u64), |(a, b), f| (a + f.tx_packets, b + f.rx_packets));
+    let (tx, rx) = r.flows.iter().fold((0u64, 0u64), |(a, b), f| {
+        (a + f.tx_packets, b + f.rx_packets)
+    });
     assert!(tx > 25_000, "10 flows × 4 packets/s for ~800 s: {tx}");
     rx as f64 / tx as f64
 }

@@ -34,7 +34,9 @@ fn relay_outage_over(protocol: &str, flow: &str) -> RunResult {
 }
 
 fn relay_outage(transport: &str) -> RunResult {
-    relay_outage_with(&format!("kind = \"ftp\"\n        transport = \"{transport}\""))
+    relay_outage_with(&format!(
+        "kind = \"ftp\"\n        transport = \"{transport}\""
+    ))
 }
 
 #[test]
@@ -45,7 +47,11 @@ fn aodv_finds_the_returning_relay_at_the_next_request_retry() {
     // RFC rules: the retries (binary backoff up to 10 s) outlast the 10 s outage.
     let r = relay_outage_with("kind = \"cbr\"\n        interval_s = 0.1\n        [routing.aodv]\n        rules = \"rfc3561\"");
     let src = &r.nodes[0];
-    assert_eq!(src.routing.as_ref().unwrap().routing_discoveries_failed, 0, "the retry after the relay's return must succeed");
+    assert_eq!(
+        src.routing.as_ref().unwrap().routing_discoveries_failed,
+        0,
+        "the retry after the relay's return must succeed"
+    );
     // 200 packets before the outage; after the retry at ~33.8 s, 10 per second
     // plus what the send buffer held.
     assert!(r.flows[0].rx_packets >= 450, "{}", r.flows[0].rx_packets);
@@ -54,9 +60,15 @@ fn aodv_finds_the_returning_relay_at_the_next_request_retry() {
     // outage; after MAX_RREQ_TIMEOUT (10 s) a new one finds the returned relay.
     let n = relay_outage_with("kind = \"cbr\"\n        interval_s = 0.1");
     let c = n.nodes[0].routing.as_ref().unwrap();
-    println!("ns-2 rules: {} discoveries, {} failed, {} packets delivered", c.routing_discoveries, c.routing_discoveries_failed, n.flows[0].rx_packets);
+    println!(
+        "ns-2 rules: {} discoveries, {} failed, {} packets delivered",
+        c.routing_discoveries, c.routing_discoveries_failed, n.flows[0].rx_packets
+    );
     assert!(c.routing_discoveries_failed >= 1);
-    assert!(c.routing_routes_found > c.routing_discoveries_failed, "found again after the relay's return");
+    assert!(
+        c.routing_routes_found > c.routing_discoveries_failed,
+        "found again after the relay's return"
+    );
     assert!(n.flows[0].rx_packets >= 400, "{}", n.flows[0].rx_packets);
 }
 
@@ -64,12 +76,23 @@ fn aodv_finds_the_returning_relay_at_the_next_request_retry() {
 fn aodv_route_notices_freeze_and_resume_elfn() {
     let elfn = relay_outage("elfn");
     let newreno = relay_outage("newreno");
-    let (e, n) = (elfn.flows[0].tcp.as_ref().unwrap(), newreno.flows[0].tcp.as_ref().unwrap());
+    let (e, n) = (
+        elfn.flows[0].tcp.as_ref().unwrap(),
+        newreno.flows[0].tcp.as_ref().unwrap(),
+    );
     println!(
         "elfn: freezes {} probes {} timeouts {} rx {} B; newreno: timeouts {} rx {} B",
-        e.route_freezes, e.route_probes, e.timeouts, elfn.flows[0].rx_bytes, n.timeouts, newreno.flows[0].rx_bytes
+        e.route_freezes,
+        e.route_probes,
+        e.timeouts,
+        elfn.flows[0].rx_bytes,
+        n.timeouts,
+        newreno.flows[0].rx_bytes
     );
-    assert!(e.route_freezes >= 1, "AODV's RouteFailed notice must freeze the ELFN sender");
+    assert!(
+        e.route_freezes >= 1,
+        "AODV's RouteFailed notice must freeze the ELFN sender"
+    );
     assert!(e.route_probes >= 1, "a frozen sender probes");
     assert_eq!(n.route_freezes, 0, "other variants ignore notices");
     // Frozen timers: no timeouts while frozen, where NewReno backs off repeatedly. One
@@ -81,7 +104,11 @@ fn aodv_route_notices_freeze_and_resume_elfn() {
     assert_eq!(e.fast_retransmits, 0);
     // The route-re-established notice resumes delivery: ~840 kB were delivered
     // before the outage at 20 s, much more by the end.
-    assert!(elfn.flows[0].rx_bytes > 1_200_000, "{}", elfn.flows[0].rx_bytes);
+    assert!(
+        elfn.flows[0].rx_bytes > 1_200_000,
+        "{}",
+        elfn.flows[0].rx_bytes
+    );
     // Holland & Vaidya: ELFN must not deliver less than the TCP it extends. Measured
     // 1 640 000 B vs NewReno's 1 645 000 B: a frozen sender is silent between probes,
     // so AODV rediscovers the route only around a probe (docs/tcp.md, ELFN).
@@ -96,11 +123,28 @@ fn aodv_route_notices_freeze_and_resume_elfn() {
 #[test]
 fn dsr_and_dsdv_route_notices_reach_elfn_too() {
     for protocol in ["dsr", "dsdv"] {
-        let dsdv_mac = if protocol == "dsdv" { "\n        [routing.dsdv]\n        link_layer_detection = true" } else { "" };
-        let r = relay_outage_over(protocol, &format!("kind = \"ftp\"\n        transport = \"elfn\"{dsdv_mac}"));
+        let dsdv_mac = if protocol == "dsdv" {
+            "\n        [routing.dsdv]\n        link_layer_detection = true"
+        } else {
+            ""
+        };
+        let r = relay_outage_over(
+            protocol,
+            &format!("kind = \"ftp\"\n        transport = \"elfn\"{dsdv_mac}"),
+        );
         let t = r.flows[0].tcp.as_ref().unwrap();
-        println!("{protocol}: freezes {} probes {} timeouts {} rx {} B", t.route_freezes, t.route_probes, t.timeouts, r.flows[0].rx_bytes);
-        assert!(t.route_freezes >= 1, "{protocol}: the route failure must freeze ELFN");
-        assert!(r.flows[0].rx_bytes > 900_000, "{protocol}: delivery resumes after the outage: {}", r.flows[0].rx_bytes);
+        println!(
+            "{protocol}: freezes {} probes {} timeouts {} rx {} B",
+            t.route_freezes, t.route_probes, t.timeouts, r.flows[0].rx_bytes
+        );
+        assert!(
+            t.route_freezes >= 1,
+            "{protocol}: the route failure must freeze ELFN"
+        );
+        assert!(
+            r.flows[0].rx_bytes > 900_000,
+            "{protocol}: delivery resumes after the outage: {}",
+            r.flows[0].rx_bytes
+        );
     }
 }

@@ -19,9 +19,16 @@ use proptest::test_runner::Config;
 use serde_json::{json, Value};
 
 fn config() -> Config {
-    let cases = std::env::var("MANETLAB_FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(300);
+    let cases = std::env::var("MANETLAB_FUZZ_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(300);
     // No failure file: a failing input is printed (shrunk) and belongs in a named regression test.
-    Config { cases, failure_persistence: None, ..Config::default() }
+    Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    }
 }
 
 // ------------------------------------------------------------------ corpus
@@ -41,7 +48,10 @@ fn corpus() -> Vec<Value> {
         include_str!("../../../tests/fixtures/robustness/panic_rate_kbps_tiny.toml"),
         include_str!("../../../tests/fixtures/robustness/mem_rwp_huge_speed.toml"),
     ];
-    let mut out: Vec<Value> = toml_texts.iter().map(|t| toml::from_str(t).expect("corpus file is TOML")).collect();
+    let mut out: Vec<Value> = toml_texts
+        .iter()
+        .map(|t| toml::from_str(t).expect("corpus file is TOML"))
+        .collect();
     out.push(json!({
         "duration_s": 30, "area": {"width_m": 670, "height_m": 670}, "nodes": {"count": 3}, "radio": {},
         "routing": {"protocol": "dsr"},
@@ -93,16 +103,21 @@ fn weird_value() -> impl Strategy<Value = Value> {
         Just(json!("cbr")),
         Just(json!("vegas")),
         Just(json!("new")),
-        Just(json!("set god_ [God instance]\n$node_(0) setdest 1e308 1 1")),
+        Just(json!(
+            "set god_ [God instance]\n$node_(0) setdest 1e308 1 1"
+        )),
         any::<i64>().prop_map(|v| json!(v)),
-        any::<f64>().prop_filter("JSON has no nan/inf", |v| v.is_finite()).prop_map(|v| json!(v)),
+        any::<f64>()
+            .prop_filter("JSON has no nan/inf", |v| v.is_finite())
+            .prop_map(|v| json!(v)),
         (0.0f64..2000.0).prop_map(|v| json!(v)),
         "[a-z_]{0,12}".prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map("[a-z_]{1,10}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z_]{1,10}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
             (1usize..300).prop_map(|d| (0..d).fold(json!(1), |v, _| json!([v]))),
         ]
     })
@@ -215,7 +230,10 @@ fn run_briefly(s: &Scenario) -> bool {
         return false;
     }
     let dir = std::env::temp_dir().join(format!("manetlab-fuzz-{}", std::process::id()));
-    let max_events: u64 = std::env::var("MANETLAB_FUZZ_EVENTS").ok().and_then(|e| e.parse().ok()).unwrap_or(20_000);
+    let max_events: u64 = std::env::var("MANETLAB_FUZZ_EVENTS")
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(20_000);
     let mut check = |_: SimTime, events: u64| events < max_events;
     match manetlab_core::run_with_control(s, Some(&dir), &mut check) {
         Ok(_) => true,
@@ -229,7 +247,10 @@ fn run_briefly(s: &Scenario) -> bool {
 /// An error names where (a key path, `(file)` or `(top level)`); its message is
 /// one line apart from text quoted from the input (the CLI prints it on one line).
 fn one_line(e: &manetlab_core::ScenarioError) {
-    assert!(!e.path.is_empty() && !e.path.contains('\n'), "names a key: {e}");
+    assert!(
+        !e.path.is_empty() && !e.path.contains('\n'),
+        "names a key: {e}"
+    );
 }
 
 /// Outcomes of one target's inputs, printed at its end (`--nocapture` shows them).
@@ -263,16 +284,26 @@ where
         let (accepted, ran) = body(input);
         let mut t = tally.borrow_mut();
         t.inputs += 1;
-        if accepted { t.accepted += 1 } else { t.rejected += 1 }
+        if accepted {
+            t.accepted += 1
+        } else {
+            t.rejected += 1
+        }
         t.ran += ran as u64;
         t.slowest_s = t.slowest_s.max(t0.elapsed().as_secs_f64());
         if t.inputs % 50_000 == 0 {
-            println!("fuzz {name}: {t:?} after {:.0} s", started.elapsed().as_secs_f64());
+            println!(
+                "fuzz {name}: {t:?} after {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
         }
         Ok(())
     });
     let t = tally.into_inner();
-    println!("fuzz {name}: {t:?}, total {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "fuzz {name}: {t:?}, total {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     if let Err(e) = result {
         panic!("{name}: {e}");
     }
@@ -282,24 +313,28 @@ where
 #[test]
 fn fuzz_scenario_values() {
     let corpus = corpus();
-    fuzz("scenario values", (0usize..10, prop::collection::vec(mutation(), 1..5)), |(base, muts)| {
-        let mut v = corpus[base % corpus.len()].clone();
-        for m in &muts {
-            apply(&mut v, m);
-        }
-        match Scenario::from_value(v) {
-            Ok(s) => {
-                // The normalised form validates again, and the scenario sets up and runs.
-                let again = Scenario::from_json_str(&s.to_json());
-                assert!(again.is_ok(), "normalised form rejected: {:?}", again.err());
-                (true, run_briefly(&s))
+    fuzz(
+        "scenario values",
+        (0usize..10, prop::collection::vec(mutation(), 1..5)),
+        |(base, muts)| {
+            let mut v = corpus[base % corpus.len()].clone();
+            for m in &muts {
+                apply(&mut v, m);
             }
-            Err(e) => {
-                one_line(&e);
-                (false, false)
+            match Scenario::from_value(v) {
+                Ok(s) => {
+                    // The normalised form validates again, and the scenario sets up and runs.
+                    let again = Scenario::from_json_str(&s.to_json());
+                    assert!(again.is_ok(), "normalised form rejected: {:?}", again.err());
+                    (true, run_briefly(&s))
+                }
+                Err(e) => {
+                    one_line(&e);
+                    (false, false)
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// Scenario TOML text with characters inserted, deleted or replaced.
@@ -310,7 +345,9 @@ fn fuzz_scenario_toml_text() {
         include_str!("../../../examples/rwp_20_nodes.toml"),
         include_str!("../../../examples/tcp_chain_80211.toml"),
         include_str!("../../../tests/fixtures/robustness/recursion_toml_deep_inline_table.toml"),
-        include_str!("../../../tests/fixtures/robustness/weak_msg_toml_depth200_says_not_valid_JSON.toml"),
+        include_str!(
+            "../../../tests/fixtures/robustness/weak_msg_toml_depth200_says_not_valid_JSON.toml"
+        ),
         include_str!("../../../tests/fixtures/robustness/panic_chain_spacing_overflow.toml"),
     ];
     let edits = prop::collection::vec((any::<usize>(), 0u8..3, any::<char>()), 1..8);
@@ -342,30 +379,36 @@ fn fuzz_scenario_toml_text() {
 /// extreme numbers, wrong tokens and garbage lines mixed in.
 #[test]
 fn fuzz_ns2_movement() {
-    fuzz("ns-2 movement files", prop::collection::vec(movement_line(), 0..40), |lines| {
-        let text = lines.join("\n");
-        let Ok(m) = read_ns2_movement(&text) else { return (false, false) };
-        if m.node_count() <= 1000 {
-            if let Ok(tr) = m.trajectories(m.node_count()) {
-                for t in &tr {
-                    for k in 0..20u64 {
-                        let p = t.position_at(SimTime(k * 50_000_000_000));
-                        assert!(!p[0].is_nan() && !p[1].is_nan());
+    fuzz(
+        "ns-2 movement files",
+        prop::collection::vec(movement_line(), 0..40),
+        |lines| {
+            let text = lines.join("\n");
+            let Ok(m) = read_ns2_movement(&text) else {
+                return (false, false);
+            };
+            if m.node_count() <= 1000 {
+                if let Ok(tr) = m.trajectories(m.node_count()) {
+                    for t in &tr {
+                        for k in 0..20u64 {
+                            let p = t.position_at(SimTime(k * 50_000_000_000));
+                            assert!(!p[0].is_nan() && !p[1].is_nan());
+                        }
                     }
                 }
             }
-        }
-        // And through a scenario: an error naming mobility, or a scenario that runs.
-        let v = json!({"duration_s": 10, "area": {"width_m": 1000, "height_m": 1000}, "nodes": {"count": m.node_count().clamp(1, 400)},
+            // And through a scenario: an error naming mobility, or a scenario that runs.
+            let v = json!({"duration_s": 10, "area": {"width_m": 1000, "height_m": 1000}, "nodes": {"count": m.node_count().clamp(1, 400)},
                        "radio": {}, "mobility": {"model": "ns2_file", "ns2_text": text}});
-        match Scenario::from_value(v) {
-            Ok(s) => (true, run_briefly(&s)),
-            Err(e) => {
-                one_line(&e);
-                (true, false)
+            match Scenario::from_value(v) {
+                Ok(s) => (true, run_briefly(&s)),
+                Err(e) => {
+                    one_line(&e);
+                    (true, false)
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// Traffic files: real cbrgen and hand-written files with lines replaced,
@@ -376,35 +419,39 @@ fn fuzz_ns2_traffic() {
         $tcp_(0) set packetSize_ 512\nset ftp_(0) [$tcp_(0) attach-source FTP]\n$ns_ at 2.5 \"$ftp_(0) start\"\n";
     let bases = [CBR_FILE, CBRGEN_TCP];
     let edit = (any::<usize>(), 0u8..3, traffic_line());
-    fuzz("ns-2 traffic files", (0usize..2, prop::collection::vec(edit, 0..6)), |(base, edits)| {
-        let mut lines: Vec<String> = bases[base].lines().map(str::to_string).collect();
-        for (pos, op, line) in edits {
-            let i = pos % (lines.len() + 1);
-            match op {
-                0 => lines.insert(i, line),
-                1 if i < lines.len() => {
-                    lines.remove(i);
+    fuzz(
+        "ns-2 traffic files",
+        (0usize..2, prop::collection::vec(edit, 0..6)),
+        |(base, edits)| {
+            let mut lines: Vec<String> = bases[base].lines().map(str::to_string).collect();
+            for (pos, op, line) in edits {
+                let i = pos % (lines.len() + 1);
+                match op {
+                    0 => lines.insert(i, line),
+                    1 if i < lines.len() => {
+                        lines.remove(i);
+                    }
+                    _ if i < lines.len() => lines[i] = line,
+                    _ => {}
                 }
-                _ if i < lines.len() => lines[i] = line,
-                _ => {}
             }
-        }
-        let text = lines.join("\n");
-        let parsed = read_ns2_traffic(&text);
-        let v = json!({"duration_s": 200, "nodes": {"count": 4}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1},
+            let text = lines.join("\n");
+            let parsed = read_ns2_traffic(&text);
+            let v = json!({"duration_s": 200, "nodes": {"count": 4}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1},
                        {"a": 1, "b": 2, "bandwidth_mbps": 1, "delay_ms": 1}, {"a": 2, "b": 3, "bandwidth_mbps": 1, "delay_ms": 1}],
                        "traffic": {"ns2_file": "t", "ns2_text": text}});
-        match Scenario::from_value(v) {
-            Ok(s) => {
-                assert!(parsed.is_ok());
-                (true, run_briefly(&s))
+            match Scenario::from_value(v) {
+                Ok(s) => {
+                    assert!(parsed.is_ok());
+                    (true, run_briefly(&s))
+                }
+                Err(e) => {
+                    one_line(&e);
+                    (parsed.is_ok(), false)
+                }
             }
-            Err(e) => {
-                one_line(&e);
-                (parsed.is_ok(), false)
-            }
-        }
-    });
+        },
+    );
 }
 
 fn num() -> impl Strategy<Value = String> {
@@ -456,9 +503,17 @@ fn movement_line() -> impl Strategy<Value = String> {
 }
 
 fn agent() -> impl Strategy<Value = String> {
-    prop_oneof![Just("udp"), Just("null"), Just("tcp"), Just("sink"), Just("cbr"), Just("ftp"), Just("zz")]
-        .prop_flat_map(|n| (Just(n), 0u32..3))
-        .prop_map(|(n, i)| format!("{n}_({i})"))
+    prop_oneof![
+        Just("udp"),
+        Just("null"),
+        Just("tcp"),
+        Just("sink"),
+        Just("cbr"),
+        Just("ftp"),
+        Just("zz")
+    ]
+    .prop_flat_map(|n| (Just(n), 0u32..3))
+    .prop_map(|(n, i)| format!("{n}_({i})"))
 }
 
 fn traffic_line() -> impl Strategy<Value = String> {

@@ -4,10 +4,13 @@
 
 use manetlab_core::faults::{FaultKind, FaultSchedule, FaultSpec, RandomLinkFailures};
 use manetlab_core::ids::NodeId;
-use manetlab_core::mobility::connectivity::{sampled_link_changes, sampled_pair, DEFAULT_SAMPLE_STEP};
+use manetlab_core::mobility::connectivity::{
+    sampled_link_changes, sampled_pair, DEFAULT_SAMPLE_STEP,
+};
 use manetlab_core::mobility::ns2::ns2_movement_string;
 use manetlab_core::mobility::{
-    read_ns2_movement, scripted_trajectory, Area, ConnectivityTimeline, RandomWaypoint, RwpInit, SetDest, Trajectory,
+    read_ns2_movement, scripted_trajectory, Area, ConnectivityTimeline, RandomWaypoint, RwpInit,
+    SetDest, Trajectory,
 };
 use manetlab_core::sim::{SimDuration, SimTime};
 
@@ -23,7 +26,13 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
 }
 
 fn steady(vmin: f64, vmax: f64, pause_s: f64, area: Area) -> RandomWaypoint {
-    RandomWaypoint { area, min_speed_mps: vmin, max_speed_mps: vmax, pause_s, init: RwpInit::SteadyState }
+    RandomWaypoint {
+        area,
+        min_speed_mps: vmin,
+        max_speed_mps: vmax,
+        pause_s,
+        init: RwpInit::SteadyState,
+    }
 }
 
 #[test]
@@ -32,7 +41,10 @@ fn rwp_positions_stay_in_the_area_and_speeds_in_bounds() {
     let until = s(900.0);
     let models = [
         RandomWaypoint::ns2(area, 20.0, 0.0),
-        RandomWaypoint { min_speed_mps: 5.0, ..RandomWaypoint::ns2(area, 20.0, 2.0) },
+        RandomWaypoint {
+            min_speed_mps: 5.0,
+            ..RandomWaypoint::ns2(area, 20.0, 2.0)
+        },
         steady(1.0, 20.0, 0.0, area),
         steady(1.0, 20.0, 10.0, area),
     ];
@@ -40,13 +52,24 @@ fn rwp_positions_stay_in_the_area_and_speeds_in_bounds() {
         let tr = m.trajectories(11, 100, until).unwrap();
         for t in &tr {
             for leg in t.legs() {
-                assert!(area.contains(leg.from_m) && area.contains(leg.to_m), "{m:?}: {leg:?}");
+                assert!(
+                    area.contains(leg.from_m) && area.contains(leg.to_m),
+                    "{m:?}: {leg:?}"
+                );
                 if !leg.is_pause() {
                     // Commanded speed in (vmin, vmax] (vmin itself only from the steady-state first leg).
-                    assert!(leg.speed_mps >= m.min_speed_mps && leg.speed_mps > 0.0 && leg.speed_mps <= m.max_speed_mps);
+                    assert!(
+                        leg.speed_mps >= m.min_speed_mps
+                            && leg.speed_mps > 0.0
+                            && leg.speed_mps <= m.max_speed_mps
+                    );
                     // Realised speed (distance over rounded duration) agrees to 1e-6 relative.
                     let v = t.speed_at(leg.start);
-                    assert!((v - leg.speed_mps).abs() <= 1e-6 * leg.speed_mps, "{v} vs {}", leg.speed_mps);
+                    assert!(
+                        (v - leg.speed_mps).abs() <= 1e-6 * leg.speed_mps,
+                        "{v} vs {}",
+                        leg.speed_mps
+                    );
                 }
             }
             let mut c = t.cursor();
@@ -55,7 +78,9 @@ fn rwp_positions_stay_in_the_area_and_speeds_in_bounds() {
                 assert!(area.contains(p), "{m:?} left the area: {p:?}");
             }
             // Legs are generated until the run end (the final pause merges into the open leg).
-            assert!(t.legs().last().unwrap().start + SimDuration::from_secs_f64(m.pause_s) >= until);
+            assert!(
+                t.legs().last().unwrap().start + SimDuration::from_secs_f64(m.pause_s) >= until
+            );
         }
     }
 }
@@ -77,12 +102,22 @@ fn rwp_steady_state_mean_speed_matches_navidi_camp() {
     let tol = 4.0 * sigma / (n as f64).sqrt();
     for t in [0.0, 250.0, 1000.0, 2000.0] {
         let mean = tr.iter().map(|x| x.speed_at(s(t))).sum::<f64>() / n as f64;
-        assert!((mean - mu).abs() < tol, "t = {t} s: mean speed {mean:.4} vs {mu:.4} ± {tol:.4}");
+        assert!(
+            (mean - mu).abs() < tol,
+            "t = {t} s: mean speed {mean:.4} vs {mu:.4} ± {tol:.4}"
+        );
     }
     // Time-averaged over the whole run (distance / duration): a node's time
     // average has at most the variance of one sample, so the same bound holds.
-    let mean_ta = tr.iter().map(|x| x.distance_m(until) / until.as_secs_f64()).sum::<f64>() / n as f64;
-    assert!((mean_ta - mu).abs() < tol, "time-average {mean_ta:.4} vs {mu:.4}");
+    let mean_ta = tr
+        .iter()
+        .map(|x| x.distance_m(until) / until.as_secs_f64())
+        .sum::<f64>()
+        / n as f64;
+    assert!(
+        (mean_ta - mu).abs() < tol,
+        "time-average {mean_ta:.4} vs {mu:.4}"
+    );
 }
 
 #[test]
@@ -95,7 +130,11 @@ fn rwp_steady_state_with_pause_matches_theory() {
         let speeds: Vec<f64> = tr.iter().map(|x| x.speed_at(s(t))).collect();
         let (mean, sd) = mean_sd(&speeds);
         let tol = 4.0 * sd / (n as f64).sqrt();
-        assert!((mean - m.stationary_mean_speed_mps()).abs() < tol, "t={t}: {mean} vs {}", m.stationary_mean_speed_mps());
+        assert!(
+            (mean - m.stationary_mean_speed_mps()).abs() < tol,
+            "t={t}: {mean} vs {}",
+            m.stationary_mean_speed_mps()
+        );
         let paused = speeds.iter().filter(|&&v| v == 0.0).count() as f64 / n as f64;
         let p = m.stationary_pause_probability();
         let tol_p = 4.0 * (p * (1.0 - p) / n as f64).sqrt();
@@ -120,8 +159,14 @@ fn rwp_ns2_v1_speed_decays() {
     // Later means: each has s.e. below vmax/√12/√n ≈ 0.09 m/s (speeds then are
     // concentrated lower, with smaller spread); the required drops are > 5 s.e.
     let (m100, m900, m3600) = (mean_at(100.0), mean_at(900.0), mean_at(3600.0));
-    assert!(m900 < 0.6 * m0, "after 900 s the mean speed {m900:.2} should be well below {m0:.2}");
-    assert!(m100 > m900 + 5.0 * se0 && m900 > m3600 + 5.0 * se0, "decay: {m100:.3} {m900:.3} {m3600:.3}");
+    assert!(
+        m900 < 0.6 * m0,
+        "after 900 s the mean speed {m900:.2} should be well below {m0:.2}"
+    );
+    assert!(
+        m100 > m900 + 5.0 * se0 && m900 > m3600 + 5.0 * se0,
+        "decay: {m100:.3} {m900:.3} {m3600:.3}"
+    );
     // And the model itself says so.
     assert_eq!(m.stationary_mean_speed_mps(), 0.0);
 }
@@ -130,8 +175,16 @@ fn rwp_ns2_v1_speed_decays() {
 fn scripted_movement_is_analytic_paper_001_scenario_i() {
     // Node 1: (450, 410) → (10, 460) at 5 m/s from 0.1 s; → (490, 40) at 15 m/s from 100 s.
     let moves = [
-        SetDest { time_s: 0.1, dest_m: [10.0, 460.0], speed_mps: 5.0 },
-        SetDest { time_s: 100.0, dest_m: [490.0, 40.0], speed_mps: 15.0 },
+        SetDest {
+            time_s: 0.1,
+            dest_m: [10.0, 460.0],
+            speed_mps: 5.0,
+        },
+        SetDest {
+            time_s: 100.0,
+            dest_m: [490.0, 40.0],
+            speed_mps: 15.0,
+        },
     ];
     let t = scripted_trajectory([450.0, 410.0], &moves, "nodes[1].moves").unwrap();
     let d1 = (440.0f64).hypot(50.0);
@@ -150,16 +203,30 @@ fn scripted_movement_is_analytic_paper_001_scenario_i() {
     for k in 0..=1600 {
         let time = k as f64 * 0.125;
         let (p, e) = (t.position_at(s(time)), expect(time));
-        assert!((p[0] - e[0]).abs() < 1e-6 && (p[1] - e[1]).abs() < 1e-6, "t={time}: {p:?} vs {e:?}");
+        assert!(
+            (p[0] - e[0]).abs() < 1e-6 && (p[1] - e[1]).abs() < 1e-6,
+            "t={time}: {p:?} vs {e:?}"
+        );
     }
     // A setdest while still moving overrides from the current position.
     let over = [
-        SetDest { time_s: 0.0, dest_m: [100.0, 0.0], speed_mps: 2.0 },
-        SetDest { time_s: 10.0, dest_m: [20.0, 60.0], speed_mps: 4.0 }, // at 10 s: (20, 0)
+        SetDest {
+            time_s: 0.0,
+            dest_m: [100.0, 0.0],
+            speed_mps: 2.0,
+        },
+        SetDest {
+            time_s: 10.0,
+            dest_m: [20.0, 60.0],
+            speed_mps: 4.0,
+        }, // at 10 s: (20, 0)
     ];
     let t = scripted_trajectory([0.0, 0.0], &over, "m").unwrap();
     let p = t.position_at(s(17.5)); // 30 m north of (20, 0)
-    assert!((p[0] - 20.0).abs() < 1e-9 && (p[1] - 30.0).abs() < 1e-9, "{p:?}");
+    assert!(
+        (p[0] - 20.0).abs() < 1e-9 && (p[1] - 30.0).abs() < 1e-9,
+        "{p:?}"
+    );
     assert_eq!(t.next_change_after(s(10.0)), Some(s(25.0)));
 }
 
@@ -169,7 +236,10 @@ fn assert_same_paths(a: &[Trajectory], b: &[Trajectory], until: f64, tol_m: f64)
         for k in 0..=(until * 20.0) as u64 {
             let t = SimTime(k * 50_000_000);
             let (p, q) = (x.position_at(t), y.position_at(t));
-            assert!((p[0] - q[0]).abs() < tol_m && (p[1] - q[1]).abs() < tol_m, "node {i} at {t}: {p:?} vs {q:?}");
+            assert!(
+                (p[0] - q[0]).abs() < tol_m && (p[1] - q[1]).abs() < tol_m,
+                "node {i} at {t}: {p:?} vs {q:?}"
+            );
         }
     }
 }
@@ -177,7 +247,10 @@ fn assert_same_paths(a: &[Trajectory], b: &[Trajectory], until: f64, tol_m: f64)
 #[test]
 fn ns2_file_round_trip() {
     let area = Area::new(1500.0, 300.0);
-    for m in [RandomWaypoint::ns2(area, 20.0, 2.0), steady(1.0, 20.0, 0.0, area)] {
+    for m in [
+        RandomWaypoint::ns2(area, 20.0, 2.0),
+        steady(1.0, 20.0, 0.0, area),
+    ] {
         let tr = m.trajectories(21, 20, s(300.0)).unwrap();
         let text = ns2_movement_string(&tr, Some("nodes: 20, pause: 2.00, max speed: 20.00"));
         let back = read_ns2_movement(&text).unwrap();
@@ -187,12 +260,23 @@ fn ns2_file_round_trip() {
         assert_same_paths(&tr, &tr2, 300.0, 1e-6);
         for (a, b) in tr.iter().zip(&tr2) {
             let starts = |t: &Trajectory| -> Vec<SimTime> {
-                t.legs().iter().filter(|l| !l.is_pause() && l.end != SimTime::MAX).map(|l| l.start).collect()
+                t.legs()
+                    .iter()
+                    .filter(|l| !l.is_pause() && l.end != SimTime::MAX)
+                    .map(|l| l.start)
+                    .collect()
             };
-            assert_eq!(starts(a), starts(b), "every move starts at the same nanosecond");
+            assert_eq!(
+                starts(a),
+                starts(b),
+                "every move starts at the same nanosecond"
+            );
         }
         // Writing what we read gives the same file.
-        assert_eq!(ns2_movement_string(&tr2, Some("nodes: 20, pause: 2.00, max speed: 20.00")), text);
+        assert_eq!(
+            ns2_movement_string(&tr2, Some("nodes: 20, pause: 2.00, max speed: 20.00")),
+            text
+        );
     }
 }
 
@@ -201,8 +285,14 @@ fn ns2_setdest_fixture_is_read() {
     let text = include_str!("fixtures/setdest_v1_10nodes_1500x300.tcl");
     let m = read_ns2_movement(text).unwrap();
     assert_eq!(m.node_count(), 10);
-    assert_eq!(m.god_lines, text.lines().filter(|l| l.contains("$god_")).count());
-    assert_eq!(m.moves.iter().map(Vec::len).sum::<usize>(), text.lines().filter(|l| l.contains("setdest")).count());
+    assert_eq!(
+        m.god_lines,
+        text.lines().filter(|l| l.contains("$god_")).count()
+    );
+    assert_eq!(
+        m.moves.iter().map(Vec::len).sum::<usize>(),
+        text.lines().filter(|l| l.contains("setdest")).count()
+    );
     assert_eq!(m.initial_m[9], [1159.393045147649, 289.502888027973]);
     let tr = m.trajectories(10).unwrap();
     let area = Area::new(1500.0, 300.0);
@@ -225,10 +315,16 @@ fn ns2_setdest_fixture_is_read() {
     let n3 = &tr[3];
     for (t, e) in [
         (15.0, along(p0, p1, 15.0 * 19.572477902738)),
-        (40.0, along(p1, p2, (40.0 - 30.323271331178) * 13.433920463764)),
+        (
+            40.0,
+            along(p1, p2, (40.0 - 30.323271331178) * 13.433920463764),
+        ),
     ] {
         let p = n3.position_at(s(t));
-        assert!((p[0] - e[0]).abs() < 1e-6 && (p[1] - e[1]).abs() < 1e-6, "t={t}: {p:?} vs {e:?}");
+        assert!(
+            (p[0] - e[0]).abs() < 1e-6 && (p[1] - e[1]).abs() < 1e-6,
+            "t={t}: {p:?} vs {e:?}"
+        );
     }
     // The first leg is 593.5 m at 19.57 m/s: it ends at 30.3233 s, where the next starts.
     assert_eq!(n3.next_change_after(s(1.0)), Some(s(30.323271331178)));
@@ -237,7 +333,10 @@ fn ns2_setdest_fixture_is_read() {
 #[test]
 fn same_seed_same_trajectories_and_node_count_does_not_matter() {
     let area = Area::new(1000.0, 1000.0);
-    for m in [RandomWaypoint::ns2(area, 20.0, 1.0), steady(1.0, 20.0, 5.0, area)] {
+    for m in [
+        RandomWaypoint::ns2(area, 20.0, 1.0),
+        steady(1.0, 20.0, 5.0, area),
+    ] {
         let a = m.trajectories(77, 50, s(500.0)).unwrap();
         let b = m.trajectories(77, 50, s(500.0)).unwrap();
         assert_eq!(a, b);
@@ -273,11 +372,15 @@ fn fault_process_rate_and_duration_match_configuration() {
         let ev = sch.events();
         assert!(ev.windows(2).all(|w| w[0].time <= w[1].time));
         // Per link: up time and complete outages.
-        let mut last: std::collections::HashMap<(NodeId, NodeId), (FaultKind, SimTime)> = Default::default();
+        let mut last: std::collections::HashMap<(NodeId, NodeId), (FaultKind, SimTime)> =
+            Default::default();
         let (mut up_ns, mut downs, mut outage_ns, mut outages) = (0u128, 0u64, 0u128, 0u64);
         for e in ev {
             let key = (e.a, e.b.unwrap());
-            let (prev_kind, prev_t) = last.get(&key).copied().unwrap_or((FaultKind::LinkUp, SimTime::ZERO));
+            let (prev_kind, prev_t) = last
+                .get(&key)
+                .copied()
+                .unwrap_or((FaultKind::LinkUp, SimTime::ZERO));
             match e.kind {
                 FaultKind::LinkDown => {
                     assert_eq!(prev_kind, FaultKind::LinkUp);
@@ -304,12 +407,21 @@ fn fault_process_rate_and_duration_match_configuration() {
         let measured_rate = downs as f64 / (up_ns as f64 / 1e9);
         let measured_mean = outage_ns as f64 / 1e9 / outages as f64;
         assert!(downs > 20_000, "{downs}");
-        assert!((measured_rate / rate - 1.0).abs() < 0.05, "m = {mean_s}: rate {measured_rate}");
-        assert!((measured_mean / mean_s - 1.0).abs() < 0.05, "m = {mean_s}: mean duration {measured_mean}");
+        assert!(
+            (measured_rate / rate - 1.0).abs() < 0.05,
+            "m = {mean_s}: rate {measured_rate}"
+        );
+        assert!(
+            (measured_mean / mean_s - 1.0).abs() < 0.05,
+            "m = {mean_s}: mean duration {measured_mean}"
+        );
         // Long-run failures per second of run time: λ/(1 + λm).
         let per_run_s = downs as f64 / links as f64 / until.as_secs_f64();
         let expect = rate / (1.0 + rate * mean_s);
-        assert!((per_run_s / expect - 1.0).abs() < 0.05, "m = {mean_s}: {per_run_s} vs {expect}");
+        assert!(
+            (per_run_s / expect - 1.0).abs() < 0.05,
+            "m = {mean_s}: {per_run_s} vs {expect}"
+        );
     }
 }
 
@@ -323,7 +435,11 @@ fn exact_connectivity_agrees_with_sampling() {
     for i in 0..20u32 {
         for j in i + 1..20 {
             let mut up = tl.initially_linked(NodeId(i), NodeId(j));
-            for c in tl.changes().iter().filter(|c| c.a == NodeId(i) && c.b == NodeId(j)) {
+            for c in tl
+                .changes()
+                .iter()
+                .filter(|c| c.a == NodeId(i) && c.b == NodeId(j))
+            {
                 assert_ne!(c.up, up);
                 up = c.up;
             }
@@ -335,12 +451,18 @@ fn exact_connectivity_agrees_with_sampling() {
     let sampled = sampled_link_changes(&tr, 250.0, until, fine);
     let exact = tl.link_change_count();
     assert!(exact > 100, "{exact}");
-    assert!(sampled <= exact && sampled as f64 >= 0.98 * exact as f64, "sampled {sampled} vs exact {exact}");
+    assert!(
+        sampled <= exact && sampled as f64 >= 0.98 * exact as f64,
+        "sampled {sampled} vs exact {exact}"
+    );
     for (a, b) in [(0, 1), (2, 7), (5, 19)] {
         let (a, b) = (NodeId(a), NodeId(b));
         let e = tl.pair(a, b);
         let p = sampled_pair(&tr, 250.0, a, b, until, DEFAULT_SAMPLE_STEP);
-        assert!((e.connected_fraction - p.connected_fraction).abs() < 0.01, "{e:?} vs {p:?}");
+        assert!(
+            (e.connected_fraction - p.connected_fraction).abs() < 0.01,
+            "{e:?} vs {p:?}"
+        );
         match (e.mean_hops, p.mean_hops) {
             (Some(x), Some(y)) => assert!((x - y).abs() < 0.05, "{e:?} vs {p:?}"),
             (x, y) => assert_eq!(x.is_some(), y.is_some()),

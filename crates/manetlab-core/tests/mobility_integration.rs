@@ -50,11 +50,15 @@ interval_s = 0.5
 
 #[test]
 fn a_switched_off_relay_carries_nothing_and_resumes_when_switched_on() {
-    let text = format!("{CHAIN}\n[faults]\nnode_switches = [{{ node = 1, off_s = 6.0, on_s = 12.0 }}]\n");
+    let text =
+        format!("{CHAIN}\n[faults]\nnode_switches = [{{ node = 1, off_s = 6.0, on_s = 12.0 }}]\n");
     let mut sim = Simulator::new(&scenario(&text));
     sim.run_until(s(6.0));
     let before = rx(&sim, 0);
-    assert!(before >= 95, "the chain works before the fault: {before} packets in 5 s");
+    assert!(
+        before >= 95,
+        "the chain works before the fault: {before} packets in 5 s"
+    );
     sim.run_until(s(11.9));
     assert!(!sim.is_node_on(1));
     let during = rx(&sim, 0) - before;
@@ -68,39 +72,69 @@ fn a_switched_off_relay_carries_nothing_and_resumes_when_switched_on() {
     let after = r.flows[0].rx_packets - at_on;
     // 8 s at 20 packets/s = 160 offered after the relay is back.
     assert!(after >= 150, "deliveries resume after switch-on: {after}");
-    assert_eq!(r.flows[1].rx_packets, r.flows[1].tx_packets - 12, "the relay's own packets are lost while it is off only");
+    assert_eq!(
+        r.flows[1].rx_packets,
+        r.flows[1].tx_packets - 12,
+        "the relay's own packets are lost while it is off only"
+    );
 
     // The sender's MAC gets no ACK from the off relay: retry-limit drops upstream.
     assert!(drops(&r, 0, "mac.RET") > 0, "{:?}", r.nodes[0].drops);
     // The relay's own traffic while off: dropped with the OFF code (12 packets in 6 s).
-    assert_eq!(r.flows[1].drops.get("node.OFF"), Some(&12), "{:?}", r.flows[1].drops);
+    assert_eq!(
+        r.flows[1].drops.get("node.OFF"),
+        Some(&12),
+        "{:?}",
+        r.flows[1].drops
+    );
     assert!(drops(&r, 1, "node.OFF") >= 12);
 
     // The fault log and the connectivity report.
-    let log: Vec<(f64, &str, Vec<u32>)> = serde_json::from_str::<serde_json::Value>(&r.to_json()).unwrap()["faults"]
+    let log: Vec<(f64, &str, Vec<u32>)> = serde_json::from_str::<serde_json::Value>(&r.to_json())
+        .unwrap()["faults"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["time_s"].as_f64().unwrap(), if e["kind"] == "node_off" { "off" } else { "on" }, vec![e["nodes"][0].as_u64().unwrap() as u32]))
+        .map(|e| {
+            (
+                e["time_s"].as_f64().unwrap(),
+                if e["kind"] == "node_off" { "off" } else { "on" },
+                vec![e["nodes"][0].as_u64().unwrap() as u32],
+            )
+        })
         .collect();
     assert_eq!(log, vec![(6.0, "off", vec![1]), (12.0, "on", vec![1])]);
-    let c = r.connectivity.as_ref().expect("faults give a connectivity report");
+    let c = r
+        .connectivity
+        .as_ref()
+        .expect("faults give a connectivity report");
     assert_eq!(c.link_changes, 0, "nobody moves");
     assert_eq!(c.link_changes_with_faults, 4, "two links down, two up");
     // Flow 0 is active over [1, 20) and partitioned for 6 s of it.
-    assert!((c.flows[0].connected_fraction - 13.0 / 19.0).abs() < 1e-9, "{:?}", c.flows[0]);
+    assert!(
+        (c.flows[0].connected_fraction - 13.0 / 19.0).abs() < 1e-9,
+        "{:?}",
+        c.flows[0]
+    );
     assert_eq!(c.flows[0].mean_hops, Some(2.0));
 }
 
 #[test]
 fn a_flushed_queue_counts_off_drops_at_the_relay() {
     // Overload the relay (200 packets/s each way through it): its queue holds packets when it goes off.
-    let reverse = "\n[[flows]]\nkind = \"cbr\"\nsrc = 2\ndst = 0\nstart_s = 1.0\ninterval_s = 0.005\n";
-    let text = CHAIN.replace("interval_s = 0.05", "interval_s = 0.005") + reverse + "\n[faults]\nnode_switches = [{ node = 1, off_s = 3.0 }]\n";
+    let reverse =
+        "\n[[flows]]\nkind = \"cbr\"\nsrc = 2\ndst = 0\nstart_s = 1.0\ninterval_s = 0.005\n";
+    let text = CHAIN.replace("interval_s = 0.05", "interval_s = 0.005")
+        + reverse
+        + "\n[faults]\nnode_switches = [{ node = 1, off_s = 3.0 }]\n";
     let r = run(&scenario(&text));
     let off = drops(&r, 1, "node.OFF");
     // Flow 1's 33 packets while off (3 s to 20 s, every 0.5 s) plus the flushed queue.
-    assert!(off > r.flows[1].drops.get("node.OFF").copied().unwrap_or(0), "queue was flushed: {:?}", r.nodes[1].drops);
+    assert!(
+        off > r.flows[1].drops.get("node.OFF").copied().unwrap_or(0),
+        "queue was flushed: {:?}",
+        r.nodes[1].drops
+    );
     assert!(r.flows[0].rx_packets > 0);
     assert_eq!(r.faults.len(), 1, "stays off: one event");
 }
@@ -130,7 +164,11 @@ fn a_failed_radio_link_carries_nothing_and_recovers() {
     assert!(rx(&sim, 0) - before <= 1);
     sim.run_to_end();
     let r = sim.results();
-    assert!(r.flows[0].rx_packets - before >= 35, "resumes at 8 s: {}", r.flows[0].rx_packets);
+    assert!(
+        r.flows[0].rx_packets - before >= 35,
+        "resumes at 8 s: {}",
+        r.flows[0].rx_packets
+    );
     assert!(drops(&r, 0, "mac.RET") > 0);
     assert_eq!(r.faults.len(), 2);
     assert_eq!(r.connectivity.as_ref().unwrap().link_changes_with_faults, 2);
@@ -156,9 +194,17 @@ fn a_failed_wired_link_drops_with_lnk() {
         link_outages = [{ a = 0, b = 1, down_s = 2.0, up_s = 4.0 }]
     "#;
     let r = run(&scenario(text));
-    assert_eq!(r.flows[0].drops.get("link.LNK"), Some(&20), "{:?}", r.flows[0].drops);
+    assert_eq!(
+        r.flows[0].drops.get("link.LNK"),
+        Some(&20),
+        "{:?}",
+        r.flows[0].drops
+    );
     assert_eq!(r.flows[0].rx_packets, r.flows[0].tx_packets - 20);
-    assert!(r.connectivity.is_none(), "wired-only runs report no radio connectivity");
+    assert!(
+        r.connectivity.is_none(),
+        "wired-only runs report no radio connectivity"
+    );
 }
 
 fn rwp(seed: u64, extra_flow: bool) -> Scenario {
@@ -183,7 +229,8 @@ fn rwp(seed: u64, extra_flow: bool) -> Scenario {
         "#
     );
     if extra_flow {
-        text += "[[flows]]\nkind = \"cbr\"\nsrc = 3\ndst = 12\ninterval_s = 0.05\njitter_s = 0.01\n";
+        text +=
+            "[[flows]]\nkind = \"cbr\"\nsrc = 3\ndst = 12\ninterval_s = 0.05\njitter_s = 0.01\n";
     }
     scenario(&text)
 }
@@ -197,14 +244,22 @@ fn same_seed_same_trajectories_whatever_the_flows() {
         one.run_until(s(t));
         two.run_until(s(t));
         for n in 0..20 {
-            assert_eq!(one.position_at(n, s(t)), two.position_at(n, s(t)), "node {n} at {t} s");
-            moved = moved.max((one.position_at(n, s(t))[0] - one.position_at(n, SimTime::ZERO)[0]).abs());
+            assert_eq!(
+                one.position_at(n, s(t)),
+                two.position_at(n, s(t)),
+                "node {n} at {t} s"
+            );
+            moved = moved
+                .max((one.position_at(n, s(t))[0] - one.position_at(n, SimTime::ZERO)[0]).abs());
         }
     }
     assert!(moved > 10.0, "nodes do move");
     one.run_to_end();
     two.run_to_end();
-    let (c1, c2) = (one.results().connectivity.unwrap(), two.results().connectivity.unwrap());
+    let (c1, c2) = (
+        one.results().connectivity.unwrap(),
+        two.results().connectivity.unwrap(),
+    );
     assert!(c1.link_changes > 0);
     assert_eq!(c1.link_changes, c2.link_changes);
     assert_eq!(c1.flows[0], c2.flows[0]);
@@ -222,7 +277,10 @@ fn random_waypoint_runs_are_deterministic_and_depend_on_the_seed() {
     let r = run(&rwp(21, true));
     assert!(r.flows[1].rx_packets > 0);
     // Start positions are in the per-node table, inside the area.
-    assert!(r.nodes.iter().all(|n| (0.0..=1000.0).contains(&n.x_m) && (0.0..=750.0).contains(&n.y_m)));
+    assert!(r
+        .nodes
+        .iter()
+        .all(|n| (0.0..=1000.0).contains(&n.x_m) && (0.0..=750.0).contains(&n.y_m)));
 }
 
 #[test]
@@ -268,20 +326,32 @@ $ns_ at 5.000000000000 "$god_ set-dist 0 1 16777215"
     assert!((p10[0] - 250.0).abs() < 1e-9 && p10[1] == 100.0, "{p10:?}");
     assert_eq!(sim.position_at(1, s(200.0)), [900.0, 100.0]);
     let p = RadioParams::default();
-    let range_m = p.propagation.range_m(&p.antennas, p.tx_power_w, p.rx_threshold_w);
+    let range_m = p
+        .propagation
+        .range_m(&p.antennas, p.tx_power_w, p.rx_threshold_w);
     let t_break = 5.0 + (range_m - 100.0) / 10.0;
     sim.run_until(s(t_break - 0.3));
     let at_break = rx(&sim, 0);
     // Everything sent up to 10 ms before then (a delivery takes a few ms) arrived.
     let sent = ((t_break - 0.3 - 0.01 - 1.0) / 0.1).floor() as u64 + 1;
-    assert!(at_break == sent || at_break == sent + 1, "all delivered while in range: {at_break} of {sent}");
+    assert!(
+        at_break == sent || at_break == sent + 1,
+        "all delivered while in range: {at_break} of {sent}"
+    );
     sim.run_to_end();
     let r = sim.results();
     let late = r.flows[0].rx_packets - at_break;
-    assert!(late <= 6, "{late} packets delivered later than 0.3 s before the link breaks at {t_break:.2} s");
+    assert!(
+        late <= 6,
+        "{late} packets delivered later than 0.3 s before the link breaks at {t_break:.2} s"
+    );
     let c = r.connectivity.unwrap();
     assert_eq!(c.link_changes, 1);
-    assert!((c.flows[0].connected_fraction - (t_break - 1.0) / 29.0).abs() < 1e-6, "{:?}", c.flows[0]);
+    assert!(
+        (c.flows[0].connected_fraction - (t_break - 1.0) / 29.0).abs() < 1e-6,
+        "{:?}",
+        c.flows[0]
+    );
 }
 
 #[test]
@@ -364,7 +434,9 @@ count = 3
         assert!(!line.contains('\n'), "one line: {line:?}");
     }
     // The valid forms parse.
-    scenario(&format!("{base}{rwp}min_speed_mps = 1\npause_s = 2\ninit = \"steady_state\"\n"));
+    scenario(&format!(
+        "{base}{rwp}min_speed_mps = 1\npause_s = 2\ninit = \"steady_state\"\n"
+    ));
     scenario(&with_scripted("", ""));
     scenario(&format!("{base}[mobility]\nmodel = \"static\"\n[faults]\nnode_switches = [{{ node = 1, off_s = 5, on_s = 10 }}]\n"));
 }
@@ -373,17 +445,31 @@ count = 3
 fn scenario_files_inline_their_movement_file() {
     let dir = std::env::temp_dir().join(format!("manetlab-mobint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("moves.tcl"), "$node_(1) set X_ 50.0\n$ns_ at 1.0 \"$node_(1) setdest 60.0 0.0 5.0\"\n").unwrap();
+    std::fs::write(
+        dir.join("moves.tcl"),
+        "$node_(1) set X_ 50.0\n$ns_ at 1.0 \"$node_(1) setdest 60.0 0.0 5.0\"\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("s.toml"),
         "duration_s = 5\n[nodes]\ncount = 2\n[radio]\n[mobility]\nmodel = \"ns2_file\"\npath = \"moves.tcl\"\n",
     )
     .unwrap();
     let sc = Scenario::from_file(dir.join("s.toml")).unwrap();
-    assert!(sc.mobility.as_ref().unwrap().ns2_text.as_deref().unwrap().contains("setdest"));
+    assert!(sc
+        .mobility
+        .as_ref()
+        .unwrap()
+        .ns2_text
+        .as_deref()
+        .unwrap()
+        .contains("setdest"));
     let sim = Simulator::new(&sc);
     assert_eq!(sim.position_at(1, s(2.0)), [55.0, 0.0]);
     std::fs::write(dir.join("s.toml"), "duration_s = 5\n[nodes]\ncount = 2\n[radio]\n[mobility]\nmodel = \"ns2_file\"\npath = \"nope.tcl\"\n").unwrap();
-    assert_eq!(Scenario::from_file(dir.join("s.toml")).unwrap_err().path, "mobility.path");
+    assert_eq!(
+        Scenario::from_file(dir.join("s.toml")).unwrap_err().path,
+        "mobility.path"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

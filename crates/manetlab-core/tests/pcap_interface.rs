@@ -11,7 +11,11 @@ use std::path::Path;
 /// (IP identification, UDP source port) of each record.
 fn pcap_records(path: &Path) -> Vec<(u16, u16)> {
     let b = std::fs::read(path).unwrap();
-    assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), 228, "LINKTYPE_IPV4");
+    assert_eq!(
+        u32::from_le_bytes(b[20..24].try_into().unwrap()),
+        228,
+        "LINKTYPE_IPV4"
+    );
     let mut at = 24;
     let mut out = Vec::new();
     while at < b.len() {
@@ -20,7 +24,10 @@ fn pcap_records(path: &Path) -> Vec<(u16, u16)> {
         assert_eq!(caplen, len, "whole datagrams");
         let ip = &b[at + 16..at + 16 + caplen];
         assert_eq!(ip[9], 17, "UDP");
-        out.push((u16::from_be_bytes([ip[4], ip[5]]), u16::from_be_bytes([ip[20], ip[21]])));
+        out.push((
+            u16::from_be_bytes([ip[4], ip[5]]),
+            u16::from_be_bytes([ip[20], ip[21]]),
+        ));
         at += 16 + caplen;
     }
     out
@@ -33,8 +40,10 @@ fn queued_and_dropped_packets_are_not_in_the_pcap() {
     text += "[[links]]\na = 0\nb = 1\nbandwidth_mbps = 2.0\ndelay_ms = 5\n";
     text += "[[links]]\na = 1\nb = 2\nbandwidth_mbps = 1.0\ndelay_ms = 5\nqueue_limit_pkts = 5\n";
     // 0 -> 2 through 1, and 1 -> 2: together 1.2 Mb/s into node 1's 1 Mb/s link.
-    text += "[[flows]]\nkind = \"cbr\"\nsrc = 0\ndst = 2\npacket_size_bytes = 512\nrate_kbps = 600\n";
-    text += "[[flows]]\nkind = \"cbr\"\nsrc = 1\ndst = 2\npacket_size_bytes = 512\nrate_kbps = 600\n";
+    text +=
+        "[[flows]]\nkind = \"cbr\"\nsrc = 0\ndst = 2\npacket_size_bytes = 512\nrate_kbps = 600\n";
+    text +=
+        "[[flows]]\nkind = \"cbr\"\nsrc = 1\ndst = 2\npacket_size_bytes = 512\nrate_kbps = 600\n";
     text += "[outputs]\ntrace = \"old\"\ntrace_levels = [\"agt\", \"ifq\"]\npcap_nodes = [1]\n";
     let r = run_with_outputs(&Scenario::from_toml_str(&text).unwrap(), Some(&dir)).unwrap();
     let queue_drops: u64 = r.flows.iter().map(|f| f.drops.values().sum::<u64>()).sum();
@@ -66,7 +75,11 @@ fn queued_and_dropped_packets_are_not_in_the_pcap() {
     let mut still_queued = 0;
     for (&id, &n) in &times {
         let own = ports[&id] == 50_001;
-        assert_eq!(own, originated.contains(&id), "flow 1 (port 50001) is node 1's own");
+        assert_eq!(
+            own,
+            originated.contains(&id),
+            "flow 1 (port 50001) is node 1's own"
+        );
         match (own, dropped.contains(&id), n) {
             (true, false, 1) => {}  // sent
             (false, false, 2) => {} // arrived, then sent on
@@ -75,8 +88,14 @@ fn queued_and_dropped_packets_are_not_in_the_pcap() {
             other => panic!("uid {id}: (own, dropped, records) = {other:?}"),
         }
     }
-    still_queued += originated.iter().filter(|u| !dropped.contains(u) && !times.contains_key(u)).count();
-    assert!(still_queued <= 5, "only what the 5-packet queue holds at the end is unaccounted: {still_queued}");
+    still_queued += originated
+        .iter()
+        .filter(|u| !dropped.contains(u) && !times.contains_key(u))
+        .count();
+    assert!(
+        still_queued <= 5,
+        "only what the 5-packet queue holds at the end is unaccounted: {still_queued}"
+    );
     assert!(times.len() > 500);
     std::fs::remove_dir_all(&dir).unwrap();
 }

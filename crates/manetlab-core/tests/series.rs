@@ -29,11 +29,24 @@ fn packet_series_reproduces_the_delay_and_jitter_summaries() {
 fn queue_series_on_change_and_sampled() {
     let r = chain("series = true");
     let q = &r.series.as_ref().unwrap().queues[0];
-    assert!(q.len_pkts.windows(2).all(|w| w[0] != w[1]), "event-driven: a point per change");
-    assert_eq!(q.len_pkts.iter().max().copied(), Some(r.nodes[0].ifq_max_pkts));
+    assert!(
+        q.len_pkts.windows(2).all(|w| w[0] != w[1]),
+        "event-driven: a point per change"
+    );
+    assert_eq!(
+        q.len_pkts.iter().max().copied(),
+        Some(r.nodes[0].ifq_max_pkts)
+    );
     let s = chain("series = true\nseries_interval_s = 0.5");
     let q = &s.series.as_ref().unwrap().queues[1];
-    assert_eq!(q.t_s.len(), 41, "0, 0.5, ..., 20 s (the end of the run included)");
+    assert_eq!(
+        q.t_s.len(),
+        41,
+        "0, 0.5, ..., 20 s (the end of the run included)"
+    );
     assert!((q.t_s[3] - 1.5).abs() < 1e-12);
-    assert!(chain("pcap_nodes = [0]").series.is_none(), "off unless asked for");
+    assert!(
+        chain("pcap_nodes = [0]").series.is_none(),
+        "off unless asked for"
+    );
 }

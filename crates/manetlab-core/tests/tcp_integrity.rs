@@ -5,7 +5,9 @@
 //! simulator, by a small event loop in this file.
 
 use manetlab_core::sim::{stream, Component, SimDuration, SimRng, SimTime};
-use manetlab_core::transport::tcp::{by_name, variant_names, Delivery, Segment, TcpConfig, TcpReceiver, TcpSender};
+use manetlab_core::transport::tcp::{
+    by_name, variant_names, Delivery, Segment, TcpConfig, TcpReceiver, TcpSender,
+};
 use proptest::prelude::*;
 use rand::Rng;
 use std::cmp::Reverse;
@@ -28,22 +30,48 @@ impl Channel {
         if self.rng.gen::<f64>() < self.loss {
             return;
         }
-        let copies = if self.rng.gen::<f64>() < self.dup { 2 } else { 1 };
+        let copies = if self.rng.gen::<f64>() < self.dup {
+            2
+        } else {
+            1
+        };
         for _ in 0..copies {
             // 20 ms ± 15 ms: segments sent within 30 ms of each other may swap.
             let delay = SimDuration::from_secs_f64(0.005 + self.rng.gen::<f64>() * 0.030);
             self.segs.push(s);
-            self.q.push(Reverse((now + delay, self.n, to_receiver, self.segs.len() - 1)));
+            self.q.push(Reverse((
+                now + delay,
+                self.n,
+                to_receiver,
+                self.segs.len() - 1,
+            )));
             self.n += 1;
         }
     }
 }
 
-fn transfer(variant: &str, seed: u64, file_bytes: u64, loss: f64, delayed_ack: bool) -> (Vec<Delivery>, TcpSender, TcpReceiver) {
-    let cfg = TcpConfig { delayed_ack, mss_bytes: 500, ..TcpConfig::default() };
+fn transfer(
+    variant: &str,
+    seed: u64,
+    file_bytes: u64,
+    loss: f64,
+    delayed_ack: bool,
+) -> (Vec<Delivery>, TcpSender, TcpReceiver) {
+    let cfg = TcpConfig {
+        delayed_ack,
+        mss_bytes: 500,
+        ..TcpConfig::default()
+    };
     let mut snd = TcpSender::new(&cfg, by_name(variant, &cfg.variant_params()).unwrap(), 1, 1);
     let mut rcv = TcpReceiver::new(&cfg, 1, 1);
-    let mut ch = Channel { rng: stream(seed, 0, Component::Transport), loss, dup: 0.02, q: BinaryHeap::new(), segs: Vec::new(), n: 0 };
+    let mut ch = Channel {
+        rng: stream(seed, 0, Component::Transport),
+        loss,
+        dup: 0.02,
+        q: BinaryHeap::new(),
+        segs: Vec::new(),
+        n: 0,
+    };
     let mut delivered = Vec::new();
     let mut out = Vec::new();
     let mut now = SimTime::ZERO;
@@ -63,7 +91,10 @@ fn transfer(variant: &str, seed: u64, file_bytes: u64, loss: f64, delayed_ack: b
             break;
         }
         let next_pkt = ch.q.peek().map(|Reverse((t, ..))| *t);
-        let next = [next_pkt, snd.poll_at(), rcv.poll_at()].into_iter().flatten().min();
+        let next = [next_pkt, snd.poll_at(), rcv.poll_at()]
+            .into_iter()
+            .flatten()
+            .min();
         let Some(t) = next else { break };
         if t > end {
             break;
@@ -90,7 +121,10 @@ fn check_stream(d: &[Delivery], file_bytes: u64) -> Result<(), String> {
     let mut next = 0u64;
     for x in d {
         if x.offset != next {
-            return Err(format!("delivery at offset {} but {next} expected", x.offset));
+            return Err(format!(
+                "delivery at offset {} but {next} expected",
+                x.offset
+            ));
         }
         next += u64::from(x.bytes);
     }
@@ -121,7 +155,15 @@ fn heavy_loss_still_delivers_for_every_variant() {
         let (d, snd, rcv) = transfer(v, 42, 200_000, 0.25, false);
         check_stream(&d, 200_000).unwrap_or_else(|e| panic!("{v}: {e}"));
         // The channel really did lose, reorder and duplicate.
-        assert!(snd.stats.retransmissions > 50 && snd.stats.timeouts > 0, "{v}: {:?}", snd.stats);
-        assert!(rcv.stats.out_of_order_segments > 50 && rcv.stats.duplicate_segments > 0, "{v}: {:?}", rcv.stats);
+        assert!(
+            snd.stats.retransmissions > 50 && snd.stats.timeouts > 0,
+            "{v}: {:?}",
+            snd.stats
+        );
+        assert!(
+            rcv.stats.out_of_order_segments > 50 && rcv.stats.duplicate_segments > 0,
+            "{v}: {:?}",
+            rcv.stats
+        );
     }
 }

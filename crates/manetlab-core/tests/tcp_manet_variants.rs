@@ -42,14 +42,33 @@ fn tcp_ap_is_paced_on_a_static_chain() {
     assert_eq!(s.path_hops(), Some(4));
     let gap = s.pacing_gap_s().unwrap();
     let srtt = s.srtt_s().unwrap();
-    println!("tcp-ap 4 hops: goodput {:.1} kbit/s, gap {gap:.4} s, srtt {srtt:.4} s, holds {}, {:?}", f.throughput_kbps, s.stats.paced_holds, f.tcp.as_ref().map(|t| (t.retransmissions, t.timeouts)));
-    assert!(f.throughput_kbps > 50.0, "the flow runs: {} kbit/s", f.throughput_kbps);
+    println!(
+        "tcp-ap 4 hops: goodput {:.1} kbit/s, gap {gap:.4} s, srtt {srtt:.4} s, holds {}, {:?}",
+        f.throughput_kbps,
+        s.stats.paced_holds,
+        f.tcp.as_ref().map(|t| (t.retransmissions, t.timeouts))
+    );
+    assert!(
+        f.throughput_kbps > 50.0,
+        "the flow runs: {} kbit/s",
+        f.throughput_kbps
+    );
     // On 4 hops FHD = 4·RTT/8 = RTT/2: the gap is about half an RTT, widened by covRTT.
-    assert!(gap > 0.3 * srtt && gap < 2.0 * srtt, "gap {gap} vs srtt {srtt}");
-    assert!(s.stats.paced_holds > 100, "pacing held segments back: {}", s.stats.paced_holds);
+    assert!(
+        gap > 0.3 * srtt && gap < 2.0 * srtt,
+        "gap {gap} vs srtt {srtt}"
+    );
+    assert!(
+        s.stats.paced_holds > 100,
+        "pacing held segments back: {}",
+        s.stats.paced_holds
+    );
     // Paced: at most one new segment per gap on average.
     let sent = f.tcp.as_ref().unwrap().data_segments_sent as f64;
-    assert!(sent <= 30.0 / (0.5 * gap), "{sent} segments in 30 s with a gap of {gap} s");
+    assert!(
+        sent <= 30.0 / (0.5 * gap),
+        "{sent} segments in 30 s with a gap of {gap} s"
+    );
 }
 
 #[test]
@@ -57,7 +76,10 @@ fn tcp_ap_and_newreno_on_a_seven_hop_chain() {
     // Not a reproduction (paper 001 uses AODV and mobility): both run, TCP-AP paced.
     let ap = run(&chain(7, "tcp-ap", 60.0)).flows.remove(0);
     let nr = run(&chain(7, "newreno", 60.0)).flows.remove(0);
-    println!("7 hops, 60 s: tcp-ap {:.1} kbit/s drops {:?}; newreno {:.1} kbit/s drops {:?}", ap.throughput_kbps, ap.drops, nr.throughput_kbps, nr.drops);
+    println!(
+        "7 hops, 60 s: tcp-ap {:.1} kbit/s drops {:?}; newreno {:.1} kbit/s drops {:?}",
+        ap.throughput_kbps, ap.drops, nr.throughput_kbps, nr.drops
+    );
     assert!(ap.throughput_kbps > 20.0 && nr.throughput_kbps > 20.0);
 }
 
@@ -97,16 +119,29 @@ fn mpr_recovers_scripted_drops_by_timer_only() {
     let clean = ff("mpr", &[]);
     let t = clean.tcp.as_ref().unwrap();
     assert_eq!(clean.rx_bytes, 60_000);
-    assert_eq!((t.retransmissions, t.timeouts, t.fast_retransmits), (0, 0, 0), "no spurious drops on a clean path");
+    assert_eq!(
+        (t.retransmissions, t.timeouts, t.fast_retransmits),
+        (0, 0, 0),
+        "no spurious drops on a clean path"
+    );
     for n in 1..=4usize {
         let drops: Vec<u64> = [30, 32, 34, 36][..n].to_vec();
         let f = ff("mpr", &drops);
         let t = f.tcp.as_ref().unwrap();
-        println!("mpr, {n} drops: retx {} timeouts {} completion {:?} final cwnd {}", t.retransmissions, t.timeouts, t.completion_s, t.final_cwnd_segs);
+        println!(
+            "mpr, {n} drops: retx {} timeouts {} completion {:?} final cwnd {}",
+            t.retransmissions, t.timeouts, t.completion_s, t.final_cwnd_segs
+        );
         assert_eq!(f.rx_bytes, 60_000, "{n} drops: the file arrives");
-        assert_eq!(t.fast_retransmits, 0, "duplicate ACKs never trigger a retransmission");
+        assert_eq!(
+            t.fast_retransmits, 0,
+            "duplicate ACKs never trigger a retransmission"
+        );
         assert!(t.retransmissions >= n as u64);
-        assert_eq!(t.timeouts, 0, "{n} drops: each segment is resent once and gets through");
+        assert_eq!(
+            t.timeouts, 0,
+            "{n} drops: each segment is resent once and gets through"
+        );
         // The clean run's completion plus roughly one mxrtt of waiting.
         assert!(t.completion_s.unwrap() < clean.tcp.as_ref().unwrap().completion_s.unwrap() + 5.0);
     }
@@ -137,8 +172,14 @@ fn elfn_freezes_across_a_route_outage_and_resumes_at_once() {
     };
     let (elfn, e12, e13, es) = run_one("elfn");
     let (newreno, n12, n13, ns) = run_one("newreno");
-    println!("elfn: rx {} ({e12} at 12 s, {e13} at 13 s) {es:?}", elfn.rx_bytes);
-    println!("newreno: rx {} ({n12} at 12 s, {n13} at 13 s) {ns:?}", newreno.rx_bytes);
+    println!(
+        "elfn: rx {} ({e12} at 12 s, {e13} at 13 s) {es:?}",
+        elfn.rx_bytes
+    );
+    println!(
+        "newreno: rx {} ({n12} at 12 s, {n13} at 13 s) {ns:?}",
+        newreno.rx_bytes
+    );
     // ELFN: frozen, no RTO expiry; probes at 7.1, 9.1, 11.1 s.
     assert_eq!((es.route_freezes, es.probes, es.timeouts), (1, 3, 0));
     // NewReno ignores the notices and backs its RTO off through the outage.
@@ -147,7 +188,13 @@ fn elfn_freezes_across_a_route_outage_and_resumes_at_once() {
     // ELFN resumes with its frozen window as soon as the route is back; NewReno waits
     // for its backed-off RTO and restarts from one segment.
     assert!(e13 > e12 + 40_000, "elfn resumed: {e12} → {e13}");
-    assert!(e13 - e12 > 2 * (n13 - n12), "elfn {e12} → {e13}, newreno {n12} → {n13}");
-    assert_eq!(es.fast_retransmits, 0, "resending the window after the outage starts no fast retransmit");
+    assert!(
+        e13 - e12 > 2 * (n13 - n12),
+        "elfn {e12} → {e13}, newreno {n12} → {n13}"
+    );
+    assert_eq!(
+        es.fast_retransmits, 0,
+        "resending the window after the outage starts no fast retransmit"
+    );
     assert!(elfn.rx_bytes > newreno.rx_bytes);
 }

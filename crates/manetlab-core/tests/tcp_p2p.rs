@@ -37,7 +37,10 @@ file_bytes = 100500
     assert_eq!(t.variant, "newreno");
     // ns-2 one-way agent: the SYN-like first packet and its ACK are 40 bytes: 2 · (320 µs + 10 ms).
     let est = t.established_s.unwrap() - 1.0;
-    assert!((est - 2.0 * (40.0 * 8.0 / 1e6 + 0.010)).abs() < 1e-9, "{est}");
+    assert!(
+        (est - 2.0 * (40.0 * 8.0 / 1e6 + 0.010)).abs() < 1e-9,
+        "{est}"
+    );
     assert_eq!(f.rx_bytes, 100_500);
     assert_eq!(f.tx_bytes, 100_500);
     assert_eq!(f.tx_packets, 101, "100 full segments and one of 500 bytes");
@@ -74,7 +77,10 @@ tcp = { handshake = true }
     let t = f.tcp.as_ref().unwrap();
     // SYN and SYN-ACK are 20 (IP) + 20 (TCP) + 4 (MSS option) = 44 bytes: 2 · (352 µs + 10 ms).
     let est = t.established_s.unwrap() - 1.0;
-    assert!((est - 2.0 * (44.0 * 8.0 / 1e6 + 0.010)).abs() < 1e-9, "{est}");
+    assert!(
+        (est - 2.0 * (44.0 * 8.0 / 1e6 + 0.010)).abs() < 1e-9,
+        "{est}"
+    );
     assert_eq!(f.rx_bytes, 100_500);
     assert_eq!((t.retransmissions, t.timeouts), (0, 0));
     // One ACK per segment; the handshake ACK is the sender's, the FIN gets FIN+ACK (not counted).
@@ -121,7 +127,14 @@ fn floyd_fall_drop_scenarios() {
             let f = ff(v, &drops);
             let t = f.tcp.clone().unwrap();
             assert_eq!(f.rx_bytes, 60_000, "{v} with {n} drops delivers the file");
-            table.push((v, n, t.timeouts, t.fast_retransmits, t.retransmissions, t.completion_s.unwrap()));
+            table.push((
+                v,
+                n,
+                t.timeouts,
+                t.fast_retransmits,
+                t.retransmissions,
+                t.completion_s.unwrap(),
+            ));
         }
     }
     for row in &table {
@@ -138,7 +151,11 @@ fn floyd_fall_drop_scenarios() {
         // on the first partial ACK only (`newreno_changes1_` = 1, RFC 6582's "Impatient"
         // variant), so with 3 or 4 holes (3–4 RTTs > RTO) the timer expires once.
         let r = get("newreno", n);
-        assert_eq!((r.2, r.3), (u64::from(n >= 3), 1), "newreno, {n} drops: {r:?}");
+        assert_eq!(
+            (r.2, r.3),
+            (u64::from(n >= 3), 1),
+            "newreno, {n} drops: {r:?}"
+        );
         // SACK/FACK retransmit only the dropped segments.
         assert_eq!(get("sack", n).4, n as u64);
         assert_eq!(get("fack", n).4, n as u64);
@@ -190,7 +207,10 @@ fn newreno_throughput_follows_mathis_under_random_loss() {
         let (got, mathis) = mathis_run(p);
         let rel = got / mathis;
         println!("p = {p}: {got:.1} kbit/s vs Mathis {mathis:.1} (ratio {rel:.3})");
-        assert!((0.75..=1.25).contains(&rel), "p = {p}: {got} vs {mathis} kbit/s");
+        assert!(
+            (0.75..=1.25).contains(&rel),
+            "p = {p}: {got} vs {mathis} kbit/s"
+        );
     }
 }
 
@@ -241,7 +261,12 @@ tcp = { window_pkts = 100 }
     assert!(jain >= 0.95, "Jain index {jain} for {x:?}");
     // Together they nearly fill the bottleneck (payload share of 5 Mb/s is 1000/1040).
     assert!(x[0] + x[1] > 0.9 * 5000.0 * 1000.0 / 1040.0, "{x:?}");
-    assert!(r.flows.iter().all(|f| f.tcp.as_ref().unwrap().fast_retransmits > 0), "the flows do congest the queue");
+    assert!(
+        r.flows
+            .iter()
+            .all(|f| f.tcp.as_ref().unwrap().fast_retransmits > 0),
+        "the flows do congest the queue"
+    );
 }
 
 #[test]
@@ -269,9 +294,22 @@ tcp = { trace = true, delayed_ack = true }
     let tr = a.flows[0].tcp.as_ref().unwrap().trace.as_ref().unwrap();
     let n = tr.t_s.len();
     assert!(n > 100);
-    assert!([tr.cwnd_segs.len(), tr.ssthresh_segs.len(), tr.rto_s.len(), tr.srtt_s.len(), tr.backoff.len(), tr.seq_segs.len(), tr.ack_segs.len()].iter().all(|&l| l == n));
+    assert!([
+        tr.cwnd_segs.len(),
+        tr.ssthresh_segs.len(),
+        tr.rto_s.len(),
+        tr.srtt_s.len(),
+        tr.backoff.len(),
+        tr.seq_segs.len(),
+        tr.ack_segs.len()
+    ]
+    .iter()
+    .all(|&l| l == n));
     assert!(tr.t_s.windows(2).all(|w| w[0] <= w[1]));
-    assert!(tr.ack_segs.windows(2).all(|w| w[0] <= w[1]), "cumulative ACK never goes back");
+    assert!(
+        tr.ack_segs.windows(2).all(|w| w[0] <= w[1]),
+        "cumulative ACK never goes back"
+    );
     assert!(a.to_json().contains("\"cwnd_segs\""));
     assert!(a.flows[0].tcp.as_ref().unwrap().retransmissions > 0);
 }
@@ -298,7 +336,10 @@ stop_s = 5
     );
     let t = f.tcp.as_ref().unwrap();
     assert!(f.tx_bytes > 100_000);
-    assert_eq!(f.rx_bytes, f.tx_bytes, "everything handed down before stop_s arrives");
+    assert_eq!(
+        f.rx_bytes, f.tx_bytes,
+        "everything handed down before stop_s arrives"
+    );
     let done = t.completion_s.unwrap();
     assert!((5.0..5.5).contains(&done), "completion {done}");
     assert_eq!(t.highest_ack_bytes, f.tx_bytes);

@@ -59,9 +59,20 @@ fn an_rts_colliding_with_a_sensed_frame_is_traced_as_it_arrives() {
     let (_, lines) = run("mac", HIDDEN);
     // Node 3's RTS sends, and node 2's COL lines of RTSs from node 3 (old format:
     // `D t _2_ MAC COL uid RTS 44 [duration receiver transmitter 0]`).
-    let rts_sent: Vec<f64> = lines.iter().filter(|l| l.starts_with("s ") && l.contains("_3_ MAC") && fields(l)[6] == "RTS").map(|l| time_s(l)).collect();
-    let col: Vec<&String> = lines.iter().filter(|l| l.starts_with("D ") && l.contains("_2_ MAC") && fields(l)[4] == "COL").collect();
-    let col_rts: Vec<f64> = col.iter().filter(|l| fields(l)[6] == "RTS" && fields(l)[9] == "2" && fields(l)[10] == "3").map(|l| time_s(l)).collect();
+    let rts_sent: Vec<f64> = lines
+        .iter()
+        .filter(|l| l.starts_with("s ") && l.contains("_3_ MAC") && fields(l)[6] == "RTS")
+        .map(|l| time_s(l))
+        .collect();
+    let col: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("D ") && l.contains("_2_ MAC") && fields(l)[4] == "COL")
+        .collect();
+    let col_rts: Vec<f64> = col
+        .iter()
+        .filter(|l| fields(l)[6] == "RTS" && fields(l)[9] == "2" && fields(l)[10] == "3")
+        .map(|l| time_s(l))
+        .collect();
     // Lines written when the RTS arrives (a propagation delay after it was sent,
     // < 1 µs) rather than when it ends (its air time, ≥ 300 µs, later: the frame a
     // collision keeps, traced at its end as ns-2's `recv_timer` does).
@@ -69,14 +80,24 @@ fn an_rts_colliding_with_a_sensed_frame_is_traced_as_it_arrives() {
         .iter()
         .filter(|&&t| rts_sent.iter().any(|&s| s <= t && t - s < 2e-6))
         .count();
-    assert!(at_arrival >= 50, "RTS COL lines at arrival: {at_arrival} of {}", col_rts.len());
+    assert!(
+        at_arrival >= 50,
+        "RTS COL lines at arrival: {at_arrival} of {}",
+        col_rts.len()
+    );
     // Node 0's frames are never decodable at node 2: no line names one.
-    assert!(col.iter().all(|l| fields(l)[10] != "0"), "a COL line for node 0's errored frame");
+    assert!(
+        col.iter().all(|l| fields(l)[10] != "0"),
+        "a COL line for node 0's errored frame"
+    );
 }
 
 #[test]
 fn a_collision_start_writes_no_line_without_the_mac_trace() {
-    let (r, lines) = run("agt", &HIDDEN.replace(r#"trace_levels = ["mac"]"#, r#"trace_levels = ["agt"]"#));
+    let (r, lines) = run(
+        "agt",
+        &HIDDEN.replace(r#"trace_levels = ["mac"]"#, r#"trace_levels = ["agt"]"#),
+    );
     assert!(r.nodes[2].mac_collisions > 0);
     assert!(!lines.iter().any(|l| l.contains(" MAC ")));
 }

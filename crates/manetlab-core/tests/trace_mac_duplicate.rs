@@ -61,13 +61,21 @@ fn is_dup(line: &str) -> bool {
 fn a_data_frame_received_twice_is_traced_dup_as_ns2s_received_line() {
     let (r, lines) = run("norts", &chain(3000));
     let dups: u64 = r.nodes.iter().map(|n| n.mac_duplicates).sum();
-    assert!(dups > 0, "lost ACKs on a chain without RTS bring retransmitted duplicates");
+    assert!(
+        dups > 0,
+        "lost ACKs on a chain without RTS bring retransmitted duplicates"
+    );
     let dup_lines: Vec<&String> = lines.iter().filter(|l| is_dup(l)).collect();
     // One line per duplicate the MAC counted, at the node that received it.
     assert_eq!(dup_lines.len() as u64, dups);
     for n in &r.nodes {
         let tag = format!("_{}_", n.node);
-        assert_eq!(dup_lines.iter().filter(|l| fields(l)[2] == tag).count() as u64, n.mac_duplicates, "node {}", n.node);
+        assert_eq!(
+            dup_lines.iter().filter(|l| fields(l)[2] == tag).count() as u64,
+            n.mac_duplicates,
+            "node {}",
+            n.node
+        );
     }
     for d in &dup_lines {
         let f = fields(d);
@@ -85,7 +93,10 @@ fn a_data_frame_received_twice_is_traced_dup_as_ns2s_received_line() {
             .last()
             .unwrap_or_else(|| panic!("no earlier reception of {d}"));
         assert_eq!(fields(earlier)[6..], f[6..], "{d} vs {earlier}");
-        assert!(f[6] == "tcp" || f[6] == "ack" || f[6] == "AODV" || f[6] == "ARP", "{d}");
+        assert!(
+            f[6] == "tcp" || f[6] == "ack" || f[6] == "AODV" || f[6] == "ARP",
+            "{d}"
+        );
     }
 }
 
@@ -93,7 +104,9 @@ fn a_data_frame_received_twice_is_traced_dup_as_ns2s_received_line() {
 fn dup_lines_are_trace_only() {
     // The same run untraced gives the same results: a DUP line changes nothing.
     let (traced, _) = run("traced", &chain(3000));
-    let plain = manetlab_core::run(&Scenario::from_toml_str(&untraced(3000)).unwrap_or_else(|e| panic!("{e}")));
+    let plain = manetlab_core::run(
+        &Scenario::from_toml_str(&untraced(3000)).unwrap_or_else(|e| panic!("{e}")),
+    );
     assert_eq!(format!("{:?}", traced.flows), format!("{:?}", plain.flows));
     assert_eq!(format!("{:?}", traced.nodes), format!("{:?}", plain.nodes));
 }

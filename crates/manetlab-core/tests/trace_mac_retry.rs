@@ -66,10 +66,21 @@ fn from_level(line: &str) -> String {
 fn an_rts_give_up_handed_to_aodv_writes_the_rts_and_the_data_line_as_ns2() {
     let (r, lines) = run("aodv", &chain("[routing]\nprotocol = \"aodv\"", ""));
     let failed: u64 = r.nodes.iter().map(|n| n.mac_frames_failed).sum();
-    assert!(failed > 0, "the relay's departure makes node 0's MAC give up");
+    assert!(
+        failed > 0,
+        "the relay's departure makes node 0's MAC give up"
+    );
     let ret: Vec<usize> = (0..lines.len()).filter(|&i| is_ret(&lines[i])).collect();
-    let rts: Vec<usize> = ret.iter().copied().filter(|&i| fields(&lines[i])[6] == "RTS").collect();
-    let data: Vec<usize> = ret.iter().copied().filter(|&i| fields(&lines[i])[6] != "RTS").collect();
+    let rts: Vec<usize> = ret
+        .iter()
+        .copied()
+        .filter(|&i| fields(&lines[i])[6] == "RTS")
+        .collect();
+    let data: Vec<usize> = ret
+        .iter()
+        .copied()
+        .filter(|&i| fields(&lines[i])[6] != "RTS")
+        .collect();
     // One data line per frame given up (the MAC counter), each after its RTS line:
     // every give-up here is an RTS that found no CTS.
     assert_eq!(data.len() as u64, failed);
@@ -81,8 +92,14 @@ fn an_rts_give_up_handed_to_aodv_writes_the_rts_and_the_data_line_as_ns2() {
         // The RTS is traced as sent: uid 0, 44 B, its duration, RA, TA, no ether type.
         let node = fa[2].trim_matches('_');
         let ra = fields(&lines[b])[9];
-        assert_eq!(from_level(&lines[a]), format!("MAC RET 0 RTS 44 [14ee {ra} {node} 0]"));
-        assert!(lines[a].ends_with("] "), "ns-2's trailing space after a MAC header");
+        assert_eq!(
+            from_level(&lines[a]),
+            format!("MAC RET 0 RTS 44 [14ee {ra} {node} 0]")
+        );
+        assert!(
+            lines[a].ends_with("] "),
+            "ns-2's trailing space after a MAC header"
+        );
     }
     // The first give-up is node 0's frame to relay 1: the packet at 532 B (no
     // MAC header), the data frame's header, IP 0 -> 2 via 1, CBR seq, 0 hops.
@@ -90,19 +107,36 @@ fn an_rts_give_up_handed_to_aodv_writes_the_rts_and_the_data_line_as_ns2() {
     assert_eq!(first[2], "_0_");
     let uid = first[5];
     let tail = first[6..].join(" ");
-    assert!(tail.starts_with("cbr 532 [13a 1 0 800] ------- [0:"), "{tail}");
+    assert!(
+        tail.starts_with("cbr 532 [13a 1 0 800] ------- [0:"),
+        "{tail}"
+    );
     assert!(tail.contains(" 2:") && tail.ends_with("] 0 0"), "{tail}");
     let ip: Vec<&str> = first[13..17].to_vec();
     // TTL 30: ns-2's AODV gives the unicast packets it originates NETWORK_DIAMETER.
-    assert_eq!((ip[2], ip[3].trim_end_matches(']')), ("30", "1"), "TTL and next hop: {ip:?}");
+    assert_eq!(
+        (ip[2], ip[3].trim_end_matches(']')),
+        ("30", "1"),
+        "TTL and next hop: {ip:?}"
+    );
     // ns-2's order: the RTS line, then routing's callback (AODV drops the packet
     // `CBK`, or repairs), then the data line; no second line for the packet at RET.
-    let same: Vec<&String> = lines.iter().filter(|l| fields(l)[5] == uid && fields(l)[0] == "D").collect();
+    let same: Vec<&String> = lines
+        .iter()
+        .filter(|l| fields(l)[5] == uid && fields(l)[0] == "D")
+        .collect();
     assert_eq!(same.iter().filter(|l| is_ret(l)).count(), 1, "{same:?}");
     // The summary counts ends only: AODV (ns-2's rules) ends what the MAC hands
     // back as `rtr.CBK`, never `mac.RET`; the trace's RET lines are not ends.
-    assert!(r.nodes.iter().all(|n| n.drops.get("mac.RET").copied().unwrap_or(0) == 0));
-    let cbk: u64 = r.nodes.iter().map(|n| n.drops.get("rtr.CBK").copied().unwrap_or(0)).sum();
+    assert!(r
+        .nodes
+        .iter()
+        .all(|n| n.drops.get("mac.RET").copied().unwrap_or(0) == 0));
+    let cbk: u64 = r
+        .nodes
+        .iter()
+        .map(|n| n.drops.get("rtr.CBK").copied().unwrap_or(0))
+        .sum();
     assert!(cbk > 0);
 }
 
@@ -113,22 +147,36 @@ fn a_data_give_up_without_rts_writes_exactly_one_line_which_static_routing_ends(
     let failed: u64 = r.nodes.iter().map(|n| n.mac_frames_failed).sum();
     assert!(failed > 0);
     let ret: Vec<&String> = lines.iter().filter(|l| is_ret(l)).collect();
-    assert_eq!(ret.len() as u64, failed, "one line per frame given up, no RTS line");
+    assert_eq!(
+        ret.len() as u64,
+        failed,
+        "one line per frame given up, no RTS line"
+    );
     for l in &ret {
         let f = fields(l);
         assert_eq!(f[2], "_0_");
-        assert!(f[6..].join(" ").starts_with("cbr 532 [13a 1 0 800] ------- [0:"), "{l}");
+        assert!(
+            f[6..]
+                .join(" ")
+                .starts_with("cbr 532 [13a 1 0 800] ------- [0:"),
+            "{l}"
+        );
     }
     // Static routing drops what the MAC hands back, so here each line is a packet's
     // end: the summary's `mac.RET` drops are exactly the trace's lines.
-    let ends: u64 = r.nodes.iter().map(|n| n.drops.get("mac.RET").copied().unwrap_or(0)).sum();
+    let ends: u64 = r
+        .nodes
+        .iter()
+        .map(|n| n.drops.get("mac.RET").copied().unwrap_or(0))
+        .sum();
     assert_eq!(ends, failed);
 }
 
 #[test]
 fn without_the_mac_trace_no_ret_line_is_written() {
     // ns-2 gives the MAC a drop trace only with `macTrace ON`.
-    let text = chain("[routing]\nprotocol = \"aodv\"", "").replace(r#"["agt", "rtr", "ifq", "mac"]"#, r#"["agt", "rtr"]"#);
+    let text = chain("[routing]\nprotocol = \"aodv\"", "")
+        .replace(r#"["agt", "rtr", "ifq", "mac"]"#, r#"["agt", "rtr"]"#);
     let (r, lines) = run("nomac", &text);
     assert!(r.nodes.iter().map(|n| n.mac_frames_failed).sum::<u64>() > 0);
     assert!(!lines.iter().any(|l| fields(l)[3] == "MAC"));
@@ -141,8 +189,18 @@ fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
     // sets no routing callback, so its MAC keeps the header on the frame (86 B).
     let text = two_nodes(2.0, "", "down_s = 1.0009, up_s = 1.5");
     let (r, lines) = run("arp", &text);
-    let ret: Vec<String> = lines.iter().filter(|l| is_ret(l)).map(|l| format!("{} {}", fields(l)[2], from_level(l))).collect();
-    assert_eq!(ret, ["_1_ MAC RET 0 RTS 44 [52e 0 1 0]", "_1_ MAC RET 0 ARP 86 [13a 0 1 806] ------- [REPLY 1/1 0/0]"]);
+    let ret: Vec<String> = lines
+        .iter()
+        .filter(|l| is_ret(l))
+        .map(|l| format!("{} {}", fields(l)[2], from_level(l)))
+        .collect();
+    assert_eq!(
+        ret,
+        [
+            "_1_ MAC RET 0 RTS 44 [52e 0 1 0]",
+            "_1_ MAC RET 0 ARP 86 [13a 0 1 806] ------- [REPLY 1/1 0/0]"
+        ]
+    );
     assert_eq!(r.nodes[1].mac_frames_failed, 1);
     // An ARP message is no packet: nothing ends at node 1.
     assert_eq!(r.nodes[1].drops.values().sum::<u64>(), 0);
@@ -153,7 +211,11 @@ fn an_arp_reply_given_up_is_traced_whole_and_ends_nothing() {
 /// ARP, and the link fails right after the ARP reply, before node 1's route reply
 /// goes out; the MAC gives the reply up (7 RTS without CTS).
 fn reply_lost(rules: &str) -> (RunResult, Vec<String>) {
-    let text = two_nodes(1.4, &format!("[routing]\nprotocol = \"aodv\"\n{rules}"), "down_s = 1.0041");
+    let text = two_nodes(
+        1.4,
+        &format!("[routing]\nprotocol = \"aodv\"\n{rules}"),
+        "down_s = 1.0041",
+    );
     run(&format!("rrep{}", rules.len()), &text)
 }
 
@@ -192,17 +254,43 @@ fn an_aodv_reply_given_up_ends_at_the_mac_as_in_ns2() {
     // 44 + 58 B) and nothing more: no `CBK` line from routing, and in our
     // accounting the packet ends once, as `mac.RET`.
     let (r, lines) = reply_lost("");
-    let ret: Vec<String> = lines.iter().filter(|l| is_ret(l) && fields(l)[2] == "_1_").map(|l| from_level(l)).collect();
+    let ret: Vec<String> = lines
+        .iter()
+        .filter(|l| is_ret(l) && fields(l)[2] == "_1_")
+        .map(|l| from_level(l))
+        .collect();
     let replies: Vec<&String> = ret.iter().filter(|l| l.contains(" AODV ")).collect();
     assert!(!replies.is_empty(), "{ret:?}");
     for l in &replies {
-        assert!(l.contains(" AODV 102 [13a 0 1 800] ") && l.ends_with("(REPLY)"), "{l}");
+        assert!(
+            l.contains(" AODV 102 [13a 0 1 800] ") && l.ends_with("(REPLY)"),
+            "{l}"
+        );
     }
-    assert_eq!(ret.len(), 2 * replies.len(), "an RTS line before each reply line: {ret:?}");
-    assert!(!lines.iter().any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"), "no routing drop line");
+    assert_eq!(
+        ret.len(),
+        2 * replies.len(),
+        "an RTS line before each reply line: {ret:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"),
+        "no routing drop line"
+    );
     let n1 = &r.nodes[1];
-    assert_eq!(n1.ctrl_drops.get("mac.RET").copied().unwrap_or(0), replies.len() as u64, "{:?}", n1.ctrl_drops);
-    assert_eq!(n1.ctrl_drops.values().sum::<u64>(), replies.len() as u64, "one end per reply: {:?}", n1.ctrl_drops);
+    assert_eq!(
+        n1.ctrl_drops.get("mac.RET").copied().unwrap_or(0),
+        replies.len() as u64,
+        "{:?}",
+        n1.ctrl_drops
+    );
+    assert_eq!(
+        n1.ctrl_drops.values().sum::<u64>(),
+        replies.len() as u64,
+        "one end per reply: {:?}",
+        n1.ctrl_drops
+    );
     assert_eq!(n1.mac_frames_failed, replies.len() as u64);
     // Nothing else ends there (no data reached node 1's queue).
     assert_eq!(n1.dropped_packets, 0);
@@ -213,9 +301,17 @@ fn under_rfc_rules_the_reply_goes_back_to_aodv_which_ends_it_at_the_retry_limit(
     // RFC 3561 rules hand every frame back to routing; AODV drops a control packet
     // it cannot send as `RET` (one end per packet, no second trace line).
     let (r, lines) = reply_lost("[routing.aodv]\nrules = \"rfc3561\"");
-    let replies = lines.iter().filter(|l| is_ret(l) && fields(l)[2] == "_1_" && fields(l)[6] == "AODV").count() as u64;
+    let replies = lines
+        .iter()
+        .filter(|l| is_ret(l) && fields(l)[2] == "_1_" && fields(l)[6] == "AODV")
+        .count() as u64;
     assert!(replies > 0);
-    assert!(!lines.iter().any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"));
-    assert_eq!(r.nodes[1].ctrl_drops.get("mac.RET").copied().unwrap_or(0), replies);
+    assert!(!lines
+        .iter()
+        .any(|l| fields(l)[0] == "D" && fields(l)[4] == "CBK"));
+    assert_eq!(
+        r.nodes[1].ctrl_drops.get("mac.RET").copied().unwrap_or(0),
+        replies
+    );
     assert_eq!(r.nodes[1].ctrl_drops.values().sum::<u64>(), replies);
 }

@@ -17,7 +17,11 @@ fn us(x: u64) -> SimDuration {
 
 /// Times at which node's MAC log line starts with `what`.
 fn times(sim: &Simulator, node: u32, what: &str) -> Vec<SimTime> {
-    sim.mac_log(node).iter().filter(|(_, w)| w.starts_with(what)).map(|(t, _)| *t).collect()
+    sim.mac_log(node)
+        .iter()
+        .filter(|(_, w)| w.starts_with(what))
+        .map(|(t, _)| *t)
+        .collect()
 }
 
 #[test]
@@ -54,12 +58,17 @@ fn rts_cts_data_ack_timing_matches_ns2() {
     let (rts, cts, ack) = (us(192 + 160), us(192 + 112), us(192 + 112));
     let data = us(192 + (34 + 20 + 512) * 8);
     assert_eq!(p.difs(), us(50));
-    let draws: Vec<u64> = sim.mac_log(0).iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect();
+    let draws: Vec<u64> = sim
+        .mac_log(0)
+        .iter()
+        .filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap()))
+        .collect();
 
     // ns-2 (bugFix_timer_): even on an idle medium the first packet waits DIFS plus
     // a backoff of 0..=30 slots after the 25 µs LL delay.
     assert!(draws[0] <= 30);
-    let t_rts = SimTime::from_secs_f64(1.0) + p.ll_delay + p.difs() + SimDuration(p.slot.0 * draws[0]);
+    let t_rts =
+        SimTime::from_secs_f64(1.0) + p.ll_delay + p.difs() + SimDuration(p.slot.0 * draws[0]);
     let t_cts = t_rts + rts + delta + p.sifs + cts + delta;
     let t_data = t_cts + p.sifs;
     let t_ack = t_data + data + delta + p.sifs + ack + delta;
@@ -70,13 +79,22 @@ fn rts_cts_data_ack_timing_matches_ns2() {
 
     // Second packet: DIFS + backoff·slot after the ACK (ns-2 starts this backoff
     // when the ACK arrives and counts it down once the medium is idle for DIFS).
-    let (t_bo, _) = sim.mac_log(0).iter().filter(|(_, w)| w.starts_with("backoff")).nth(1).cloned().unwrap();
+    let (t_bo, _) = sim
+        .mac_log(0)
+        .iter()
+        .filter(|(_, w)| w.starts_with("backoff"))
+        .nth(1)
+        .cloned()
+        .unwrap();
     assert_eq!(t_bo, t_ack);
     let slots = draws[1];
     assert!(slots < p.cw_min as u64);
     let t_rts2 = t_ack + p.difs() + SimDuration(p.slot.0 * slots);
     assert_eq!(times(&sim, 0, "tx RTS")[1], t_rts2);
-    assert_eq!(times(&sim, 0, "rx ACK")[1], t_rts2 + rts + delta + p.sifs + cts + delta + p.sifs + data + delta + p.sifs + ack + delta);
+    assert_eq!(
+        times(&sim, 0, "rx ACK")[1],
+        t_rts2 + rts + delta + p.sifs + cts + delta + p.sifs + data + delta + p.sifs + ack + delta
+    );
     let r = sim.results();
     assert_eq!(r.flows[0].rx_packets, 2);
     // End-to-end delay of the first packet: LL delay + DIFS + backoff + RTS/CTS
@@ -126,7 +144,10 @@ fn equal_power_transmissions_collide() {
     let log = sim.mac_log(1);
     // The first thing the receiver sees is an error (both RTS lost), not an RTS.
     assert!(log[0].1.starts_with("rx error"), "{log:?}");
-    assert!(!log.iter().take_while(|(t, _)| *t < log[0].0 + SimDuration::from_micros(1)).any(|(_, w)| w.starts_with("rx RTS")));
+    assert!(!log
+        .iter()
+        .take_while(|(t, _)| *t < log[0].0 + SimDuration::from_micros(1))
+        .any(|(_, w)| w.starts_with("rx RTS")));
     let r = sim.results();
     // A collision is a MAC event, not a packet drop: the senders still hold the packets.
     assert!(r.nodes[1].mac_collisions >= 1);
@@ -171,16 +192,30 @@ fn chain_throughput_falls_with_hops_then_levels_off() {
     let t: Vec<f64> = (1..=8).map(|h| chain_throughput_kbps(h, 60.0)).collect();
     println!("hops → kbit/s: {t:?}");
     for h in 1..4 {
-        assert!(t[h] < t[h - 1], "throughput must fall from {} to {} hops: {t:?}", h, h + 1);
+        assert!(
+            t[h] < t[h - 1],
+            "throughput must fall from {} to {} hops: {t:?}",
+            h,
+            h + 1
+        );
     }
     // One hop: about 1000 B every (DIFS + mean backoff (0..=30 slots, ns-2) +
     // RTS/CTS/DATA/ACK + 3 SIFS); DATA = 1000 + 8 + 20 + 34 B.
     let p = MacParams::default();
-    let cycle_s = (p.difs() + SimDuration(p.slot.0 * 30 / 2)).as_secs_f64() + 3.0 * p.sifs.as_secs_f64() + 352e-6 + 2.0 * 304e-6 + (192.0 + 1062.0 * 8.0) * 1e-6;
+    let cycle_s = (p.difs() + SimDuration(p.slot.0 * 30 / 2)).as_secs_f64()
+        + 3.0 * p.sifs.as_secs_f64()
+        + 352e-6
+        + 2.0 * 304e-6
+        + (192.0 + 1062.0 * 8.0) * 1e-6;
     let expect = 8.0 / cycle_s;
-    assert!((t[0] - expect).abs() / expect < 0.03, "1 hop {} kbit/s vs {expect}", t[0]);
+    assert!(
+        (t[0] - expect).abs() / expect < 0.03,
+        "1 hop {} kbit/s vs {expect}",
+        t[0]
+    );
     // Levels off: beyond 4 hops the spread is small compared with the drop from 1 to 4.
-    let tail_spread = t[4..].iter().cloned().fold(f64::MIN, f64::max) - t[4..].iter().cloned().fold(f64::MAX, f64::min);
+    let tail_spread = t[4..].iter().cloned().fold(f64::MIN, f64::max)
+        - t[4..].iter().cloned().fold(f64::MAX, f64::min);
     assert!(tail_spread < 0.5 * (t[0] - t[3]), "{t:?}");
 }
 
@@ -210,8 +245,15 @@ fn retry_limit_failure_reaches_the_network_layer() {
     sim.run_to_end();
     let r = sim.results();
     let ret = r.flows[0].drops.get("mac.RET").copied().unwrap_or(0);
-    assert!(ret > 0, "frames to the vanished next hop must fail with RET: {:?}", r.flows[0].drops);
-    assert_eq!(r.nodes[0].drops["mac.RET"], ret, "the source's MAC reported them");
+    assert!(
+        ret > 0,
+        "frames to the vanished next hop must fail with RET: {:?}",
+        r.flows[0].drops
+    );
+    assert_eq!(
+        r.nodes[0].drops["mac.RET"], ret,
+        "the source's MAC reported them"
+    );
     // Nothing gets through after the move except a packet already past the relay.
     assert!(r.flows[0].rx_packets <= before.flows[0].rx_packets + 1);
     // 7 RTS attempts each: the retries are recorded.
@@ -273,14 +315,23 @@ fn lred_drops_early_when_retries_burst() {
     };
     let plain = run_with("priqueue");
     let lred = run_with("lred");
-    let early = |r: &manetlab_core::RunResult| r.nodes.iter().map(|n| n.drops.get("ifq.RED").copied().unwrap_or(0)).sum::<u64>();
+    let early = |r: &manetlab_core::RunResult| {
+        r.nodes
+            .iter()
+            .map(|n| n.drops.get("ifq.RED").copied().unwrap_or(0))
+            .sum::<u64>()
+    };
     assert_eq!(early(&plain), 0);
     assert!(early(&lred) > 0, "LRED must drop early under heavy retries");
     // LRED's average has memory 1/8, so bursts of retries (not the run's mean, ~0.3 per
     // frame at the source here) push it over min_th; only nodes that retried drop early.
     for n in &lred.nodes {
         if n.drops["ifq.RED"] > 0 {
-            assert!(n.mac_retries > 0, "node {} dropped early without retries", n.node);
+            assert!(
+                n.mac_retries > 0,
+                "node {} dropped early without retries",
+                n.node
+            );
         }
     }
     assert!(lred.flows[0].rx_packets > 0);
@@ -321,20 +372,47 @@ fn arp_pair(n: u32, gap_s: f64, moved_x: Option<f64>) -> Simulator {
 fn arp_request_and_reply_precede_the_first_packet() {
     let sim = arp_pair(1, 1.0, None);
     let p = MacParams::default();
-    let kinds = |n: u32| -> Vec<String> { sim.mac_log(n).iter().filter(|(_, w)| w.starts_with("tx ") || w.starts_with("rx ")).map(|(_, w)| w.clone()).collect() };
+    let kinds = |n: u32| -> Vec<String> {
+        sim.mac_log(n)
+            .iter()
+            .filter(|(_, w)| w.starts_with("tx ") || w.starts_with("rx "))
+            .map(|(_, w)| w.clone())
+            .collect()
+    };
     // Node 0: ARP request (broadcast DATA), the reply (unicast: RTS/CTS/DATA/ACK), then the packet.
     assert_eq!(
         kinds(0),
-        ["tx DATA", "rx RTS from 1", "tx CTS", "rx DATA from 1", "tx ACK", "tx RTS", "rx CTS from 1", "tx DATA", "rx ACK from 1"],
+        [
+            "tx DATA",
+            "rx RTS from 1",
+            "tx CTS",
+            "rx DATA from 1",
+            "tx ACK",
+            "tx RTS",
+            "rx CTS from 1",
+            "tx DATA",
+            "rx ACK from 1"
+        ],
     );
     assert_eq!(kinds(1)[0], "rx DATA from 0");
     // The request is 28 B + 34 B MAC header at the basic rate; it leaves 5 µs
     // (ns-2 ARPTable delay_) + DIFS + backoff after the packet reaches the LL.
     let log0 = sim.mac_log(0);
-    let draw: u64 = log0.iter().find_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).unwrap();
+    let draw: u64 = log0
+        .iter()
+        .find_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap()))
+        .unwrap();
     let t_req = log0.iter().find(|(_, w)| w == "tx DATA").unwrap().0;
-    assert_eq!(t_req, SimTime::from_secs_f64(1.0) + us(5) + p.difs() + SimDuration(p.slot.0 * draw));
-    let t_rx = sim.mac_log(1).iter().find(|(_, w)| w == "rx DATA from 0").unwrap().0;
+    assert_eq!(
+        t_req,
+        SimTime::from_secs_f64(1.0) + us(5) + p.difs() + SimDuration(p.slot.0 * draw)
+    );
+    let t_rx = sim
+        .mac_log(1)
+        .iter()
+        .find(|(_, w)| w == "rx DATA from 0")
+        .unwrap()
+        .0;
     let delta = SimDuration::from_secs_f64(100.0 / SPEED_OF_LIGHT_MPS);
     assert_eq!(t_rx, t_req + us(192 + (28 + 34) * 8) + delta);
     let r = sim.results();
@@ -347,9 +425,18 @@ fn arp_holds_one_packet_and_drops_the_replaced_one() {
     // the newest (DROP_IFQ_ARP_FULL, "ARP") and sends one request per packet.
     let sim = arp_pair(3, 0.0001, None);
     let r = sim.results();
-    assert_eq!(r.flows[0].drops.get("ifq.ARP").copied(), Some(2), "{:?}", r.flows[0].drops);
+    assert_eq!(
+        r.flows[0].drops.get("ifq.ARP").copied(),
+        Some(2),
+        "{:?}",
+        r.flows[0].drops
+    );
     assert_eq!(r.flows[0].rx_packets, 1);
-    let requests = sim.mac_log(0).iter().filter(|(_, w)| w == "tx DATA").count();
+    let requests = sim
+        .mac_log(0)
+        .iter()
+        .filter(|(_, w)| w == "tx DATA")
+        .count();
     assert_eq!(requests, 3 + 1, "three ARP requests, then the held packet");
 }
 
@@ -394,14 +481,30 @@ fn lred_drops_early_and_changes_tcp_goodput_on_4_and_7_hop_chains() {
     for hops in [4, 7] {
         let plain = run_with(hops, "priqueue");
         let lred = run_with(hops, "lred");
-        let early: u64 = lred.nodes.iter().map(|n| n.drops.get("ifq.RED").copied().unwrap_or(0)).sum();
-        let (g0, g1) = (plain.flows[0].rx_packets as f64, lred.flows[0].rx_packets as f64);
+        let early: u64 = lred
+            .nodes
+            .iter()
+            .map(|n| n.drops.get("ifq.RED").copied().unwrap_or(0))
+            .sum();
+        let (g0, g1) = (
+            plain.flows[0].rx_packets as f64,
+            lred.flows[0].rx_packets as f64,
+        );
         println!("{hops} hops: priqueue {g0} packets, lred {g1} packets, {early} early drops");
         assert!(early > 20, "{hops} hops: LRED must drop early ({early})");
-        assert!((g1 - g0).abs() / g0 > 0.05, "{hops} hops: goodput must change measurably: {g0} vs {g1}");
+        assert!(
+            (g1 - g0).abs() / g0 > 0.05,
+            "{hops} hops: goodput must change measurably: {g0} vs {g1}"
+        );
         // Retries are counted per frame over RTS and DATA: on these chains about 0.5.
-        let (f, r): (u64, u64) = plain.nodes.iter().fold((0, 0), |a, n| (a.0 + n.mac_frames, a.1 + n.mac_retries));
+        let (f, r): (u64, u64) = plain
+            .nodes
+            .iter()
+            .fold((0, 0), |a, n| (a.0 + n.mac_frames, a.1 + n.mac_retries));
         let per_frame = r as f64 / f as f64;
-        assert!(per_frame > 0.3 && per_frame < 1.0, "{hops} hops: {per_frame} retries per frame");
+        assert!(
+            per_frame > 0.3 && per_frame < 1.0,
+            "{hops} hops: {per_frame} retries per frame"
+        );
     }
 }

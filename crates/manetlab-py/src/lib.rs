@@ -11,7 +11,12 @@ use pyo3::prelude::*;
 
 mod parquet_table;
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run: the message names the key path, the value and what is allowed.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run: the message names the key path, the value and what is allowed."
+);
 
 create_exception!(_core, InternalError, PyRuntimeError, "A bug in manetlab: the core panicked. The message is one line (what failed, where, and how to report it).");
 
@@ -28,7 +33,9 @@ thread_local! {
 /// panic into an [`InternalError`] whose message says it all, on one line).
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
         PANIC_AT.with(|p| *p.borrow_mut() = at);
     }));
 }
@@ -45,7 +52,11 @@ fn internal_error_message(payload: &(dyn std::any::Any + Send), at: Option<&str>
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_string());
-    let mut text: String = raw.chars().map(|c| if c.is_control() { ' ' } else { c }).take(PANIC_MESSAGE_CHARS).collect();
+    let mut text: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(PANIC_MESSAGE_CHARS)
+        .collect();
     if raw.chars().count() > PANIC_MESSAGE_CHARS {
         text.push('…');
     }
@@ -64,7 +75,10 @@ fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         Ok(r) => r,
         Err(payload) => {
             let at = PANIC_AT.with(|p| p.borrow_mut().take());
-            Err(InternalError::new_err(internal_error_message(payload.as_ref(), at.as_deref())))
+            Err(InternalError::new_err(internal_error_message(
+                payload.as_ref(),
+                at.as_deref(),
+            )))
         }
     }
 }
@@ -86,7 +100,11 @@ fn default_memory_limit() -> Result<u64, CoreScenarioError> {
 /// `"8G"` → 8·2³⁰; `"512M"`, `"1.5T"`, `"1000000"`; an optional `B`/`iB`.
 fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim().to_ascii_uppercase();
-    let t = t.strip_suffix("IB").or_else(|| t.strip_suffix('B')).unwrap_or(&t).trim_end();
+    let t = t
+        .strip_suffix("IB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(&t)
+        .trim_end();
     let (num, mult) = match t.chars().last()? {
         'K' => (&t[..t.len() - 1], 1u64 << 10),
         'M' => (&t[..t.len() - 1], 1 << 20),
@@ -147,13 +165,20 @@ fn validate(scenario_json: &str, base_dir: Option<&str>, allow_outside: bool) ->
     no_panic(|| validate_inner(scenario_json, base_dir, allow_outside))
 }
 
-fn validate_inner(scenario_json: &str, base_dir: Option<&str>, allow_outside: bool) -> PyResult<String> {
+fn validate_inner(
+    scenario_json: &str,
+    base_dir: Option<&str>,
+    allow_outside: bool,
+) -> PyResult<String> {
     let mut value: serde_json::Value =
         serde_json::from_str(scenario_json).map_err(|e| to_py(json_error(e)))?;
     if let Some(dir) = base_dir {
-        inline_referenced_files_with(&mut value, std::path::Path::new(dir), allow_outside).map_err(to_py)?;
+        inline_referenced_files_with(&mut value, std::path::Path::new(dir), allow_outside)
+            .map_err(to_py)?;
     }
-    Scenario::from_value(value).map(|s| s.to_json()).map_err(to_py)
+    Scenario::from_value(value)
+        .map(|s| s.to_json())
+        .map_err(to_py)
 }
 
 /// How often (wall time) a run re-acquires the GIL to look for Ctrl-C
@@ -177,11 +202,34 @@ const POLL_WALL: std::time::Duration = std::time::Duration::from_millis(50);
 /// A panic in the core raises InternalError.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, out_dir=None, progress=None, keep_partial=false, max_memory_bytes=None))]
-fn run(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progress: Option<PyObject>, keep_partial: bool, max_memory_bytes: Option<u64>) -> PyResult<String> {
-    no_panic(|| run_inner(py, scenario_json, out_dir, progress, keep_partial, max_memory_bytes))
+fn run(
+    py: Python<'_>,
+    scenario_json: &str,
+    out_dir: Option<&str>,
+    progress: Option<PyObject>,
+    keep_partial: bool,
+    max_memory_bytes: Option<u64>,
+) -> PyResult<String> {
+    no_panic(|| {
+        run_inner(
+            py,
+            scenario_json,
+            out_dir,
+            progress,
+            keep_partial,
+            max_memory_bytes,
+        )
+    })
 }
 
-fn run_inner(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progress: Option<PyObject>, keep_partial: bool, max_memory_bytes: Option<u64>) -> PyResult<String> {
+fn run_inner(
+    py: Python<'_>,
+    scenario_json: &str,
+    out_dir: Option<&str>,
+    progress: Option<PyObject>,
+    keep_partial: bool,
+    max_memory_bytes: Option<u64>,
+) -> PyResult<String> {
     let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
     let limit = match max_memory_bytes {
         Some(b) => b,
@@ -214,7 +262,9 @@ fn run_inner(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progres
         // A panic inside the run is caught here, on the thread that ran it,
         // and re-raised after the GIL is back (the guard around `run` turns it
         // into InternalError).
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| manetlab_core::run_with_control(&scenario, dir.as_deref(), &mut check)))
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            manetlab_core::run_with_control(&scenario, dir.as_deref(), &mut check)
+        }))
     });
     let result = match result {
         Ok(r) => r,
@@ -224,7 +274,13 @@ fn run_inner(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progres
         Ok((r, None)) => Ok(mark(&r.to_json(), "\"partial\": false")),
         Ok((r, Some(at))) => match stop_error {
             Some(e) if !keep_partial => Err(e),
-            _ => Ok(mark(&r.to_json(), &format!("\"partial\": true,\n  \"stopped_at_s\": {}", at.as_secs_f64()))),
+            _ => Ok(mark(
+                &r.to_json(),
+                &format!(
+                    "\"partial\": true,\n  \"stopped_at_s\": {}",
+                    at.as_secs_f64()
+                ),
+            )),
         },
         Err(manetlab_core::RunError::Scenario(e)) => Err(to_py(e)),
         Err(e @ manetlab_core::RunError::Io { .. }) => Err(PyOSError::new_err(e.to_string())),
@@ -235,7 +291,9 @@ fn run_inner(py: Python<'_>, scenario_json: &str, out_dir: Option<&str>, progres
 /// text (not by re-serialising) so the core's member order and number
 /// formatting are kept byte for byte.
 fn mark(summary_json: &str, fields: &str) -> String {
-    let rest = summary_json.strip_prefix("{\n").expect("the core writes pretty JSON objects");
+    let rest = summary_json
+        .strip_prefix("{\n")
+        .expect("the core writes pretty JSON objects");
     format!("{{\n  {fields},\n{rest}")
 }
 
@@ -257,4 +315,3 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parquet_table::write_parquet, m)?)?;
     Ok(())
 }
-

@@ -48,7 +48,11 @@ impl Values {
             "bool" => Values::Bool(values.extract()?),
             "str" => Values::Str(values.extract()?),
             "null" => Values::Null(values.len()?),
-            other => return Err(PyValueError::new_err(format!("column kind {other:?}: expected int64, float64, bool, str or null"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "column kind {other:?}: expected int64, float64, bool, str or null"
+                )))
+            }
         })
     }
 }
@@ -61,7 +65,10 @@ fn field(name: &str, values: &Values) -> parquet::errors::Result<Type> {
         Values::Str(_) => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
         Values::Null(_) => (PhysicalType::INT32, Some(LogicalType::Unknown)),
     };
-    Type::primitive_type_builder(name, physical).with_repetition(Repetition::OPTIONAL).with_logical_type(logical).build()
+    Type::primitive_type_builder(name, physical)
+        .with_repetition(Repetition::OPTIONAL)
+        .with_logical_type(logical)
+        .build()
 }
 
 /// Present values and definition levels (1 present, 0 missing) of an optional column.
@@ -73,33 +80,58 @@ fn levels<T: Clone>(values: &[Option<T>]) -> (Vec<T>, Vec<i16>) {
 
 /// Write `columns` (name, values; all of one length) to `out` as a Parquet
 /// file of one row group.
-pub fn write<W: std::io::Write + Send>(out: W, columns: &[(String, Values)], created_by: &str) -> parquet::errors::Result<()> {
-    let fields = columns.iter().map(|(n, v)| field(n, v).map(Arc::new)).collect::<parquet::errors::Result<Vec<_>>>()?;
-    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build()?);
-    let props = Arc::new(WriterProperties::builder().set_created_by(created_by.to_string()).build());
+pub fn write<W: std::io::Write + Send>(
+    out: W,
+    columns: &[(String, Values)],
+    created_by: &str,
+) -> parquet::errors::Result<()> {
+    let fields = columns
+        .iter()
+        .map(|(n, v)| field(n, v).map(Arc::new))
+        .collect::<parquet::errors::Result<Vec<_>>>()?;
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()?,
+    );
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_created_by(created_by.to_string())
+            .build(),
+    );
     let mut writer = SerializedFileWriter::new(out, schema, props)?;
     let mut group = writer.next_row_group()?;
     for (_, values) in columns {
-        let mut col = group.next_column()?.expect("one column writer per schema field");
+        let mut col = group
+            .next_column()?
+            .expect("one column writer per schema field");
         match values {
             Values::Int64(v) => {
-                col.typed::<Int64Type>().write_batch(v, Some(&vec![1; v.len()]), None)?;
+                col.typed::<Int64Type>()
+                    .write_batch(v, Some(&vec![1; v.len()]), None)?;
             }
             Values::Float64(v) => {
                 let (present, defs) = levels(v);
-                col.typed::<DoubleType>().write_batch(&present, Some(&defs), None)?;
+                col.typed::<DoubleType>()
+                    .write_batch(&present, Some(&defs), None)?;
             }
             Values::Bool(v) => {
                 let (present, defs) = levels(v);
-                col.typed::<BoolType>().write_batch(&present, Some(&defs), None)?;
+                col.typed::<BoolType>()
+                    .write_batch(&present, Some(&defs), None)?;
             }
             Values::Str(v) => {
                 let (present, defs) = levels(v);
-                let bytes: Vec<ByteArray> = present.into_iter().map(|s| ByteArray::from(s.into_bytes())).collect();
-                col.typed::<ByteArrayType>().write_batch(&bytes, Some(&defs), None)?;
+                let bytes: Vec<ByteArray> = present
+                    .into_iter()
+                    .map(|s| ByteArray::from(s.into_bytes()))
+                    .collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&bytes, Some(&defs), None)?;
             }
             Values::Null(n) => {
-                col.typed::<Int32Type>().write_batch(&[], Some(&vec![0; *n]), None)?;
+                col.typed::<Int32Type>()
+                    .write_batch(&[], Some(&vec![0; *n]), None)?;
             }
         }
         col.close()?;
@@ -114,21 +146,31 @@ pub fn write<W: std::io::Write + Send>(out: W, columns: &[(String, Values)], cre
 /// `values` is a missing value (not allowed in "int64"). All columns have the
 /// same length. The GIL is released while encoding and writing.
 #[pyfunction]
-pub fn write_parquet(py: Python<'_>, path: std::path::PathBuf, columns: &Bound<'_, PyAny>) -> PyResult<()> {
+pub fn write_parquet(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    columns: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let mut cols = Vec::new();
     for item in columns.iter()? {
         let (name, kind, values): (String, String, Bound<'_, PyAny>) = item?.extract()?;
-        let v = Values::from_py(&kind, &values).map_err(|e| PyValueError::new_err(format!("column {name:?} ({kind}): {e}")))?;
+        let v = Values::from_py(&kind, &values)
+            .map_err(|e| PyValueError::new_err(format!("column {name:?} ({kind}): {e}")))?;
         cols.push((name, v));
     }
     let rows = cols.first().map_or(0, |(_, v)| v.len());
     if let Some((name, v)) = cols.iter().find(|(_, v)| v.len() != rows) {
-        return Err(PyValueError::new_err(format!("column {name:?} has {} values, the first column {rows}", v.len())));
+        return Err(PyValueError::new_err(format!(
+            "column {name:?} has {} values, the first column {rows}",
+            v.len()
+        )));
     }
     let created_by = format!("manetlab {} (parquet-rs)", manetlab_core::VERSION);
     py.allow_threads(|| {
-        let file = File::create(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let file = File::create(&path)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let file = std::io::BufWriter::new(file);
-        write(file, &cols, &created_by).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+        write(file, &cols, &created_by)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
     })
 }

@@ -18,8 +18,23 @@ pub struct Cbr {
 }
 
 impl Cbr {
-    pub fn new(packet_bytes: u32, interval_s: f64, jitter_s: f64, stop: SimTime, max_packets: Option<u64>, rng: SimRng) -> Self {
-        Cbr { packet_bytes, interval_s, jitter_s, stop, max_packets, sent: 0, rng }
+    pub fn new(
+        packet_bytes: u32,
+        interval_s: f64,
+        jitter_s: f64,
+        stop: SimTime,
+        max_packets: Option<u64>,
+        rng: SimRng,
+    ) -> Self {
+        Cbr {
+            packet_bytes,
+            interval_s,
+            jitter_s,
+            stop,
+            max_packets,
+            sent: 0,
+            rng,
+        }
     }
 
     /// Whether a packet may be sent at `now` (before stop, under the packet cap).
@@ -58,20 +73,47 @@ mod tests {
 
     #[test]
     fn sends_every_interval_until_stop_exclusive() {
-        let mut c = Cbr::new(100, 0.25, 0.0, SimTime::from_secs_f64(2.0), None, stream(1, 0, Component::Application));
+        let mut c = Cbr::new(
+            100,
+            0.25,
+            0.0,
+            SimTime::from_secs_f64(2.0),
+            None,
+            stream(1, 0, Component::Application),
+        );
         let t = send_times(&mut c, SimTime::from_secs_f64(1.0));
-        assert_eq!(t, vec![1.0, 1.25, 1.5, 1.75].into_iter().map(SimTime::from_secs_f64).collect::<Vec<_>>());
+        assert_eq!(
+            t,
+            vec![1.0, 1.25, 1.5, 1.75]
+                .into_iter()
+                .map(SimTime::from_secs_f64)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
     fn max_packets_caps_the_flow() {
-        let mut c = Cbr::new(100, 0.1, 0.0, SimTime::from_secs_f64(100.0), Some(3), stream(1, 0, Component::Application));
+        let mut c = Cbr::new(
+            100,
+            0.1,
+            0.0,
+            SimTime::from_secs_f64(100.0),
+            Some(3),
+            stream(1, 0, Component::Application),
+        );
         assert_eq!(send_times(&mut c, SimTime::ZERO).len(), 3);
     }
 
     #[test]
     fn jitter_stays_within_bounds() {
-        let mut c = Cbr::new(100, 0.1, 0.02, SimTime::from_secs_f64(100.0), None, stream(7, 0, Component::Application));
+        let mut c = Cbr::new(
+            100,
+            0.1,
+            0.02,
+            SimTime::from_secs_f64(100.0),
+            None,
+            stream(7, 0, Component::Application),
+        );
         let t = send_times(&mut c, SimTime::ZERO);
         for w in t.windows(2) {
             let gap = (w[1] - w[0]).as_secs_f64();

@@ -43,9 +43,19 @@ pub struct Ns2TrafficError {
 pub enum Ns2Source {
     /// CBR over UDP: `packet_bytes` every `interval_s`, jittered by
     /// U(−interval/2, +interval/2) when `random`, at most `max_packets`.
-    Cbr { packet_bytes: u32, interval_s: f64, random: bool, max_packets: Option<u64> },
+    Cbr {
+        packet_bytes: u32,
+        interval_s: f64,
+        random: bool,
+        max_packets: Option<u64>,
+    },
     /// FTP (infinite backlog) over a TCP agent.
-    Ftp { variant: &'static str, window_pkts: Option<u32>, mss_bytes: Option<u32>, delayed_ack: bool },
+    Ftp {
+        variant: &'static str,
+        window_pkts: Option<u32>,
+        mss_bytes: Option<u32>,
+        delayed_ack: bool,
+    },
 }
 
 /// One flow of a traffic file.
@@ -83,7 +93,9 @@ enum AgentKind {
     OldCbr,
     Tcp(&'static str),
     Sink,
-    TcpSink { delayed_ack: bool },
+    TcpSink {
+        delayed_ack: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -112,25 +124,42 @@ struct CbrSettings {
 enum Pace {
     Rate(f64),
     /// An interval set while the packet size was `size_then` (kept exact when the size does not change).
-    Interval { interval_s: f64, size_then: u32 },
+    Interval {
+        interval_s: f64,
+        size_then: u32,
+    },
 }
 
 impl CbrSettings {
     fn new(old_agent: bool) -> Self {
         let pace = if old_agent {
-            Pace::Interval { interval_s: AGENT_CBR_DEFAULT_INTERVAL_S, size_then: CBR_DEFAULT_BYTES }
+            Pace::Interval {
+                interval_s: AGENT_CBR_DEFAULT_INTERVAL_S,
+                size_then: CBR_DEFAULT_BYTES,
+            }
         } else {
             Pace::Rate(CBR_DEFAULT_RATE_BPS)
         };
-        CbrSettings { size: CBR_DEFAULT_BYTES, pace, random: false, max_packets: NS2_MAXPKTS_DEFAULT }
+        CbrSettings {
+            size: CBR_DEFAULT_BYTES,
+            pace,
+            random: false,
+            max_packets: NS2_MAXPKTS_DEFAULT,
+        }
     }
 
     fn interval_s(&self, old_agent: bool) -> f64 {
         match self.pace {
             Pace::Rate(bps) => self.size as f64 * 8.0 / bps,
             // Agent/CBR keeps its interval when the size changes (ns-source.tcl recomputes the rate).
-            Pace::Interval { interval_s, size_then } if old_agent || size_then == self.size => interval_s,
-            Pace::Interval { interval_s, size_then } => interval_s * self.size as f64 / size_then as f64,
+            Pace::Interval {
+                interval_s,
+                size_then,
+            } if old_agent || size_then == self.size => interval_s,
+            Pace::Interval {
+                interval_s,
+                size_then,
+            } => interval_s * self.size as f64 / size_then as f64,
         }
     }
 }
@@ -167,18 +196,28 @@ pub fn read_ns2_traffic(text: &str) -> Result<Vec<Ns2Flow>, Ns2TrafficError> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        f.statement(line, k + 1).map_err(|message| Ns2TrafficError { line: k + 1, text: raw.to_string(), message })?;
+        f.statement(line, k + 1)
+            .map_err(|message| Ns2TrafficError {
+                line: k + 1,
+                text: raw.to_string(),
+                message,
+            })?;
     }
     let lines: Vec<&str> = text.lines().collect();
     f.flows().map_err(|(line, message)| Ns2TrafficError {
         line,
-        text: line.checked_sub(1).and_then(|i| lines.get(i)).map_or(String::new(), |t| t.to_string()),
+        text: line
+            .checked_sub(1)
+            .and_then(|i| lines.get(i))
+            .map_or(String::new(), |t| t.to_string()),
         message,
     })
 }
 
 fn var(tok: &str) -> Result<&str, String> {
-    tok.strip_prefix('$').filter(|v| !v.is_empty()).ok_or_else(|| format!("`{tok}` is not a variable reference like $udp_(0)"))
+    tok.strip_prefix('$')
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| format!("`{tok}` is not a variable reference like $udp_(0)"))
 }
 
 fn node_ref(tok: &str) -> Result<u32, String> {
@@ -186,7 +225,9 @@ fn node_ref(tok: &str) -> Result<u32, String> {
         .strip_prefix("$node_(")
         .and_then(|t| t.strip_suffix(')'))
         .ok_or_else(|| format!("`{tok}` is not a node reference like $node_(3)"))?;
-    let i: u32 = idx.parse().map_err(|_| format!("node index `{idx}` is not a non-negative integer"))?;
+    let i: u32 = idx
+        .parse()
+        .map_err(|_| format!("node index `{idx}` is not a non-negative integer"))?;
     if i > MAX_NODE_INDEX {
         return Err(format!("node index {i} is larger than {MAX_NODE_INDEX}"));
     }
@@ -204,17 +245,27 @@ fn positive_int(tok: &str, what: &str, max: u64) -> Result<u64, String> {
     // Tcl reads "512.0" as a double; ns-2's int bindings would truncate it, so ask for the integer.
     match tok.parse::<u64>() {
         Ok(v) if (1..=max).contains(&v) => Ok(v),
-        _ => Err(format!("{what} `{tok}` is out of range (allowed: an integer in 1..={max})")),
+        _ => Err(format!(
+            "{what} `{tok}` is out of range (allowed: an integer in 1..={max})"
+        )),
     }
 }
 
 /// ns-2 `delay_parse`: seconds, optionally with a unit (`ms`, `us`, `ns`, `ps`, `s`).
 fn seconds(tok: &str, what: &str) -> Result<f64, String> {
-    let (num, scale) = [("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("ps", 1e-12), ("s", 1.0)]
-        .iter()
-        .find_map(|(suffix, scale)| tok.strip_suffix(suffix).map(|n| (n, *scale)))
-        .unwrap_or((tok, 1.0));
-    let v = number(num, what).map_err(|_| format!("{what} `{tok}` is not a time (a number of seconds, or with ms/us/ns)"))? * scale;
+    let (num, scale) = [
+        ("ms", 1e-3),
+        ("us", 1e-6),
+        ("ns", 1e-9),
+        ("ps", 1e-12),
+        ("s", 1.0),
+    ]
+    .iter()
+    .find_map(|(suffix, scale)| tok.strip_suffix(suffix).map(|n| (n, *scale)))
+    .unwrap_or((tok, 1.0));
+    let v = number(num, what).map_err(|_| {
+        format!("{what} `{tok}` is not a time (a number of seconds, or with ms/us/ns)")
+    })? * scale;
     if !(v > 0.0) {
         return Err(format!("{what} `{tok}` is out of range (allowed: > 0)"));
     }
@@ -231,14 +282,23 @@ fn bits_per_s(tok: &str, what: &str) -> Result<f64, String> {
     } else if let Some(r) = s.strip_suffix('b') {
         s = r;
     }
-    for (suffix, m) in [('k', 1e3), ('K', 1e3), ('m', 1e6), ('M', 1e6), ('g', 1e9), ('G', 1e9)] {
+    for (suffix, m) in [
+        ('k', 1e3),
+        ('K', 1e3),
+        ('m', 1e6),
+        ('M', 1e6),
+        ('g', 1e9),
+        ('G', 1e9),
+    ] {
         if let Some(r) = s.strip_suffix(suffix) {
             s = r;
             scale *= m;
             break;
         }
     }
-    let v = number(s, what).map_err(|_| format!("{what} `{tok}` is not a rate (bits/s, or e.g. 64Kb, 1Mb)"))? * scale;
+    let v = number(s, what)
+        .map_err(|_| format!("{what} `{tok}` is not a rate (bits/s, or e.g. 64Kb, 1Mb)"))?
+        * scale;
     if !(v > 0.0 && v.is_finite()) {
         return Err(format!("{what} `{tok}` is out of range (allowed: > 0)"));
     }
@@ -257,7 +317,9 @@ fn agent_class(class: &str) -> Option<AgentKind> {
         "Agent/TCP/Fack" => AgentKind::Tcp("fack"),
         "Agent/TCP/Vegas" => AgentKind::Tcp("vegas"),
         "Agent/TCPSink" | "Agent/TCPSink/Sack1" => AgentKind::TcpSink { delayed_ack: false },
-        "Agent/TCPSink/DelAck" | "Agent/TCPSink/Sack1/DelAck" => AgentKind::TcpSink { delayed_ack: true },
+        "Agent/TCPSink/DelAck" | "Agent/TCPSink/Sack1/DelAck" => {
+            AgentKind::TcpSink { delayed_ack: true }
+        }
         _ => return None,
     })
 }
@@ -366,7 +428,14 @@ impl File {
         }
         if let Some(kind) = agent_class(class) {
             let old = kind == AgentKind::OldCbr;
-            let agent = Agent { kind, node: None, peer: None, packet_size: None, window: None, cbr: CbrSettings::new(old) };
+            let agent = Agent {
+                kind,
+                node: None,
+                peer: None,
+                packet_size: None,
+                window: None,
+                cbr: CbrSettings::new(old),
+            };
             self.agents.insert(name.to_string(), (no, agent));
             return Ok(());
         }
@@ -376,7 +445,16 @@ impl File {
             other if other.starts_with("Agent/") => return Err(format!("agent `{other}` is not supported (allowed: {AGENT_CLASSES})")),
             other => return Err(format!("class `{other}` is not supported (allowed: Application/Traffic/CBR, Application/FTP, {AGENT_CLASSES})")),
         };
-        self.add_app(name, App { kind, line: no, agent: None, start_s: None, stop_s: None });
+        self.add_app(
+            name,
+            App {
+                kind,
+                line: no,
+                agent: None,
+                start_s: None,
+                stop_s: None,
+            },
+        );
         Ok(())
     }
 
@@ -386,17 +464,27 @@ impl File {
     }
 
     fn agent(&self, name: &str) -> Result<&Agent, String> {
-        self.agents.get(name).map(|(_, a)| a).ok_or_else(|| format!("`{name}` is not an agent created earlier in the file"))
+        self.agents
+            .get(name)
+            .map(|(_, a)| a)
+            .ok_or_else(|| format!("`{name}` is not an agent created earlier in the file"))
     }
 
     fn agent_mut(&mut self, name: &str) -> Result<&mut Agent, String> {
-        self.agents.get_mut(name).map(|(_, a)| a).ok_or_else(|| format!("`{name}` is not an agent created earlier in the file"))
+        self.agents
+            .get_mut(name)
+            .map(|(_, a)| a)
+            .ok_or_else(|| format!("`{name}` is not an agent created earlier in the file"))
     }
 
     fn set(&mut self, obj: &str, key: &str, value: &str) -> Result<(), String> {
-        if matches!(key, "class_" | "fid_") && (self.agents.contains_key(obj) || self.apps.contains_key(obj)) {
+        if matches!(key, "class_" | "fid_")
+            && (self.agents.contains_key(obj) || self.apps.contains_key(obj))
+        {
             // nam colour / flow id: no effect on what is sent.
-            value.parse::<i64>().map_err(|_| format!("{key} `{value}` is not an integer"))?;
+            value
+                .parse::<i64>()
+                .map_err(|_| format!("{key} `{value}` is not an integer"))?;
             return Ok(());
         }
         // An old Agent/CBR is both agent and application under one name: its settings live on the agent.
@@ -431,16 +519,30 @@ impl File {
         for name in &self.app_order {
             let app = &self.apps[name];
             let at = |m: String| (app.line, format!("{name}: {m}"));
-            let agent_name = app.agent.as_ref().ok_or_else(|| at("not attached to an agent (`$app attach-agent $agent`)".into()))?;
+            let agent_name = app.agent.as_ref().ok_or_else(|| {
+                at("not attached to an agent (`$app attach-agent $agent`)".into())
+            })?;
             let (_, agent) = &self.agents[agent_name];
             let src = agent.node.ok_or_else(|| at(format!("its agent {agent_name} is not attached to a node (`$ns_ attach-agent $node_(i) ${agent_name}`)")))?;
-            let peer = agent.peer.as_ref().ok_or_else(|| at(format!("its agent {agent_name} is not connected (`$ns_ connect ${agent_name} $sink`)")))?;
+            let peer = agent.peer.as_ref().ok_or_else(|| {
+                at(format!(
+                    "its agent {agent_name} is not connected (`$ns_ connect ${agent_name} $sink`)"
+                ))
+            })?;
             let (_, sink) = &self.agents[peer];
-            let dst = sink.node.ok_or_else(|| at(format!("the receiving agent {peer} is not attached to a node")))?;
-            let start_s = app.start_s.ok_or_else(|| at(format!("never started (no `$ns_ at T \"${name} start\"`)")))?;
+            let dst = sink.node.ok_or_else(|| {
+                at(format!(
+                    "the receiving agent {peer} is not attached to a node"
+                ))
+            })?;
+            let start_s = app
+                .start_s
+                .ok_or_else(|| at(format!("never started (no `$ns_ at T \"${name} start\"`)")))?;
             if let Some(stop) = app.stop_s {
                 if stop <= start_s {
-                    return Err(at(format!("stops at {stop} s, not after its start at {start_s} s")));
+                    return Err(at(format!(
+                        "stops at {stop} s, not after its start at {start_s} s"
+                    )));
                 }
             }
             let source = match (&app.kind, &agent.kind, &sink.kind) {
@@ -452,7 +554,15 @@ impl File {
                 (AppKind::Cbr(_), _, _) => return Err(at("a CBR source needs a UDP agent connected to an Agent/Null or Agent/LossMonitor (CBR over TCP is not modelled)".into())),
                 (AppKind::Ftp, _, _) => return Err(at("an FTP source needs a TCP agent connected to a TCPSink".into())),
             };
-            out.push(Ns2Flow { name: name.clone(), line: app.line, src, dst, source, start_s, stop_s: app.stop_s });
+            out.push(Ns2Flow {
+                name: name.clone(),
+                line: app.line,
+                src,
+                dst,
+                source,
+                start_s,
+                stop_s: app.stop_s,
+            });
         }
         Ok(out)
     }
@@ -463,20 +573,33 @@ fn set_cbr(c: &mut CbrSettings, key: &str, value: &str, old_agent: bool) -> Resu
         "packetSize_" => c.size = positive_int(value, "packetSize_", 65_507)? as u32,
         "interval_" => {
             let iv = seconds(value, "interval_")?;
-            c.pace = Pace::Interval { interval_s: iv, size_then: c.size };
+            c.pace = Pace::Interval {
+                interval_s: iv,
+                size_then: c.size,
+            };
         }
         "rate_" if !old_agent => c.pace = Pace::Rate(bits_per_s(value, "rate_")?),
         "random_" => {
             c.random = match value {
                 "0" => false,
                 "1" => true,
-                _ => return Err(format!("random_ `{value}` is out of range (allowed: 0 or 1)")),
+                _ => {
+                    return Err(format!(
+                        "random_ `{value}` is out of range (allowed: 0 or 1)"
+                    ))
+                }
             }
         }
         "maxpkts_" => c.max_packets = positive_int(value, "maxpkts_", u64::MAX)?,
         _ => {
-            let allowed = if old_agent { "packetSize_, interval_, random_, maxpkts_" } else { "packetSize_, interval_, rate_, random_, maxpkts_" };
-            return Err(format!("CBR parameter `{key}` is not supported (allowed: {allowed})"));
+            let allowed = if old_agent {
+                "packetSize_, interval_, random_, maxpkts_"
+            } else {
+                "packetSize_, interval_, rate_, random_, maxpkts_"
+            };
+            return Err(format!(
+                "CBR parameter `{key}` is not supported (allowed: {allowed})"
+            ));
         }
     }
     Ok(())
@@ -491,7 +614,12 @@ fn cbr_source(c: &CbrSettings, old_agent: bool, udp_max: Option<u32>) -> Result<
         ));
     }
     let max_packets = (c.max_packets != NS2_MAXPKTS_DEFAULT).then_some(c.max_packets);
-    Ok(Ns2Source::Cbr { packet_bytes: c.size, interval_s: c.interval_s(old_agent), random: c.random, max_packets })
+    Ok(Ns2Source::Cbr {
+        packet_bytes: c.size,
+        interval_s: c.interval_s(old_agent),
+        random: c.random,
+        max_packets,
+    })
 }
 
 #[cfg(test)]
@@ -514,7 +642,12 @@ mod tests {
                 line: 8,
                 src: 1,
                 dst: 2,
-                source: Ns2Source::Cbr { packet_bytes: 512, interval_s: 4.0, random: true, max_packets: Some(10000) },
+                source: Ns2Source::Cbr {
+                    packet_bytes: 512,
+                    interval_s: 4.0,
+                    random: true,
+                    max_packets: Some(10000)
+                },
                 start_s: 176.70898653413587,
                 stop_s: None,
             }]
@@ -531,9 +664,28 @@ mod tests {
         let f = read_ns2_traffic(text).unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!((f[0].src, f[0].dst, f[0].start_s), (1, 2, 2.5));
-        assert_eq!(f[0].source, Ns2Source::Ftp { variant: "tahoe", window_pkts: Some(32), mss_bytes: Some(512), delayed_ack: false });
-        assert_eq!((f[1].src, f[1].dst, f[1].start_s, f[1].stop_s), (3, 4, 150.0, Some(160.0)));
-        assert_eq!(f[1].source, Ns2Source::Ftp { variant: "newreno", window_pkts: None, mss_bytes: None, delayed_ack: true });
+        assert_eq!(
+            f[0].source,
+            Ns2Source::Ftp {
+                variant: "tahoe",
+                window_pkts: Some(32),
+                mss_bytes: Some(512),
+                delayed_ack: false
+            }
+        );
+        assert_eq!(
+            (f[1].src, f[1].dst, f[1].start_s, f[1].stop_s),
+            (3, 4, 150.0, Some(160.0))
+        );
+        assert_eq!(
+            f[1].source,
+            Ns2Source::Ftp {
+                variant: "newreno",
+                window_pkts: None,
+                mss_bytes: None,
+                delayed_ack: true
+            }
+        );
     }
 
     #[test]
@@ -541,7 +693,15 @@ mod tests {
         let text = "set cbr_(0) [$ns_ create-connection CBR $node_(0) LossMonitor $node_(1) 0]\n$cbr_(0) set packetSize_ 64\n\
             $cbr_(0) set interval_ 0.25\n$cbr_(0) set random_ 1\n$cbr_(0) set maxpkts_ 10000\n$ns_ at 2.0 \"$cbr_(0) start\"\n";
         let f = read_ns2_traffic(text).unwrap();
-        assert_eq!(f[0].source, Ns2Source::Cbr { packet_bytes: 64, interval_s: 0.25, random: true, max_packets: Some(10000) });
+        assert_eq!(
+            f[0].source,
+            Ns2Source::Cbr {
+                packet_bytes: 64,
+                interval_s: 0.25,
+                random: true,
+                max_packets: Some(10000)
+            }
+        );
         assert_eq!((f[0].src, f[0].dst), (0, 1));
     }
 
@@ -549,18 +709,29 @@ mod tests {
     fn interval_and_rate_follow_ns2() {
         let base = "set u [new Agent/UDP]\n$ns_ attach-agent $node_(0) $u\nset n [new Agent/Null]\n$ns_ attach-agent $node_(1) $n\n\
                     $ns_ connect $u $n\nset c [new Application/Traffic/CBR]\n$c attach-agent $u\n$ns_ at 1 \"$c start\"\n";
-        let interval = |extra: &str| match &read_ns2_traffic(&format!("{base}{extra}")).unwrap()[0].source {
-            Ns2Source::Cbr { interval_s, packet_bytes, .. } => (*packet_bytes, *interval_s),
-            s => panic!("{s:?}"),
-        };
+        let interval =
+            |extra: &str| match &read_ns2_traffic(&format!("{base}{extra}")).unwrap()[0].source {
+                Ns2Source::Cbr {
+                    interval_s,
+                    packet_bytes,
+                    ..
+                } => (*packet_bytes, *interval_s),
+                s => panic!("{s:?}"),
+            };
         // Defaults: 210 bytes at 448 kb/s = 3.75 ms.
         assert_eq!(interval(""), (210, 210.0 * 8.0 / 448e3));
         assert_eq!(interval("$c set rate_ 64Kb\n"), (210, 210.0 * 8.0 / 64e3));
         assert_eq!(interval("$c set rate_ 1MB\n"), (210, 210.0 * 8.0 / 8e6));
         assert_eq!(interval("$c set interval_ 20ms\n"), (210, 0.02));
         // interval_ fixes the rate; a later packetSize_ changes the interval (ns-source.tcl).
-        assert_eq!(interval("$c set interval_ 0.1\n$c set packetSize_ 420\n"), (420, 0.2));
-        assert_eq!(interval("$c set packetSize_ 420\n$c set interval_ 0.1\n"), (420, 0.1));
+        assert_eq!(
+            interval("$c set interval_ 0.1\n$c set packetSize_ 420\n"),
+            (420, 0.2)
+        );
+        assert_eq!(
+            interval("$c set packetSize_ 420\n$c set interval_ 0.1\n"),
+            (420, 0.1)
+        );
     }
 
     #[test]
@@ -568,22 +739,46 @@ mod tests {
         let base = "set u [new Agent/UDP]\n$ns_ attach-agent $node_(0) $u\nset n [new Agent/Null]\n$ns_ attach-agent $node_(1) $n\n\
                     $ns_ connect $u $n\nset c [new Application/Traffic/CBR]\n$c attach-agent $u\n";
         let cases = [
-            ("$ns_ at 1 \"$c start\"\n$c set burst_time_ 1", 9, "CBR parameter `burst_time_` is not supported"),
+            (
+                "$ns_ at 1 \"$c start\"\n$c set burst_time_ 1",
+                9,
+                "CBR parameter `burst_time_` is not supported",
+            ),
             ("puts hello", 8, "not a traffic statement"),
-            ("set x [new Agent/RTP]", 8, "agent `Agent/RTP` is not supported"),
-            ("set x [new Application/Traffic/Exponential]", 8, "class `Application/Traffic/Exponential`"),
+            (
+                "set x [new Agent/RTP]",
+                8,
+                "agent `Agent/RTP` is not supported",
+            ),
+            (
+                "set x [new Application/Traffic/Exponential]",
+                8,
+                "class `Application/Traffic/Exponential`",
+            ),
             ("$ns_ at -1 \"$c start\"", 8, "negative"),
-            ("$ns_ at 1 \"$c start\"\n$ns_ at 2 \"$c start\"", 9, "started twice"),
+            (
+                "$ns_ at 1 \"$c start\"\n$ns_ at 2 \"$c start\"",
+                9,
+                "started twice",
+            ),
             ("$ns_ at 1 \"$zz start\"", 8, "`zz` is not an application"),
             ("$ns_ at 1 \"$c reset\"", 8, "not a traffic event"),
             ("$ns_ at 1 $c start", 8, "double quotes"),
             ("$c set packetSize_ 0\n", 8, "out of range"),
-            ("$c set packetSize_ 2000\n$ns_ at 1 \"$c start\"", 6, "larger than its UDP agent's packetSize_ (1000)"),
+            (
+                "$c set packetSize_ 2000\n$ns_ at 1 \"$c start\"",
+                6,
+                "larger than its UDP agent's packetSize_ (1000)",
+            ),
             ("$c set random_ 2", 8, "random_ `2`"),
             ("$c set interval_ -1", 8, "interval_ `-1` is out of range"),
             ("$c set rate_ fast", 8, "not a rate"),
             ("", 6, "never started"),
-            ("$ns_ at 5 \"$c start\"\n$ns_ at 4 \"$c stop\"", 6, "not after its start"),
+            (
+                "$ns_ at 5 \"$c start\"\n$ns_ at 4 \"$c stop\"",
+                6,
+                "not after its start",
+            ),
             ("$ns_ attach-agent $node_(99999999) $u", 8, "larger than"),
             ("$ns_ attach-agent $node_(3) $u", 8, "already attached"),
             ("set u [new Agent/UDP]", 8, "created twice"),
@@ -593,10 +788,18 @@ mod tests {
             assert_eq!(e.line, line, "{extra}: {e}");
             assert!(e.message.contains(want), "{extra}: {e}");
         }
-        let e = read_ns2_traffic("set c [new Application/FTP]\n$ns_ at 1 \"$c start\"\n").unwrap_err();
-        assert!(e.message.contains("not attached to an agent") && e.line == 1, "{e}");
+        let e =
+            read_ns2_traffic("set c [new Application/FTP]\n$ns_ at 1 \"$c start\"\n").unwrap_err();
+        assert!(
+            e.message.contains("not attached to an agent") && e.line == 1,
+            "{e}"
+        );
         let e = read_ns2_traffic("set t [new Agent/TCP]\nset s [new Agent/Null]\n$ns_ attach-agent $node_(0) $t\n$ns_ attach-agent $node_(1) $s\n\
             $ns_ connect $t $s\nset c [new Application/FTP]\n$c attach-agent $t\n$ns_ at 1 \"$c start\"\n").unwrap_err();
-        assert!(e.message.contains("needs a TCP agent connected to a TCPSink"), "{e}");
+        assert!(
+            e.message
+                .contains("needs a TCP agent connected to a TCPSink"),
+            "{e}"
+        );
     }
 }

@@ -67,12 +67,22 @@ pub struct FaultEvent {
 impl FaultEvent {
     /// A node event (`NodeOff` or `NodeOn`).
     pub fn node(time: SimTime, kind: FaultKind, n: u32) -> FaultEvent {
-        FaultEvent { time, kind, a: NodeId(n), b: None }
+        FaultEvent {
+            time,
+            kind,
+            a: NodeId(n),
+            b: None,
+        }
     }
 
     /// A link event (`LinkDown` or `LinkUp`); the pair is stored as (min, max).
     pub fn link(time: SimTime, kind: FaultKind, a: u32, b: u32) -> FaultEvent {
-        FaultEvent { time, kind, a: NodeId(a.min(b)), b: Some(NodeId(a.max(b))) }
+        FaultEvent {
+            time,
+            kind,
+            a: NodeId(a.min(b)),
+            b: Some(NodeId(a.max(b))),
+        }
     }
 
     /// The total order of a schedule: time, then nodes, then kind.
@@ -84,7 +94,9 @@ impl FaultEvent {
 /// Serialised as `{"time_ns": …, "time_s": …, "kind": "link_down", "nodes": [a, b]}`.
 impl Serialize for FaultEvent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let nodes: Vec<u32> = std::iter::once(self.a.0).chain(self.b.map(|b| b.0)).collect();
+        let nodes: Vec<u32> = std::iter::once(self.a.0)
+            .chain(self.b.map(|b| b.0))
+            .collect();
         let mut st = s.serialize_struct("FaultEvent", 4)?;
         st.serialize_field("time_ns", &self.time.as_nanos())?;
         st.serialize_field("time_s", &self.time.as_secs_f64())?;
@@ -168,7 +180,11 @@ pub struct FaultError {
 }
 
 fn invalid(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> FaultError {
-    FaultError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
+    FaultError {
+        key: key.into(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
 }
 
 /// The RNG entity of link (a, b): `(min(a,b) << 32) | max(a,b)`. Symmetric in
@@ -187,7 +203,13 @@ fn exp_ns(rng: &mut SimRng, mean_s: f64) -> u64 {
 
 /// The random failures of link (a, b) in `[start, until)`: alternating
 /// LinkDown/LinkUp events (the last LinkUp is omitted if it falls at or after `until`).
-pub fn random_link_failures(seed: u64, a: NodeId, b: NodeId, p: &RandomLinkFailures, until: SimTime) -> Vec<FaultEvent> {
+pub fn random_link_failures(
+    seed: u64,
+    a: NodeId,
+    b: NodeId,
+    p: &RandomLinkFailures,
+    until: SimTime,
+) -> Vec<FaultEvent> {
     let mut out = Vec::new();
     if p.rate_per_s <= 0.0 {
         return out;
@@ -229,7 +251,11 @@ impl LinkFailures {
 
     /// The next event before `until`, or `None` (and none after it).
     fn next(&mut self, until: SimTime) -> Option<FaultEvent> {
-        let (mean, kind) = if self.down_next { (self.mean_up_s, FaultKind::LinkDown) } else { (self.mean_down_s, FaultKind::LinkUp) };
+        let (mean, kind) = if self.down_next {
+            (self.mean_up_s, FaultKind::LinkDown)
+        } else {
+            (self.mean_down_s, FaultKind::LinkUp)
+        };
         self.t = self.t.saturating_add(exp_ns(&mut self.rng, mean));
         if self.t >= until.0 {
             self.t = u64::MAX;
@@ -260,7 +286,12 @@ pub struct FaultStream {
 
 impl FaultStream {
     /// Validate `spec` against `node_count`; events before `until` will be drawn.
-    pub fn new(spec: &FaultSpec, seed: u64, node_count: u32, until: SimTime) -> Result<FaultStream, FaultError> {
+    pub fn new(
+        spec: &FaultSpec,
+        seed: u64,
+        node_count: u32,
+        until: SimTime,
+    ) -> Result<FaultStream, FaultError> {
         let mut events = Vec::new();
         let node = |key: String, n: u32| {
             if n < node_count {
@@ -308,24 +339,47 @@ impl FaultStream {
         events.retain(|e| e.time < until);
         // Stable: equal keys are equal events, kept in the order listed.
         events.sort_by_key(FaultEvent::key);
-        let mut st = FaultStream { scripted: events, next_scripted: 0, heap: Default::default(), links: Vec::new(), until };
+        let mut st = FaultStream {
+            scripted: events,
+            next_scripted: 0,
+            heap: Default::default(),
+            links: Vec::new(),
+            until,
+        };
         if let Some(p) = &spec.random_link_failures {
             let k = "faults.random_link_failures";
             if !(p.rate_per_s.is_finite() && p.rate_per_s >= 0.0) {
-                return Err(invalid(format!("{k}.rate_per_s"), p.rate_per_s, "a finite number >= 0 (failures/s)"));
+                return Err(invalid(
+                    format!("{k}.rate_per_s"),
+                    p.rate_per_s,
+                    "a finite number >= 0 (failures/s)",
+                ));
             }
             if !(p.mean_duration_s.is_finite() && p.mean_duration_s > 0.0) {
-                return Err(invalid(format!("{k}.mean_duration_s"), p.mean_duration_s, "a finite number > 0 (s)"));
+                return Err(invalid(
+                    format!("{k}.mean_duration_s"),
+                    p.mean_duration_s,
+                    "a finite number > 0 (s)",
+                ));
             }
             time(format!("{k}.start_s"), p.start_s)?;
             let pairs: Vec<(u32, u32)> = match &p.links {
-                None => (0..node_count).flat_map(|a| (a + 1..node_count).map(move |b| (a, b))).collect(),
+                None => (0..node_count)
+                    .flat_map(|a| (a + 1..node_count).map(move |b| (a, b)))
+                    .collect(),
                 Some(list) => {
                     let mut v = Vec::with_capacity(list.len());
                     for (i, [a, b]) in list.iter().copied().enumerate() {
-                        let (a, b) = (node(format!("{k}.links[{i}][0]"), a)?, node(format!("{k}.links[{i}][1]"), b)?);
+                        let (a, b) = (
+                            node(format!("{k}.links[{i}][0]"), a)?,
+                            node(format!("{k}.links[{i}][1]"), b)?,
+                        );
                         if a == b {
-                            return Err(invalid(format!("{k}.links[{i}]"), format!("[{a}, {b}]"), "two different nodes"));
+                            return Err(invalid(
+                                format!("{k}.links[{i}]"),
+                                format!("[{a}, {b}]"),
+                                "two different nodes",
+                            ));
                         }
                         v.push((a.min(b), a.max(b)));
                     }
@@ -339,7 +393,8 @@ impl FaultStream {
                 for (a, b) in pairs {
                     let mut g = LinkFailures::new(seed, NodeId(a), NodeId(b), p);
                     if let Some(e) = g.next(until) {
-                        st.heap.push(std::cmp::Reverse((e.key(), st.links.len() as u32)));
+                        st.heap
+                            .push(std::cmp::Reverse((e.key(), st.links.len() as u32)));
                         st.links.push(g);
                     }
                 }
@@ -390,8 +445,15 @@ pub struct FaultSchedule {
 impl FaultSchedule {
     /// Validate `spec` against `node_count` and generate all events before
     /// `until` (a run draws them as it goes: [`FaultStream`]).
-    pub fn build(spec: &FaultSpec, seed: u64, node_count: u32, until: SimTime) -> Result<FaultSchedule, FaultError> {
-        Ok(FaultSchedule { events: FaultStream::new(spec, seed, node_count, until)?.collect() })
+    pub fn build(
+        spec: &FaultSpec,
+        seed: u64,
+        node_count: u32,
+        until: SimTime,
+    ) -> Result<FaultSchedule, FaultError> {
+        Ok(FaultSchedule {
+            events: FaultStream::new(spec, seed, node_count, until)?.collect(),
+        })
     }
 
     /// All events, sorted.
@@ -473,25 +535,50 @@ mod tests {
 
     fn failures(rate: f64, mean: f64, links: Option<Vec<[u32; 2]>>) -> FaultSpec {
         FaultSpec {
-            random_link_failures: Some(RandomLinkFailures { rate_per_s: rate, mean_duration_s: mean, links, start_s: 0.0 }),
+            random_link_failures: Some(RandomLinkFailures {
+                rate_per_s: rate,
+                mean_duration_s: mean,
+                links,
+                start_s: 0.0,
+            }),
             ..FaultSpec::default()
         }
     }
 
     #[test]
     fn link_entity_is_symmetric_and_injective() {
-        assert_eq!(link_entity(NodeId(3), NodeId(7)), link_entity(NodeId(7), NodeId(3)));
+        assert_eq!(
+            link_entity(NodeId(3), NodeId(7)),
+            link_entity(NodeId(7), NodeId(3))
+        );
         assert_eq!(link_entity(NodeId(3), NodeId(7)), (3 << 32) | 7);
-        assert_ne!(link_entity(NodeId(0), NodeId(1)), link_entity(NodeId(1), NodeId(2)));
+        assert_ne!(
+            link_entity(NodeId(0), NodeId(1)),
+            link_entity(NodeId(1), NodeId(2))
+        );
     }
 
     #[test]
     fn scripted_faults_are_sorted_and_compose() {
         let spec = FaultSpec {
-            node_switches: vec![NodeSwitch { node: 2, off_s: 5.0, on_s: Some(8.0) }],
+            node_switches: vec![NodeSwitch {
+                node: 2,
+                off_s: 5.0,
+                on_s: Some(8.0),
+            }],
             link_outages: vec![
-                LinkOutage { a: 1, b: 0, down_s: 1.0, up_s: Some(4.0) },
-                LinkOutage { a: 0, b: 1, down_s: 2.0, up_s: Some(3.0) },
+                LinkOutage {
+                    a: 1,
+                    b: 0,
+                    down_s: 1.0,
+                    up_s: Some(4.0),
+                },
+                LinkOutage {
+                    a: 0,
+                    b: 1,
+                    down_s: 2.0,
+                    up_s: Some(3.0),
+                },
             ],
             random_link_failures: None,
         };
@@ -506,8 +593,22 @@ mod tests {
             up_after.push((st.link_up(NodeId(0), NodeId(1)), st.node_up(NodeId(2))));
         }
         // The 2–3 s outage nests inside 1–4 s: the link is back only at 4 s.
-        assert_eq!(up_after, vec![(false, true), (false, true), (false, true), (true, true), (true, false), (true, true)]);
-        assert!(!FaultState { nodes_off: [(NodeId(2), 1)].into(), ..FaultState::new() }.can_communicate(NodeId(1), NodeId(2)));
+        assert_eq!(
+            up_after,
+            vec![
+                (false, true),
+                (false, true),
+                (false, true),
+                (true, true),
+                (true, false),
+                (true, true)
+            ]
+        );
+        assert!(!FaultState {
+            nodes_off: [(NodeId(2), 1)].into(),
+            ..FaultState::new()
+        }
+        .can_communicate(NodeId(1), NodeId(2)));
     }
 
     #[test]
@@ -519,35 +620,70 @@ mod tests {
         );
         assert_eq!(e.to_string(), "12.500000000s link_down 3 7");
         let n = FaultEvent::node(s(1.0), FaultKind::NodeOff, 4);
-        assert_eq!(serde_json::to_string(&n).unwrap(), r#"{"time_ns":1000000000,"time_s":1.0,"kind":"node_off","nodes":[4]}"#);
+        assert_eq!(
+            serde_json::to_string(&n).unwrap(),
+            r#"{"time_ns":1000000000,"time_s":1.0,"kind":"node_off","nodes":[4]}"#
+        );
     }
 
     #[test]
     fn bad_specs_name_the_key() {
-        let sw = FaultSpec { node_switches: vec![NodeSwitch { node: 9, off_s: 1.0, on_s: None }], ..FaultSpec::default() };
-        assert_eq!(FaultSchedule::build(&sw, 1, 3, s(10.0)).unwrap_err().key, "faults.node_switches[0].node");
-        let sw = FaultSpec { node_switches: vec![NodeSwitch { node: 0, off_s: 5.0, on_s: Some(5.0) }], ..FaultSpec::default() };
-        assert_eq!(FaultSchedule::build(&sw, 1, 3, s(10.0)).unwrap_err().key, "faults.node_switches[0].on_s");
+        let sw = FaultSpec {
+            node_switches: vec![NodeSwitch {
+                node: 9,
+                off_s: 1.0,
+                on_s: None,
+            }],
+            ..FaultSpec::default()
+        };
+        assert_eq!(
+            FaultSchedule::build(&sw, 1, 3, s(10.0)).unwrap_err().key,
+            "faults.node_switches[0].node"
+        );
+        let sw = FaultSpec {
+            node_switches: vec![NodeSwitch {
+                node: 0,
+                off_s: 5.0,
+                on_s: Some(5.0),
+            }],
+            ..FaultSpec::default()
+        };
+        assert_eq!(
+            FaultSchedule::build(&sw, 1, 3, s(10.0)).unwrap_err().key,
+            "faults.node_switches[0].on_s"
+        );
         let e = FaultSchedule::build(&failures(-1.0, 1.0, None), 1, 3, s(10.0)).unwrap_err();
         assert_eq!(e.key, "faults.random_link_failures.rate_per_s");
         let e = FaultSchedule::build(&failures(1.0, 0.0, None), 1, 3, s(10.0)).unwrap_err();
         assert_eq!(e.key, "faults.random_link_failures.mean_duration_s");
-        let e = FaultSchedule::build(&failures(1.0, 1.0, Some(vec![[1, 1]])), 1, 3, s(10.0)).unwrap_err();
+        let e = FaultSchedule::build(&failures(1.0, 1.0, Some(vec![[1, 1]])), 1, 3, s(10.0))
+            .unwrap_err();
         assert_eq!(e.key, "faults.random_link_failures.links[0]");
     }
 
     #[test]
     fn a_links_failures_do_not_depend_on_other_links() {
         let until = s(10_000.0);
-        let only = FaultSchedule::build(&failures(0.01, 10.0, Some(vec![[2, 5]])), 42, 6, until).unwrap();
+        let only =
+            FaultSchedule::build(&failures(0.01, 10.0, Some(vec![[2, 5]])), 42, 6, until).unwrap();
         let all = FaultSchedule::build(&failures(0.01, 10.0, None), 42, 60, until).unwrap();
-        let of_pair: Vec<FaultEvent> =
-            all.events().iter().filter(|e| e.a == NodeId(2) && e.b == Some(NodeId(5))).copied().collect();
+        let of_pair: Vec<FaultEvent> = all
+            .events()
+            .iter()
+            .filter(|e| e.a == NodeId(2) && e.b == Some(NodeId(5)))
+            .copied()
+            .collect();
         assert!(!of_pair.is_empty());
         assert_eq!(only.events(), &of_pair[..]);
         // Same seed, same schedule; another seed, another.
-        assert_eq!(all, FaultSchedule::build(&failures(0.01, 10.0, None), 42, 60, until).unwrap());
-        assert_ne!(only, FaultSchedule::build(&failures(0.01, 10.0, Some(vec![[2, 5]])), 43, 6, until).unwrap());
+        assert_eq!(
+            all,
+            FaultSchedule::build(&failures(0.01, 10.0, None), 42, 60, until).unwrap()
+        );
+        assert_ne!(
+            only,
+            FaultSchedule::build(&failures(0.01, 10.0, Some(vec![[2, 5]])), 43, 6, until).unwrap()
+        );
         // Down and up alternate per link, starting with down.
         for w in of_pair.windows(2) {
             assert_ne!(w[0].kind, w[1].kind);
@@ -600,8 +736,24 @@ mod tests {
     fn drawn_as_the_run_goes_equals_drawn_up_front() {
         let until = s(500.0);
         let mut spec = failures(0.05, 4.0, None);
-        spec.node_switches = vec![NodeSwitch { node: 3, off_s: 10.0, on_s: Some(20.0) }, NodeSwitch { node: 1, off_s: 600.0, on_s: None }];
-        spec.link_outages = vec![LinkOutage { a: 4, b: 2, down_s: 0.0, up_s: Some(250.0) }];
+        spec.node_switches = vec![
+            NodeSwitch {
+                node: 3,
+                off_s: 10.0,
+                on_s: Some(20.0),
+            },
+            NodeSwitch {
+                node: 1,
+                off_s: 600.0,
+                on_s: None,
+            },
+        ];
+        spec.link_outages = vec![LinkOutage {
+            a: 4,
+            b: 2,
+            down_s: 0.0,
+            up_s: Some(250.0),
+        }];
         for seed in [1, 7, 2024] {
             let lazy: Vec<FaultEvent> = FaultStream::new(&spec, seed, 12, until).unwrap().collect();
             let reference = up_front(&spec, seed, 12, until);
@@ -619,7 +771,9 @@ mod tests {
         assert_eq!(st.failing_links(), 1);
         let first: Vec<FaultEvent> = st.by_ref().take(1000).collect();
         assert_eq!(first.len(), 1000);
-        assert!(first.windows(2).all(|w| w[0].time < w[1].time && w[0].kind != w[1].kind));
+        assert!(first
+            .windows(2)
+            .all(|w| w[0].time < w[1].time && w[0].kind != w[1].kind));
         assert!(first[999].time < s(1e-3), "{}", first[999].time);
     }
 }

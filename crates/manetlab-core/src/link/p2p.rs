@@ -9,9 +9,9 @@
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Packet, TransportHeader};
 use crate::queue::{DropTail, Queue, Queued};
-use std::rc::Rc;
 use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
 use rand::Rng;
+use std::rc::Rc;
 
 /// One direction of a duplex link.
 pub struct Direction {
@@ -48,7 +48,11 @@ pub struct P2pLink {
 #[derive(Debug, PartialEq)]
 pub enum LinkStep {
     /// Transmission started: the transmitter frees at `tx_done`, the packet arrives at `arrive`.
-    Started { tx_done: SimTime, arrive: SimTime, pkt: Rc<Packet> },
+    Started {
+        tx_done: SimTime,
+        arrive: SimTime,
+        pkt: Rc<Packet>,
+    },
     /// Queued behind other packets.
     Queued,
     /// Queue full: the packet is dropped (ns-2 reason `IFQ`).
@@ -58,7 +62,16 @@ pub enum LinkStep {
 }
 
 impl P2pLink {
-    pub fn new(id: LinkId, a: NodeId, b: NodeId, bandwidth_bps: f64, delay: SimDuration, queue_limit: u32, error_rate: f64, seed: u64) -> Self {
+    pub fn new(
+        id: LinkId,
+        a: NodeId,
+        b: NodeId,
+        bandwidth_bps: f64,
+        delay: SimDuration,
+        queue_limit: u32,
+        error_rate: f64,
+        seed: u64,
+    ) -> Self {
         let dir = |d: u64, from, to| Direction {
             from,
             to,
@@ -67,7 +80,14 @@ impl P2pLink {
             rng: stream(seed, 2 * id.0 as u64 + d, Component::LinkError),
             stats: DirectionStats::default(),
         };
-        P2pLink { id, bandwidth_bps, delay, error_rate, dirs: [dir(0, a, b), dir(1, b, a)], drop_tcp_segments: Vec::new() }
+        P2pLink {
+            id,
+            bandwidth_bps,
+            delay,
+            error_rate,
+            dirs: [dir(0, a, b), dir(1, b, a)],
+            drop_tcp_segments: Vec::new(),
+        }
     }
 
     /// Packets waiting in direction `d`'s queue (not the one being serialised,
@@ -78,7 +98,11 @@ impl P2pLink {
 
     /// Direction index for a packet leaving `from`.
     pub fn dir_from(&self, from: NodeId) -> usize {
-        if self.dirs[0].from == from { 0 } else { 1 }
+        if self.dirs[0].from == from {
+            0
+        } else {
+            1
+        }
     }
 
     /// Offer a packet to direction `d`.
@@ -118,7 +142,11 @@ impl P2pLink {
         dir.stats.tx_packets += 1;
         dir.stats.tx_bytes += pkt.size_bytes() as u64;
         dir.stats.busy_time = dir.stats.busy_time + tx;
-        LinkStep::Started { tx_done: now + tx, arrive: now + tx + self.delay, pkt }
+        LinkStep::Started {
+            tx_done: now + tx,
+            arrive: now + tx + self.delay,
+            pkt,
+        }
     }
 
     /// A packet reached the far end of direction `d`: false if the error model drops it.
@@ -142,7 +170,9 @@ impl P2pLink {
         if d != 0 || self.drop_tcp_segments.is_empty() || pkt.payload_bytes == 0 {
             return false;
         }
-        let (TransportHeader::Tcp(_), Some(tag)) = (&pkt.transport, pkt.tag) else { return false };
+        let (TransportHeader::Tcp(_), Some(tag)) = (&pkt.transport, pkt.tag) else {
+            return false;
+        };
         match self.drop_tcp_segments.iter().position(|&s| s == tag.seq) {
             Some(i) => {
                 self.drop_tcp_segments.remove(i);

@@ -81,12 +81,19 @@ pub struct ArpTable {
 
 impl ArpTable {
     pub fn new(me: NodeId) -> Self {
-        ArpTable { me, entries: BTreeMap::new(), requests_sent: 0 }
+        ArpTable {
+            me,
+            entries: BTreeMap::new(),
+            requests_sent: 0,
+        }
     }
 
     /// Every packet held for an unresolved next hop (for the end-of-run accounting).
     pub fn for_each_held(&self, f: &mut dyn FnMut(&Packet)) {
-        self.entries.values().filter_map(|e| e.hold.as_ref()).for_each(f);
+        self.entries
+            .values()
+            .filter_map(|e| e.hold.as_ref())
+            .for_each(f);
     }
 
     pub fn is_resolved(&self, n: NodeId) -> bool {
@@ -101,7 +108,10 @@ impl ArpTable {
         }
         if e.count >= ARP_MAX_REQUEST_COUNT {
             e.count = 0;
-            return Resolve::Failed { held: e.hold.take(), pkt };
+            return Resolve::Failed {
+                held: e.hold.take(),
+                pkt,
+            };
         }
         e.count += 1;
         let replaced = e.hold.replace(pkt);
@@ -111,7 +121,11 @@ impl ArpTable {
 
     /// The request to broadcast for `next_hop`.
     pub fn request(&self, next_hop: NodeId) -> ArpMsg {
-        ArpMsg { op: ArpOp::Request, sender: self.me, target: next_hop }
+        ArpMsg {
+            op: ArpOp::Request,
+            sender: self.me,
+            target: next_hop,
+        }
     }
 
     /// An ARP message arrived intact.
@@ -119,7 +133,11 @@ impl ArpTable {
         let e = self.entries.entry(m.sender).or_default();
         e.up = true;
         let release = e.hold.take();
-        let reply = (m.op == ArpOp::Request && m.target == self.me).then_some(ArpMsg { op: ArpOp::Reply, sender: self.me, target: m.sender });
+        let reply = (m.op == ArpOp::Request && m.target == self.me).then_some(ArpMsg {
+            op: ArpOp::Reply,
+            sender: self.me,
+            target: m.sender,
+        });
         Input { release, reply }
     }
 }
@@ -133,24 +151,36 @@ mod tests {
         Packet {
             uid,
             ip: IpHeader::new(NodeId(0), NodeId(5), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 1,
+                dst_port: 1,
+                on_wire: true,
+            }),
             payload_bytes: 100,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
     #[test]
     fn holds_one_packet_and_the_newer_replaces_the_older() {
         let mut t = ArpTable::new(NodeId(0));
-        assert!(matches!(t.resolve(NodeId(1), pkt(1)), Resolve::Held { replaced: None }));
+        assert!(matches!(
+            t.resolve(NodeId(1), pkt(1)),
+            Resolve::Held { replaced: None }
+        ));
         match t.resolve(NodeId(1), pkt(2)) {
             Resolve::Held { replaced: Some(p) } => assert_eq!(p.uid, 1),
             r => panic!("{r:?}"),
         }
         assert_eq!(t.requests_sent, 2, "one request per packet, as ns-2");
         // The reply resolves the entry and releases the newest packet.
-        let inp = t.input(&ArpMsg { op: ArpOp::Reply, sender: NodeId(1), target: NodeId(0) });
+        let inp = t.input(&ArpMsg {
+            op: ArpOp::Reply,
+            sender: NodeId(1),
+            target: NodeId(0),
+        });
         assert_eq!(inp.release.map(|p| p.uid), Some(2));
         assert!(inp.reply.is_none());
         assert!(matches!(t.resolve(NodeId(1), pkt(3)), Resolve::Ready(p) if p.uid == 3));
@@ -160,26 +190,46 @@ mod tests {
     fn fourth_packet_fails_with_the_held_one_after_three_requests() {
         let mut t = ArpTable::new(NodeId(0));
         for uid in 1..=3 {
-            assert!(matches!(t.resolve(NodeId(1), pkt(uid)), Resolve::Held { .. }));
+            assert!(matches!(
+                t.resolve(NodeId(1), pkt(uid)),
+                Resolve::Held { .. }
+            ));
         }
         match t.resolve(NodeId(1), pkt(4)) {
             Resolve::Failed { held: Some(h), pkt } => assert_eq!((h.uid, pkt.uid), (3, 4)),
             r => panic!("{r:?}"),
         }
         // The count starts again: the next packet is held and requested anew.
-        assert!(matches!(t.resolve(NodeId(1), pkt(5)), Resolve::Held { replaced: None }));
+        assert!(matches!(
+            t.resolve(NodeId(1), pkt(5)),
+            Resolve::Held { replaced: None }
+        ));
         assert_eq!(t.requests_sent, 4);
     }
 
     #[test]
     fn a_request_teaches_every_hearer_and_the_target_replies() {
         let mut target = ArpTable::new(NodeId(1));
-        let req = ArpMsg { op: ArpOp::Request, sender: NodeId(0), target: NodeId(1) };
+        let req = ArpMsg {
+            op: ArpOp::Request,
+            sender: NodeId(0),
+            target: NodeId(1),
+        };
         let inp = target.input(&req);
-        assert_eq!(inp.reply, Some(ArpMsg { op: ArpOp::Reply, sender: NodeId(1), target: NodeId(0) }));
+        assert_eq!(
+            inp.reply,
+            Some(ArpMsg {
+                op: ArpOp::Reply,
+                sender: NodeId(1),
+                target: NodeId(0)
+            })
+        );
         assert!(target.is_resolved(NodeId(0)));
         let mut bystander = ArpTable::new(NodeId(2));
         assert!(bystander.input(&req).reply.is_none());
-        assert!(bystander.is_resolved(NodeId(0)), "ns-2 arpinput learns the sender from any ARP message");
+        assert!(
+            bystander.is_resolved(NodeId(0)),
+            "ns-2 arpinput learns the sender from any ARP message"
+        );
     }
 }

@@ -36,7 +36,10 @@
 //! out (radio, channel, timers, network layer), so the DCF is testable alone.
 
 use super::arp::{ArpMsg, ARP_BYTES};
-use super::frame::{duration_field, EifsMode, Frame, FrameKind, MacParams, Outbox, ACK_BYTES, CTS_BYTES, MAX_PROPAGATION, RTS_BYTES};
+use super::frame::{
+    duration_field, EifsMode, Frame, FrameKind, MacParams, Outbox, ACK_BYTES, CTS_BYTES,
+    MAX_PROPAGATION, RTS_BYTES,
+};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
@@ -101,7 +104,10 @@ pub enum MacAction {
     Overheard(NodeId, NodeId),
     /// A unicast frame finished (acknowledged or dropped) after `retries`
     /// retransmissions (RTS and DATA together).
-    FrameDone { retries: u32, ok: bool },
+    FrameDone {
+        retries: u32,
+        ok: bool,
+    },
     /// The MAC can take the next packet from the interface queue.
     Ready,
 }
@@ -159,7 +165,10 @@ pub struct FrameHead {
 
 impl FrameHead {
     pub fn of(f: &Frame) -> FrameHead {
-        FrameHead { dst: f.dst, nav: f.nav }
+        FrameHead {
+            dst: f.dst,
+            nav: f.nav,
+        }
     }
 }
 
@@ -389,16 +398,31 @@ impl Dcf {
     /// The wait before a resumed countdown: DIFS, or EIFS after an errored frame
     /// in standard mode (ns-2 gets its EIFS from the NAV instead).
     fn resume_ifs(&self) -> SimDuration {
-        if self.eifs_standard && self.use_eifs { self.eifs } else { self.p.difs() }
+        if self.eifs_standard && self.use_eifs {
+            self.eifs
+        } else {
+            self.p.difs()
+        }
     }
 
     // ---- backoff timer (ns-2 BackoffTimer) ---------------------------------------
 
-    fn bo_start(&mut self, now: SimTime, idle: bool, difs: SimDuration, extra: SimDuration, out: &mut Vec<MacAction>) {
+    fn bo_start(
+        &mut self,
+        now: SimTime,
+        idle: bool,
+        difs: SimDuration,
+        extra: SimDuration,
+        out: &mut Vec<MacAction>,
+    ) {
         if self.bo_busy {
             return; // ns-2 asserts this never happens; keep the running countdown
         }
-        let slots = if self.p.backoff_includes_cw { self.rng.gen_range(0..=self.cw) } else { self.rng.gen_range(0..self.cw) };
+        let slots = if self.p.backoff_includes_cw {
+            self.rng.gen_range(0..=self.cw)
+        } else {
+            self.rng.gen_range(0..self.cw)
+        };
         self.note(now, || format!("backoff {slots}"));
         self.bo_busy = true;
         self.bo_paused = !idle;
@@ -414,7 +438,11 @@ impl Dcf {
 
     fn bo_pause(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
         let counting_from = self.bo.stime + self.bo.difs_wait;
-        let slots = if now > counting_from { (now - counting_from).0 / self.p.slot.0 } else { 0 };
+        let slots = if now > counting_from {
+            (now - counting_from).0 / self.p.slot.0
+        } else {
+            0
+        };
         self.bo.rtime = SimDuration(self.bo.rtime.0.saturating_sub(slots * self.p.slot.0));
         self.bo.difs_wait = SimDuration::ZERO;
         self.bo_paused = true;
@@ -470,7 +498,11 @@ impl Dcf {
     /// `check_backoff` would have found the medium idle then iff the radio and
     /// transmit state were idle, which they have been since the last check.
     fn sync_idle(&mut self, now: SimTime) {
-        if !self.was_idle && self.phy_tx_idle_at_check && self.last_check < self.nav_until && self.nav_until <= now {
+        if !self.was_idle
+            && self.phy_tx_idle_at_check
+            && self.last_check < self.nav_until
+            && self.nav_until <= now
+        {
             self.was_idle = true;
             self.idle_since = self.nav_until;
         }
@@ -555,13 +587,29 @@ impl Dcf {
     fn rx_effect(&self, f: Option<FrameHead>) -> RxEffect {
         match f {
             // ns-2 recv_timer: a frame that ends while we transmit was never seen.
-            _ if self.tx_active => RxEffect { seen: false, nav: None, use_eifs: None },
+            _ if self.tx_active => RxEffect {
+                seen: false,
+                nav: None,
+                use_eifs: None,
+            },
             // A correct reception ends any EIFS (§9.2.3.4); one for another
             // node (or broadcast) sets the NAV from its duration field.
-            Some(f) => RxEffect { seen: true, nav: (f.dst != Some(self.me)).then_some(f.nav), use_eifs: Some(false) },
+            Some(f) => RxEffect {
+                seen: true,
+                nav: (f.dst != Some(self.me)).then_some(f.nav),
+                use_eifs: Some(false),
+            },
             // An error: EIFS before the next access, which ns-2 makes a NAV.
-            None if self.eifs_standard => RxEffect { seen: true, nav: None, use_eifs: Some(true) },
-            None => RxEffect { seen: true, nav: Some(self.eifs), use_eifs: None },
+            None if self.eifs_standard => RxEffect {
+                seen: true,
+                nav: None,
+                use_eifs: Some(true),
+            },
+            None => RxEffect {
+                seen: true,
+                nav: Some(self.eifs),
+                use_eifs: None,
+            },
         }
     }
 
@@ -577,10 +625,18 @@ impl Dcf {
     /// the NAV and every timer (their pending events become stale). Returns the
     /// packet the MAC held, for the caller to drop.
     pub fn switch_off(&mut self) -> Option<Packet> {
-        for t in [&mut self.bo.timer, &mut self.defer_timer, &mut self.send_timer, &mut self.nav_timer] {
+        for t in [
+            &mut self.bo.timer,
+            &mut self.defer_timer,
+            &mut self.send_timer,
+            &mut self.nav_timer,
+        ] {
             t.cancel();
         }
-        self.bo = Backoff { timer: std::mem::take(&mut self.bo.timer), ..Backoff::default() };
+        self.bo = Backoff {
+            timer: std::mem::take(&mut self.bo.timer),
+            ..Backoff::default()
+        };
         self.bo_busy = false;
         self.bo_paused = false;
         self.ctrl = None;
@@ -691,7 +747,11 @@ impl Dcf {
     /// changes nothing. The carrier change that follows is the caller's
     /// ([`Dcf::carrier_quiet`] or [`Dcf::carrier`]).
     #[inline]
-    pub fn rx_quiet(&mut self, now: SimTime, f: Option<FrameHead>) -> Option<Option<(SimTime, TimerToken)>> {
+    pub fn rx_quiet(
+        &mut self,
+        now: SimTime,
+        f: Option<FrameHead>,
+    ) -> Option<Option<(SimTime, TimerToken)>> {
         if self.rx_loud {
             return None;
         }
@@ -766,8 +826,20 @@ impl Dcf {
                     return;
                 }
                 let cts_time = self.p.ctrl_airtime(CTS_BYTES);
-                let nav = duration_field(SimDuration(f.nav.0.saturating_sub((self.p.sifs + cts_time).0)));
-                self.ctrl = Some(Frame { kind: FrameKind::Cts, src: self.me, dst: Some(f.src), nav, seq: 0, retry: false, pkt: None, arp: None, airtime: cts_time });
+                let nav = duration_field(SimDuration(
+                    f.nav.0.saturating_sub((self.p.sifs + cts_time).0),
+                ));
+                self.ctrl = Some(Frame {
+                    kind: FrameKind::Cts,
+                    src: self.me,
+                    dst: Some(f.src),
+                    nav,
+                    seq: 0,
+                    retry: false,
+                    pkt: None,
+                    arp: None,
+                    airtime: cts_time,
+                });
                 cancel(&mut self.defer_timer, MacTimer::Defer, out);
                 self.tx_resume(now, out);
             }
@@ -783,8 +855,11 @@ impl Dcf {
                 self.tx_resume(now, out);
             }
             FrameKind::Data => {
-                let msdu = f.pkt.as_ref().map_or(0, |p| p.size_bytes()) + f.arp.map_or(0, |_| ARP_BYTES);
-                if self.p.uses_rts(msdu) && (self.tx_state == TxState::Cts || !self.p.ack_data_without_cts) {
+                let msdu =
+                    f.pkt.as_ref().map_or(0, |p| p.size_bytes()) + f.arp.map_or(0, |_| ARP_BYTES);
+                if self.p.uses_rts(msdu)
+                    && (self.tx_state == TxState::Cts || !self.p.ack_data_without_cts)
+                {
                     if self.tx_state != TxState::Cts {
                         // ns-2 recvDATA: a data frame we did not clear with a CTS is discarded.
                         self.note(now, || "drop DATA without CTS".into());
@@ -834,9 +909,16 @@ impl Dcf {
                     self.ssrc = 0;
                 }
                 self.rst_cw();
-                out.push(MacAction::FrameDone { retries: c.retries, ok: true });
+                out.push(MacAction::FrameDone {
+                    retries: c.retries,
+                    ok: true,
+                });
                 // Paper 001 Alg. 2: after a successful exchange, pace by one data-frame time.
-                let extra = if self.pacing { self.p.data_airtime(c.sdu.bytes()) } else { SimDuration::ZERO };
+                let extra = if self.pacing {
+                    self.p.data_airtime(c.sdu.bytes())
+                } else {
+                    SimDuration::ZERO
+                };
                 let idle = self.is_idle(now);
                 self.bo_start(now, idle, SimDuration::ZERO, extra, out);
                 self.tx_resume(now, out);
@@ -846,18 +928,40 @@ impl Dcf {
 
     fn ack_to(&self, dst: NodeId) -> Frame {
         let airtime = self.p.ctrl_airtime(ACK_BYTES);
-        Frame { kind: FrameKind::Ack, src: self.me, dst: Some(dst), nav: SimDuration::ZERO, seq: 0, retry: false, pkt: None, arp: None, airtime }
+        Frame {
+            kind: FrameKind::Ack,
+            src: self.me,
+            dst: Some(dst),
+            nav: SimDuration::ZERO,
+            seq: 0,
+            retry: false,
+            pkt: None,
+            arp: None,
+            airtime,
+        }
     }
 
     // ---- from the interface queue ----------------------------------------------
 
     /// Take a packet for `next_hop` (`None` = broadcast). Only when [`Dcf::is_free`].
-    pub fn enqueue(&mut self, now: SimTime, pkt: impl Into<Rc<Packet>>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: impl Into<Rc<Packet>>,
+        next_hop: Option<NodeId>,
+        out: &mut Vec<MacAction>,
+    ) {
         self.send(now, Sdu::ip(pkt.into()), next_hop, out);
     }
 
     /// Take an ARP message (request: broadcast; reply: unicast). Only when free.
-    pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue_arp(
+        &mut self,
+        now: SimTime,
+        m: ArpMsg,
+        next_hop: Option<NodeId>,
+        out: &mut Vec<MacAction>,
+    ) {
         self.send(now, Sdu::Arp(m), next_hop, out);
     }
 
@@ -867,7 +971,13 @@ impl Dcf {
         self.callback = true;
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
-        self.tx = Some(Outgoing { sdu, dst, seq, retry: false, retries: 0 });
+        self.tx = Some(Outgoing {
+            sdu,
+            dst,
+            seq,
+            retry: false,
+            retries: 0,
+        });
         self.make_rts();
         if self.bo_busy {
             return;
@@ -890,7 +1000,10 @@ impl Dcf {
 
     /// ns-2 `sendRTS`: the frame needs an RTS if unicast and above the threshold.
     fn make_rts(&mut self) {
-        self.rts_pending = self.tx.as_ref().is_some_and(|c| c.dst.is_some() && self.p.uses_rts(c.sdu.bytes()));
+        self.rts_pending = self
+            .tx
+            .as_ref()
+            .is_some_and(|c| c.dst.is_some() && self.p.uses_rts(c.sdu.bytes()));
     }
 
     /// ns-2 `tx_resume`: decide what to do next once an exchange step is over.
@@ -963,7 +1076,9 @@ impl Dcf {
     /// The frame of the oldest `Discard` action not yet carried out, and its
     /// ns-2 drop code (`RET`, `DUP`).
     pub fn take_discarded(&mut self) -> (Frame, &'static str) {
-        self.discarded.pop_front().expect("a Discard action's frame")
+        self.discarded
+            .pop_front()
+            .expect("a Discard action's frame")
     }
 
     /// ns-2 `check_pktCTRL`; true when it dealt with a CTS/ACK.
@@ -982,7 +1097,11 @@ impl Dcf {
                 self.set_tx_state(now, TxState::Cts, out);
                 // CTS + the frame it announces, minus the final SIFS + ACK (ns-2's guess).
                 let ack = self.p.ctrl_airtime(ACK_BYTES);
-                SimDuration((f.airtime + MAX_PROPAGATION + f.nav + MAX_PROPAGATION).0.saturating_sub((self.p.sifs + ack).0))
+                SimDuration(
+                    (f.airtime + MAX_PROPAGATION + f.nav + MAX_PROPAGATION)
+                        .0
+                        .saturating_sub((self.p.sifs + ack).0),
+                )
             }
             FrameKind::Ack => {
                 // §9.2.8: ACKs go after SIFS whatever the medium.
@@ -1037,14 +1156,28 @@ impl Dcf {
             Some(_) => {
                 let t = self.p.data_airtime(bytes);
                 let ack = self.p.ctrl_airtime(ACK_BYTES);
-                (t, duration_field(ack + self.p.sifs), t + MAX_PROPAGATION + self.p.sifs + ack + MAX_PROPAGATION)
+                (
+                    t,
+                    duration_field(ack + self.p.sifs),
+                    t + MAX_PROPAGATION + self.p.sifs + ack + MAX_PROPAGATION,
+                )
             }
             None => {
                 let t = self.p.broadcast_airtime(bytes);
                 (t, SimDuration::ZERO, t)
             }
         };
-        let f = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.retry, pkt, arp, airtime };
+        let f = Frame {
+            kind: FrameKind::Data,
+            src: self.me,
+            dst: c.dst,
+            nav,
+            seq: c.seq,
+            retry: c.retry,
+            pkt,
+            arp,
+            airtime,
+        };
         self.transmit(now, f, timeout, out);
     }
 
@@ -1078,7 +1211,13 @@ impl Dcf {
         false
     }
 
-    pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
+    pub fn timer(
+        &mut self,
+        now: SimTime,
+        which: MacTimer,
+        tok: TimerToken,
+        out: &mut Vec<MacAction>,
+    ) {
         match which {
             MacTimer::Backoff => {
                 if self.bo.timer.fire(tok) {
@@ -1130,11 +1269,24 @@ impl Dcf {
             self.discarded.push_back((self.rts_frame(&c), DROP_RETRY));
             out.push(MacAction::Discard);
         }
-        out.push(MacAction::FrameDone { retries: c.retries, ok: false });
+        out.push(MacAction::FrameDone {
+            retries: c.retries,
+            ok: false,
+        });
         if let Some(dst) = c.dst {
             let bytes = c.sdu.bytes();
             let nav = duration_field(self.p.ctrl_airtime(ACK_BYTES) + self.p.sifs);
-            let mut f = Frame { kind: FrameKind::Data, src: self.me, dst: c.dst, nav, seq: c.seq, retry: c.retry, pkt: None, arp: None, airtime: self.p.data_airtime(bytes) };
+            let mut f = Frame {
+                kind: FrameKind::Data,
+                src: self.me,
+                dst: c.dst,
+                nav,
+                seq: c.seq,
+                retry: c.retry,
+                pkt: None,
+                arp: None,
+                airtime: self.p.data_airtime(bytes),
+            };
             match c.sdu {
                 Sdu::Ip(pkt, _) => {
                     f.pkt = Some(pkt.clone());
@@ -1152,9 +1304,23 @@ impl Dcf {
     /// The RTS announcing the held frame `c`.
     fn rts_frame(&self, c: &Outgoing) -> Frame {
         let data = self.p.data_airtime(c.sdu.bytes());
-        let (rts, cts, ack) = (self.p.ctrl_airtime(RTS_BYTES), self.p.ctrl_airtime(CTS_BYTES), self.p.ctrl_airtime(ACK_BYTES));
+        let (rts, cts, ack) = (
+            self.p.ctrl_airtime(RTS_BYTES),
+            self.p.ctrl_airtime(CTS_BYTES),
+            self.p.ctrl_airtime(ACK_BYTES),
+        );
         let nav = duration_field(self.p.sifs + cts + self.p.sifs + data + self.p.sifs + ack);
-        Frame { kind: FrameKind::Rts, src: self.me, dst: c.dst, nav, seq: 0, retry: false, pkt: None, arp: None, airtime: rts }
+        Frame {
+            kind: FrameKind::Rts,
+            src: self.me,
+            dst: c.dst,
+            nav,
+            seq: 0,
+            retry: false,
+            pkt: None,
+            arp: None,
+            airtime: rts,
+        }
     }
 
     fn retransmit_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
@@ -1183,7 +1349,11 @@ impl Dcf {
             return;
         }
         let long = self.counts_long(c.sdu.bytes());
-        let (count, limit) = if long { (&mut self.slrc, self.p.long_retry_limit) } else { (&mut self.ssrc, self.p.short_retry_limit) };
+        let (count, limit) = if long {
+            (&mut self.slrc, self.p.long_retry_limit)
+        } else {
+            (&mut self.ssrc, self.p.short_retry_limit)
+        };
         *count += 1;
         if *count >= limit {
             *count = 0;
@@ -1228,18 +1398,30 @@ mod tests {
         ];
         assert!(ends.iter().all(|&e| e <= 32), "{ends:?}");
         // A NAV extension's fields: the next 64 bytes.
-        let nav = [(offset_of!(Dcf, eifs), 8), (offset_of!(Dcf, nav_timer), size_of::<Timer>()), (offset_of!(Dcf, held_nav), size_of::<HeldNav>())];
-        assert!(nav.iter().all(|&(at, len)| at >= 32 && at + len <= 96), "{nav:?}");
+        let nav = [
+            (offset_of!(Dcf, eifs), 8),
+            (offset_of!(Dcf, nav_timer), size_of::<Timer>()),
+            (offset_of!(Dcf, held_nav), size_of::<HeldNav>()),
+        ];
+        assert!(
+            nav.iter().all(|&(at, len)| at >= 32 && at + len <= 96),
+            "{nav:?}"
+        );
     }
 
     fn pkt() -> Packet {
         Packet {
             uid: 1,
             ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 1,
+                dst_port: 1,
+                on_wire: true,
+            }),
             payload_bytes: 100,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -1258,7 +1440,15 @@ mod tests {
 
     impl Bench {
         fn new(p: MacParams, seed: u64) -> Self {
-            Bench { m: Dcf::new(NodeId(0), p, stream(seed, 0, Component::Mac)), now: SimTime::ZERO, timers: vec![], tx_ends: vec![], sent: vec![], events: vec![], discarded: vec![] }
+            Bench {
+                m: Dcf::new(NodeId(0), p, stream(seed, 0, Component::Mac)),
+                now: SimTime::ZERO,
+                timers: vec![],
+                tx_ends: vec![],
+                sent: vec![],
+                events: vec![],
+                discarded: vec![],
+            }
         }
         fn absorb(&mut self, out: Vec<MacAction>) {
             for a in out {
@@ -1316,7 +1506,13 @@ mod tests {
         /// Step until `n` frames have been sent (stops right at the n-th).
         fn until_sent(&mut self, n: usize) {
             while self.sent.len() < n {
-                let next = self.timers.iter().map(|t| t.0).chain(self.tx_ends.iter().copied()).min().expect("something pending");
+                let next = self
+                    .timers
+                    .iter()
+                    .map(|t| t.0)
+                    .chain(self.tx_ends.iter().copied())
+                    .min()
+                    .expect("something pending");
                 self.run_until(next);
             }
         }
@@ -1324,7 +1520,11 @@ mod tests {
             self.sent.iter().map(|(_, f)| f.kind).collect()
         }
         fn backoff_timers(&self) -> Vec<SimTime> {
-            self.timers.iter().filter(|t| t.1 == MacTimer::Backoff).map(|t| t.0).collect()
+            self.timers
+                .iter()
+                .filter(|t| t.1 == MacTimer::Backoff)
+                .map(|t| t.0)
+                .collect()
         }
     }
 
@@ -1334,7 +1534,13 @@ mod tests {
     fn t_us(x: u64) -> SimTime {
         SimTime::ZERO + us(x)
     }
-    fn frame(kind: FrameKind, src: u32, dst: Option<u32>, nav: SimDuration, p: &MacParams) -> Frame {
+    fn frame(
+        kind: FrameKind,
+        src: u32,
+        dst: Option<u32>,
+        nav: SimDuration,
+        p: &MacParams,
+    ) -> Frame {
         let airtime = match kind {
             FrameKind::Rts => p.ctrl_airtime(RTS_BYTES),
             FrameKind::Cts => p.ctrl_airtime(CTS_BYTES),
@@ -1342,10 +1548,25 @@ mod tests {
             FrameKind::Data => p.data_airtime(128),
         };
         let pk = (kind == FrameKind::Data).then(|| Rc::new(pkt()));
-        Frame { kind, src: NodeId(src), dst: dst.map(NodeId), nav, seq: 7, retry: false, pkt: pk, arp: None, airtime }
+        Frame {
+            kind,
+            src: NodeId(src),
+            dst: dst.map(NodeId),
+            nav,
+            seq: 7,
+            retry: false,
+            pkt: pk,
+            arp: None,
+            airtime,
+        }
     }
     fn backoff_slots(m: &Dcf) -> Vec<u64> {
-        m.log.as_ref().unwrap().iter().filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap())).collect()
+        m.log
+            .as_ref()
+            .unwrap()
+            .iter()
+            .filter_map(|(_, w)| w.strip_prefix("backoff ").map(|s| s.parse().unwrap()))
+            .collect()
     }
 
     /// The quiet paths the simulator takes instead of a handler run must leave
@@ -1355,8 +1576,15 @@ mod tests {
     /// more (a backoff would resume or pause, the frame is ours or broadcast).
     #[test]
     fn quiet_receptions_equal_the_handlers() {
-        for (eifs_mode, backoff) in [(EifsMode::Ns2, false), (EifsMode::Standard, false), (EifsMode::Ns2, true)] {
-            let p = MacParams { eifs_mode, ..MacParams::default() };
+        for (eifs_mode, backoff) in [
+            (EifsMode::Ns2, false),
+            (EifsMode::Standard, false),
+            (EifsMode::Ns2, true),
+        ] {
+            let p = MacParams {
+                eifs_mode,
+                ..MacParams::default()
+            };
             let other = frame(FrameKind::Cts, 5, Some(7), us(900), &p);
             let ack = frame(FrameKind::Ack, 5, Some(7), us(0), &p);
             let (mut quiet, mut full) = (Bench::new(p, 1), Bench::new(p, 1));
@@ -1372,42 +1600,100 @@ mod tests {
             }
             // Errored frame, overheard unicast (shorter, then longer NAV, then an
             // ACK's zero NAV after the NAV expired), carrier changes.
-            for (t, f) in [(10, None), (200, Some(&other)), (2000, Some(&other)), (2100, None), (3000, Some(&ack))] {
+            for (t, f) in [
+                (10, None),
+                (200, Some(&other)),
+                (2000, Some(&other)),
+                (2100, None),
+                (3000, Some(&ack)),
+            ] {
                 quiet.now = t_us(t);
                 full.now = t_us(t);
                 let now = quiet.now;
                 assert!(quiet.m.carrier_quiet(now, true));
                 full.with(|m, now, out| m.carrier(now, true, out));
-                let nav = quiet.m.rx_quiet(now, f.map(FrameHead::of)).expect("no backoff, or a paused one: quiet");
+                let nav = quiet
+                    .m
+                    .rx_quiet(now, f.map(FrameHead::of))
+                    .expect("no backoff, or a paused one: quiet");
                 full.with(|m, now, out| match f {
                     Some(f) => m.rx_ok(now, f, out),
                     None => m.rx_error(now, out),
                 });
                 let nav_covers = quiet.m.nav_until > now;
-                assert_eq!(quiet.m.carrier_quiet(now, false), !backoff || nav_covers, "{eifs_mode:?} at {t} us");
+                assert_eq!(
+                    quiet.m.carrier_quiet(now, false),
+                    !backoff || nav_covers,
+                    "{eifs_mode:?} at {t} us"
+                );
                 full.with(|m, now, out| m.carrier(now, false, out));
                 if backoff && !nav_covers {
-                    assert_eq!(full.backoff_timers().len(), 1, "the idle medium resumes the backoff");
+                    assert_eq!(
+                        full.backoff_timers().len(),
+                        1,
+                        "the idle medium resumes the backoff"
+                    );
                     break;
                 }
-                let full_nav: Vec<_> = full.timers.drain(..).map(|(at, which, tok)| {
-                    assert_eq!(which, MacTimer::Nav);
-                    (at, tok)
-                }).collect();
-                assert_eq!(nav.into_iter().collect::<Vec<_>>(), full_nav, "{eifs_mode:?} at {t} us");
+                let full_nav: Vec<_> = full
+                    .timers
+                    .drain(..)
+                    .map(|(at, which, tok)| {
+                        assert_eq!(which, MacTimer::Nav);
+                        (at, tok)
+                    })
+                    .collect();
+                assert_eq!(
+                    nav.into_iter().collect::<Vec<_>>(),
+                    full_nav,
+                    "{eifs_mode:?} at {t} us"
+                );
                 assert!(full.events.is_empty() && full.sent.is_empty());
-                assert_eq!((quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy), (full.m.nav_until, full.m.use_eifs, full.m.phy_busy));
-                assert_eq!((quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime), (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime));
+                assert_eq!(
+                    (quiet.m.nav_until, quiet.m.use_eifs, quiet.m.phy_busy),
+                    (full.m.nav_until, full.m.use_eifs, full.m.phy_busy)
+                );
+                assert_eq!(
+                    (quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime),
+                    (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime)
+                );
             }
             let mut b = Bench::new(p, 1);
-            assert_eq!(b.m.rx_quiet(b.now, Some(FrameHead::of(&frame(FrameKind::Rts, 5, Some(0), us(900), &p)))), None, "a frame for us");
-            assert_eq!(b.m.rx_quiet(b.now, Some(FrameHead::of(&frame(FrameKind::Data, 5, None, us(0), &p)))), None, "a broadcast");
+            assert_eq!(
+                b.m.rx_quiet(
+                    b.now,
+                    Some(FrameHead::of(&frame(
+                        FrameKind::Rts,
+                        5,
+                        Some(0),
+                        us(900),
+                        &p
+                    )))
+                ),
+                None,
+                "a frame for us"
+            );
+            assert_eq!(
+                b.m.rx_quiet(
+                    b.now,
+                    Some(FrameHead::of(&frame(FrameKind::Data, 5, None, us(0), &p)))
+                ),
+                None,
+                "a broadcast"
+            );
             b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
             assert!(b.m.bo_busy && !b.m.bo_paused);
             if eifs_mode == EifsMode::Ns2 {
-                assert_eq!(b.m.rx_quiet(b.now, None), None, "the NAV would pause the running backoff");
+                assert_eq!(
+                    b.m.rx_quiet(b.now, None),
+                    None,
+                    "the NAV would pause the running backoff"
+                );
             }
-            assert!(!b.m.carrier_quiet(b.now, true), "the busy carrier would pause the running backoff");
+            assert!(
+                !b.m.carrier_quiet(b.now, true),
+                "the busy carrier would pause the running backoff"
+            );
         }
     }
 
@@ -1419,7 +1705,10 @@ mod tests {
     #[test]
     fn quiet_nav_expiries_equal_the_handler() {
         for (busy_at_expiry, immediate_access) in [(true, false), (false, false), (true, true)] {
-            let p = MacParams { immediate_access, ..MacParams::default() };
+            let p = MacParams {
+                immediate_access,
+                ..MacParams::default()
+            };
             let other = frame(FrameKind::Cts, 5, Some(7), us(900), &p);
             let (mut quiet, mut full) = (Bench::new(p, 1), Bench::new(p, 1));
             let mut nav = None;
@@ -1431,7 +1720,10 @@ mod tests {
                 b.now = t_us(100);
                 b.with(|m, now, out| m.rx_ok(now, &other, out));
                 b.with(|m, now, out| m.carrier(now, false, out));
-                assert!(b.m.bo_busy && b.m.bo_paused, "the NAV keeps the backoff paused");
+                assert!(
+                    b.m.bo_busy && b.m.bo_paused,
+                    "the NAV keeps the backoff paused"
+                );
                 let (at, which, tok) = b.timers.pop().expect("the NAV's arming");
                 assert_eq!(which, MacTimer::Nav);
                 nav = Some((at, tok));
@@ -1444,16 +1736,34 @@ mod tests {
                 b.now = at;
             }
             let (at, tok) = nav.expect("armed");
-            assert!(!quiet.m.nav_expiry_quiet(at, TimerToken(tok.0.wrapping_add(1))), "a stale token");
+            assert!(
+                !quiet
+                    .m
+                    .nav_expiry_quiet(at, TimerToken(tok.0.wrapping_add(1))),
+                "a stale token"
+            );
             let was_quiet = quiet.m.nav_expiry_quiet(at, tok);
             assert_eq!(was_quiet, busy_at_expiry && !immediate_access);
             full.with(|m, now, out| m.timer(now, MacTimer::Nav, tok, out));
             if was_quiet {
-                assert!(full.timers.is_empty() && full.events.is_empty(), "the handler did nothing either");
-                assert_eq!((quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime), (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime));
-                assert!(!quiet.m.nav_timer.is_armed() && !full.m.nav_timer.is_armed(), "the timer fired");
+                assert!(
+                    full.timers.is_empty() && full.events.is_empty(),
+                    "the handler did nothing either"
+                );
+                assert_eq!(
+                    (quiet.m.bo_busy, quiet.m.bo_paused, quiet.m.bo.rtime),
+                    (full.m.bo_busy, full.m.bo_paused, full.m.bo.rtime)
+                );
+                assert!(
+                    !quiet.m.nav_timer.is_armed() && !full.m.nav_timer.is_armed(),
+                    "the timer fired"
+                );
             } else if !busy_at_expiry {
-                assert_eq!(full.backoff_timers().len(), 1, "the idle medium resumes the backoff");
+                assert_eq!(
+                    full.backoff_timers().len(),
+                    1,
+                    "the idle medium resumes the backoff"
+                );
                 assert!(quiet.m.nav_timer.is_live(tok), "not quiet: nothing changed");
             }
         }
@@ -1480,14 +1790,23 @@ mod tests {
         b.m.enable_log();
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
-        assert!(b.sent.is_empty(), "ns-2 bugFix_timer_: no transmission at once");
+        assert!(
+            b.sent.is_empty(),
+            "ns-2 bugFix_timer_: no transmission at once"
+        );
         let k = backoff_slots(&b.m)[0];
         assert_eq!(b.backoff_timers(), vec![t_us(1000 + 50 + 20 * k)]);
         b.at(t_us(1000 + 50 + 20 * k));
         assert_eq!(b.sent[0].0, t_us(1000 + 50 + 20 * k));
         assert_eq!(b.sent_kinds(), vec![FrameKind::Rts]);
 
-        let mut b = Bench::new(MacParams { immediate_access: true, ..MacParams::default() }, 1);
+        let mut b = Bench::new(
+            MacParams {
+                immediate_access: true,
+                ..MacParams::default()
+            },
+            1,
+        );
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         assert_eq!(b.sent.len(), 1, "§9.2.5.1: idle for DIFS → RTS at once");
@@ -1506,14 +1825,26 @@ mod tests {
         let rts = frame(FrameKind::Rts, 2, Some(0), us(3000), &p);
         b.with(|m, now, out| m.rx_ok(now, &rts, out));
         b.at(t_us(2100));
-        assert!(b.sent.is_empty(), "ns-2 check_pktCTRL drops the CTS when the medium is not idle");
-        assert!(b.m.log.as_ref().unwrap().iter().any(|(_, w)| w == "drop CTS busy"));
+        assert!(
+            b.sent.is_empty(),
+            "ns-2 check_pktCTRL drops the CTS when the medium is not idle"
+        );
+        assert!(b
+            .m
+            .log
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|(_, w)| w == "drop CTS busy"));
         // Once the NAV is over, an RTS is answered SIFS later.
         b.at(t_us(7000));
         b.with(|m, now, out| m.rx_ok(now, &rts, out));
         b.at(t_us(7100));
         assert_eq!(b.sent.len(), 1);
-        assert_eq!((b.sent[0].0, b.sent[0].1.kind), (t_us(7010), FrameKind::Cts));
+        assert_eq!(
+            (b.sent[0].0, b.sent[0].1.kind),
+            (t_us(7010), FrameKind::Cts)
+        );
         // CTS duration = RTS duration − SIFS − CTS time.
         assert_eq!(b.sent[0].1.nav, us(3000 - 10 - 304));
     }
@@ -1564,9 +1895,18 @@ mod tests {
         b.at(t_us(1000));
         b.with(|m, now, out| m.rx_ok(now, &data, out));
         b.at(t_us(2000));
-        assert!(b.sent.is_empty() && b.events.is_empty(), "ns-2 recvDATA: DROP_MAC_BUSY, no ACK, nothing delivered");
+        assert!(
+            b.sent.is_empty() && b.events.is_empty(),
+            "ns-2 recvDATA: DROP_MAC_BUSY, no ACK, nothing delivered"
+        );
 
-        let mut b = Bench::new(MacParams { ack_data_without_cts: true, ..p }, 1);
+        let mut b = Bench::new(
+            MacParams {
+                ack_data_without_cts: true,
+                ..p
+            },
+            1,
+        );
         b.at(t_us(1000));
         b.with(|m, now, out| m.rx_ok(now, &data, out));
         b.at(t_us(2000));
@@ -1579,7 +1919,10 @@ mod tests {
     fn a_data_frame_received_twice_is_acknowledged_again_and_discarded_as_dup() {
         // ns-2 recvDATA: the ACK goes out first, then the per-sender sequence
         // cache finds the duplicate and `discard(p, DROP_MAC_DUPLICATE)`.
-        let p = MacParams { ack_data_without_cts: true, ..MacParams::default() };
+        let p = MacParams {
+            ack_data_without_cts: true,
+            ..MacParams::default()
+        };
         let data = frame(FrameKind::Data, 2, Some(0), us(314), &p);
         let mut b = Bench::new(p, 1);
         b.at(t_us(1000));
@@ -1588,18 +1931,31 @@ mod tests {
         b.with(|m, now, out| m.rx_ok(now, &data, out));
         b.at(t_us(9000));
         assert_eq!(b.sent_kinds(), vec![FrameKind::Ack, FrameKind::Ack]);
-        let delivered = b.events.iter().filter(|e| matches!(e, MacAction::Deliver(..))).count();
+        let delivered = b
+            .events
+            .iter()
+            .filter(|e| matches!(e, MacAction::Deliver(..)))
+            .count();
         assert_eq!(delivered, 1);
         assert_eq!(b.m.duplicates, 1);
         assert_eq!(b.discarded.len(), 1);
         let (f, code) = &b.discarded[0];
-        assert_eq!((*code, f.src, f.seq, f.kind), (DROP_DUPLICATE, data.src, data.seq, FrameKind::Data));
+        assert_eq!(
+            (*code, f.src, f.seq, f.kind),
+            (DROP_DUPLICATE, data.src, data.seq, FrameKind::Data)
+        );
     }
 
     #[test]
     fn ns2_eifs_is_a_nav_followed_by_difs() {
         for (mode, wait) in [(EifsMode::Ns2, 364 + 50), (EifsMode::Standard, 364)] {
-            let mut b = Bench::new(MacParams { eifs_mode: mode, ..MacParams::default() }, 1);
+            let mut b = Bench::new(
+                MacParams {
+                    eifs_mode: mode,
+                    ..MacParams::default()
+                },
+                1,
+            );
             b.m.enable_log();
             b.at(t_us(1000));
             b.with(|m, now, out| m.carrier(now, true, out));
@@ -1626,9 +1982,17 @@ mod tests {
         let t_rts = b.sent[0].0;
         b.at(t_rts + us(100));
         b.with(|m, now, out| m.rx_error(now, out));
-        assert_eq!(b.m.nav_until, SimTime::ZERO, "ns-2 recv_timer: silent discard while tx_active");
+        assert_eq!(
+            b.m.nav_until,
+            SimTime::ZERO,
+            "ns-2 recv_timer: silent discard while tx_active"
+        );
         b.with(|m, now, out| m.rx_captured(now, us(500), out));
-        assert_eq!(b.m.nav_until, t_rts + us(100 + 364 + 500), "a captured frame: NAV to its end + EIFS");
+        assert_eq!(
+            b.m.nav_until,
+            t_rts + us(100 + 364 + 500),
+            "a captured frame: NAV to its end + EIFS"
+        );
     }
 
     #[test]
@@ -1663,7 +2027,17 @@ mod tests {
         b.at(b.sent[5].0 + b.sent[5].1.airtime + p.sifs + p.ctrl_airtime(ACK_BYTES));
         let ack = frame(FrameKind::Ack, 1, Some(0), SimDuration::ZERO, &p);
         b.with(|m, now, out| m.rx_ok(now, &ack, out));
-        assert!(b.events.iter().any(|e| matches!(e, MacAction::FrameDone { retries: 3, ok: true })), "{:?}", b.events);
+        assert!(
+            b.events.iter().any(|e| matches!(
+                e,
+                MacAction::FrameDone {
+                    retries: 3,
+                    ok: true
+                }
+            )),
+            "{:?}",
+            b.events
+        );
         assert!(b.events.iter().any(|e| matches!(e, MacAction::Ready)));
     }
 
@@ -1676,7 +2050,10 @@ mod tests {
         b.at(t_us(1000));
         b.with(|m, now, out| m.enqueue(now, pkt(), Some(NodeId(1)), out));
         b.at(t_us(2_000_000));
-        assert_eq!(b.sent_kinds(), vec![FrameKind::Rts; p.short_retry_limit as usize]);
+        assert_eq!(
+            b.sent_kinds(),
+            vec![FrameKind::Rts; p.short_retry_limit as usize]
+        );
         let mut kinds = b.discarded.iter().map(|(f, _)| f.kind);
         let order: Vec<&str> = b
             .events
@@ -1697,9 +2074,15 @@ mod tests {
         let discarded: Vec<&Frame> = b.discarded.iter().map(|(f, _)| f).collect();
         // The RTS as it was sent; the data frame with its packet, receiver and ACK duration.
         let rts = &b.sent.last().unwrap().1;
-        assert_eq!((discarded[0].dst, discarded[0].nav, discarded[0].src), (rts.dst, rts.nav, rts.src));
+        assert_eq!(
+            (discarded[0].dst, discarded[0].nav, discarded[0].src),
+            (rts.dst, rts.nav, rts.src)
+        );
         let data = discarded[1];
-        assert_eq!((data.dst, data.pkt.as_ref().map(|p| p.uid)), (Some(NodeId(1)), Some(1)));
+        assert_eq!(
+            (data.dst, data.pkt.as_ref().map(|p| p.uid)),
+            (Some(NodeId(1)), Some(1))
+        );
         assert_eq!(data.nav, duration_field(p.ctrl_airtime(ACK_BYTES) + p.sifs));
     }
 

@@ -100,7 +100,13 @@ impl Default for MacParams {
 impl MacParams {
     /// The standard's behaviour where ns-2 differs (used by the Bianchi validation).
     pub fn standard() -> Self {
-        MacParams { immediate_access: true, eifs_mode: EifsMode::Standard, ack_data_without_cts: true, backoff_includes_cw: true, ..Self::default() }
+        MacParams {
+            immediate_access: true,
+            eifs_mode: EifsMode::Standard,
+            ack_data_without_cts: true,
+            backoff_includes_cw: true,
+            ..Self::default()
+        }
     }
     pub fn difs(&self) -> SimDuration {
         self.sifs + self.slot + self.slot
@@ -115,11 +121,13 @@ impl MacParams {
     }
     /// Air time of a unicast data frame carrying an MSDU of `msdu_bytes`.
     pub fn data_airtime(&self, msdu_bytes: u32) -> SimDuration {
-        self.plcp + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.data_rate_bps)
+        self.plcp
+            + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.data_rate_bps)
     }
     /// Air time of a broadcast data frame (basic rate, §9.6).
     pub fn broadcast_airtime(&self, msdu_bytes: u32) -> SimDuration {
-        self.plcp + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.basic_rate_bps)
+        self.plcp
+            + SimDuration::transmission(msdu_bytes + self.data_header_bytes, self.basic_rate_bps)
     }
     /// ns-2's size of a data frame (what it compares with the RTS threshold).
     pub fn ns2_frame_bytes(&self, msdu_bytes: u32) -> u32 {
@@ -184,7 +192,9 @@ impl Frame {
             FrameKind::Cts => CTS_BYTES,
             FrameKind::Ack => ACK_BYTES,
             FrameKind::Data => {
-                DATA_HEADER_BYTES + self.pkt.as_ref().map_or(0, |p| p.size_bytes()) + self.arp.map_or(0, |_| super::arp::ARP_BYTES)
+                DATA_HEADER_BYTES
+                    + self.pkt.as_ref().map_or(0, |p| p.size_bytes())
+                    + self.arp.map_or(0, |_| super::arp::ARP_BYTES)
             }
         }
     }
@@ -208,7 +218,10 @@ mod tests {
 
     #[test]
     fn broadcast_goes_at_the_basic_rate() {
-        let p = MacParams { data_rate_bps: 2e6, ..MacParams::default() };
+        let p = MacParams {
+            data_rate_bps: 2e6,
+            ..MacParams::default()
+        };
         assert_eq!(p.data_airtime(100).as_nanos(), (192 + (134 * 8) / 2) * 1000);
         assert_eq!(p.broadcast_airtime(100).as_nanos(), (192 + 134 * 8) * 1000);
     }
@@ -217,14 +230,21 @@ mod tests {
     /// MAC's actions stay small: the simulator moves both on every transmission.
     #[test]
     fn frames_and_actions_stay_small() {
-        assert!(std::mem::size_of::<Frame>() <= 56, "{}", std::mem::size_of::<Frame>());
+        assert!(
+            std::mem::size_of::<Frame>() <= 56,
+            "{}",
+            std::mem::size_of::<Frame>()
+        );
         assert!(std::mem::size_of::<super::super::MacAction>() <= 24);
     }
 
     #[test]
     fn rts_threshold_counts_ns2_frame_size() {
         // ns-2 compares ch->size() = MSDU + 58 with RTSThreshold_: "< threshold" → no RTS.
-        let p = MacParams { rts_threshold_bytes: 100, ..MacParams::default() };
+        let p = MacParams {
+            rts_threshold_bytes: 100,
+            ..MacParams::default()
+        };
         assert!(!p.uses_rts(41));
         assert!(p.uses_rts(42));
     }

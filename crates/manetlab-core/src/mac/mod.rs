@@ -128,20 +128,38 @@ impl WifiMac {
             WifiMac::Frn(m) => m.rx_ok(now, f, out),
         }
     }
-    pub fn enqueue(&mut self, now: SimTime, pkt: std::rc::Rc<Packet>, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: std::rc::Rc<Packet>,
+        next_hop: Option<NodeId>,
+        out: &mut Vec<MacAction>,
+    ) {
         match self {
             WifiMac::Dcf(d) => d.enqueue(now, pkt, next_hop, out),
             WifiMac::Frn(m) => m.enqueue(now, std::rc::Rc::unwrap_or_clone(pkt), next_hop, out),
         }
     }
-    pub fn enqueue_arp(&mut self, now: SimTime, m: ArpMsg, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue_arp(
+        &mut self,
+        now: SimTime,
+        m: ArpMsg,
+        next_hop: Option<NodeId>,
+        out: &mut Vec<MacAction>,
+    ) {
         match self {
             WifiMac::Dcf(d) => d.enqueue_arp(now, m, next_hop, out),
             // FRN runs without ARP (validation turns it off).
             WifiMac::Frn(_) => unreachable!("FRN has no ARP"),
         }
     }
-    pub fn timer(&mut self, now: SimTime, which: MacTimer, tok: TimerToken, out: &mut Vec<MacAction>) {
+    pub fn timer(
+        &mut self,
+        now: SimTime,
+        which: MacTimer,
+        tok: TimerToken,
+        out: &mut Vec<MacAction>,
+    ) {
         match self {
             WifiMac::Dcf(d) => d.timer(now, which, tok, out),
             WifiMac::Frn(m) => m.timer(now, tok, out),
@@ -192,7 +210,12 @@ mod layout_tests {
     fn the_variant_is_told_by_the_dcfs_first_field() {
         assert_eq!(std::mem::size_of::<WifiMac>(), std::mem::size_of::<Dcf>());
         let shared = frn::FrnShared::new(2, frn::FrnParams::default());
-        let m = WifiMac::Frn(Box::new(FrnMac::new(NodeId(0), MacParams::default(), shared, stream(1, 0, Component::Mac))));
+        let m = WifiMac::Frn(Box::new(FrnMac::new(
+            NodeId(0),
+            MacParams::default(),
+            shared,
+            stream(1, 0, Component::Mac),
+        )));
         // SAFETY: reads the eight bytes at the start of `m`, which hold the
         // variant's niche value when the layout is as this test expects.
         let niche = unsafe { (&m as *const WifiMac as *const u64).read() };

@@ -62,21 +62,41 @@ fn in_range(p: Position, q: Position, range_m: f64) -> bool {
 impl ConnectivityTimeline {
     /// Compute every link change of every pair in `(0, until)` exactly.
     /// Cost: O(n² · legs).
-    pub fn exact(trajectories: &[Trajectory], range_m: f64, until: SimTime) -> ConnectivityTimeline {
+    pub fn exact(
+        trajectories: &[Trajectory],
+        range_m: f64,
+        until: SimTime,
+    ) -> ConnectivityTimeline {
         let n = trajectories.len();
         let mut initial = vec![false; n * n];
         let mut changes = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
-                let up0 = pair_changes(&trajectories[i], &trajectories[j], range_m, until, |time, up| {
-                    changes.push(LinkChange { time, a: NodeId(i as u32), b: NodeId(j as u32), up })
-                });
+                let up0 = pair_changes(
+                    &trajectories[i],
+                    &trajectories[j],
+                    range_m,
+                    until,
+                    |time, up| {
+                        changes.push(LinkChange {
+                            time,
+                            a: NodeId(i as u32),
+                            b: NodeId(j as u32),
+                            up,
+                        })
+                    },
+                );
                 initial[i * n + j] = up0;
                 initial[j * n + i] = up0;
             }
         }
         changes.sort_by_key(|c| (c.time, c.a, c.b));
-        ConnectivityTimeline { n, until, initial, changes }
+        ConnectivityTimeline {
+            n,
+            until,
+            initial,
+            changes,
+        }
     }
 
     /// Every link change in `(0, until)`, sorted by (time, a, b).
@@ -102,7 +122,13 @@ impl ConnectivityTimeline {
     /// Exact connected fraction and mean hop count of `(a, b)` over the window
     /// `[from, to)` (clamped to `[0, until)`), e.g. a flow's active time.
     /// An empty window gives fraction 0 and no hop count.
-    pub fn pair_between(&self, a: NodeId, b: NodeId, from: SimTime, to: SimTime) -> PairConnectivity {
+    pub fn pair_between(
+        &self,
+        a: NodeId,
+        b: NodeId,
+        from: SimTime,
+        to: SimTime,
+    ) -> PairConnectivity {
         self.pairs_between(&[(a, b, from, to)])[0]
     }
 
@@ -114,7 +140,10 @@ impl ConnectivityTimeline {
     /// last neighbour one hop closer to the source), so a change costs a few
     /// operations instead of a BFS per pair per change (the former BFS on an
     /// n×n matrix took 70-82 % of a 1000-node run's wall time).
-    pub fn pairs_between(&self, pairs: &[(NodeId, NodeId, SimTime, SimTime)]) -> Vec<PairConnectivity> {
+    pub fn pairs_between(
+        &self,
+        pairs: &[(NodeId, NodeId, SimTime, SimTime)],
+    ) -> Vec<PairConnectivity> {
         let n = self.n;
         let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
         for i in 0..n {
@@ -129,8 +158,12 @@ impl ConnectivityTimeline {
         sources.sort_unstable();
         sources.dedup();
         let mut trees: Vec<Distances> = sources.iter().map(|&s| Distances::bfs(&adj, s)).collect();
-        let tree_of: Vec<usize> = pairs.iter().map(|p| sources.binary_search(&p.0.index()).expect("listed")).collect();
-        let windows: Vec<(SimTime, SimTime)> = pairs.iter().map(|p| (p.2, p.3.min(self.until))).collect();
+        let tree_of: Vec<usize> = pairs
+            .iter()
+            .map(|p| sources.binary_search(&p.0.index()).expect("listed"))
+            .collect();
+        let windows: Vec<(SimTime, SimTime)> =
+            pairs.iter().map(|p| (p.2, p.3.min(self.until))).collect();
         let horizon = windows.iter().map(|w| w.1).max().unwrap_or(SimTime::ZERO);
         let mut connected_ns = vec![0u128; pairs.len()];
         let mut hop_ns = vec![0u128; pairs.len()];
@@ -178,7 +211,8 @@ impl ConnectivityTimeline {
                 let total = to.0.saturating_sub(from.0).max(1) as f64;
                 PairConnectivity {
                     connected_fraction: connected_ns[q] as f64 / total,
-                    mean_hops: (connected_ns[q] > 0).then(|| hop_ns[q] as f64 / connected_ns[q] as f64),
+                    mean_hops: (connected_ns[q] > 0)
+                        .then(|| hop_ns[q] as f64 / connected_ns[q] as f64),
                 }
             })
             .collect()
@@ -201,7 +235,9 @@ impl ConnectivityTimeline {
         let effective = |geo: &[bool], st: &FaultState, i: usize, j: usize| {
             geo[i * n + j] && st.can_communicate(NodeId(i as u32), NodeId(j as u32))
         };
-        let mut eff: Vec<bool> = (0..n * n).map(|k| effective(&geo, &state, k / n, k % n)).collect();
+        let mut eff: Vec<bool> = (0..n * n)
+            .map(|k| effective(&geo, &state, k / n, k % n))
+            .collect();
         let initial = eff.clone();
         let mut changes = Vec::new();
         let mut gi = self.changes.iter().peekable();
@@ -223,7 +259,11 @@ impl ConnectivityTimeline {
                 state.apply(e);
                 match e.b {
                     Some(b) => touched.push((e.a.index(), b.index())),
-                    None => touched.extend((0..n).filter(|&j| j != e.a.index()).map(|j| (e.a.index().min(j), e.a.index().max(j)))),
+                    None => touched.extend(
+                        (0..n)
+                            .filter(|&j| j != e.a.index())
+                            .map(|j| (e.a.index().min(j), e.a.index().max(j))),
+                    ),
                 }
             }
             touched.sort_unstable();
@@ -233,24 +273,47 @@ impl ConnectivityTimeline {
                 if now != eff[i * n + j] {
                     eff[i * n + j] = now;
                     eff[j * n + i] = now;
-                    changes.push(LinkChange { time: t, a: NodeId(i as u32), b: NodeId(j as u32), up: now });
+                    changes.push(LinkChange {
+                        time: t,
+                        a: NodeId(i as u32),
+                        b: NodeId(j as u32),
+                        up: now,
+                    });
                 }
             }
         }
         changes.sort_by_key(|c| (c.time, c.a, c.b));
-        ConnectivityTimeline { n, until: self.until, initial, changes }
+        ConnectivityTimeline {
+            n,
+            until: self.until,
+            initial,
+            changes,
+        }
     }
 }
 
 /// Walk the common leg boundaries of `p` and `q` up to `until`, calling
 /// `emit(time, up)` at every range crossing; returns whether they start linked.
-fn pair_changes(p: &Trajectory, q: &Trajectory, range_m: f64, until: SimTime, mut emit: impl FnMut(SimTime, bool)) -> bool {
+fn pair_changes(
+    p: &Trajectory,
+    q: &Trajectory,
+    range_m: f64,
+    until: SimTime,
+    mut emit: impl FnMut(SimTime, bool),
+) -> bool {
     let r2 = range_m * range_m;
-    let up0 = in_range(p.position_at(SimTime::ZERO), q.position_at(SimTime::ZERO), range_m);
+    let up0 = in_range(
+        p.position_at(SimTime::ZERO),
+        q.position_at(SimTime::ZERO),
+        range_m,
+    );
     let mut linked = up0;
     let mut t0 = SimTime::ZERO;
     while t0 < until {
-        let t1 = [p.next_change_after(t0), q.next_change_after(t0)].into_iter().flatten().fold(until, SimTime::min);
+        let t1 = [p.next_change_after(t0), q.next_change_after(t0)]
+            .into_iter()
+            .flatten()
+            .fold(until, SimTime::min);
         let (pp, pq) = (p.position_at(t0), q.position_at(t0));
         // Re-anchor at each boundary: a crossing that falls on the boundary
         // itself (within rounding) shows up here rather than as a root.
@@ -328,12 +391,21 @@ impl Distances {
                 }
             }
         }
-        Distances { source, dist, affected: vec![false; adj.len()], queue }
+        Distances {
+            source,
+            dist,
+            affected: vec![false; adj.len()],
+            queue,
+        }
     }
 
     /// Link (u, v) came up (already in `adj`): paths through it may be shorter.
     fn link_up(&mut self, adj: &[Vec<u32>], u: usize, v: usize) {
-        let (near, far) = if self.dist[u] <= self.dist[v] { (u, v) } else { (v, u) };
+        let (near, far) = if self.dist[u] <= self.dist[v] {
+            (u, v)
+        } else {
+            (v, u)
+        };
         if self.dist[near] == UNREACHABLE || self.dist[far] <= self.dist[near] + 1 {
             return;
         }
@@ -353,7 +425,9 @@ impl Distances {
 
     fn has_parent(&self, adj: &[Vec<u32>], x: usize) -> bool {
         let d = self.dist[x];
-        adj[x].iter().any(|&y| self.dist[y as usize].wrapping_add(1) == d && !self.affected[y as usize])
+        adj[x]
+            .iter()
+            .any(|&y| self.dist[y as usize].wrapping_add(1) == d && !self.affected[y as usize])
     }
 
     /// Link (u, v) went down (already gone from `adj`).
@@ -380,7 +454,8 @@ impl Distances {
             i += 1;
             for &y in &adj[x] {
                 let y = y as usize;
-                if !self.affected[y] && self.dist[y] == self.dist[x] + 1 && !self.has_parent(adj, y) {
+                if !self.affected[y] && self.dist[y] == self.dist[x] + 1 && !self.has_parent(adj, y)
+                {
                     self.affected[y] = true;
                     affected.push(y);
                 }
@@ -459,14 +534,21 @@ fn sample_times(until: SimTime, step: SimDuration) -> impl Iterator<Item = SimTi
 }
 
 /// Link changes seen by sampling the graph every `step` over `[0, until)`.
-pub fn sampled_link_changes(trajectories: &[Trajectory], range_m: f64, until: SimTime, step: SimDuration) -> usize {
+pub fn sampled_link_changes(
+    trajectories: &[Trajectory],
+    range_m: f64,
+    until: SimTime,
+    step: SimDuration,
+) -> usize {
     let n = trajectories.len();
     let mut prev: Option<Vec<bool>> = None;
     let mut count = 0;
     for t in sample_times(until, step) {
         let pos: Vec<Position> = trajectories.iter().map(|tr| tr.position_at(t)).collect();
-        let now: Vec<bool> =
-            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| in_range(pos[i], pos[j], range_m)).collect();
+        let now: Vec<bool> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .map(|(i, j)| in_range(pos[i], pos[j], range_m))
+            .collect();
         if let Some(p) = &prev {
             count += p.iter().zip(&now).filter(|(x, y)| x != y).count();
         }
@@ -476,7 +558,14 @@ pub fn sampled_link_changes(trajectories: &[Trajectory], range_m: f64, until: Si
 }
 
 /// Connected fraction and mean hop count of `(a, b)` from samples every `step` in `[0, until)`.
-pub fn sampled_pair(trajectories: &[Trajectory], range_m: f64, a: NodeId, b: NodeId, until: SimTime, step: SimDuration) -> PairConnectivity {
+pub fn sampled_pair(
+    trajectories: &[Trajectory],
+    range_m: f64,
+    a: NodeId,
+    b: NodeId,
+    until: SimTime,
+    step: SimDuration,
+) -> PairConnectivity {
     let (mut samples, mut connected, mut hops) = (0u64, 0u64, 0u64);
     for t in sample_times(until, step) {
         let pos: Vec<Position> = trajectories.iter().map(|tr| tr.position_at(t)).collect();
@@ -506,9 +595,16 @@ mod tests {
         // Node 1 runs along y = 100 from x = -500 to +500 at 10 m/s; node 0 sits at
         // the origin; range 250 m: in range while |x| ≤ √(250² − 100²) = 229.13 m.
         let still = Trajectory::stationary([0.0, 0.0]);
-        let runner =
-            scripted_trajectory([-500.0, 100.0], &[SetDest { time_s: 0.0, dest_m: [500.0, 100.0], speed_mps: 10.0 }], "m")
-                .unwrap();
+        let runner = scripted_trajectory(
+            [-500.0, 100.0],
+            &[SetDest {
+                time_s: 0.0,
+                dest_m: [500.0, 100.0],
+                speed_mps: 10.0,
+            }],
+            "m",
+        )
+        .unwrap();
         let tl = ConnectivityTimeline::exact(&[still, runner], 250.0, s(200.0));
         let half = (250.0f64 * 250.0 - 100.0 * 100.0).sqrt();
         let c = tl.changes();
@@ -539,7 +635,8 @@ mod tests {
                 }
             }
         }
-        let mut trees: Vec<Distances> = (0..n).step_by(7).map(|s| Distances::bfs(&adj, s)).collect();
+        let mut trees: Vec<Distances> =
+            (0..n).step_by(7).map(|s| Distances::bfs(&adj, s)).collect();
         for _ in 0..3000 {
             let (i, j) = (rng.gen_range(0..n), rng.gen_range(0..n));
             let (i, j) = (i.min(j), i.max(j));
@@ -558,7 +655,12 @@ mod tests {
                 trees.iter_mut().for_each(|t| t.link_down(&adj, i, j));
             }
             for t in &trees {
-                assert_eq!(t.dist, Distances::bfs(&adj, t.source).dist, "source {}", t.source);
+                assert_eq!(
+                    t.dist,
+                    Distances::bfs(&adj, t.source).dist,
+                    "source {}",
+                    t.source
+                );
             }
         }
     }
@@ -569,13 +671,21 @@ mod tests {
         // the incremental pass equals a BFS on the n×n matrix per interval.
         use crate::mobility::{Area, RandomWaypoint};
         let until = s(200.0);
-        let tr = RandomWaypoint::ns2(Area::new(800.0, 800.0), 20.0, 0.0).trajectories(5, 30, until).unwrap();
+        let tr = RandomWaypoint::ns2(Area::new(800.0, 800.0), 20.0, 0.0)
+            .trajectories(5, 30, until)
+            .unwrap();
         let tl = ConnectivityTimeline::exact(&tr, 250.0, until);
         assert!(tl.link_change_count() > 200, "{}", tl.link_change_count());
-        let pairs: Vec<_> = [(0, 29, 0.0, 200.0), (3, 17, 12.5, 150.0), (3, 4, 0.0, 300.0), (8, 8, 1.0, 2.0), (21, 2, 50.0, 60.0)]
-            .iter()
-            .map(|&(a, b, f, t)| (NodeId(a), NodeId(b), s(f), s(t)))
-            .collect();
+        let pairs: Vec<_> = [
+            (0, 29, 0.0, 200.0),
+            (3, 17, 12.5, 150.0),
+            (3, 4, 0.0, 300.0),
+            (8, 8, 1.0, 2.0),
+            (21, 2, 50.0, 60.0),
+        ]
+        .iter()
+        .map(|&(a, b, f, t)| (NodeId(a), NodeId(b), s(f), s(t)))
+        .collect();
         let fast = tl.pairs_between(&pairs);
         for (p, got) in pairs.iter().zip(&fast) {
             let want = matrix_pair_between(&tl, p.0, p.1, p.2, p.3);
@@ -586,7 +696,13 @@ mod tests {
     }
 
     /// The former report: a BFS on the adjacency matrix for every interval.
-    fn matrix_pair_between(tl: &ConnectivityTimeline, a: NodeId, b: NodeId, from: SimTime, to: SimTime) -> PairConnectivity {
+    fn matrix_pair_between(
+        tl: &ConnectivityTimeline,
+        a: NodeId,
+        b: NodeId,
+        from: SimTime,
+        to: SimTime,
+    ) -> PairConnectivity {
         let n = tl.n;
         let to = to.min(tl.until);
         let mut adj = tl.initial.clone();
@@ -627,16 +743,36 @@ mod tests {
         let p = tl.pair(NodeId(0), NodeId(2));
         assert_eq!(p.connected_fraction, 1.0);
         assert_eq!(p.mean_hops, Some(2.0));
-        assert_eq!(sampled_pair(&t, 250.0, NodeId(0), NodeId(2), s(10.0), DEFAULT_SAMPLE_STEP), p);
-        assert_eq!(hop_count(&[[0.0, 0.0], [300.0, 0.0]], 250.0, NodeId(0), NodeId(1)), None);
+        assert_eq!(
+            sampled_pair(
+                &t,
+                250.0,
+                NodeId(0),
+                NodeId(2),
+                s(10.0),
+                DEFAULT_SAMPLE_STEP
+            ),
+            p
+        );
+        assert_eq!(
+            hop_count(&[[0.0, 0.0], [300.0, 0.0]], 250.0, NodeId(0), NodeId(1)),
+            None
+        );
     }
 
     #[test]
     fn stopping_exactly_at_the_range_boundary_is_not_a_flap() {
         let still = Trajectory::stationary([0.0, 0.0]);
-        let mover =
-            scripted_trajectory([400.0, 0.0], &[SetDest { time_s: 1.0, dest_m: [250.0, 0.0], speed_mps: 15.0 }], "m")
-                .unwrap();
+        let mover = scripted_trajectory(
+            [400.0, 0.0],
+            &[SetDest {
+                time_s: 1.0,
+                dest_m: [250.0, 0.0],
+                speed_mps: 15.0,
+            }],
+            "m",
+        )
+        .unwrap();
         let tl = ConnectivityTimeline::exact(&[still, mover], 250.0, s(100.0));
         assert_eq!(tl.changes().len(), 1, "{:?}", tl.changes());
         assert!(tl.changes()[0].up);
@@ -669,7 +805,11 @@ mod tests {
         assert_eq!(p.mean_hops, Some(2.0));
         let w = tl.pair_between(NodeId(0), NodeId(2), s(1.0), s(3.0));
         assert!((w.connected_fraction - 0.5).abs() < 1e-12, "{w:?}");
-        assert_eq!(tl.pair_between(NodeId(1), NodeId(2), s(3.0), s(5.0)).connected_fraction, 0.0);
+        assert_eq!(
+            tl.pair_between(NodeId(1), NodeId(2), s(3.0), s(5.0))
+                .connected_fraction,
+            0.0
+        );
         // A fault at time 0 shapes the initial state.
         let tl0 = geo.with_faults(&[FaultEvent::node(SimTime::ZERO, FaultKind::NodeOff, 2)]);
         assert!(!tl0.initially_linked(NodeId(1), NodeId(2)));

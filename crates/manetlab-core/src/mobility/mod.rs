@@ -31,7 +31,9 @@ pub mod waypoint;
 pub use connectivity::{ConnectivityTimeline, LinkChange};
 pub use ns2::{read_ns2_movement, write_ns2_movement, Ns2Movement, Ns2ParseError};
 pub use scripted::{scripted_trajectory, signal_loss, SetDest};
-pub use trajectory::{Leg, LegCache, LegPiece, Position, Trajectory, TrajectoryBuilder, TrajectoryCursor};
+pub use trajectory::{
+    Leg, LegCache, LegPiece, Position, Trajectory, TrajectoryBuilder, TrajectoryCursor,
+};
 pub use waypoint::{RandomWaypoint, RwpInit};
 
 use serde::{Deserialize, Serialize};
@@ -57,7 +59,11 @@ impl Area {
     fn validate(&self, key: &str) -> Result<(), MobilityError> {
         for (name, v) in [("width_m", self.width_m), ("height_m", self.height_m)] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(MobilityError::invalid(format!("{key}.{name}"), v, "a finite number > 0"));
+                return Err(MobilityError::invalid(
+                    format!("{key}.{name}"),
+                    v,
+                    "a finite number > 0",
+                ));
             }
         }
         Ok(())
@@ -74,7 +80,15 @@ pub struct MobilityError {
 }
 
 impl MobilityError {
-    pub fn invalid(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
-        MobilityError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
+    pub fn invalid(
+        key: impl Into<String>,
+        value: impl ToString,
+        allowed: impl Into<String>,
+    ) -> Self {
+        MobilityError {
+            key: key.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
     }
 }

@@ -72,7 +72,11 @@ impl Ns2Movement {
             return Err(super::MobilityError::invalid(
                 "nodes.count",
                 n,
-                format!("at least {} (the movement file moves node {})", self.node_count(), self.node_count() - 1),
+                format!(
+                    "at least {} (the movement file moves node {})",
+                    self.node_count(),
+                    self.node_count() - 1
+                ),
             ));
         }
         (0..n as usize)
@@ -104,7 +108,11 @@ pub fn read_ns2_movement(text: &str) -> Result<Ns2Movement, Ns2ParseError> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let err = |message: String| Ns2ParseError { line: k + 1, text: raw.to_string(), message };
+        let err = |message: String| Ns2ParseError {
+            line: k + 1,
+            text: raw.to_string(),
+            message,
+        };
         parse_line(line, &mut m).map_err(err)?;
     }
     Ok(m)
@@ -113,18 +121,24 @@ pub fn read_ns2_movement(text: &str) -> Result<Ns2Movement, Ns2ParseError> {
 fn parse_line(line: &str, m: &mut Ns2Movement) -> Result<(), String> {
     // ns-2.35's scenario files create the GOD object first; Tcl allows any
     // spacing between the words.
-    if line.split_whitespace().eq(["set", "god_", "[God", "instance]"]) {
+    if line
+        .split_whitespace()
+        .eq(["set", "god_", "[God", "instance]"])
+    {
         m.god_lines += 1;
         return Ok(());
     }
     if let Some(rest) = line.strip_prefix("$ns_") {
         // $ns_ at <t> "<command>"
         let rest = rest.trim_start();
-        let rest = rest.strip_prefix("at").filter(|r| r.starts_with(char::is_whitespace)).ok_or_else(|| {
-            "expected `$ns_ at <time> \"<command>\"`".to_string()
-        })?;
+        let rest = rest
+            .strip_prefix("at")
+            .filter(|r| r.starts_with(char::is_whitespace))
+            .ok_or_else(|| "expected `$ns_ at <time> \"<command>\"`".to_string())?;
         let rest = rest.trim_start();
-        let (time_tok, cmd) = rest.split_once(char::is_whitespace).ok_or("missing command after the time")?;
+        let (time_tok, cmd) = rest
+            .split_once(char::is_whitespace)
+            .ok_or("missing command after the time")?;
         let time_s = number(time_tok, "time")?;
         if time_s < 0.0 {
             return Err(format!("time {time_s} is negative"));
@@ -183,9 +197,13 @@ fn node_index(tok: &str) -> Result<u32, String> {
         .strip_prefix("$node_(")
         .and_then(|t| t.strip_suffix(')'))
         .ok_or_else(|| format!("`{tok}` is not a node reference like $node_(3)"))?;
-    let i: u32 = idx.parse().map_err(|_| format!("node index `{idx}` is not a non-negative integer"))?;
+    let i: u32 = idx
+        .parse()
+        .map_err(|_| format!("node index `{idx}` is not a non-negative integer"))?;
     if i > MAX_NS2_NODE_INDEX {
-        return Err(format!("node index {i} is larger than {MAX_NS2_NODE_INDEX}"));
+        return Err(format!(
+            "node index {i} is larger than {MAX_NS2_NODE_INDEX}"
+        ));
     }
     Ok(i)
 }
@@ -206,7 +224,11 @@ fn secs(t: SimTime) -> String {
 /// then one `$ns_ at t "$node_(i) setdest x y v"` per moving leg, sorted by time
 /// then node. Pauses need no command (an ns-2 node stops on arrival). `header`
 /// lines become `#` comments.
-pub fn write_ns2_movement<W: io::Write>(out: &mut W, trajectories: &[Trajectory], header: Option<&str>) -> io::Result<()> {
+pub fn write_ns2_movement<W: io::Write>(
+    out: &mut W,
+    trajectories: &[Trajectory],
+    header: Option<&str>,
+) -> io::Result<()> {
     out.write_all(ns2_movement_string(trajectories, header).as_bytes())
 }
 
@@ -230,12 +252,22 @@ pub fn ns2_movement_string(trajectories: &[Trajectory], header: Option<&str>) ->
         .iter()
         .enumerate()
         .flat_map(|(i, t)| {
-            t.legs().iter().filter(|l| !l.is_pause() && l.end != SimTime::MAX).map(move |l| (l.start, i, l.to_m, l.speed_mps))
+            t.legs()
+                .iter()
+                .filter(|l| !l.is_pause() && l.end != SimTime::MAX)
+                .map(move |l| (l.start, i, l.to_m, l.speed_mps))
         })
         .collect();
     cmds.sort_by_key(|c| (c.0, c.1));
     for (t, i, to, v) in cmds {
-        let _ = writeln!(s, "$ns_ at {} \"$node_({i}) setdest {:.12} {:.12} {:.12}\"", secs(t), to[0], to[1], v);
+        let _ = writeln!(
+            s,
+            "$ns_ at {} \"$node_({i}) setdest {:.12} {:.12} {:.12}\"",
+            secs(t),
+            to[0],
+            to[1],
+            v
+        );
     }
     s
 }
@@ -253,8 +285,22 @@ mod tests {
         assert_eq!(m.node_count(), 2);
         assert_eq!(m.initial_m, vec![[0.0, 0.0], [10.5, 20.0]]);
         assert_eq!(m.god_lines, 3);
-        assert_eq!(m.moves[1], vec![SetDest { time_s: 1.5, dest_m: [30.5, 20.0], speed_mps: 4.0 }]);
-        assert_eq!(m.moves[0], vec![SetDest { time_s: 0.0, dest_m: [5.0, 5.0], speed_mps: 1.0 }]);
+        assert_eq!(
+            m.moves[1],
+            vec![SetDest {
+                time_s: 1.5,
+                dest_m: [30.5, 20.0],
+                speed_mps: 4.0
+            }]
+        );
+        assert_eq!(
+            m.moves[0],
+            vec![SetDest {
+                time_s: 0.0,
+                dest_m: [5.0, 5.0],
+                speed_mps: 1.0
+            }]
+        );
         let t = m.trajectories(3).unwrap();
         assert_eq!(t[1].position_at(SimTime::from_secs_f64(4.0)), [20.5, 20.0]);
         assert_eq!(t[2].position_at(SimTime::from_secs_f64(4.0)), [0.0, 0.0]);
@@ -269,7 +315,10 @@ mod tests {
             ("$node_(0) set W_ 1", "unknown node attribute `W_`"),
             ("$ns_ at -1 \"$node_(0) setdest 1 1 1\"", "negative"),
             ("$ns_ at 1 $node_(0) setdest 1 1 1", "double quotes"),
-            ("$ns_ at 1 \"$node_(0) setdest 1 1\"", "not a movement command"),
+            (
+                "$ns_ at 1 \"$node_(0) setdest 1 1\"",
+                "not a movement command",
+            ),
             ("$ns_ halt", "expected `$ns_ at"),
             ("$node_(0) setdest 1 1 -2", "speed -2 is negative"),
             ("$node_(99999999) set X_ 1", "larger than"),
@@ -289,7 +338,11 @@ mod tests {
 
     #[test]
     fn writer_formats_like_setdest() {
-        let moves = [SetDest { time_s: 0.25, dest_m: [3.0, 4.0], speed_mps: 1.0 }];
+        let moves = [SetDest {
+            time_s: 0.25,
+            dest_m: [3.0, 4.0],
+            speed_mps: 1.0,
+        }];
         let t = scripted_trajectory([0.0, 0.0], &moves, "m").unwrap();
         let s = ns2_movement_string(&[t], Some("nodes: 1"));
         assert_eq!(
@@ -303,7 +356,10 @@ mod tests {
     fn a_byte_order_mark_is_not_part_of_the_first_line() {
         let text = "$node_(0) set X_ 10.0\n$node_(0) set Y_ 20.0\n";
         let with_bom = format!("\u{feff}{text}");
-        let (a, b) = (read_ns2_movement(text).unwrap(), read_ns2_movement(&with_bom).unwrap());
+        let (a, b) = (
+            read_ns2_movement(text).unwrap(),
+            read_ns2_movement(&with_bom).unwrap(),
+        );
         assert_eq!(a.initial_m, b.initial_m);
         assert_eq!(b.initial_m[0], [10.0, 20.0]);
     }

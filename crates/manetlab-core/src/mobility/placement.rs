@@ -23,21 +23,34 @@ pub fn grid(rows: u32, cols: u32, spacing_m: f64) -> Result<Vec<Position>, Mobil
     if cols == 0 {
         return Err(MobilityError::invalid("cols", cols, "at least 1"));
     }
-    Ok((0..rows * cols).map(|i| [(i % cols) as f64 * spacing_m, (i / cols) as f64 * spacing_m]).collect())
+    Ok((0..rows * cols)
+        .map(|i| [(i % cols) as f64 * spacing_m, (i / cols) as f64 * spacing_m])
+        .collect())
 }
 
 /// `n` positions uniform in `area` from stream `(seed, 0, Placement)`: x then y per node.
 pub fn uniform(n: u32, area: Area, seed: u64) -> Result<Vec<Position>, MobilityError> {
     area.validate("area")?;
     let mut rng = stream(seed, 0, Component::Placement);
-    Ok((0..n).map(|_| [rng.gen::<f64>() * area.width_m, rng.gen::<f64>() * area.height_m]).collect())
+    Ok((0..n)
+        .map(|_| {
+            [
+                rng.gen::<f64>() * area.width_m,
+                rng.gen::<f64>() * area.height_m,
+            ]
+        })
+        .collect())
 }
 
 /// Explicit positions; each must be finite.
 pub fn explicit(positions_m: &[Position]) -> Result<Vec<Position>, MobilityError> {
     for (i, p) in positions_m.iter().enumerate() {
         if !(p[0].is_finite() && p[1].is_finite()) {
-            return Err(MobilityError::invalid(format!("positions_m[{i}]"), format!("{p:?}"), "finite coordinates"));
+            return Err(MobilityError::invalid(
+                format!("positions_m[{i}]"),
+                format!("{p:?}"),
+                "finite coordinates",
+            ));
         }
     }
     Ok(positions_m.to_vec())
@@ -45,14 +58,21 @@ pub fn explicit(positions_m: &[Position]) -> Result<Vec<Position>, MobilityError
 
 /// One stationary trajectory per position.
 pub fn stationary(positions_m: &[Position]) -> Vec<Trajectory> {
-    positions_m.iter().map(|&p| Trajectory::stationary(p)).collect()
+    positions_m
+        .iter()
+        .map(|&p| Trajectory::stationary(p))
+        .collect()
 }
 
 fn check_spacing(spacing_m: f64) -> Result<(), MobilityError> {
     if spacing_m.is_finite() && spacing_m >= 0.0 {
         Ok(())
     } else {
-        Err(MobilityError::invalid("spacing_m", spacing_m, "a finite number >= 0"))
+        Err(MobilityError::invalid(
+            "spacing_m",
+            spacing_m,
+            "a finite number >= 0",
+        ))
     }
 }
 
@@ -62,7 +82,10 @@ mod tests {
 
     #[test]
     fn chain_and_grid_positions() {
-        assert_eq!(chain(3, 200.0).unwrap(), vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0]]);
+        assert_eq!(
+            chain(3, 200.0).unwrap(),
+            vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0]]
+        );
         let g = grid(2, 3, 10.0).unwrap();
         assert_eq!(g.len(), 6);
         assert_eq!(g[4], [10.0, 10.0]);

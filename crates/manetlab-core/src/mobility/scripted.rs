@@ -29,19 +29,39 @@ pub struct SetDest {
 
 /// The trajectory of a node that starts at `start_m` and obeys `moves`.
 /// `key` names the list in errors (e.g. `"mobility.nodes[3].moves"`).
-pub fn scripted_trajectory(start_m: Position, moves: &[SetDest], key: &str) -> Result<Trajectory, MobilityError> {
+pub fn scripted_trajectory(
+    start_m: Position,
+    moves: &[SetDest],
+    key: &str,
+) -> Result<Trajectory, MobilityError> {
     if !(start_m[0].is_finite() && start_m[1].is_finite()) {
-        return Err(MobilityError::invalid(format!("{key}.start_m"), format!("{start_m:?}"), "finite coordinates"));
+        return Err(MobilityError::invalid(
+            format!("{key}.start_m"),
+            format!("{start_m:?}"),
+            "finite coordinates",
+        ));
     }
     for (i, m) in moves.iter().enumerate() {
         if !(m.time_s.is_finite() && m.time_s >= 0.0) {
-            return Err(MobilityError::invalid(format!("{key}[{i}].time_s"), m.time_s, "a finite number >= 0"));
+            return Err(MobilityError::invalid(
+                format!("{key}[{i}].time_s"),
+                m.time_s,
+                "a finite number >= 0",
+            ));
         }
         if !(m.speed_mps.is_finite() && m.speed_mps >= 0.0) {
-            return Err(MobilityError::invalid(format!("{key}[{i}].speed_mps"), m.speed_mps, "a finite number >= 0"));
+            return Err(MobilityError::invalid(
+                format!("{key}[{i}].speed_mps"),
+                m.speed_mps,
+                "a finite number >= 0",
+            ));
         }
         if !(m.dest_m[0].is_finite() && m.dest_m[1].is_finite()) {
-            return Err(MobilityError::invalid(format!("{key}[{i}].dest_m"), format!("{:?}", m.dest_m), "finite coordinates"));
+            return Err(MobilityError::invalid(
+                format!("{key}[{i}].dest_m"),
+                format!("{:?}", m.dest_m),
+                "finite coordinates",
+            ));
         }
     }
     let mut order: Vec<&SetDest> = moves.iter().collect();
@@ -58,10 +78,24 @@ pub fn scripted_trajectory(start_m: Position, moves: &[SetDest], key: &str) -> R
 /// and at `return_s` heads back home at the same speed. Put `away_m` beyond radio
 /// range of the node's neighbours; the link breaks as the node crosses the range
 /// and comes back as it returns.
-pub fn signal_loss(home_m: Position, away_m: Position, leave_s: f64, return_s: f64, speed_mps: f64) -> Vec<SetDest> {
+pub fn signal_loss(
+    home_m: Position,
+    away_m: Position,
+    leave_s: f64,
+    return_s: f64,
+    speed_mps: f64,
+) -> Vec<SetDest> {
     vec![
-        SetDest { time_s: leave_s, dest_m: away_m, speed_mps },
-        SetDest { time_s: return_s, dest_m: home_m, speed_mps },
+        SetDest {
+            time_s: leave_s,
+            dest_m: away_m,
+            speed_mps,
+        },
+        SetDest {
+            time_s: return_s,
+            dest_m: home_m,
+            speed_mps,
+        },
     ]
 }
 
@@ -81,8 +115,16 @@ mod tests {
     fn paper_001_scenario_i_node_0() {
         // (50, 90) → (420, 100) at 5 m/s from 0.1 s; at 100 s → (2, 450) at 25 m/s.
         let moves = [
-            SetDest { time_s: 100.0, dest_m: [2.0, 450.0], speed_mps: 25.0 },
-            SetDest { time_s: 0.1, dest_m: [420.0, 100.0], speed_mps: 5.0 },
+            SetDest {
+                time_s: 100.0,
+                dest_m: [2.0, 450.0],
+                speed_mps: 25.0,
+            },
+            SetDest {
+                time_s: 0.1,
+                dest_m: [420.0, 100.0],
+                speed_mps: 5.0,
+            },
         ];
         let t = scripted_trajectory([50.0, 90.0], &moves, "moves").unwrap();
         let d1 = (370.0f64).hypot(10.0); // 370.135 m: arrives at 0.1 + 74.027 s
@@ -100,11 +142,27 @@ mod tests {
 
     #[test]
     fn bad_commands_are_typed_errors() {
-        let e = scripted_trajectory([0.0, 0.0], &[SetDest { time_s: -1.0, dest_m: [1.0, 1.0], speed_mps: 1.0 }], "m")
-            .unwrap_err();
+        let e = scripted_trajectory(
+            [0.0, 0.0],
+            &[SetDest {
+                time_s: -1.0,
+                dest_m: [1.0, 1.0],
+                speed_mps: 1.0,
+            }],
+            "m",
+        )
+        .unwrap_err();
         assert_eq!(e.key, "m[0].time_s");
-        let e = scripted_trajectory([0.0, 0.0], &[SetDest { time_s: 1.0, dest_m: [1.0, 1.0], speed_mps: f64::NAN }], "m")
-            .unwrap_err();
+        let e = scripted_trajectory(
+            [0.0, 0.0],
+            &[SetDest {
+                time_s: 1.0,
+                dest_m: [1.0, 1.0],
+                speed_mps: f64::NAN,
+            }],
+            "m",
+        )
+        .unwrap_err();
         assert_eq!(e.key, "m[0].speed_mps");
     }
 

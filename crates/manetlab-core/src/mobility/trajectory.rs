@@ -43,7 +43,10 @@ impl Leg {
             return [0.0, 0.0];
         }
         let dt_s = (self.end - self.start).as_secs_f64();
-        [(self.to_m[0] - self.from_m[0]) / dt_s, (self.to_m[1] - self.from_m[1]) / dt_s]
+        [
+            (self.to_m[0] - self.from_m[0]) / dt_s,
+            (self.to_m[1] - self.from_m[1]) / dt_s,
+        ]
     }
 
     /// Position at `t`, which must lie in `[start, end]` (clamped otherwise).
@@ -56,7 +59,10 @@ impl Leg {
         }
         let f = (t - self.start).as_secs_f64() / (self.end - self.start).as_secs_f64();
         let lerp = |a: f64, b: f64| (a + f * (b - a)).clamp(a.min(b), a.max(b));
-        [lerp(self.from_m[0], self.to_m[0]), lerp(self.from_m[1], self.to_m[1])]
+        [
+            lerp(self.from_m[0], self.to_m[0]),
+            lerp(self.from_m[1], self.to_m[1]),
+        ]
     }
 }
 
@@ -80,7 +86,9 @@ impl Trajectory {
 
     /// Index of the leg in force at `t` (the last leg whose start ≤ t): O(log legs).
     fn leg_index(&self, t: SimTime) -> usize {
-        self.legs.partition_point(|l| l.start <= t).saturating_sub(1)
+        self.legs
+            .partition_point(|l| l.start <= t)
+            .saturating_sub(1)
     }
 
     /// Position (m) at `t`, by binary search over the legs.
@@ -110,7 +118,10 @@ impl Trajectory {
 
     /// A cursor for monotone (non-decreasing) queries: amortised O(1) per query.
     pub fn cursor(&self) -> TrajectoryCursor<'_> {
-        TrajectoryCursor { trajectory: self, index: 0 }
+        TrajectoryCursor {
+            trajectory: self,
+            index: 0,
+        }
     }
 
     /// Total distance travelled (m) in `[0, until]`.
@@ -181,7 +192,11 @@ pub struct LegCache {
 
 impl Default for LegCache {
     fn default() -> Self {
-        LegCache { valid_from: SimTime::MAX, valid_until: SimTime::ZERO, piece: LegPiece::standing(0, [0.0; 2]) }
+        LegCache {
+            valid_from: SimTime::MAX,
+            valid_until: SimTime::ZERO,
+            piece: LegPiece::standing(0, [0.0; 2]),
+        }
     }
 }
 
@@ -222,7 +237,14 @@ pub struct LegPiece {
 impl LegPiece {
     /// A node standing at `at_m` from `start_ns` on (adds −0.0: exactly `at_m`).
     fn standing(start_ns: u64, at_m: Position) -> LegPiece {
-        LegPiece { start: start_ns, span_s: 1.0, from_m: at_m, delta_m: [-0.0; 2], lo_m: at_m, hi_m: at_m }
+        LegPiece {
+            start: start_ns,
+            span_s: 1.0,
+            from_m: at_m,
+            delta_m: [-0.0; 2],
+            lo_m: at_m,
+            hi_m: at_m,
+        }
     }
 
     /// Position at `t`, which lies in the interval of the record this piece
@@ -238,9 +260,15 @@ impl LegPiece {
     /// packed instructions (per piece the same operations on the same values).
     #[inline]
     pub fn positions2(a: &LegPiece, b: &LegPiece, t: SimTime) -> [Position; 2] {
-        let e = [t.0.wrapping_sub(a.start) as i64 as f64, t.0.wrapping_sub(b.start) as i64 as f64];
+        let e = [
+            t.0.wrapping_sub(a.start) as i64 as f64,
+            t.0.wrapping_sub(b.start) as i64 as f64,
+        ];
         let f = div2(div2(e, [1e9, 1e9]), [a.span_s, b.span_s]);
-        [lerp_clamped(a.from_m, a.delta_m, a.lo_m, a.hi_m, f[0]), lerp_clamped(b.from_m, b.delta_m, b.lo_m, b.hi_m, f[1])]
+        [
+            lerp_clamped(a.from_m, a.delta_m, a.lo_m, a.hi_m, f[0]),
+            lerp_clamped(b.from_m, b.delta_m, b.lo_m, b.hi_m, f[1]),
+        ]
     }
 }
 
@@ -257,7 +285,12 @@ pub(crate) fn div2(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
         use std::arch::x86_64::{_mm_div_pd, _mm_loadu_pd, _mm_storeu_pd};
         let mut q = [0.0; 2];
         // SAFETY: SSE2 is always present on x86-64; the loads and store are of 2-element arrays.
-        unsafe { _mm_storeu_pd(q.as_mut_ptr(), _mm_div_pd(_mm_loadu_pd(a.as_ptr()), _mm_loadu_pd(b.as_ptr()))) };
+        unsafe {
+            _mm_storeu_pd(
+                q.as_mut_ptr(),
+                _mm_div_pd(_mm_loadu_pd(a.as_ptr()), _mm_loadu_pd(b.as_ptr())),
+            )
+        };
         q
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -323,9 +356,17 @@ impl LegCache {
         let next = traj.legs.get(i + 1).map_or(SimTime::MAX, |n| n.start);
         // `[from, until)` at `at`: `f` counts from `from`, kept within 2⁶² ns of it.
         let stand = |c: &mut LegCache, from: SimTime, until: SimTime, at: Position| {
-            let from = if t.0 - from.0 >= MAX_FAST_SPAN_NS { t } else { from };
+            let from = if t.0 - from.0 >= MAX_FAST_SPAN_NS {
+                t
+            } else {
+                from
+            };
             let until = until.min(SimTime(from.0.saturating_add(MAX_FAST_SPAN_NS)));
-            *c = LegCache { valid_from: from, valid_until: until, piece: LegPiece::standing(from.0, at) };
+            *c = LegCache {
+                valid_from: from,
+                valid_until: until,
+                piece: LegPiece::standing(from.0, at),
+            };
         };
         // `legs[0]` starts at 0, so `l.start <= t < next`.
         if l.is_pause() {
@@ -337,12 +378,20 @@ impl LegCache {
             // After the leg's end (zero-length legs included), until the next leg's start: at `to`.
             stand(self, l.end.max(SimTime(l.start.0 + 1)), next, l.to_m);
         } else if l.end.0 - l.start.0 < MAX_FAST_SPAN_NS {
-            let mut p = LegPiece { start: l.start.0, span_s: (l.end - l.start).as_secs_f64(), ..LegPiece::standing(l.start.0, l.from_m) };
+            let mut p = LegPiece {
+                start: l.start.0,
+                span_s: (l.end - l.start).as_secs_f64(),
+                ..LegPiece::standing(l.start.0, l.from_m)
+            };
             for k in 0..2 {
                 let (a, b) = (l.from_m[k], l.to_m[k]);
                 (p.delta_m[k], p.lo_m[k], p.hi_m[k]) = (b - a, a.min(b), a.max(b));
             }
-            *self = LegCache { valid_from: SimTime(l.start.0 + 1), valid_until: l.end.min(next), piece: p };
+            *self = LegCache {
+                valid_from: SimTime(l.start.0 + 1),
+                valid_until: l.end.min(next),
+                piece: p,
+            };
         } else {
             *self = LegCache::default();
         }
@@ -364,7 +413,11 @@ pub struct TrajectoryBuilder {
 impl TrajectoryBuilder {
     /// A node standing at `start_m` from time 0.
     pub fn new(start_m: Position) -> TrajectoryBuilder {
-        TrajectoryBuilder { legs: Vec::new(), pos_m: start_m, t: SimTime::ZERO }
+        TrajectoryBuilder {
+            legs: Vec::new(),
+            pos_m: start_m,
+            t: SimTime::ZERO,
+        }
     }
 
     /// When the node would next be free (end of the last leg so far).
@@ -380,7 +433,13 @@ impl TrajectoryBuilder {
     /// Stand still until `until` (no-op if `until` is not later than the current end).
     pub fn pause_until(&mut self, until: SimTime) {
         if until > self.t {
-            self.push(Leg { start: self.t, end: until, from_m: self.pos_m, to_m: self.pos_m, speed_mps: 0.0 });
+            self.push(Leg {
+                start: self.t,
+                end: until,
+                from_m: self.pos_m,
+                to_m: self.pos_m,
+                speed_mps: 0.0,
+            });
         }
     }
 
@@ -398,8 +457,18 @@ impl TrajectoryBuilder {
             self.pos_m = dest_m;
             return;
         }
-        let end = SimTime(self.t.0.saturating_add(dur_ns.min(u64::MAX as f64 / 2.0) as u64));
-        self.push(Leg { start: self.t, end, from_m: self.pos_m, to_m: dest_m, speed_mps });
+        let end = SimTime(
+            self.t
+                .0
+                .saturating_add(dur_ns.min(u64::MAX as f64 / 2.0) as u64),
+        );
+        self.push(Leg {
+            start: self.t,
+            end,
+            from_m: self.pos_m,
+            to_m: dest_m,
+            speed_mps,
+        });
     }
 
     /// ns-2 `$ns_ at t "$node_ setdest x y v"`: at `t` the node leaves from
@@ -450,7 +519,13 @@ impl TrajectoryBuilder {
         } else {
             let t = self.t;
             let at = self.pos_m;
-            self.legs.push(Leg { start: t, end: SimTime::MAX, from_m: at, to_m: at, speed_mps: 0.0 });
+            self.legs.push(Leg {
+                start: t,
+                end: SimTime::MAX,
+                from_m: at,
+                to_m: at,
+                speed_mps: 0.0,
+            });
         }
         Trajectory { legs: self.legs }
     }
@@ -545,12 +620,22 @@ mod tests {
         }
         let t = b.finish();
         let mut times: Vec<SimTime> = (0..5_000u64).map(|i| SimTime(i * 37_000_001)).collect();
-        times.extend(t.legs().iter().flat_map(|l| [l.start, SimTime(l.start.0.saturating_sub(1)), SimTime(l.start.0 + 1)]));
+        times.extend(t.legs().iter().flat_map(|l| {
+            [
+                l.start,
+                SimTime(l.start.0.saturating_sub(1)),
+                SimTime(l.start.0 + 1),
+            ]
+        }));
         times.extend((0..2_000u64).map(|i| SimTime((i * 7_919_000_017) % 200_000_000_000)));
         let mut c = LegCache::default();
         for &q in &times {
             let (a, e) = (c.position_at(&t, q), t.position_at(q));
-            assert_eq!((a[0].to_bits(), a[1].to_bits()), (e[0].to_bits(), e[1].to_bits()), "at {q}");
+            assert_eq!(
+                (a[0].to_bits(), a[1].to_bits()),
+                (e[0].to_bits(), e[1].to_bits()),
+                "at {q}"
+            );
         }
     }
 
@@ -565,14 +650,43 @@ mod tests {
         b.setdest(s(20.0), [-0.0, 3.0], 1.0);
         b.move_to([0.0, -0.0], 1e-12); // longer than 2⁶² ns
         let t = b.finish();
-        assert!(t.legs().iter().any(|l| l.end != SimTime::MAX && l.end.0 - l.start.0 >= MAX_FAST_SPAN_NS));
-        let mut times = vec![SimTime::ZERO, s(0.5), s(1.0), SimTime(s(1.0).0 + 1), s(2.0), s(3.0), s(4.0), s(19.0), s(20.0), s(21.0), s(30.0)];
-        times.extend([1u64 << 62, (1 << 62) + 5, 1 << 63, (1 << 63) + 7, u64::MAX - 1, u64::MAX].map(SimTime));
+        assert!(t
+            .legs()
+            .iter()
+            .any(|l| l.end != SimTime::MAX && l.end.0 - l.start.0 >= MAX_FAST_SPAN_NS));
+        let mut times = vec![
+            SimTime::ZERO,
+            s(0.5),
+            s(1.0),
+            SimTime(s(1.0).0 + 1),
+            s(2.0),
+            s(3.0),
+            s(4.0),
+            s(19.0),
+            s(20.0),
+            s(21.0),
+            s(30.0),
+        ];
+        times.extend(
+            [
+                1u64 << 62,
+                (1 << 62) + 5,
+                1 << 63,
+                (1 << 63) + 7,
+                u64::MAX - 1,
+                u64::MAX,
+            ]
+            .map(SimTime),
+        );
         times.extend([s(2.0), SimTime(1 << 63), s(25.0), SimTime(u64::MAX - 3)]);
         let mut c = LegCache::default();
         for &q in &times {
             let (a, e) = (c.position_at(&t, q), t.position_at(q));
-            assert_eq!((a[0].to_bits(), a[1].to_bits()), (e[0].to_bits(), e[1].to_bits()), "at {q}");
+            assert_eq!(
+                (a[0].to_bits(), a[1].to_bits()),
+                (e[0].to_bits(), e[1].to_bits()),
+                "at {q}"
+            );
         }
     }
 }

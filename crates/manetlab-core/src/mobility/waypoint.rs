@@ -64,7 +64,13 @@ pub struct RandomWaypoint {
 impl RandomWaypoint {
     /// ns-2 setdest v1 with the given area, vmax and pause.
     pub fn ns2(area: Area, max_speed_mps: f64, pause_s: f64) -> RandomWaypoint {
-        RandomWaypoint { area, min_speed_mps: 0.0, max_speed_mps, pause_s, init: RwpInit::Ns2 }
+        RandomWaypoint {
+            area,
+            min_speed_mps: 0.0,
+            max_speed_mps,
+            pause_s,
+            init: RwpInit::Ns2,
+        }
     }
 
     /// Check every parameter; errors name the key.
@@ -72,13 +78,25 @@ impl RandomWaypoint {
         self.area.validate("area")?;
         let (vmin, vmax) = (self.min_speed_mps, self.max_speed_mps);
         if !(vmax.is_finite() && vmax > 0.0) {
-            return Err(MobilityError::invalid("max_speed_mps", vmax, "a finite number > 0"));
+            return Err(MobilityError::invalid(
+                "max_speed_mps",
+                vmax,
+                "a finite number > 0",
+            ));
         }
         if !(vmin.is_finite() && (0.0..=vmax).contains(&vmin)) {
-            return Err(MobilityError::invalid("min_speed_mps", vmin, "a number in [0, max_speed_mps]"));
+            return Err(MobilityError::invalid(
+                "min_speed_mps",
+                vmin,
+                "a number in [0, max_speed_mps]",
+            ));
         }
         if !(self.pause_s.is_finite() && self.pause_s >= 0.0) {
-            return Err(MobilityError::invalid("pause_s", self.pause_s, "a finite number >= 0"));
+            return Err(MobilityError::invalid(
+                "pause_s",
+                self.pause_s,
+                "a finite number >= 0",
+            ));
         }
         if self.init == RwpInit::SteadyState && vmin <= 0.0 {
             // With vmin = 0, E[1/V] is infinite: the stationary regime has every
@@ -128,7 +146,12 @@ impl RandomWaypoint {
 
     /// Node `node`'s trajectory, with legs generated until at least `until`;
     /// after the last generated leg the node stays put (only `[0, until]` is meaningful).
-    pub fn trajectory(&self, seed: u64, node: NodeId, until: SimTime) -> Result<Trajectory, MobilityError> {
+    pub fn trajectory(
+        &self,
+        seed: u64,
+        node: NodeId,
+        until: SimTime,
+    ) -> Result<Trajectory, MobilityError> {
         self.validate()?;
         let mut rng = stream(seed, node.0 as u64, Component::Mobility);
         let pause = SimDuration::from_secs_f64(self.pause_s);
@@ -155,12 +178,22 @@ impl RandomWaypoint {
     }
 
     /// Trajectories of nodes `0..n`; node i's depends only on (seed, i, self).
-    pub fn trajectories(&self, seed: u64, n: u32, until: SimTime) -> Result<Vec<Trajectory>, MobilityError> {
-        (0..n).map(|i| self.trajectory(seed, NodeId(i), until)).collect()
+    pub fn trajectories(
+        &self,
+        seed: u64,
+        n: u32,
+        until: SimTime,
+    ) -> Result<Vec<Trajectory>, MobilityError> {
+        (0..n)
+            .map(|i| self.trajectory(seed, NodeId(i), until))
+            .collect()
     }
 
     fn uniform_point(&self, rng: &mut SimRng) -> Position {
-        [rng.gen::<f64>() * self.area.width_m, rng.gen::<f64>() * self.area.height_m]
+        [
+            rng.gen::<f64>() * self.area.width_m,
+            rng.gen::<f64>() * self.area.height_m,
+        ]
     }
 
     /// Speed uniform in (vmin, vmax]: ns-2 v1 draws `uniform() * MAXSPEED` and
@@ -235,32 +268,69 @@ mod tests {
         let n = 200_000;
         let mut sum = 0.0;
         for _ in 0..n {
-            let (x1, y1, x2, y2) = (rng.gen::<f64>(), rng.gen::<f64>(), rng.gen::<f64>(), rng.gen::<f64>());
+            let (x1, y1, x2, y2) = (
+                rng.gen::<f64>(),
+                rng.gen::<f64>(),
+                rng.gen::<f64>(),
+                rng.gen::<f64>(),
+            );
             sum += ((x2 - x1) * 1500.0).hypot((y2 - y1) * 300.0);
         }
-        assert!((mean_leg_length_m(a) - sum / n as f64).abs() < 4.0, "{} vs {}", mean_leg_length_m(a), sum / n as f64);
+        assert!(
+            (mean_leg_length_m(a) - sum / n as f64).abs() < 4.0,
+            "{} vs {}",
+            mean_leg_length_m(a),
+            sum / n as f64
+        );
     }
 
     #[test]
     fn validation_names_the_key() {
         let ok = RandomWaypoint::ns2(Area::new(100.0, 100.0), 20.0, 0.0);
         assert!(ok.validate().is_ok());
-        let e = RandomWaypoint { max_speed_mps: 0.0, ..ok.clone() }.validate().unwrap_err();
+        let e = RandomWaypoint {
+            max_speed_mps: 0.0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e.key, "max_speed_mps");
-        let e = RandomWaypoint { min_speed_mps: 30.0, ..ok.clone() }.validate().unwrap_err();
+        let e = RandomWaypoint {
+            min_speed_mps: 30.0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e.key, "min_speed_mps");
-        let e = RandomWaypoint { init: RwpInit::SteadyState, ..ok.clone() }.validate().unwrap_err();
+        let e = RandomWaypoint {
+            init: RwpInit::SteadyState,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e.key, "min_speed_mps");
-        let e = RandomWaypoint { pause_s: -1.0, ..ok.clone() }.validate().unwrap_err();
+        let e = RandomWaypoint {
+            pause_s: -1.0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e.key, "pause_s");
-        let e = RandomWaypoint { area: Area::new(0.0, 5.0), ..ok }.validate().unwrap_err();
+        let e = RandomWaypoint {
+            area: Area::new(0.0, 5.0),
+            ..ok
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e.key, "area.width_m");
     }
 
     #[test]
     fn ns2_init_pauses_first_then_moves_with_pauses() {
         let m = RandomWaypoint::ns2(Area::new(1000.0, 1000.0), 20.0, 5.0);
-        let t = m.trajectory(3, NodeId(0), SimTime::from_secs_f64(500.0)).unwrap();
+        let t = m
+            .trajectory(3, NodeId(0), SimTime::from_secs_f64(500.0))
+            .unwrap();
         let legs = t.legs();
         assert!(legs[0].is_pause());
         assert_eq!(legs[0].end, SimTime::from_secs_f64(5.0));
@@ -270,7 +340,10 @@ mod tests {
             // Moves and 5 s pauses alternate.
             assert_ne!(pair[0].is_pause(), pair[1].is_pause());
         }
-        for l in legs.iter().filter(|l| l.is_pause() && l.end != SimTime::MAX) {
+        for l in legs
+            .iter()
+            .filter(|l| l.is_pause() && l.end != SimTime::MAX)
+        {
             assert_eq!(l.end - l.start, SimDuration::from_secs_f64(5.0));
         }
         assert!(legs.last().unwrap().start >= SimTime::from_secs_f64(500.0));

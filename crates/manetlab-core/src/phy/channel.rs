@@ -117,13 +117,17 @@ impl Grid {
                 cell *= 2.0;
                 continue;
             }
-            (self.cell_m, self.x0, self.y0, self.cols, self.rows) = (cell, x0, y0, cols as i64, rows as i64);
+            (self.cell_m, self.x0, self.y0, self.cols, self.rows) =
+                (cell, x0, y0, cols as i64, rows as i64);
             break;
         }
         let cells = (self.cols * self.rows) as usize;
         self.start.clear();
         self.start.resize(cells + 1, 0);
-        let idx: Vec<usize> = positions.iter().map(|p| self.index(cell_of(p, self.cell_m)).expect("inside the box")).collect();
+        let idx: Vec<usize> = positions
+            .iter()
+            .map(|p| self.index(cell_of(p, self.cell_m)).expect("inside the box"))
+            .collect();
         for &c in &idx {
             self.start[c + 1] += 1;
         }
@@ -147,16 +151,23 @@ impl Grid {
     }
 
     fn cell(&self, p: [f64; 2]) -> (i64, i64) {
-        ((p[0] / self.cell_m).floor() as i64, (p[1] / self.cell_m).floor() as i64)
+        (
+            (p[0] / self.cell_m).floor() as i64,
+            (p[1] / self.cell_m).floor() as i64,
+        )
     }
 
     /// The nodes of the 3×3 cells around `p`, cell by cell.
     fn around(&self, p: [f64; 2]) -> impl Iterator<Item = &[NodeId]> + '_ {
         let (cx, cy) = self.cell(p);
-        (-1..=1).flat_map(move |dx| (-1..=1).map(move |dy| (dx, dy))).map(move |(dx, dy)| match self.index((cx.saturating_add(dx), cy.saturating_add(dy))) {
-            Some(c) => &self.nodes[self.start[c] as usize..self.start[c + 1] as usize],
-            None => &[][..],
-        })
+        (-1..=1)
+            .flat_map(move |dx| (-1..=1).map(move |dy| (dx, dy)))
+            .map(
+                move |(dx, dy)| match self.index((cx.saturating_add(dx), cy.saturating_add(dy))) {
+                    Some(c) => &self.nodes[self.start[c] as usize..self.start[c + 1] as usize],
+                    None => &[][..],
+                },
+            )
     }
 }
 
@@ -189,10 +200,25 @@ impl Channel {
             super::Propagation::Shadowing { sigma_db, .. } => 10f64.powf(-3.0 * sigma_db / 10.0),
             _ => 1.0,
         };
-        let cutoff_m = params.propagation.range_m(&params.antennas, params.tx_power_w, params.cs_threshold_w * widen);
+        let cutoff_m = params.propagation.range_m(
+            &params.antennas,
+            params.tx_power_w,
+            params.cs_threshold_w * widen,
+        );
         let mean_rx = MeanRx::new(&params.propagation, &params.antennas, params.tx_power_w);
         let delay_small = SimDuration::small_up_to(cutoff_m / SPEED_OF_LIGHT_MPS);
-        let mut ch = Channel { params, cutoff_m, mean_rx, delay_small, cell_m: cutoff_m, positions: Vec::new(), grid: Grid::default(), cache: Vec::new(), by_node: Vec::new(), motion: None };
+        let mut ch = Channel {
+            params,
+            cutoff_m,
+            mean_rx,
+            delay_small,
+            cell_m: cutoff_m,
+            positions: Vec::new(),
+            grid: Grid::default(),
+            cache: Vec::new(),
+            by_node: Vec::new(),
+            motion: None,
+        };
         ch.set_positions(positions);
         ch
     }
@@ -205,7 +231,11 @@ impl Channel {
     /// Decoding range: where the mean power equals RXThresh (the unit-disk range
     /// used by connectivity reports and static routes).
     pub fn rx_range_m(&self) -> f64 {
-        self.params.propagation.range_m(&self.params.antennas, self.params.tx_power_w, self.params.rx_threshold_w)
+        self.params.propagation.range_m(
+            &self.params.antennas,
+            self.params.tx_power_w,
+            self.params.rx_threshold_w,
+        )
     }
 
     /// Static position of `n` (with moving nodes: its position at the start of the current epoch).
@@ -260,9 +290,19 @@ impl Channel {
 
     /// As [`set_trajectories`](Self::set_trajectories) with at most `refresh` as Δ
     /// (tests use this to show that results do not depend on Δ).
-    pub fn set_trajectories_with_refresh(&mut self, trajectories: Vec<Trajectory>, refresh: SimDuration) {
-        let start: Vec<[f64; 2]> = trajectories.iter().map(|t| t.position_at(SimTime::ZERO)).collect();
-        let (vmax, jump) = trajectories.iter().map(max_speed_and_jump).fold((0.0f64, 0.0f64), |(v, j), (v2, j2)| (v.max(v2), j.max(j2)));
+    pub fn set_trajectories_with_refresh(
+        &mut self,
+        trajectories: Vec<Trajectory>,
+        refresh: SimDuration,
+    ) {
+        let start: Vec<[f64; 2]> = trajectories
+            .iter()
+            .map(|t| t.position_at(SimTime::ZERO))
+            .collect();
+        let (vmax, jump) = trajectories
+            .iter()
+            .map(max_speed_and_jump)
+            .fold((0.0f64, 0.0f64), |(v, j), (v2, j2)| (v.max(v2), j.max(j2)));
         self.set_positions(start);
         if vmax == 0.0 && jump == 0.0 {
             return;
@@ -281,7 +321,20 @@ impl Channel {
         self.cell_m = self.cutoff_m + margin_m;
         let n = trajectories.len();
         let legs = vec![LegCache::default(); n];
-        self.motion = Some(Motion { trajectories, refresh, epoch: None, epoch_still: false, scratch: Vec::new(), scratch_pos: Vec::new(), legs, gen: 0, cand: vec![Vec::new(); n], cand_gen: vec![u64::MAX; n], cand_legs: vec![Vec::new(); n], cand_valid: vec![(SimTime::MAX, SimTime::ZERO); n] });
+        self.motion = Some(Motion {
+            trajectories,
+            refresh,
+            epoch: None,
+            epoch_still: false,
+            scratch: Vec::new(),
+            scratch_pos: Vec::new(),
+            legs,
+            gen: 0,
+            cand: vec![Vec::new(); n],
+            cand_gen: vec![u64::MAX; n],
+            cand_legs: vec![Vec::new(); n],
+            cand_valid: vec![(SimTime::MAX, SimTime::ZERO); n],
+        });
         self.enter_epoch(0);
     }
 
@@ -309,7 +362,9 @@ impl Channel {
         let t1 = SimTime(t0.0.saturating_add(m.refresh.0));
         m.epoch = Some(k);
         m.gen += 1;
-        m.epoch_still = m.trajectories.iter().all(|tr| tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1));
+        m.epoch_still = m.trajectories.iter().all(|tr| {
+            tr.velocity_at(t0) == [0.0, 0.0] && tr.next_change_after(t0).is_none_or(|c| c >= t1)
+        });
         self.positions = m.trajectories.iter().map(|tr| tr.position_at(t0)).collect();
         self.build_grid();
     }
@@ -362,7 +417,9 @@ impl Channel {
 
     /// Whether a query at `now` must use moving positions (entering `now`'s epoch first).
     fn moving_epoch(&mut self, now: SimTime) -> bool {
-        let Some(m) = self.motion.as_ref() else { return false };
+        let Some(m) = self.motion.as_ref() else {
+            return false;
+        };
         let k = now.0 / m.refresh.0;
         if m.epoch != Some(k) {
             self.enter_epoch(k);
@@ -398,7 +455,16 @@ impl Channel {
             m.cand_gen[s] = m.gen;
             m.cand_valid[s] = (SimTime::MAX, SimTime::ZERO);
         }
-        let Motion { trajectories, legs, cand, scratch, scratch_pos, cand_legs, cand_valid, .. } = m;
+        let Motion {
+            trajectories,
+            legs,
+            cand,
+            scratch,
+            scratch_pos,
+            cand_legs,
+            cand_valid,
+            ..
+        } = m;
         let (cand, mut out) = (&cand[s], std::mem::take(scratch));
         let p = legs[s].position_at(&trajectories[s], now);
         // Positions (record copies, refreshed from the trajectories when one
@@ -437,9 +503,21 @@ impl Channel {
         out.reserve(cand.len());
         let slots = &mut out.spare_capacity_mut()[..cand.len()];
         let len = if self.delay_small {
-            self.mean_rx.visit(Links::<true> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+            self.mean_rx.visit(Links::<true> {
+                cand,
+                pos: scratch_pos,
+                p,
+                cutoff_m: self.cutoff_m,
+                slots,
+            })
         } else {
-            self.mean_rx.visit(Links::<false> { cand, pos: scratch_pos, p, cutoff_m: self.cutoff_m, slots })
+            self.mean_rx.visit(Links::<false> {
+                cand,
+                pos: scratch_pos,
+                p,
+                cutoff_m: self.cutoff_m,
+                slots,
+            })
         };
         // SAFETY: `Links` wrote the first `len` slots, and `len` is at most
         // `cand.len()`, within the reserved capacity.
@@ -457,7 +535,13 @@ impl Channel {
                 if n == sender {
                     continue;
                 }
-                if let Some(nb) = neighbor::<false>(|d| self.mean_rx.at(d), self.cutoff_m, p, self.positions[n.index()], n) {
+                if let Some(nb) = neighbor::<false>(
+                    |d| self.mean_rx.at(d),
+                    self.cutoff_m,
+                    p,
+                    self.positions[n.index()],
+                    n,
+                ) {
                     out.push(nb);
                 }
             }
@@ -470,7 +554,13 @@ impl Channel {
     pub fn range_graph(&mut self) -> Vec<Vec<NodeId>> {
         let rx = self.params.rx_threshold_w;
         (0..self.positions.len())
-            .map(|i| self.neighbors(NodeId(i as u32)).iter().filter(|nb| nb.mean_power_w >= rx).map(|nb| nb.node).collect())
+            .map(|i| {
+                self.neighbors(NodeId(i as u32))
+                    .iter()
+                    .filter(|nb| nb.mean_power_w >= rx)
+                    .map(|nb| nb.node)
+                    .collect()
+            })
             .collect()
     }
 }
@@ -490,8 +580,18 @@ struct Links<'a, const SMALL: bool> {
 impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
     type Output = usize;
     #[inline(always)]
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> usize {
-        let Links { cand, pos, p, cutoff_m, slots } = self;
+    fn visit(
+        self,
+        law: impl Fn(f64) -> f64 + Copy,
+        law2: impl Fn([f64; 2]) -> [f64; 2] + Copy,
+    ) -> usize {
+        let Links {
+            cand,
+            pos,
+            p,
+            cutoff_m,
+            slots,
+        } = self;
         let n = cand.len().min(pos.len()).min(slots.len());
         let (cand, pos) = (&cand[..n], &pos[..n]);
         let mut len = 0;
@@ -504,15 +604,26 @@ impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
         // packed instructions), both in range; otherwise one by one.
         let (mut cpairs, mut qpairs) = (cand.chunks_exact(2), pos.chunks_exact(2));
         for (c, q) in (&mut cpairs).zip(&mut qpairs) {
-            let (dx, dy) = ([p[0] - q[0][0], p[0] - q[1][0]], [p[1] - q[0][1], p[1] - q[1][1]]);
+            let (dx, dy) = (
+                [p[0] - q[0][0], p[0] - q[1][0]],
+                [p[1] - q[0][1], p[1] - q[1][1]],
+            );
             let d2 = [dx[0] * dx[0] + dy[0] * dy[0], dx[1] * dx[1] + dy[1] * dy[1]];
             let d = [d2[0].sqrt(), d2[1].sqrt()];
             if (d[0] <= cutoff_m) & (d[1] <= cutoff_m) {
                 let pw = law2(d);
                 let s = div2(d, [SPEED_OF_LIGHT_MPS; 2]);
                 let delay = [secs_to_delay::<SMALL>(s[0]), secs_to_delay::<SMALL>(s[1])];
-                put(Neighbor { node: c[0], delay: delay[0], mean_power_w: pw[0] });
-                put(Neighbor { node: c[1], delay: delay[1], mean_power_w: pw[1] });
+                put(Neighbor {
+                    node: c[0],
+                    delay: delay[0],
+                    mean_power_w: pw[0],
+                });
+                put(Neighbor {
+                    node: c[1],
+                    delay: delay[1],
+                    mean_power_w: pw[1],
+                });
             } else {
                 for k in 0..2 {
                     if let Some(nb) = neighbor::<SMALL>(law, cutoff_m, p, q[k], c[k]) {
@@ -536,7 +647,13 @@ impl<const SMALL: bool> MeanRxVisitor for Links<'_, SMALL> {
 #[inline]
 // `!(d <= cutoff)`: out of range, or NaN (a broken position, reported).
 #[allow(clippy::neg_cmp_op_on_partial_ord)]
-fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [f64; 2], q: [f64; 2], n: NodeId) -> Option<Neighbor> {
+fn neighbor<const SMALL: bool>(
+    mean_rx: impl Fn(f64) -> f64,
+    cutoff_m: f64,
+    p: [f64; 2],
+    q: [f64; 2],
+    n: NodeId,
+) -> Option<Neighbor> {
     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
     if !(d <= cutoff_m) {
         if d.is_nan() {
@@ -547,7 +664,11 @@ fn neighbor<const SMALL: bool>(mean_rx: impl Fn(f64) -> f64, cutoff_m: f64, p: [
     // 0 ≤ d ≤ cutoff: the delay is finite and ≥ 0.
     let pw = mean_rx(d);
     let delay = secs_to_delay::<SMALL>(d / SPEED_OF_LIGHT_MPS);
-    Some(Neighbor { node: n, delay, mean_power_w: pw })
+    Some(Neighbor {
+        node: n,
+        delay,
+        mean_power_w: pw,
+    })
 }
 
 /// The propagation delay of `s = d / c` for a distance `0 ≤ d ≤ cutoff_m`
@@ -565,7 +686,12 @@ fn secs_to_delay<const SMALL: bool>(s: f64) -> SimDuration {
 
 /// Node `i`'s position at `t` from its record, refilled when it has run out.
 #[inline]
-fn position_one(legs: &mut [LegCache], trajectories: &[Trajectory], i: usize, t: SimTime) -> [f64; 2] {
+fn position_one(
+    legs: &mut [LegCache],
+    trajectories: &[Trajectory],
+    i: usize,
+    t: SimTime,
+) -> [f64; 2] {
     let lc = &mut legs[i];
     match lc.cached_position_at(t) {
         Some(q) => q,
@@ -588,7 +714,10 @@ fn refill_pair(lc: &mut LegCache, traj: &Trajectory, t: SimTime) -> (f64, f64) {
 #[cold]
 #[inline(never)]
 fn nan_distance(n: NodeId) -> ! {
-    panic!("distance to node {} is NaN (a position is not a number)", n.0)
+    panic!(
+        "distance to node {} is NaN (a position is not a number)",
+        n.0
+    )
 }
 
 /// Sort `v` by (delay, node) by insertion: candidates come nearest first (at
@@ -653,12 +782,18 @@ mod tests {
     #[test]
     fn grid_finds_exactly_the_nodes_within_carrier_sense_range() {
         // A 20 × 20 lattice, 100 m apart; compare with brute force.
-        let pos: Vec<[f64; 2]> = (0..400).map(|i| [(i % 20) as f64 * 100.0, (i / 20) as f64 * 100.0]).collect();
+        let pos: Vec<[f64; 2]> = (0..400)
+            .map(|i| [(i % 20) as f64 * 100.0, (i / 20) as f64 * 100.0])
+            .collect();
         let mut ch = Channel::new(RadioParams::default(), pos.clone());
         let cut = ch.cutoff_m();
         assert!((cut - 550.0).abs() < 0.5, "two-ray CS range {cut}");
         for s in [0usize, 21, 210, 399] {
-            let got: Vec<u32> = ch.neighbors(NodeId(s as u32)).iter().map(|n| n.node.0).collect();
+            let got: Vec<u32> = ch
+                .neighbors(NodeId(s as u32))
+                .iter()
+                .map(|n| n.node.0)
+                .collect();
             let want: Vec<u32> = (0..400u32)
                 .filter(|&j| j as usize != s)
                 .filter(|&j| {
@@ -667,9 +802,17 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "sender {s}");
-            let mut by_arrival: Vec<(u64, u32)> = ch.neighbors(NodeId(s as u32)).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            let mut by_arrival: Vec<(u64, u32)> = ch
+                .neighbors(NodeId(s as u32))
+                .iter()
+                .map(|n| (n.delay.0, n.node.0))
+                .collect();
             by_arrival.sort();
-            let arr: Vec<(u64, u32)> = ch.neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO).iter().map(|n| (n.delay.0, n.node.0)).collect();
+            let arr: Vec<(u64, u32)> = ch
+                .neighbors_at_arrival_order(NodeId(s as u32), SimTime::ZERO)
+                .iter()
+                .map(|n| (n.delay.0, n.node.0))
+                .collect();
             assert_eq!(arr, by_arrival, "arrival order, sender {s}");
         }
     }
@@ -678,7 +821,10 @@ mod tests {
     fn propagation_delay_is_distance_over_c() {
         let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0], [200.0, 0.0]]);
         let nb = ch.neighbors(NodeId(0))[0];
-        assert_eq!(nb.delay.as_nanos(), (200.0 / SPEED_OF_LIGHT_MPS * 1e9_f64).round() as u64);
+        assert_eq!(
+            nb.delay.as_nanos(),
+            (200.0 / SPEED_OF_LIGHT_MPS * 1e9_f64).round() as u64
+        );
     }
 
     /// Random-waypoint-like movers: the moving grid finds exactly the nodes a
@@ -697,11 +843,18 @@ mod tests {
                 .filter_map(|j| {
                     let q = trajs[j].position_at(t);
                     let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
-                    (d <= cut).then(|| (j as u32, SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS).as_nanos()))
+                    (d <= cut).then(|| {
+                        (
+                            j as u32,
+                            SimDuration::from_secs_f64(d / SPEED_OF_LIGHT_MPS).as_nanos(),
+                        )
+                    })
                 })
                 .collect()
         };
-        let times: Vec<SimTime> = (0..200u64).map(|i| SimTime((i * 7_919_000_017) % until.0)).collect();
+        let times: Vec<SimTime> = (0..200u64)
+            .map(|i| SimTime((i * 7_919_000_017) % until.0))
+            .collect();
         let mut answers: Vec<Vec<Vec<(u32, u64)>>> = Vec::new();
         for refresh_s in [0.05, 1.0, 10.0] {
             let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0]; trajs.len()]);
@@ -712,12 +865,27 @@ mod tests {
             // Times out of order on purpose.
             for (i, &t) in times.iter().enumerate() {
                 let s = (i * 37) % trajs.len();
-                let got: Vec<(u32, u64)> = ch.neighbors_at(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
-                assert_eq!(got, brute(t, s, cut), "refresh {refresh_s} s, t {t}, sender {s}");
+                let got: Vec<(u32, u64)> = ch
+                    .neighbors_at(NodeId(s as u32), t)
+                    .iter()
+                    .map(|n| (n.node.0, n.delay.as_nanos()))
+                    .collect();
+                assert_eq!(
+                    got,
+                    brute(t, s, cut),
+                    "refresh {refresh_s} s, t {t}, sender {s}"
+                );
                 let mut want = got.clone();
                 want.sort_by_key(|&(n, d)| (d, n));
-                let arr: Vec<(u32, u64)> = ch.neighbors_at_arrival_order(NodeId(s as u32), t).iter().map(|n| (n.node.0, n.delay.as_nanos())).collect();
-                assert_eq!(arr, want, "arrival order, refresh {refresh_s} s, t {t}, sender {s}");
+                let arr: Vec<(u32, u64)> = ch
+                    .neighbors_at_arrival_order(NodeId(s as u32), t)
+                    .iter()
+                    .map(|n| (n.node.0, n.delay.as_nanos()))
+                    .collect();
+                assert_eq!(
+                    arr, want,
+                    "arrival order, refresh {refresh_s} s, t {t}, sender {s}"
+                );
                 per.push(got);
             }
             answers.push(per);
@@ -729,7 +897,11 @@ mod tests {
     /// order, entries far out of place, both ends.
     #[test]
     fn arrival_order_sort_matches_a_full_sort() {
-        let mk = |d: u64, n: u32| Neighbor { node: NodeId(n), delay: SimDuration(d), mean_power_w: n as f64 };
+        let mk = |d: u64, n: u32| Neighbor {
+            node: NodeId(n),
+            delay: SimDuration(d),
+            mean_power_w: n as f64,
+        };
         let cases: Vec<Vec<(u64, u32)>> = vec![
             vec![],
             vec![(5, 1)],
@@ -737,7 +909,16 @@ mod tests {
             vec![(1, 1), (2, 2), (3, 3)],
             vec![(9, 0), (1, 1), (2, 2), (3, 3)],
             vec![(1, 1), (2, 2), (3, 3), (0, 9)],
-            vec![(4, 3), (4, 1), (4, 2), (3, 7), (5, 0), (4, 0), (1, 5), (1, 4)],
+            vec![
+                (4, 3),
+                (4, 1),
+                (4, 2),
+                (3, 7),
+                (5, 0),
+                (4, 0),
+                (1, 5),
+                (1, 4),
+            ],
             (0..40u32).map(|i| (((i * 37) % 11) as u64, i)).collect(),
         ];
         for c in cases {
@@ -747,7 +928,10 @@ mod tests {
             want.sort();
             let got: Vec<(u64, u32)> = v.iter().map(|nb| (nb.delay.0, nb.node.0)).collect();
             assert_eq!(got, want);
-            assert!(v.iter().all(|nb| nb.mean_power_w == nb.node.0 as f64), "entries moved whole");
+            assert!(
+                v.iter().all(|nb| nb.mean_power_w == nb.node.0 as f64),
+                "entries moved whole"
+            );
         }
     }
 
@@ -755,14 +939,23 @@ mod tests {
     fn still_trajectories_take_the_static_path() {
         use crate::mobility::Trajectory;
         let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0]; 2]);
-        ch.set_trajectories(vec![Trajectory::stationary([0.0, 0.0]), Trajectory::stationary([100.0, 0.0])]);
+        ch.set_trajectories(vec![
+            Trajectory::stationary([0.0, 0.0]),
+            Trajectory::stationary([100.0, 0.0]),
+        ]);
         assert!(ch.refresh_interval().is_none());
-        assert_eq!(ch.neighbors_at(NodeId(0), SimTime::from_secs_f64(3.0))[0].node, NodeId(1));
+        assert_eq!(
+            ch.neighbors_at(NodeId(0), SimTime::from_secs_f64(3.0))[0].node,
+            NodeId(1)
+        );
     }
 
     #[test]
     fn range_graph_uses_the_receive_threshold() {
-        let mut ch = Channel::new(RadioParams::default(), vec![[0.0, 0.0], [249.0, 0.0], [498.0, 0.0], [749.5, 0.0]]);
+        let mut ch = Channel::new(
+            RadioParams::default(),
+            vec![[0.0, 0.0], [249.0, 0.0], [498.0, 0.0], [749.5, 0.0]],
+        );
         let g = ch.range_graph();
         assert_eq!(g[0], vec![NodeId(1)]);
         assert_eq!(g[1], vec![NodeId(0), NodeId(2)]);

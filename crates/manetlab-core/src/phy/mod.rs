@@ -55,7 +55,9 @@ impl Default for RadioParams {
             tx_power_w: 0.28183815,
             rx_threshold_w: 3.652e-10,
             cs_threshold_w: 1.559e-11,
-            reception: Reception::Capture { capture_threshold: 10.0 },
+            reception: Reception::Capture {
+                capture_threshold: 10.0,
+            },
         }
     }
 }

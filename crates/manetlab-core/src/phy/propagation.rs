@@ -26,7 +26,8 @@ impl Antennas {
     /// Friis free-space received power (Rappaport eq. 4.1).
     pub fn friis_w(&self, pt_w: f64, d_m: f64) -> f64 {
         let l = self.wavelength_m;
-        pt_w * self.tx_gain * self.rx_gain * l * l / ((4.0 * std::f64::consts::PI).powi(2) * d_m * d_m * self.system_loss)
+        pt_w * self.tx_gain * self.rx_gain * l * l
+            / ((4.0 * std::f64::consts::PI).powi(2) * d_m * d_m * self.system_loss)
     }
 
     /// Two-ray ground crossover distance 4π·ht·hr/λ: Friis below, d⁻⁴ above.
@@ -51,7 +52,11 @@ pub enum Propagation {
     TwoRayGround,
     /// Log-normal shadowing: mean power falls as d^−β from a Friis reference at
     /// `d0_m`; each reception adds a zero-mean Gaussian of `sigma_db` (in dB).
-    Shadowing { path_loss_exponent: f64, sigma_db: f64, d0_m: f64 },
+    Shadowing {
+        path_loss_exponent: f64,
+        sigma_db: f64,
+        d0_m: f64,
+    },
 }
 
 impl Propagation {
@@ -66,7 +71,9 @@ impl Propagation {
     #[inline]
     pub fn rx_from_mean_w(&self, mean_w: f64, rng: &mut SimRng) -> f64 {
         match *self {
-            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => mean_w * 10f64.powf(sigma_db * standard_normal(rng) / 10.0),
+            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => {
+                mean_w * 10f64.powf(sigma_db * standard_normal(rng) / 10.0)
+            }
             _ => mean_w,
         }
     }
@@ -88,7 +95,11 @@ impl Propagation {
         }
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
-            if self.mean_rx_w(a, pt_w, mid) >= threshold_w { lo = mid } else { hi = mid }
+            if self.mean_rx_w(a, pt_w, mid) >= threshold_w {
+                lo = mid
+            } else {
+                hi = mid
+            }
         }
         lo
     }
@@ -110,7 +121,13 @@ pub struct MeanRx {
 enum MeanRxKind {
     /// Friis: `num / (four_pi_sq · d · d · loss)`; two-ray above `crossover_m`:
     /// `two_ray_num / (d⁴ · loss)`.
-    Friis { num: f64, four_pi_sq: f64, loss: f64, crossover_m: f64, two_ray_num: f64 },
+    Friis {
+        num: f64,
+        four_pi_sq: f64,
+        loss: f64,
+        crossover_m: f64,
+        two_ray_num: f64,
+    },
     /// `p0` up to `d0_m`, then `p0 · (d0_m / d)^β`.
     Shadowing { p0: f64, d0_m: f64, exponent: f64 },
 }
@@ -122,11 +139,29 @@ impl MeanRx {
         let four_pi_sq = (4.0 * std::f64::consts::PI).powi(2);
         let (ht, hr) = (a.tx_height_m, a.rx_height_m);
         let kind = match *model {
-            Propagation::FreeSpace => MeanRxKind::Friis { num, four_pi_sq, loss: a.system_loss, crossover_m: f64::INFINITY, two_ray_num: 0.0 },
-            Propagation::TwoRayGround => {
-                MeanRxKind::Friis { num, four_pi_sq, loss: a.system_loss, crossover_m: a.crossover_m(), two_ray_num: pt_w * a.tx_gain * a.rx_gain * ht * ht * hr * hr }
-            }
-            Propagation::Shadowing { path_loss_exponent, d0_m, .. } => MeanRxKind::Shadowing { p0: a.friis_w(pt_w, d0_m), d0_m, exponent: path_loss_exponent },
+            Propagation::FreeSpace => MeanRxKind::Friis {
+                num,
+                four_pi_sq,
+                loss: a.system_loss,
+                crossover_m: f64::INFINITY,
+                two_ray_num: 0.0,
+            },
+            Propagation::TwoRayGround => MeanRxKind::Friis {
+                num,
+                four_pi_sq,
+                loss: a.system_loss,
+                crossover_m: a.crossover_m(),
+                two_ray_num: pt_w * a.tx_gain * a.rx_gain * ht * ht * hr * hr,
+            },
+            Propagation::Shadowing {
+                path_loss_exponent,
+                d0_m,
+                ..
+            } => MeanRxKind::Shadowing {
+                p0: a.friis_w(pt_w, d0_m),
+                d0_m,
+                exponent: path_loss_exponent,
+            },
         };
         MeanRx { kind }
     }
@@ -153,7 +188,13 @@ impl MeanRx {
     pub fn visit<V: MeanRxVisitor>(&self, v: V) -> V::Output {
         // Co-located antennas: clamp to 1 cm so Friis stays finite.
         match self.kind {
-            MeanRxKind::Friis { num, four_pi_sq, loss, crossover_m, two_ray_num } => v.visit(
+            MeanRxKind::Friis {
+                num,
+                four_pi_sq,
+                loss,
+                crossover_m,
+                two_ray_num,
+            } => v.visit(
                 move |d_m: f64| {
                     let d = d_m.max(0.01);
                     if d < crossover_m {
@@ -196,7 +237,11 @@ impl MeanRx {
 /// `law2` at two (the same results as `law` on each).
 pub trait MeanRxVisitor {
     type Output;
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> Self::Output;
+    fn visit(
+        self,
+        law: impl Fn(f64) -> f64 + Copy,
+        law2: impl Fn([f64; 2]) -> [f64; 2] + Copy,
+    ) -> Self::Output;
 }
 
 /// [`MeanRx::at`]: the law at one distance.
@@ -205,7 +250,11 @@ struct At(f64);
 impl MeanRxVisitor for At {
     type Output = f64;
     #[inline(always)]
-    fn visit(self, law: impl Fn(f64) -> f64 + Copy, _: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> f64 {
+    fn visit(
+        self,
+        law: impl Fn(f64) -> f64 + Copy,
+        _: impl Fn([f64; 2]) -> [f64; 2] + Copy,
+    ) -> f64 {
         law(self.0)
     }
 }
@@ -216,7 +265,11 @@ struct At2([f64; 2]);
 impl MeanRxVisitor for At2 {
     type Output = [f64; 2];
     #[inline(always)]
-    fn visit(self, _: impl Fn(f64) -> f64 + Copy, law2: impl Fn([f64; 2]) -> [f64; 2] + Copy) -> [f64; 2] {
+    fn visit(
+        self,
+        _: impl Fn(f64) -> f64 + Copy,
+        law2: impl Fn([f64; 2]) -> [f64; 2] + Copy,
+    ) -> [f64; 2] {
         law2(self.0)
     }
 }
@@ -242,7 +295,14 @@ mod tests {
 
     /// ns-2 defaults (MODEL_DEFAULTS.md): 914 MHz, 1.5 m antennas, unity gains and loss.
     fn ns2() -> Antennas {
-        Antennas { tx_gain: 1.0, rx_gain: 1.0, tx_height_m: 1.5, rx_height_m: 1.5, system_loss: 1.0, wavelength_m: SPEED_OF_LIGHT_MPS / 914e6 }
+        Antennas {
+            tx_gain: 1.0,
+            rx_gain: 1.0,
+            tx_height_m: 1.5,
+            rx_height_m: 1.5,
+            system_loss: 1.0,
+            wavelength_m: SPEED_OF_LIGHT_MPS / 914e6,
+        }
     }
     const PT_W: f64 = 0.28183815;
 
@@ -253,8 +313,14 @@ mod tests {
     #[test]
     fn two_ray_defaults_give_250_m_and_550_m_ranges() {
         let a = ns2();
-        assert_eq!(sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 250.0)), sig3(3.652e-10));
-        assert_eq!(sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 550.0)), sig3(1.559e-11));
+        assert_eq!(
+            sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 250.0)),
+            sig3(3.652e-10)
+        );
+        assert_eq!(
+            sig3(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 550.0)),
+            sig3(1.559e-11)
+        );
         assert!(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 249.0) >= 3.652e-10);
         assert!(Propagation::TwoRayGround.mean_rx_w(&a, PT_W, 251.0) < 3.652e-10);
         let r = Propagation::TwoRayGround.range_m(&a, PT_W, 3.652e-10);
@@ -268,7 +334,8 @@ mod tests {
         // ns-2 computes λ from c = 299792458 m/s: 4π·1.5·1.5/0.3280 = 86.20 m.
         assert!((dc - 86.20).abs() < 0.01, "{dc}");
         // At the crossover both formulas agree (that is how it is defined).
-        let rel = (a.friis_w(PT_W, dc) - a.two_ray_w(PT_W, dc * (1.0 + 1e-12))).abs() / a.friis_w(PT_W, dc);
+        let rel = (a.friis_w(PT_W, dc) - a.two_ray_w(PT_W, dc * (1.0 + 1e-12))).abs()
+            / a.friis_w(PT_W, dc);
         assert!(rel < 1e-6);
     }
 
@@ -293,27 +360,55 @@ mod tests {
                 Propagation::TwoRayGround => a.two_ray_w(pt, d),
                 Propagation::Shadowing { .. } => {
                     let p0 = a.friis_w(pt, d0);
-                    if d <= d0 { p0 } else { p0 * (d0 / d).powf(beta) }
+                    if d <= d0 {
+                        p0
+                    } else {
+                        p0 * (d0 / d).powf(beta)
+                    }
                 }
             }
         };
-        for model in [Propagation::FreeSpace, Propagation::TwoRayGround, Propagation::Shadowing { path_loss_exponent: beta, sigma_db: 4.0, d0_m: d0 }] {
+        for model in [
+            Propagation::FreeSpace,
+            Propagation::TwoRayGround,
+            Propagation::Shadowing {
+                path_loss_exponent: beta,
+                sigma_db: 4.0,
+                d0_m: d0,
+            },
+        ] {
             for (pt, gain) in [(PT_W, 1.0), (0.001, 1.7)] {
                 a.tx_gain = gain;
                 let m = MeanRx::new(&model, &a, pt);
                 let mut d = 0.0;
                 while d < 3000.0 {
-                    assert_eq!(m.at(d).to_bits(), reference(&model, &a, pt, d).to_bits(), "{model:?} at {d} m");
+                    assert_eq!(
+                        m.at(d).to_bits(),
+                        reference(&model, &a, pt, d).to_bits(),
+                        "{model:?} at {d} m"
+                    );
                     assert_eq!(model.mean_rx_w(&a, pt, d).to_bits(), m.at(d).to_bits());
                     let e = d * 0.7 + 91.0;
                     let pair = m.at2([d, e]);
-                    assert_eq!([pair[0].to_bits(), pair[1].to_bits()], [m.at(d).to_bits(), m.at(e).to_bits()], "{model:?} at {d}, {e} m");
+                    assert_eq!(
+                        [pair[0].to_bits(), pair[1].to_bits()],
+                        [m.at(d).to_bits(), m.at(e).to_bits()],
+                        "{model:?} at {d}, {e} m"
+                    );
                     d = d * 1.001 + 0.0037;
                 }
                 let dc = a.crossover_m();
                 for x in [dc, dc.next_up(), dc.next_down(), 1.0, 0.01, 0.0] {
-                    assert_eq!(m.at(x).to_bits(), reference(&model, &a, pt, x).to_bits(), "{model:?} at {x} m");
-                    assert_eq!(m.at2([x, dc]).map(f64::to_bits), [m.at(x).to_bits(), m.at(dc).to_bits()], "{model:?} at {x} m");
+                    assert_eq!(
+                        m.at(x).to_bits(),
+                        reference(&model, &a, pt, x).to_bits(),
+                        "{model:?} at {x} m"
+                    );
+                    assert_eq!(
+                        m.at2([x, dc]).map(f64::to_bits),
+                        [m.at(x).to_bits(), m.at(dc).to_bits()],
+                        "{model:?} at {x} m"
+                    );
                 }
             }
         }
@@ -322,13 +417,19 @@ mod tests {
     #[test]
     fn shadowing_is_log_normal_around_the_mean() {
         let a = ns2();
-        let m = Propagation::Shadowing { path_loss_exponent: 2.0, sigma_db: 4.0, d0_m: 1.0 };
+        let m = Propagation::Shadowing {
+            path_loss_exponent: 2.0,
+            sigma_db: 4.0,
+            d0_m: 1.0,
+        };
         let mean = m.mean_rx_w(&a, PT_W, 100.0);
         // β = 2 from a Friis reference is Friis itself.
         assert!((mean / a.friis_w(PT_W, 100.0) - 1.0).abs() < 1e-9);
         let mut rng = stream(1, 0, Component::Phy);
         let n = 20_000;
-        let db: Vec<f64> = (0..n).map(|_| 10.0 * (m.rx_from_mean_w(mean, &mut rng) / mean).log10()).collect();
+        let db: Vec<f64> = (0..n)
+            .map(|_| 10.0 * (m.rx_from_mean_w(mean, &mut rng) / mean).log10())
+            .collect();
         let mu = db.iter().sum::<f64>() / n as f64;
         let sd = (db.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / n as f64).sqrt();
         assert!(mu.abs() < 0.1, "mean dB offset {mu}");

@@ -66,7 +66,10 @@ impl CaptureParams {
     /// `p`'s, in capture mode.
     pub fn of(p: &RadioParams) -> Option<CaptureParams> {
         match p.reception {
-            Reception::Capture { capture_threshold } => Some(CaptureParams { rx_threshold_w: p.rx_threshold_w, capture_threshold }),
+            Reception::Capture { capture_threshold } => Some(CaptureParams {
+                rx_threshold_w: p.rx_threshold_w,
+                capture_threshold,
+            }),
             Reception::Sinr { .. } => None,
         }
     }
@@ -151,7 +154,11 @@ impl Radio {
         }
         self.signals -= 1;
         if let Reception::Sinr { .. } = p.reception {
-            let i = x.sinr_signals.iter().position(|s| s.tx == tx).expect("a noted signal");
+            let i = x
+                .sinr_signals
+                .iter()
+                .position(|s| s.tx == tx)
+                .expect("a noted signal");
             x.sinr_signals.swap_remove(i);
         }
     }
@@ -171,7 +178,14 @@ impl Radio {
     /// least `capture_threshold`× stronger and treats the newcomer as noise (the
     /// MAC then defers as ns-2's `Mac802_11::capture` does).
     #[inline]
-    pub fn signal_start(&mut self, x: &mut RadioExtra, p: &RadioParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
+    pub fn signal_start(
+        &mut self,
+        x: &mut RadioExtra,
+        p: &RadioParams,
+        tx: TxId,
+        power_w: f64,
+        end: SimTime,
+    ) -> bool {
         self.add(x, p, tx, power_w);
         let capture = match p.reception {
             Reception::Capture { capture_threshold } => Some(capture_threshold),
@@ -188,15 +202,34 @@ impl Radio {
     /// ([`CaptureParams`]; the [`RadioExtra`] is empty then): the simulator's
     /// signal walks check both once per transmission, not at every receiver.
     #[inline(always)]
-    pub fn capture_start(&mut self, c: CaptureParams, tx: TxId, power_w: f64, end: SimTime) -> bool {
+    pub fn capture_start(
+        &mut self,
+        c: CaptureParams,
+        tx: TxId,
+        power_w: f64,
+        end: SimTime,
+    ) -> bool {
         self.signals += 1;
-        self.lock_start(c.rx_threshold_w, Some(c.capture_threshold), tx, power_w, end)
+        self.lock_start(
+            c.rx_threshold_w,
+            Some(c.capture_threshold),
+            tx,
+            power_w,
+            end,
+        )
     }
 
     /// The lock's part of a signal start (`capture`: the capture threshold in
     /// capture mode); returns whether the newcomer was captured.
     #[inline(always)]
-    fn lock_start(&mut self, rx_threshold_w: f64, capture: Option<f64>, tx: TxId, power_w: f64, end: SimTime) -> bool {
+    fn lock_start(
+        &mut self,
+        rx_threshold_w: f64,
+        capture: Option<f64>,
+        tx: TxId,
+        power_w: f64,
+        end: SimTime,
+    ) -> bool {
         match self.lock.as_mut() {
             None => {
                 let failure = if self.transmitting {
@@ -206,7 +239,12 @@ impl Radio {
                 } else {
                     None
                 };
-                self.lock = Some(Lock { tx, power_w, end, failure });
+                self.lock = Some(Lock {
+                    tx,
+                    power_w,
+                    end,
+                    failure,
+                });
             }
             Some(lock) => {
                 if let Some(capture_threshold) = capture {
@@ -225,7 +263,12 @@ impl Radio {
                         } else {
                             RxFailure::Collision
                         };
-                        *lock = Lock { tx, power_w, end, failure: Some(failure) };
+                        *lock = Lock {
+                            tx,
+                            power_w,
+                            end,
+                            failure: Some(failure),
+                        };
                     }
                 }
             }
@@ -280,12 +323,25 @@ impl Radio {
 
     /// SINR mode: the locked frame fails as soon as its SINR drops below threshold.
     fn check_sinr(&mut self, x: &RadioExtra, p: &RadioParams) {
-        let Reception::Sinr { sinr_threshold, noise_w } = p.reception else { return };
-        let Some(lock) = self.lock.as_mut() else { return };
+        let Reception::Sinr {
+            sinr_threshold,
+            noise_w,
+        } = p.reception
+        else {
+            return;
+        };
+        let Some(lock) = self.lock.as_mut() else {
+            return;
+        };
         if lock.failure.is_some() {
             return;
         }
-        let interference: f64 = x.sinr_signals.iter().filter(|s| s.tx != lock.tx).map(|s| s.power_w).sum();
+        let interference: f64 = x
+            .sinr_signals
+            .iter()
+            .filter(|s| s.tx != lock.tx)
+            .map(|s| s.power_w)
+            .sum();
         if lock.power_w < sinr_threshold * (noise_w + interference) {
             lock.failure = Some(RxFailure::Collision);
         }
@@ -298,7 +354,11 @@ mod tests {
 
     #[test]
     fn what_every_signal_reads_fits_in_half_a_line() {
-        assert!(std::mem::size_of::<Radio>() <= 32, "{}", std::mem::size_of::<Radio>());
+        assert!(
+            std::mem::size_of::<Radio>() <= 32,
+            "{}",
+            std::mem::size_of::<Radio>()
+        );
     }
 
     fn t(us: u64) -> SimTime {
@@ -323,7 +383,10 @@ mod tests {
         let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
         r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
-        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 1),
+            RxResult::Failed(RxFailure::Collision)
+        );
         assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::NotLocked);
     }
 
@@ -345,7 +408,10 @@ mod tests {
         r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
         r.signal_start(&mut x_r, &p, 2, STRONG, t(300));
         assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 2),
+            RxResult::Failed(RxFailure::Collision)
+        );
     }
 
     #[test]
@@ -359,13 +425,19 @@ mod tests {
         r.signal_start(&mut x_r, &p, 1, 1.5 * weak, t(100));
         r.signal_start(&mut x_r, &p, 2, weak, t(300));
         assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::BelowThreshold));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 2),
+            RxResult::Failed(RxFailure::BelowThreshold)
+        );
         // A decodable one that outlasts a weak lock is a collision.
         r.signal_start(&mut x_r, &p, 3, weak, t(400));
         r.signal_start(&mut x_r, &p, 4, STRONG / 5.0, t(600));
         assert!(STRONG / 5.0 >= p.rx_threshold_w);
         assert_eq!(r.signal_end(&mut x_r, &p, 3), RxResult::NotLocked);
-        assert_eq!(r.signal_end(&mut x_r, &p, 4), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 4),
+            RxResult::Failed(RxFailure::Collision)
+        );
     }
 
     #[test]
@@ -374,7 +446,10 @@ mod tests {
         let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         r.signal_start(&mut x_r, &p, 1, p.rx_threshold_w * 0.5, t(100));
         assert!(r.busy());
-        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::BelowThreshold));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 1),
+            RxResult::Failed(RxFailure::BelowThreshold)
+        );
     }
 
     #[test]
@@ -383,10 +458,16 @@ mod tests {
         let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         r.signal_start(&mut x_r, &p, 1, STRONG, t(100));
         r.start_tx();
-        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::HalfDuplex));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 1),
+            RxResult::Failed(RxFailure::HalfDuplex)
+        );
         r.signal_start(&mut x_r, &p, 2, STRONG, t(200));
         r.end_tx();
-        assert_eq!(r.signal_end(&mut x_r, &p, 2), RxResult::Failed(RxFailure::HalfDuplex));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 2),
+            RxResult::Failed(RxFailure::HalfDuplex)
+        );
     }
 
     #[test]
@@ -412,7 +493,16 @@ mod tests {
 
     #[test]
     fn a_missed_start_leaves_the_other_signals_counted() {
-        for p in [RadioParams::default(), RadioParams { reception: Reception::Sinr { sinr_threshold: 10.0, noise_w: 0.0 }, ..RadioParams::default() }] {
+        for p in [
+            RadioParams::default(),
+            RadioParams {
+                reception: Reception::Sinr {
+                    sinr_threshold: 10.0,
+                    noise_w: 0.0,
+                },
+                ..RadioParams::default()
+            },
+        ] {
             let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
             r.signal_missed(&mut x_r, 1);
             r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
@@ -430,11 +520,30 @@ mod tests {
     fn capture_path_equals_the_general_one() {
         let p = RadioParams::default();
         let c = CaptureParams::of(&p).expect("capture mode");
-        let (mut general, mut fast, mut x_general) = (Radio::new(), Radio::new(), RadioExtra::default());
-        let powers = [STRONG, 20.0 * STRONG, p.rx_threshold_w * 0.5, STRONG, 0.05 * STRONG, 3.0 * STRONG];
+        let (mut general, mut fast, mut x_general) =
+            (Radio::new(), Radio::new(), RadioExtra::default());
+        let powers = [
+            STRONG,
+            20.0 * STRONG,
+            p.rx_threshold_w * 0.5,
+            STRONG,
+            0.05 * STRONG,
+            3.0 * STRONG,
+        ];
         // (start, end) of each signal in µs; ends are walked in time order.
-        let spans = [(0u64, 300u64), (10, 200), (20, 250), (400, 500), (410, 700), (600, 650)];
-        let mut ev: Vec<(u64, bool, usize)> = spans.iter().enumerate().flat_map(|(i, &(s, e))| [(s, true, i), (e, false, i)]).collect();
+        let spans = [
+            (0u64, 300u64),
+            (10, 200),
+            (20, 250),
+            (400, 500),
+            (410, 700),
+            (600, 650),
+        ];
+        let mut ev: Vec<(u64, bool, usize)> = spans
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(s, e))| [(s, true, i), (e, false, i)])
+            .collect();
         ev.sort();
         for (k, &(at, start, i)) in ev.iter().enumerate() {
             if k == 5 {
@@ -448,9 +557,17 @@ mod tests {
             let tx = i as TxId;
             if start {
                 let end = t(spans[i].1);
-                assert_eq!(general.signal_start(&mut x_general, &p, tx, powers[i], end), fast.capture_start(c, tx, powers[i], end), "start {i} at {at}");
+                assert_eq!(
+                    general.signal_start(&mut x_general, &p, tx, powers[i], end),
+                    fast.capture_start(c, tx, powers[i], end),
+                    "start {i} at {at}"
+                );
             } else {
-                assert_eq!(general.signal_end(&mut x_general, &p, tx), fast.capture_end(tx), "end {i} at {at}");
+                assert_eq!(
+                    general.signal_end(&mut x_general, &p, tx),
+                    fast.capture_end(tx),
+                    "end {i} at {at}"
+                );
             }
             assert_eq!(general.busy(), fast.busy());
         }
@@ -458,13 +575,22 @@ mod tests {
 
     #[test]
     fn sinr_mode_sums_interference() {
-        let p = RadioParams { reception: Reception::Sinr { sinr_threshold: 10.0, noise_w: 0.0 }, ..RadioParams::default() };
+        let p = RadioParams {
+            reception: Reception::Sinr {
+                sinr_threshold: 10.0,
+                noise_w: 0.0,
+            },
+            ..RadioParams::default()
+        };
         let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         // Two interferers each 1/15 of the frame: SINR 7.5 < 10 although each alone would be captured.
         r.signal_start(&mut x_r, &p, 1, 15.0 * STRONG, t(100));
         r.signal_start(&mut x_r, &p, 2, STRONG, t(100));
         r.signal_start(&mut x_r, &p, 3, STRONG, t(100));
-        assert_eq!(r.signal_end(&mut x_r, &p, 1), RxResult::Failed(RxFailure::Collision));
+        assert_eq!(
+            r.signal_end(&mut x_r, &p, 1),
+            RxResult::Failed(RxFailure::Collision)
+        );
         let (mut r, mut x_r) = (Radio::new(), RadioExtra::default());
         r.signal_start(&mut x_r, &p, 1, 15.0 * STRONG, t(100));
         r.signal_start(&mut x_r, &p, 2, STRONG, t(100));

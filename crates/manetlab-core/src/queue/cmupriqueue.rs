@@ -26,7 +26,10 @@ pub struct CmuPriQueue {
 
 impl CmuPriQueue {
     pub fn new(band_limit_pkts: u32) -> Self {
-        CmuPriQueue { bands: Default::default(), band_limit_pkts: band_limit_pkts.max(1) as usize }
+        CmuPriQueue {
+            bands: Default::default(),
+            band_limit_pkts: band_limit_pkts.max(1) as usize,
+        }
     }
 
     /// ns-2 `prq_assign_queue`.
@@ -41,7 +44,9 @@ impl CmuPriQueue {
         match &p.transport {
             // ns-2's TCPSink sends PT_ACK packets; the sender's first (SYN-like)
             // packet and a FIN are PT_TCP.
-            TransportHeader::Tcp(h) if p.payload_bytes == 0 && !h.flags.syn && !h.flags.fin => LOW_DELAY,
+            TransportHeader::Tcp(h) if p.payload_bytes == 0 && !h.flags.syn && !h.flags.fin => {
+                LOW_DELAY
+            }
             _ => NORMAL,
         }
     }
@@ -94,7 +99,11 @@ mod tests {
 
     fn tcp(uid: u64, payload_bytes: u32, syn: bool) -> Queued {
         let mut q = pkt(uid);
-        let h = TcpHeader::for_tests(TcpFlags { syn, ack: !syn, fin: false });
+        let h = TcpHeader::for_tests(TcpFlags {
+            syn,
+            ack: !syn,
+            fin: false,
+        });
         std::rc::Rc::make_mut(&mut q.pkt).ip.proto = IpProto::Tcp;
         std::rc::Rc::make_mut(&mut q.pkt).transport = TransportHeader::Tcp(h);
         std::rc::Rc::make_mut(&mut q.pkt).payload_bytes = payload_bytes;
@@ -108,13 +117,23 @@ mod tests {
     }
 
     fn order(q: &mut CmuPriQueue) -> Vec<u64> {
-        std::iter::from_fn(|| q.dequeue(SimTime::ZERO, &mut Vec::new())).map(|i| i.pkt.uid).collect()
+        std::iter::from_fn(|| q.dequeue(SimTime::ZERO, &mut Vec::new()))
+            .map(|i| i.pkt.uid)
+            .collect()
     }
 
     #[test]
     fn routing_then_tcp_acks_then_the_rest_each_in_arrival_order() {
         let mut q = CmuPriQueue::new(50);
-        for item in [pkt(1), tcp(2, 1000, false), tcp(3, 0, false), routing(4), tcp(5, 0, true), tcp(6, 0, false), routing(7)] {
+        for item in [
+            pkt(1),
+            tcp(2, 1000, false),
+            tcp(3, 0, false),
+            routing(4),
+            tcp(5, 0, true),
+            tcp(6, 0, false),
+            routing(7),
+        ] {
             q.enqueue(SimTime::ZERO, item).unwrap();
         }
         assert_eq!(q.len(), 7);
@@ -142,12 +161,20 @@ mod tests {
             i.next_hop = Some(NodeId(n));
             i
         };
-        for item in [to(pkt(1), 7), to(tcp(2, 0, false), 7), to(pkt(3), 8), to(routing(4), 7)] {
+        for item in [
+            to(pkt(1), 7),
+            to(tcp(2, 0, false), 7),
+            to(pkt(3), 8),
+            to(routing(4), 7),
+        ] {
             q.enqueue(SimTime::ZERO, item).unwrap();
         }
         let mut out = Vec::new();
         q.drain_for(NodeId(7), &mut out);
-        assert_eq!(out.iter().map(|i| i.pkt.uid).collect::<Vec<_>>(), vec![4, 2, 1]);
+        assert_eq!(
+            out.iter().map(|i| i.pkt.uid).collect::<Vec<_>>(),
+            vec![4, 2, 1]
+        );
         assert_eq!(order(&mut q), vec![3]);
     }
 }

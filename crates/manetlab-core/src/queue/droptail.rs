@@ -16,7 +16,10 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit_pkts: u32) -> Self {
-        DropTail { limit_pkts: limit_pkts as usize, q: VecDeque::with_capacity(limit_pkts.min(1024) as usize) }
+        DropTail {
+            limit_pkts: limit_pkts as usize,
+            q: VecDeque::with_capacity(limit_pkts.min(1024) as usize),
+        }
     }
 
     /// ns-2's capacity for `qlim_ = limit_pkts`: `limit_pkts − 1` waiting packets.
@@ -72,10 +75,15 @@ pub(crate) mod tests {
         let pkt = Packet {
             uid,
             ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 0,
+                dst_port: 0,
+                on_wire: false,
+            }),
             payload_bytes: 10,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         Queued::packet(std::rc::Rc::new(pkt), None)
     }
@@ -86,8 +94,14 @@ pub(crate) mod tests {
         assert!(q.enqueue(SimTime::ZERO, pkt(1)).is_ok());
         assert!(q.enqueue(SimTime::ZERO, pkt(2)).is_ok());
         assert_eq!(q.enqueue(SimTime::ZERO, pkt(3)).unwrap_err().0.pkt.uid, 3);
-        assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 1);
-        assert_eq!(q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid, 2);
+        assert_eq!(
+            q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid,
+            1
+        );
+        assert_eq!(
+            q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap().pkt.uid,
+            2
+        );
         assert!(q.dequeue(SimTime::ZERO, &mut Vec::new()).is_none());
     }
 
@@ -98,7 +112,10 @@ pub(crate) mod tests {
         for i in 0..49 {
             assert!(q.enqueue(SimTime::ZERO, pkt(i)).is_ok(), "packet {i}");
         }
-        assert_eq!(q.enqueue(SimTime::ZERO, pkt(49)).unwrap_err().1, DropReason::QueueOverflow);
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, pkt(49)).unwrap_err().1,
+            DropReason::QueueOverflow
+        );
         assert_eq!(q.len(), 49);
     }
 }

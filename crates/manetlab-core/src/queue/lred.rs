@@ -39,7 +39,12 @@ pub struct LredParams {
 
 impl Default for LredParams {
     fn default() -> Self {
-        LredParams { min_th_retries: 1.0, max_th_retries: 3.0, max_p: 0.1, pacing: true }
+        LredParams {
+            min_th_retries: 1.0,
+            max_th_retries: 3.0,
+            max_p: 0.1,
+            pacing: true,
+        }
     }
 }
 
@@ -52,7 +57,12 @@ pub struct Lred {
 
 impl Lred {
     pub fn new(limit_pkts: u32, p: LredParams, rng: SimRng) -> Self {
-        Lred { p, inner: PriQueue::new(limit_pkts), avg_retry: 0.0, rng }
+        Lred {
+            p,
+            inner: PriQueue::new(limit_pkts),
+            avg_retry: 0.0,
+            rng,
+        }
     }
 
     pub fn avg_retry(&self) -> f64 {
@@ -64,7 +74,9 @@ impl Lred {
         if self.avg_retry < self.p.min_th_retries {
             0.0
         } else {
-            ((self.avg_retry - self.p.min_th_retries) / (self.p.max_th_retries - self.p.min_th_retries)).min(self.p.max_p)
+            ((self.avg_retry - self.p.min_th_retries)
+                / (self.p.max_th_retries - self.p.min_th_retries))
+                .min(self.p.max_p)
         }
     }
 }
@@ -109,7 +121,11 @@ mod tests {
     use crate::sim::{stream, Component};
 
     fn lred() -> Lred {
-        Lred::new(200_000, LredParams::default(), stream(3, 0, Component::Queue))
+        Lred::new(
+            200_000,
+            LredParams::default(),
+            stream(3, 0, Component::Queue),
+        )
     }
 
     #[test]
@@ -124,7 +140,11 @@ mod tests {
         std::rc::Rc::make_mut(&mut r.pkt).ip.proto = IpProto::Manet;
         q.enqueue(SimTime::ZERO, r).unwrap();
         let mut dropped = Vec::new();
-        assert_eq!(q.dequeue(SimTime::ZERO, &mut dropped).unwrap().pkt.uid, 5000, "routing first");
+        assert_eq!(
+            q.dequeue(SimTime::ZERO, &mut dropped).unwrap().pkt.uid,
+            5000,
+            "routing first"
+        );
         while q.dequeue(SimTime::ZERO, &mut dropped).is_some() {}
         assert!(!dropped.is_empty() && dropped.iter().all(|d| !d.pkt.is_routing()));
     }

@@ -35,22 +35,42 @@ pub struct Queued {
 
 impl Queued {
     pub fn packet(pkt: Rc<Packet>, next_hop: Option<NodeId>) -> Self {
-        Queued { pkt, next_hop, arp: None }
+        Queued {
+            pkt,
+            next_hop,
+            arp: None,
+        }
     }
 
     /// An ARP message from `m.sender` to `next_hop` (`None` = broadcast).
     pub fn arp(m: crate::mac::ArpMsg, next_hop: Option<NodeId>) -> Self {
-        use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader, DEFAULT_TTL, IP_BROADCAST};
+        use crate::packet::{
+            IpHeader, IpProto, TransportHeader, UdpHeader, DEFAULT_TTL, IP_BROADCAST,
+        };
         // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
         let pkt = Packet {
             uid: 0,
-            ip: IpHeader::new(m.sender, next_hop.unwrap_or(IP_BROADCAST), DEFAULT_TTL, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
+            ip: IpHeader::new(
+                m.sender,
+                next_hop.unwrap_or(IP_BROADCAST),
+                DEFAULT_TTL,
+                IpProto::Udp,
+            ),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 0,
+                dst_port: 0,
+                on_wire: false,
+            }),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
-        Queued { pkt: Rc::new(pkt), next_hop, arp: Some(m) }
+        Queued {
+            pkt: Rc::new(pkt),
+            next_hop,
+            arp: Some(m),
+        }
     }
 }
 

@@ -29,7 +29,10 @@ impl Queue for PriQueue {
         }
         self.inner.q.push_front(item);
         if self.inner.q.len() > self.limit_pkts {
-            return Err((self.inner.q.pop_back().expect("queue is over its limit"), DropReason::QueueOverflow));
+            return Err((
+                self.inner.q.pop_back().expect("queue is over its limit"),
+                DropReason::QueueOverflow,
+            ));
         }
         Ok(())
     }

@@ -27,7 +27,12 @@ pub struct RedParams {
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, weight: 0.002 }
+        RedParams {
+            min_th_pkts: 5.0,
+            max_th_pkts: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+        }
     }
 }
 
@@ -44,7 +49,14 @@ pub struct Red {
 
 impl Red {
     pub fn new(limit_pkts: u32, p: RedParams, rng: SimRng) -> Self {
-        Red { p, inner: DropTail::new(limit_pkts), avg: 0.0, count: -1, rng, early_drops: 0 }
+        Red {
+            p,
+            inner: DropTail::new(limit_pkts),
+            avg: 0.0,
+            count: -1,
+            rng,
+            early_drops: 0,
+        }
     }
 
     pub fn avg(&self) -> f64 {
@@ -53,7 +65,12 @@ impl Red {
 
     /// The base drop probability p_b for the current average.
     pub fn base_probability(&self) -> f64 {
-        let RedParams { min_th_pkts: lo, max_th_pkts: hi, max_p, .. } = self.p;
+        let RedParams {
+            min_th_pkts: lo,
+            max_th_pkts: hi,
+            max_p,
+            ..
+        } = self.p;
         if self.avg < lo {
             0.0
         } else if self.avg < hi {
@@ -75,8 +92,16 @@ impl Queue for Red {
             return self.inner.enqueue(now, item);
         }
         self.count += 1;
-        let pa = if pb >= 1.0 { 1.0 } else { (pb / (1.0 - self.count as f64 * pb)).clamp(0.0, 1.0) };
-        let pa = if self.count as f64 * pb >= 1.0 { 1.0 } else { pa };
+        let pa = if pb >= 1.0 {
+            1.0
+        } else {
+            (pb / (1.0 - self.count as f64 * pb)).clamp(0.0, 1.0)
+        };
+        let pa = if self.count as f64 * pb >= 1.0 {
+            1.0
+        } else {
+            pa
+        };
         if self.rng.gen::<f64>() < pa {
             self.count = 0;
             self.early_drops += 1;
@@ -107,7 +132,13 @@ mod tests {
     #[test]
     fn probability_curve_is_gentle() {
         let mut r = Red::new(100, RedParams::default(), stream(1, 0, Component::Queue));
-        for (avg, want) in [(4.0, 0.0), (10.0, 0.05), (15.0, 0.1), (22.5, 0.55), (30.0, 1.0)] {
+        for (avg, want) in [
+            (4.0, 0.0),
+            (10.0, 0.05),
+            (15.0, 0.1),
+            (22.5, 0.55),
+            (30.0, 1.0),
+        ] {
             r.avg = avg;
             assert!((r.base_probability() - want).abs() < 1e-12, "avg {avg}");
         }

@@ -91,7 +91,11 @@ pub enum RoutingAction {
     /// Hand the packet to the interface towards `next_hop` after `delay` (ns-2
     /// AODV's `ARP_DELAY` and DSR's `arp_timeout` spacing of packets released
     /// from a send buffer).
-    ForwardAfter { pkt: Packet, next_hop: NodeId, delay: SimDuration },
+    ForwardAfter {
+        pkt: Packet,
+        next_hop: NodeId,
+        delay: SimDuration,
+    },
     /// Drop the packet.
     Drop { pkt: Packet, reason: DropReason },
     /// Tell this node's transport layer about its route to a destination (route
@@ -102,7 +106,11 @@ pub enum RoutingAction {
     Broadcast { pkt: Packet, delay: SimDuration },
     /// Call [`Routing::timer`] with `key` and `token` at `at`. The protocol owns
     /// the [`crate::sim::Timer`] that issued `token` and ignores stale firings.
-    SetTimer { at: SimTime, key: u64, token: TimerToken },
+    SetTimer {
+        at: SimTime,
+        key: u64,
+        token: TimerToken,
+    },
     /// Take every packet waiting in the wireless interface queue for `next_hop`
     /// out of the queue and hand each to [`Routing::reclaimed`] (ns-2's
     /// `ifqueue->filter(nbr)` after a link break).
@@ -134,7 +142,10 @@ pub trait Routing {
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet);
     /// Link-layer feedback: a packet could not be delivered to `next_hop`.
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
-        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+        ctx.actions.push(RoutingAction::Drop {
+            pkt,
+            reason: DropReason::RetryLimit,
+        });
     }
     /// Whether the link layer hands `pkt` back through [`Routing::tx_failed`] when it
     /// gives the packet up (ns-2's `xmit_failure_` callback is set on the packet).
@@ -145,13 +156,19 @@ pub trait Routing {
     }
     /// A routing control packet arrived from neighbour `from`.
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _from: NodeId) {
-        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+        ctx.actions.push(RoutingAction::Drop {
+            pkt,
+            reason: DropReason::NoRoute,
+        });
     }
     /// A timer set with `RoutingAction::SetTimer` fired.
     fn timer(&mut self, _ctx: &mut RoutingCtx, _key: u64, _token: TimerToken) {}
     /// A packet taken back from the interface queue after `ReclaimQueued`.
     fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
-        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+        ctx.actions.push(RoutingAction::Drop {
+            pkt,
+            reason: DropReason::MacCallback,
+        });
     }
     /// Called once at time 0, before any packet.
     fn start(&mut self, _ctx: &mut RoutingCtx) {}

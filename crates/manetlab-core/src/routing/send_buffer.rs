@@ -19,12 +19,20 @@ pub struct SendBuffer {
 
 impl SendBuffer {
     pub fn new(limit: u32, timeout: SimDuration) -> Self {
-        SendBuffer { limit: limit as usize, timeout, q: VecDeque::new() }
+        SendBuffer {
+            limit: limit as usize,
+            timeout,
+            q: VecDeque::new(),
+        }
     }
 
     /// Buffer `pkt`; returns the packet evicted to make room, if any.
     pub fn push(&mut self, now: SimTime, pkt: Packet) -> Option<Packet> {
-        let evicted = if self.q.len() >= self.limit { self.q.pop_front().map(|(_, p)| p) } else { None };
+        let evicted = if self.q.len() >= self.limit {
+            self.q.pop_front().map(|(_, p)| p)
+        } else {
+            None
+        };
         self.q.push_back((now, pkt));
         evicted
     }
@@ -61,7 +69,11 @@ impl SendBuffer {
     }
 
     /// Remove and return (oldest first) the packets `keep_out` selects.
-    pub fn take_matching(&mut self, mut keep_out: impl FnMut(&Packet) -> bool, out: &mut Vec<Packet>) {
+    pub fn take_matching(
+        &mut self,
+        mut keep_out: impl FnMut(&Packet) -> bool,
+        out: &mut Vec<Packet>,
+    ) {
         if !self.q.iter().any(|(_, p)| keep_out(p)) {
             return;
         }
@@ -114,10 +126,15 @@ mod tests {
         Packet {
             uid,
             ip: IpHeader::new(NodeId(0), NodeId(dst), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 0,
+                dst_port: 0,
+                on_wire: false,
+            }),
             payload_bytes: 10,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -127,7 +144,11 @@ mod tests {
         let t = |s: f64| SimTime::from_secs_f64(s);
         assert!(b.push(t(0.0), pkt(1, 5)).is_none());
         assert!(b.push(t(1.0), pkt(2, 6)).is_none());
-        assert_eq!(b.push(t(2.0), pkt(3, 5)).map(|p| p.uid), Some(1), "oldest evicted");
+        assert_eq!(
+            b.push(t(2.0), pkt(3, 5)).map(|p| p.uid),
+            Some(1),
+            "oldest evicted"
+        );
         assert_eq!(b.next_expiry(), Some(t(31.0)));
         let mut out = Vec::new();
         b.take_for(NodeId(5), &mut out);

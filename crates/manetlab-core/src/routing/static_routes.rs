@@ -42,7 +42,11 @@ impl StaticRouteTable {
             nb.dedup();
         }
         let n = adjacency.len();
-        StaticRouteTable { adjacency, next_hops: RefCell::new(HashMap::new()), scratch: RefCell::new((vec![NONE; n], Vec::new())) }
+        StaticRouteTable {
+            adjacency,
+            next_hops: RefCell::new(HashMap::new()),
+            scratch: RefCell::new((vec![NONE; n], Vec::new())),
+        }
     }
 
     /// (node, destination) pairs beyond one hop whose next hop has been
@@ -61,7 +65,11 @@ impl StaticRouteTable {
         if self.adjacency[me.index()].binary_search(&dst).is_ok() {
             return Some(dst);
         }
-        let h = *self.next_hops.borrow_mut().entry((me.0, dst.0)).or_insert_with(|| self.search(me, dst));
+        let h = *self
+            .next_hops
+            .borrow_mut()
+            .entry((me.0, dst.0))
+            .or_insert_with(|| self.search(me, dst));
         (h != NONE).then_some(NodeId(h))
     }
 
@@ -90,7 +98,13 @@ impl StaticRouteTable {
                 }
             }
         }
-        let hop = found.and_then(|d| self.adjacency[me.index()].iter().find(|v| dist[v.index()] == d - 1)).map_or(NONE, |v| v.0);
+        let hop = found
+            .and_then(|d| {
+                self.adjacency[me.index()]
+                    .iter()
+                    .find(|v| dist[v.index()] == d - 1)
+            })
+            .map_or(NONE, |v| v.0);
         for &u in labelled.iter() {
             dist[u as usize] = NONE;
         }
@@ -107,7 +121,10 @@ pub struct StaticRouting {
 impl StaticRouting {
     /// Routes for node `me` given each node's neighbour list (a table of its own).
     pub fn shortest_paths(me: NodeId, adjacency: &[Vec<NodeId>]) -> Self {
-        StaticRouting { me, table: Rc::new(StaticRouteTable::new(adjacency.to_vec())) }
+        StaticRouting {
+            me,
+            table: Rc::new(StaticRouteTable::new(adjacency.to_vec())),
+        }
     }
 
     /// Routes for node `me` from a table shared by all nodes.
@@ -127,7 +144,10 @@ impl Routing for StaticRouting {
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         match self.next_hop(pkt.ip.dst) {
             Some(next_hop) => ctx.actions.push(RoutingAction::Forward { pkt, next_hop }),
-            None => ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute }),
+            None => ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            }),
         }
     }
 }
@@ -190,7 +210,11 @@ mod tests {
             let expect = bfs_first_hops(NodeId(me), &a);
             let r = StaticRouting::shared(NodeId(me), table.clone());
             for dst in 0..n as u32 {
-                assert_eq!(r.next_hop(NodeId(dst)), expect[dst as usize], "{me} -> {dst}");
+                assert_eq!(
+                    r.next_hop(NodeId(dst)),
+                    expect[dst as usize],
+                    "{me} -> {dst}"
+                );
             }
         }
     }
@@ -217,11 +241,17 @@ mod tests {
         let n = 16;
         let a = adj(n, &edges);
         let table = Rc::new(StaticRouteTable::new(a.clone()));
-        let expect: Vec<_> = (0..n as u32).map(|me| bfs_first_hops(NodeId(me), &a)).collect();
+        let expect: Vec<_> = (0..n as u32)
+            .map(|me| bfs_first_hops(NodeId(me), &a))
+            .collect();
         for k in 0..(n * n) as u32 {
             let (me, dst) = ((k * 7) % n as u32, (k * 11 + k / n as u32) % n as u32);
             let r = StaticRouting::shared(NodeId(me), table.clone());
-            assert_eq!(r.next_hop(NodeId(dst)), expect[me as usize][dst as usize], "{me} -> {dst}");
+            assert_eq!(
+                r.next_hop(NodeId(dst)),
+                expect[me as usize][dst as usize],
+                "{me} -> {dst}"
+            );
         }
     }
 

@@ -28,11 +28,19 @@ impl DsdvSpec {
     pub fn params(&self) -> dsdv::Params {
         let d = dsdv::Params::default();
         dsdv::Params {
-            periodic_update_interval: dur(self.periodic_update_interval_s, 1.0, d.periodic_update_interval),
+            periodic_update_interval: dur(
+                self.periodic_update_interval_s,
+                1.0,
+                d.periodic_update_interval,
+            ),
             min_update_periods: self.min_update_periods.unwrap_or(d.min_update_periods),
             initial_settling_time: dur(self.initial_settling_time_s, 1.0, d.initial_settling_time),
             settling_alpha: self.settling_alpha.unwrap_or(d.settling_alpha),
-            min_triggered_update_interval: dur(self.min_triggered_update_interval_s, 1.0, d.min_triggered_update_interval),
+            min_triggered_update_interval: dur(
+                self.min_triggered_update_interval_s,
+                1.0,
+                d.min_triggered_update_interval,
+            ),
             broadcast_jitter: dur(self.broadcast_jitter_ms, 1e-3, d.broadcast_jitter),
             startup_jitter: dur(self.startup_jitter_s, 1.0, d.startup_jitter),
             link_layer_detection: self.link_layer_detection.unwrap_or(d.link_layer_detection),
@@ -48,25 +56,49 @@ impl DsdvSpec {
         let p = |k: &str| format!("routing.dsdv.{k}");
         // Times: up to 10⁶ s keeps every timer inside simulated time.
         let times: [(&str, Option<f64>, f64, bool); 5] = [
-            ("periodic_update_interval_s", self.periodic_update_interval_s, 1.0, true),
-            ("initial_settling_time_s", self.initial_settling_time_s, 1.0, false),
-            ("min_triggered_update_interval_s", self.min_triggered_update_interval_s, 1.0, false),
+            (
+                "periodic_update_interval_s",
+                self.periodic_update_interval_s,
+                1.0,
+                true,
+            ),
+            (
+                "initial_settling_time_s",
+                self.initial_settling_time_s,
+                1.0,
+                false,
+            ),
+            (
+                "min_triggered_update_interval_s",
+                self.min_triggered_update_interval_s,
+                1.0,
+                false,
+            ),
             ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
             ("startup_jitter_s", self.startup_jitter_s, 1.0, false),
         ];
         super::check_times(&p, &times)?;
         if let Some(a) = self.settling_alpha {
             if !(a.is_finite() && (0.0..=1.0).contains(&a)) {
-                return Err(ScenarioError::new(p("settling_alpha"), format!("{} is out of range (allowed: 0 <= value <= 1)", num(a))));
+                return Err(ScenarioError::new(
+                    p("settling_alpha"),
+                    format!("{} is out of range (allowed: 0 <= value <= 1)", num(a)),
+                ));
             }
         }
         if let Some(n) = self.min_update_periods {
             if !(1..=1000).contains(&n) {
-                return Err(ScenarioError::new(p("min_update_periods"), format!("{n} is out of range (allowed: 1..=1000)")));
+                return Err(ScenarioError::new(
+                    p("min_update_periods"),
+                    format!("{n} is out of range (allowed: 1..=1000)"),
+                ));
             }
         }
         if self.queue_pkts == Some(0) {
-            return Err(ScenarioError::new(p("queue_pkts"), "0 is out of range (allowed: >= 1)"));
+            return Err(ScenarioError::new(
+                p("queue_pkts"),
+                "0 is out of range (allowed: >= 1)",
+            ));
         }
         let q = self.params();
         if q.neighbour_timeout().as_secs_f64() > 1e6 {

@@ -21,14 +21,23 @@ impl ScenarioError {
     /// format characters escaped) and bounded ([`MAX_PATH_CHARS`],
     /// [`MAX_MESSAGE_CHARS`]), whatever the caller put in them.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: one_line(&path.into(), MAX_PATH_CHARS), message: one_line(&message.into(), MAX_MESSAGE_CHARS) }
+        ScenarioError {
+            path: one_line(&path.into(), MAX_PATH_CHARS),
+            message: one_line(&message.into(), MAX_MESSAGE_CHARS),
+        }
     }
 
     /// Turn a serde error at `path` into our wording: unknown and missing keys are
     /// reported at the key itself, and Rust type names become words a user knows.
     pub(crate) fn from_serde(path: &str, raw: &str) -> Self {
         let raw = strip_position(raw);
-        let join = |key: &str| if path.is_empty() || path == "." { key.to_string() } else { format!("{path}.{key}") };
+        let join = |key: &str| {
+            if path.is_empty() || path == "." {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
         if let Some(rest) = raw.strip_prefix("unknown field `") {
             if let Some((key, allowed)) = rest.split_once('`') {
                 let allowed = allowed.trim_start_matches(", ");
@@ -37,9 +46,17 @@ impl ScenarioError {
                     .or_else(|| allowed.strip_prefix("expected "))
                     .unwrap_or(allowed)
                     .replace('`', "");
-                let allowed = if allowed.contains("there are no fields") { "none".to_string() } else { allowed };
+                let allowed = if allowed.contains("there are no fields") {
+                    "none".to_string()
+                } else {
+                    allowed
+                };
                 // The path already ends at the unknown key.
-                let at = if path.ends_with(key) { path.to_string() } else { join(key) };
+                let at = if path.ends_with(key) {
+                    path.to_string()
+                } else {
+                    join(key)
+                };
                 return ScenarioError::new(at, format!("unknown key (allowed here: {allowed})"));
             }
         }
@@ -54,7 +71,10 @@ impl ScenarioError {
                     .trim_start_matches("expected one of ")
                     .trim_start_matches("expected ")
                     .replace('`', "\"");
-                return ScenarioError::new(path_or_root(path), format!("{} is not allowed (allowed: {allowed})", quote(value)));
+                return ScenarioError::new(
+                    path_or_root(path),
+                    format!("{} is not allowed (allowed: {allowed})", quote(value)),
+                );
             }
         }
         ScenarioError::new(path_or_root(path), humanize_types(&bound_quoted(&raw)))
@@ -99,7 +119,10 @@ pub fn is_control_or_format(c: char) -> bool {
         (0xE0020, 0xE007F),
     ];
     let u = c as u32;
-    c.is_control() || u == 0x2028 || u == 0x2029 || CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&u))
+    c.is_control()
+        || u == 0x2028
+        || u == 0x2029
+        || CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&u))
 }
 
 /// `c` as an escape a reader can type back: `\n`, `\t`, `\r`, `\x1b`, `\u{202e}`.
@@ -226,7 +249,11 @@ fn bound_quoted(raw: &str) -> String {
 }
 
 fn path_or_root(path: &str) -> String {
-    if path.is_empty() || path == "." { "(top level)".into() } else { path.to_string() }
+    if path.is_empty() || path == "." {
+        "(top level)".into()
+    } else {
+        path.to_string()
+    }
 }
 
 /// serde_json appends " at line L column C"; our JSON is internal, so drop it.
@@ -243,8 +270,14 @@ fn humanize_types(raw: &str) -> String {
         ("expected u8", "expected an integer in 0..=255"),
         ("expected u16", "expected an integer in 0..=65535"),
         ("expected u32", "expected an integer in 0..=4294967295"),
-        ("expected u64", "expected an integer in 0..=18446744073709551615"),
-        ("expected usize", "expected an integer in 0..=18446744073709551615"),
+        (
+            "expected u64",
+            "expected an integer in 0..=18446744073709551615",
+        ),
+        (
+            "expected usize",
+            "expected an integer in 0..=18446744073709551615",
+        ),
         ("expected f64", "expected a number"),
         ("expected a boolean", "expected true or false"),
         ("expected a sequence", "expected a list"),

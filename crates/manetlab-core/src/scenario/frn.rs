@@ -41,14 +41,20 @@ impl FrnMacSpec {
         let d = FrnParams::default();
         let resend = self.resend_slots.map_or(d.resend_slots, |[a, b]| (a, b));
         FrnParams {
-            slot: self.slot_ms.map_or(d.slot, |v| SimDuration::from_secs_f64(v * 1e-3)),
+            slot: self
+                .slot_ms
+                .map_or(d.slot, |v| SimDuration::from_secs_f64(v * 1e-3)),
             cs_minislots: self.cs_minislots.unwrap_or(d.cs_minislots),
-            minislot: self.minislot_us.map_or(d.minislot, |v| SimDuration::from_secs_f64(v * 1e-6)),
+            minislot: self
+                .minislot_us
+                .map_or(d.minislot, |v| SimDuration::from_secs_f64(v * 1e-6)),
             resend_slots: resend,
             // No preference unless asked: ACKs resend on the data interval.
             ack_resend_slots: self.ack_resend_slots.map_or(resend, |[a, b]| (a, b)),
             lifetime_slots: self.lifetime_slots.unwrap_or(d.lifetime_slots),
-            link_failure_threshold: self.link_failure_threshold.unwrap_or(d.link_failure_threshold),
+            link_failure_threshold: self
+                .link_failure_threshold
+                .unwrap_or(d.link_failure_threshold),
             buffer_pkts: self.buffer_pkts.unwrap_or(d.buffer_pkts),
             header_bytes: self.header_bytes.unwrap_or(d.header_bytes),
             relay_first: self.relay_first.unwrap_or(d.relay_first),
@@ -67,17 +73,28 @@ impl FrnMacSpec {
         for (key, v, lo, hi) in [
             ("cs_minislots", self.cs_minislots, 1, 1024),
             ("lifetime_slots", self.lifetime_slots, 1, 100_000_000),
-            ("link_failure_threshold", self.link_failure_threshold, 0, 1000),
+            (
+                "link_failure_threshold",
+                self.link_failure_threshold,
+                0,
+                1000,
+            ),
             ("buffer_pkts", self.buffer_pkts, 1, 1_000_000),
             ("header_bytes", self.header_bytes, 0, 100),
         ] {
             if let Some(v) = v {
                 if !(lo..=hi).contains(&v) {
-                    return Err(ScenarioError::new(k(key), format!("{v} is out of range (allowed: {lo}..={hi})")));
+                    return Err(ScenarioError::new(
+                        k(key),
+                        format!("{v} is out of range (allowed: {lo}..={hi})"),
+                    ));
                 }
             }
         }
-        for (key, v) in [("resend_slots", self.resend_slots), ("ack_resend_slots", self.ack_resend_slots)] {
+        for (key, v) in [
+            ("resend_slots", self.resend_slots),
+            ("ack_resend_slots", self.ack_resend_slots),
+        ] {
             if let Some([a, b]) = v {
                 if a < 2 || a > b || b > 10_000 {
                     return Err(ScenarioError::new(k(key), format!("[{a}, {b}] is not allowed (allowed: [min, max] slots with 2 <= min <= max <= 10000; the echo takes the slot after a transmission)")));
@@ -86,7 +103,15 @@ impl FrnMacSpec {
         }
         let p = self.params();
         if p.minislot.as_nanos() * p.cs_minislots as u64 >= p.slot.as_nanos() {
-            return Err(ScenarioError::new(k("cs_minislots"), format!("{} mini-slots of {} µs do not fit in a {} ms slot", p.cs_minislots, p.minislot.as_secs_f64() * 1e6, p.slot.as_secs_f64() * 1e3)));
+            return Err(ScenarioError::new(
+                k("cs_minislots"),
+                format!(
+                    "{} mini-slots of {} µs do not fit in a {} ms slot",
+                    p.cs_minislots,
+                    p.minislot.as_secs_f64() * 1e6,
+                    p.slot.as_secs_f64() * 1e3
+                ),
+            ));
         }
         Ok(())
     }
@@ -107,7 +132,9 @@ pub struct FrnRoutingSpec {
 impl FrnRoutingSpec {
     pub fn params(&self) -> Params {
         let d = Params::default();
-        let s = |v: Option<f64>, scale: f64, d: SimDuration| v.map_or(d, |v| SimDuration::from_secs_f64(v * scale));
+        let s = |v: Option<f64>, scale: f64, d: SimDuration| {
+            v.map_or(d, |v| SimDuration::from_secs_f64(v * scale))
+        };
         Params {
             config_interval: s(self.config_interval_s, 1.0, d.config_interval),
             trigger_delay: s(self.trigger_delay_ms, 1e-3, d.trigger_delay),
@@ -132,7 +159,10 @@ impl FrnRoutingSpec {
         }
         if let Some(n) = self.allowed_config_loss {
             if !(1..=1000).contains(&n) {
-                return Err(ScenarioError::new(k("allowed_config_loss"), format!("{n} is out of range (allowed: 1..=1000)")));
+                return Err(ScenarioError::new(
+                    k("allowed_config_loss"),
+                    format!("{n} is out of range (allowed: 1..=1000)"),
+                ));
             }
         }
         Ok(())

@@ -39,7 +39,10 @@ impl Scenario {
 
     /// [`from_file`](Self::from_file); with `allow_outside`, files the scenario
     /// names may lie anywhere (they must still be regular files within the size cap).
-    pub fn from_file_with(path: impl AsRef<Path>, allow_outside: bool) -> Result<Scenario, ScenarioError> {
+    pub fn from_file_with(
+        path: impl AsRef<Path>,
+        allow_outside: bool,
+    ) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
         let text = read_scenario_file(path)?;
         // A UTF-8 byte order mark some editors write is not part of the document.
@@ -47,7 +50,9 @@ impl Scenario {
         let mut value: Value = if path.extension().is_some_and(|e| e == "json") {
             serde_json::from_str(text).map_err(json_error)?
         } else {
-            toml::from_str(text).map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?
+            toml::from_str(text).map_err(|e| {
+                ScenarioError::new("(file)", format!("not valid TOML: {}", e.message()))
+            })?
         };
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -75,7 +80,8 @@ pub fn read_scenario_file(path: &Path) -> Result<String, ScenarioError> {
     let shown = quote(&path.display().to_string());
     let json = path.extension().is_some_and(|e| e == "json");
     let cap = MAX_SCENARIO_FILE_BYTES + if json { MAX_REFERENCED_FILE_BYTES } else { 0 };
-    read_regular(path, cap).map_err(|e| ScenarioError::new("(file)", format!("cannot read {shown}: {e}")))
+    read_regular(path, cap)
+        .map_err(|e| ScenarioError::new("(file)", format!("cannot read {shown}: {e}")))
 }
 
 /// Read every file a scenario names (movement file, traffic file) relative to
@@ -85,7 +91,11 @@ pub fn inline_referenced_files(value: &mut Value, base_dir: &Path) -> Result<(),
 }
 
 /// [`inline_referenced_files`]; with `allow_outside`, the files may lie anywhere.
-pub fn inline_referenced_files_with(value: &mut Value, base_dir: &Path, allow_outside: bool) -> Result<(), ScenarioError> {
+pub fn inline_referenced_files_with(
+    value: &mut Value,
+    base_dir: &Path,
+    allow_outside: bool,
+) -> Result<(), ScenarioError> {
     check_nesting(value)?;
     inline_movement_file(value, base_dir, allow_outside)?;
     inline_traffic_file(value, base_dir, allow_outside)
@@ -94,13 +104,26 @@ pub fn inline_referenced_files_with(value: &mut Value, base_dir: &Path, allow_ou
 /// If `value` has `traffic.ns2_file` (a string) and neither `ns2_text` nor the
 /// normalised form's `flows_from_file`, read `base_dir/ns2_file` into
 /// `traffic.ns2_text`. Anything else is left for validation to judge.
-pub fn inline_traffic_file(value: &mut Value, base_dir: &Path, allow_outside: bool) -> Result<(), ScenarioError> {
-    let Some(t) = value.get_mut("traffic").and_then(Value::as_object_mut) else { return Ok(()) };
+pub fn inline_traffic_file(
+    value: &mut Value,
+    base_dir: &Path,
+    allow_outside: bool,
+) -> Result<(), ScenarioError> {
+    let Some(t) = value.get_mut("traffic").and_then(Value::as_object_mut) else {
+        return Ok(());
+    };
     if t.contains_key("ns2_text") || t.contains_key("flows_from_file") {
         return Ok(());
     }
-    let Some(rel) = t.get("ns2_file").and_then(Value::as_str) else { return Ok(()) };
-    let text = read_named_file(base_dir, rel, allow_outside).map_err(|e| ScenarioError::new("traffic.ns2_file", format!("cannot read traffic file {}: {e}", quote(rel))))?;
+    let Some(rel) = t.get("ns2_file").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let text = read_named_file(base_dir, rel, allow_outside).map_err(|e| {
+        ScenarioError::new(
+            "traffic.ns2_file",
+            format!("cannot read traffic file {}: {e}", quote(rel)),
+        )
+    })?;
     t.insert("ns2_text".into(), Value::String(text));
     Ok(())
 }
@@ -108,13 +131,26 @@ pub fn inline_traffic_file(value: &mut Value, base_dir: &Path, allow_outside: bo
 /// If `value` has `mobility.model = "ns2_file"` with a string `path` and no
 /// `ns2_text`, read `base_dir/path` into `mobility.ns2_text` (`path` stays, as a
 /// record). Anything else is left for validation to judge.
-pub fn inline_movement_file(value: &mut Value, base_dir: &Path, allow_outside: bool) -> Result<(), ScenarioError> {
-    let Some(m) = value.get_mut("mobility").and_then(Value::as_object_mut) else { return Ok(()) };
+pub fn inline_movement_file(
+    value: &mut Value,
+    base_dir: &Path,
+    allow_outside: bool,
+) -> Result<(), ScenarioError> {
+    let Some(m) = value.get_mut("mobility").and_then(Value::as_object_mut) else {
+        return Ok(());
+    };
     if m.get("model").and_then(Value::as_str) != Some("ns2_file") || m.contains_key("ns2_text") {
         return Ok(());
     }
-    let Some(rel) = m.get("path").and_then(Value::as_str) else { return Ok(()) };
-    let text = read_named_file(base_dir, rel, allow_outside).map_err(|e| ScenarioError::new("mobility.path", format!("cannot read movement file {}: {e}", quote(rel))))?;
+    let Some(rel) = m.get("path").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let text = read_named_file(base_dir, rel, allow_outside).map_err(|e| {
+        ScenarioError::new(
+            "mobility.path",
+            format!("cannot read movement file {}: {e}", quote(rel)),
+        )
+    })?;
     m.insert("ns2_text".into(), Value::String(text));
     Ok(())
 }
@@ -132,16 +168,29 @@ pub fn read_named_file(base_dir: &Path, name: &str, allow_outside: bool) -> Resu
 /// outside `base_dir`'s tree is an error unless `allow_outside`.
 pub fn resolve_named(base_dir: &Path, name: &str, allow_outside: bool) -> Result<PathBuf, String> {
     if name.is_empty() {
-        return Err("an empty file name (allowed: a file name relative to the file that names it)".into());
+        return Err(
+            "an empty file name (allowed: a file name relative to the file that names it)".into(),
+        );
     }
     if name.contains('\0') {
         return Err("the name holds a NUL byte (allowed: a file name)".into());
     }
-    let base = std::fs::canonicalize(base_dir).map_err(|e| format!("its folder {} cannot be opened ({})", quote(&base_dir.display().to_string()), io_reason(&e)))?;
+    let base = std::fs::canonicalize(base_dir).map_err(|e| {
+        format!(
+            "its folder {} cannot be opened ({})",
+            quote(&base_dir.display().to_string()),
+            io_reason(&e)
+        )
+    })?;
     let full = base.join(name);
     let real = match std::fs::canonicalize(&full) {
         Ok(p) => p,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(format!("it does not exist (looked for {})", quote(&full.display().to_string()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!(
+                "it does not exist (looked for {})",
+                quote(&full.display().to_string())
+            ))
+        }
         Err(e) => return Err(io_reason(&e)),
     };
     if !allow_outside && !real.starts_with(&base) {
@@ -163,7 +212,9 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<String, String> {
     let after = f.metadata().map_err(|e| io_reason(&e))?;
     not_special(&after)?;
     let mut bytes = Vec::new();
-    f.take(cap + 1).read_to_end(&mut bytes).map_err(|e| io_reason(&e))?;
+    f.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_reason(&e))?;
     if bytes.len() as u64 > cap {
         return Err(format!(
             "larger than {} (allowed: at most that; a movement file's `$god_` lines are ignored anyway, so `grep -v god_` shrinks it)",
@@ -195,7 +246,9 @@ fn not_special(m: &std::fs::Metadata) -> Result<(), String> {
     } else {
         special_kind(&t)
     };
-    Err(format!("it is {what}, not a regular file (allowed: regular files only)"))
+    Err(format!(
+        "it is {what}, not a regular file (allowed: regular files only)"
+    ))
 }
 
 #[cfg(unix)]
@@ -222,7 +275,10 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
 #[cfg(unix)]
 fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
 }
 
 #[cfg(not(unix))]
@@ -254,7 +310,10 @@ pub fn check_nesting(value: &Value) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(at, format!("nested more than {MAX_NESTING} levels deep (allowed: at most {MAX_NESTING} levels of tables and lists)")));
         }
         match v {
-            Value::Object(m) => stack.extend(m.iter().map(|(k, c)| (c, depth + 1, top.or(Some(k.as_str()))))),
+            Value::Object(m) => stack.extend(
+                m.iter()
+                    .map(|(k, c)| (c, depth + 1, top.or(Some(k.as_str())))),
+            ),
             Value::Array(a) => stack.extend(a.iter().map(|c| (c, depth + 1, top))),
             _ => {}
         }

@@ -12,7 +12,10 @@
 
 use super::{excerpt, non_negative, num, positive, quote, Placement, Scenario, ScenarioError};
 use crate::faults::{FaultSchedule, FaultSpec};
-use crate::mobility::{placement, read_ns2_movement, scripted_trajectory, Position, RandomWaypoint, RwpInit, SetDest, Trajectory};
+use crate::mobility::{
+    placement, read_ns2_movement, scripted_trajectory, Position, RandomWaypoint, RwpInit, SetDest,
+    Trajectory,
+};
 use crate::sim::SimTime;
 
 /// Most random-waypoint legs a run may draw (about 50 bytes each in memory).
@@ -102,9 +105,21 @@ impl MobilitySpec {
     fn check_keys(&self) -> Result<(), ScenarioError> {
         let m = self.model;
         let used: [(&str, bool, MobilityModel); 7] = [
-            ("max_speed_mps", self.max_speed_mps.is_some(), MobilityModel::RandomWaypoint),
-            ("min_speed_mps", self.min_speed_mps.is_some(), MobilityModel::RandomWaypoint),
-            ("pause_s", self.pause_s.is_some(), MobilityModel::RandomWaypoint),
+            (
+                "max_speed_mps",
+                self.max_speed_mps.is_some(),
+                MobilityModel::RandomWaypoint,
+            ),
+            (
+                "min_speed_mps",
+                self.min_speed_mps.is_some(),
+                MobilityModel::RandomWaypoint,
+            ),
+            (
+                "pause_s",
+                self.pause_s.is_some(),
+                MobilityModel::RandomWaypoint,
+            ),
             ("init", self.init.is_some(), MobilityModel::RandomWaypoint),
             ("nodes", !self.nodes.is_empty(), MobilityModel::Scripted),
             ("path", self.path.is_some(), MobilityModel::Ns2File),
@@ -114,7 +129,11 @@ impl MobilitySpec {
             if present && m != owner {
                 return Err(ScenarioError::new(
                     format!("mobility.{key}"),
-                    format!("only applies with model = \"{}\" (model is \"{}\")", owner.name(), m.name()),
+                    format!(
+                        "only applies with model = \"{}\" (model is \"{}\")",
+                        owner.name(),
+                        m.name()
+                    ),
                 ));
             }
         }
@@ -125,21 +144,44 @@ impl MobilitySpec {
 fn in_run(path: &str, v: f64, duration_s: f64) -> Result<(), ScenarioError> {
     non_negative(path, v)?;
     if v >= duration_s {
-        return Err(ScenarioError::new(path, format!("{} is not before the end of the run (duration_s = {})", num(v), num(duration_s))));
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} is not before the end of the run (duration_s = {})",
+                num(v),
+                num(duration_s)
+            ),
+        ));
     }
     Ok(())
 }
 
 /// An end time (`on_s`, `up_s`): a time of the run (finite, >= 0), after `start`
 /// (named `start_key`, already checked) and not after the run.
-fn end_in_run(path: &str, v: f64, start: f64, start_key: &str, duration_s: f64) -> Result<(), ScenarioError> {
+fn end_in_run(
+    path: &str,
+    v: f64,
+    start: f64,
+    start_key: &str,
+    duration_s: f64,
+) -> Result<(), ScenarioError> {
     non_negative(path, v)?;
     // Compare on the nanosecond grid the schedule uses.
     if SimTime::from_secs_f64(v) <= SimTime::from_secs_f64(start) {
-        return Err(ScenarioError::new(path, format!("{} must be after {start_key} = {}", num(v), num(start))));
+        return Err(ScenarioError::new(
+            path,
+            format!("{} must be after {start_key} = {}", num(v), num(start)),
+        ));
     }
     if v > duration_s {
-        return Err(ScenarioError::new(path, format!("{} is after the end of the run (duration_s = {}; leave it out to stay down)", num(v), num(duration_s))));
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} is after the end of the run (duration_s = {}; leave it out to stay down)",
+                num(v),
+                num(duration_s)
+            ),
+        ));
     }
     Ok(())
 }
@@ -150,27 +192,54 @@ const MAX_RANDOM_FAILURE_PAIRS: u64 = 2_000_000;
 impl Scenario {
     /// Whether nodes may move (a `[mobility]` section other than `static`).
     pub fn has_mobility(&self) -> bool {
-        self.mobility.as_ref().is_some_and(MobilitySpec::moves_nodes)
+        self.mobility
+            .as_ref()
+            .is_some_and(MobilitySpec::moves_nodes)
     }
 
     pub(super) fn validate_mobility(&self) -> Result<(), ScenarioError> {
-        let Some(m) = &self.mobility else { return Ok(()) };
+        let Some(m) = &self.mobility else {
+            return Ok(());
+        };
         m.check_keys()?;
         let model = m.model.name();
         if m.moves_nodes() && self.radio.is_none() {
-            return Err(ScenarioError::new("mobility.model", format!("\"{model}\" moves nodes of the wireless channel; add a [radio] section")));
+            return Err(ScenarioError::new(
+                "mobility.model",
+                format!("\"{model}\" moves nodes of the wireless channel; add a [radio] section"),
+            ));
         }
-        if matches!(m.model, MobilityModel::RandomWaypoint | MobilityModel::Ns2File) && self.nodes.placement.is_some() {
-            let from = if m.model == MobilityModel::Ns2File { "the movement file" } else { "the random waypoint model" };
+        if matches!(
+            m.model,
+            MobilityModel::RandomWaypoint | MobilityModel::Ns2File
+        ) && self.nodes.placement.is_some()
+        {
+            let from = if m.model == MobilityModel::Ns2File {
+                "the movement file"
+            } else {
+                "the random waypoint model"
+            };
             return Err(ScenarioError::new("nodes.placement", format!("not used with mobility.model = \"{model}\" (start positions come from {from}); remove it")));
         }
         let inside = |path: String, p: Position| -> Result<(), ScenarioError> {
             if !(p[0].is_finite() && p[1].is_finite()) {
-                return Err(ScenarioError::new(path, format!("[{}, {}] is not a finite position", num(p[0]), num(p[1]))));
+                return Err(ScenarioError::new(
+                    path,
+                    format!("[{}, {}] is not a finite position", num(p[0]), num(p[1])),
+                ));
             }
             if let Some(a) = &self.area {
                 if !a.contains(p) {
-                    return Err(ScenarioError::new(path, format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", num(p[0]), num(p[1]), num(a.width_m), num(a.height_m))));
+                    return Err(ScenarioError::new(
+                        path,
+                        format!(
+                            "[{}, {}] is outside the area (0..{} m × 0..{} m)",
+                            num(p[0]),
+                            num(p[1]),
+                            num(a.width_m),
+                            num(a.height_m)
+                        ),
+                    ));
                 }
             }
             Ok(())
@@ -182,7 +251,10 @@ impl Scenario {
                     return Err(ScenarioError::new("area", "required by mobility.model = \"random_waypoint\" (waypoints are drawn in it)"));
                 };
                 let Some(vmax) = m.max_speed_mps else {
-                    return Err(ScenarioError::new("mobility.max_speed_mps", "required key is missing (model \"random_waypoint\")"));
+                    return Err(ScenarioError::new(
+                        "mobility.max_speed_mps",
+                        "required key is missing (model \"random_waypoint\")",
+                    ));
                 };
                 positive("mobility.max_speed_mps", vmax)?;
                 let vmin = m.min_speed_mps.unwrap_or(0.0);
@@ -196,12 +268,18 @@ impl Scenario {
                         format!("{} is out of range with init = \"steady_state\" (allowed: > 0; no stationary regime exists with speeds near 0)", num(vmin)),
                     ));
                 }
-                m.random_waypoint(area).validate().map_err(|e| ScenarioError::new(format!("mobility.{}", e.key), format!("{} is out of range (allowed: {})", e.value, e.allowed)))?;
+                m.random_waypoint(area).validate().map_err(|e| {
+                    ScenarioError::new(
+                        format!("mobility.{}", e.key),
+                        format!("{} is out of range (allowed: {})", e.value, e.allowed),
+                    )
+                })?;
                 // Waypoints are drawn up front: bound how many (memory) before drawing them.
                 // A leg is on average ~0.52·√(W·H) long (Bettstetter et al. for a square) and
                 // takes at least that over vmax, plus the pause.
                 let leg_m = 0.52 * (area.width_m * area.height_m).sqrt();
-                let waypoints = self.nodes.count as f64 * self.duration_s / (leg_m / vmax + m.pause_s.unwrap_or(0.0));
+                let waypoints = self.nodes.count as f64 * self.duration_s
+                    / (leg_m / vmax + m.pause_s.unwrap_or(0.0));
                 if !(waypoints <= MAX_RWP_WAYPOINTS) {
                     return Err(ScenarioError::new(
                         "mobility.max_speed_mps",
@@ -245,12 +323,25 @@ impl Scenario {
                         None => ScenarioError::new("mobility.ns2_text", "required key is missing (model \"ns2_file\": the movement file's text)"),
                     });
                 };
-                let mv = read_ns2_movement(text)
-                    .map_err(|e| ScenarioError::new("mobility.ns2_text", format!("line {}: {}: `{}`", e.line, super::traffic::bounded(&e.message), excerpt(&e.text))))?;
+                let mv = read_ns2_movement(text).map_err(|e| {
+                    ScenarioError::new(
+                        "mobility.ns2_text",
+                        format!(
+                            "line {}: {}: `{}`",
+                            e.line,
+                            super::traffic::bounded(&e.message),
+                            excerpt(&e.text)
+                        ),
+                    )
+                })?;
                 if mv.node_count() > self.nodes.count {
                     return Err(ScenarioError::new(
                         "mobility.ns2_text",
-                        format!("the movement file moves node {} but nodes.count = {}", mv.node_count() - 1, self.nodes.count),
+                        format!(
+                            "the movement file moves node {} but nodes.count = {}",
+                            mv.node_count() - 1,
+                            self.nodes.count
+                        ),
                     ));
                 }
                 for (i, p) in mv.initial_m.iter().enumerate() {
@@ -258,7 +349,13 @@ impl Scenario {
                 }
                 for (i, moves) in mv.moves.iter().enumerate() {
                     for (j, c) in moves.iter().enumerate() {
-                        inside(format!("mobility.ns2_text (node {i} setdest #{j} at {} s)", c.time_s), c.dest_m)?;
+                        inside(
+                            format!(
+                                "mobility.ns2_text (node {i} setdest #{j} at {} s)",
+                                c.time_s
+                            ),
+                            c.dest_m,
+                        )?;
                     }
                 }
             }
@@ -282,7 +379,10 @@ impl Scenario {
             self.node_exists(k("a"), o.a)?;
             self.node_exists(k("b"), o.b)?;
             if o.a == o.b {
-                return Err(ScenarioError::new(k("b"), format!("a link joins two different nodes (a = b = {})", o.a)));
+                return Err(ScenarioError::new(
+                    k("b"),
+                    format!("a link joins two different nodes (a = b = {})", o.a),
+                ));
             }
             in_run(&k("down_s"), o.down_s, d)?;
             if let Some(up) = o.up_s {
@@ -300,7 +400,10 @@ impl Scenario {
                         self.node_exists(k(&format!("links[{i}][0]")), *a)?;
                         self.node_exists(k(&format!("links[{i}][1]")), *b)?;
                         if a == b {
-                            return Err(ScenarioError::new(k(&format!("links[{i}]")), format!("[{a}, {b}] is not a link (two different nodes needed)")));
+                            return Err(ScenarioError::new(
+                                k(&format!("links[{i}]")),
+                                format!("[{a}, {b}] is not a link (two different nodes needed)"),
+                            ));
                         }
                     }
                 }
@@ -324,14 +427,21 @@ impl Scenario {
         let ok = "validated placement";
         match &self.nodes.placement {
             None => vec![[0.0, 0.0]; n as usize],
-            Some(Placement::Explicit { positions_m }) => placement::explicit(positions_m).expect(ok),
+            Some(Placement::Explicit { positions_m }) => {
+                placement::explicit(positions_m).expect(ok)
+            }
             Some(Placement::Chain { spacing_m }) => placement::chain(n, *spacing_m).expect(ok),
             Some(Placement::Grid { columns, spacing_m }) => {
                 let mut p = placement::grid(n.div_ceil(*columns), *columns, *spacing_m).expect(ok);
                 p.truncate(n as usize);
                 p
             }
-            Some(Placement::Uniform {}) => placement::uniform(n, self.area.expect("validated: uniform placement has an area"), self.seed).expect(ok),
+            Some(Placement::Uniform {}) => placement::uniform(
+                n,
+                self.area.expect("validated: uniform placement has an area"),
+                self.seed,
+            )
+            .expect(ok),
         }
     }
 
@@ -345,22 +455,43 @@ impl Scenario {
         let ok = "validated mobility";
         Some(match m.model {
             MobilityModel::Static => unreachable!(),
-            MobilityModel::RandomWaypoint => m.random_waypoint(self.area.expect(ok)).trajectories(self.seed, n, until).expect(ok),
+            MobilityModel::RandomWaypoint => m
+                .random_waypoint(self.area.expect(ok))
+                .trajectories(self.seed, n, until)
+                .expect(ok),
             MobilityModel::Scripted => {
                 let start = self.placement_positions();
                 let mut moves: Vec<&[SetDest]> = vec![&[]; n as usize];
                 for sn in &m.nodes {
                     moves[sn.node as usize] = &sn.moves;
                 }
-                start.iter().zip(moves).enumerate().map(|(i, (&p, mv))| scripted_trajectory(p, mv, &format!("mobility.nodes[{i}].moves")).expect(ok)).collect()
+                start
+                    .iter()
+                    .zip(moves)
+                    .enumerate()
+                    .map(|(i, (&p, mv))| {
+                        scripted_trajectory(p, mv, &format!("mobility.nodes[{i}].moves")).expect(ok)
+                    })
+                    .collect()
             }
-            MobilityModel::Ns2File => read_ns2_movement(m.ns2_text.as_deref().expect(ok)).expect(ok).trajectories(n).expect(ok),
+            MobilityModel::Ns2File => read_ns2_movement(m.ns2_text.as_deref().expect(ok))
+                .expect(ok)
+                .trajectories(n)
+                .expect(ok),
         })
     }
 
     /// Every fault of the run, sorted (`None` without `[faults]`).
     pub fn fault_schedule(&self) -> Option<FaultSchedule> {
         let spec: &FaultSpec = self.faults.as_ref()?;
-        Some(FaultSchedule::build(spec, self.seed, self.nodes.count, SimTime::from_secs_f64(self.duration_s)).expect("validated faults"))
+        Some(
+            FaultSchedule::build(
+                spec,
+                self.seed,
+                self.nodes.count,
+                SimTime::from_secs_f64(self.duration_s),
+            )
+            .expect("validated faults"),
+        )
     }
 }

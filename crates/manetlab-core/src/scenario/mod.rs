@@ -9,13 +9,13 @@
 //! `delay_ms`); see docs/scenarios.md, and docs/mobility.md for `[mobility]` and
 //! `[faults]`.
 
+mod dsdv;
 mod error;
-mod outputs;
+mod frn;
 pub mod load;
 mod mobility;
+mod outputs;
 mod routing;
-mod dsdv;
-mod frn;
 mod traffic;
 mod wireless;
 
@@ -23,13 +23,15 @@ pub use crate::faults::FaultSpec;
 /// The simulation area (random placement, random waypoint, area checks): one
 /// type shared with the mobility models.
 pub use crate::mobility::Area;
-pub use error::{excerpt, is_control_or_format, quote, value_excerpt, ScenarioError, MAX_EXCERPT_CHARS};
-pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
-pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use dsdv::DsdvSpec;
+pub use error::{
+    excerpt, is_control_or_format, quote, value_excerpt, ScenarioError, MAX_EXCERPT_CHARS,
+};
 pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
-pub use traffic::TrafficSpec;
+pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
+pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
+pub use traffic::TrafficSpec;
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
@@ -208,12 +210,22 @@ impl QueueSpec {
             at_least_one("queue.limit_pkts", l)?;
         }
         let own_kind = self.kind.unwrap_or(default_kind);
-        let red_keys = [("min_th_pkts", self.min_th_pkts), ("max_th_pkts", self.max_th_pkts), ("weight", self.weight)];
-        let lred_keys = [("min_th_retries", self.min_th_retries), ("max_th_retries", self.max_th_retries)];
+        let red_keys = [
+            ("min_th_pkts", self.min_th_pkts),
+            ("max_th_pkts", self.max_th_pkts),
+            ("weight", self.weight),
+        ];
+        let lred_keys = [
+            ("min_th_retries", self.min_th_retries),
+            ("max_th_retries", self.max_th_retries),
+        ];
         let kind = format!("{own_kind:?}").to_lowercase();
         let foreign = |keys: &[(&str, Option<f64>)], owner: &str| -> Result<(), ScenarioError> {
             match keys.iter().find(|(_, v)| v.is_some()) {
-                Some((k, _)) => Err(ScenarioError::new(format!("queue.{k}"), format!("only applies with kind = \"{owner}\" (kind is \"{kind}\")"))),
+                Some((k, _)) => Err(ScenarioError::new(
+                    format!("queue.{k}"),
+                    format!("only applies with kind = \"{owner}\" (kind is \"{kind}\")"),
+                )),
                 None => Ok(()),
             }
         };
@@ -223,31 +235,57 @@ impl QueueSpec {
         if own_kind != QueueKind::Lred {
             foreign(&lred_keys, "lred")?;
             if self.pacing.is_some() {
-                return Err(ScenarioError::new("queue.pacing", format!("only applies with kind = \"lred\" (kind is \"{kind}\")")));
+                return Err(ScenarioError::new(
+                    "queue.pacing",
+                    format!("only applies with kind = \"lred\" (kind is \"{kind}\")"),
+                ));
             }
         }
         if !matches!(own_kind, QueueKind::Red | QueueKind::Lred) && self.max_p.is_some() {
-            return Err(ScenarioError::new("queue.max_p", format!("only applies with kind = \"red\" or \"lred\" (kind is \"{kind}\")")));
+            return Err(ScenarioError::new(
+                "queue.max_p",
+                format!("only applies with kind = \"red\" or \"lred\" (kind is \"{kind}\")"),
+            ));
         }
         if let Some(p) = self.max_p {
             if !(p > 0.0 && p <= 1.0) {
-                return Err(ScenarioError::new("queue.max_p", format!("{} is out of range (allowed: 0 < max_p <= 1)", num(p))));
+                return Err(ScenarioError::new(
+                    "queue.max_p",
+                    format!("{} is out of range (allowed: 0 < max_p <= 1)", num(p)),
+                ));
             }
         }
         if let Some(w) = self.weight {
             if !(w > 0.0 && w <= 1.0) {
-                return Err(ScenarioError::new("queue.weight", format!("{} is out of range (allowed: 0 < weight <= 1)", num(w))));
+                return Err(ScenarioError::new(
+                    "queue.weight",
+                    format!("{} is out of range (allowed: 0 < weight <= 1)", num(w)),
+                ));
             }
         }
         let r = self.red_params();
         non_negative("queue.min_th_pkts", r.min_th_pkts)?;
         if r.max_th_pkts <= r.min_th_pkts {
-            return Err(ScenarioError::new("queue.max_th_pkts", format!("{} must be above min_th_pkts = {}", num(r.max_th_pkts), num(r.min_th_pkts))));
+            return Err(ScenarioError::new(
+                "queue.max_th_pkts",
+                format!(
+                    "{} must be above min_th_pkts = {}",
+                    num(r.max_th_pkts),
+                    num(r.min_th_pkts)
+                ),
+            ));
         }
         let l = self.lred_params();
         non_negative("queue.min_th_retries", l.min_th_retries)?;
         if l.max_th_retries <= l.min_th_retries {
-            return Err(ScenarioError::new("queue.max_th_retries", format!("{} must be above min_th_retries = {}", num(l.max_th_retries), num(l.min_th_retries))));
+            return Err(ScenarioError::new(
+                "queue.max_th_retries",
+                format!(
+                    "{} must be above min_th_retries = {}",
+                    num(l.max_th_retries),
+                    num(l.min_th_retries)
+                ),
+            ));
         }
         Ok(())
     }
@@ -285,44 +323,70 @@ pub struct RoutingSpec {
 impl RoutingSpec {
     /// The AODV parameters, defaults filled in.
     pub fn aodv_params(&self) -> crate::routing::aodv::Params {
-        self.aodv.as_ref().map_or_else(crate::routing::aodv::Params::default, |a| a.params())
+        self.aodv
+            .as_ref()
+            .map_or_else(crate::routing::aodv::Params::default, |a| a.params())
     }
 
     /// The DSDV parameters, defaults filled in.
     pub fn dsdv_params(&self) -> crate::routing::dsdv::Params {
-        self.dsdv.as_ref().map_or_else(crate::routing::dsdv::Params::default, |d| d.params())
+        self.dsdv
+            .as_ref()
+            .map_or_else(crate::routing::dsdv::Params::default, |d| d.params())
     }
 
     /// The DSR parameters, defaults filled in.
     pub fn dsr_params(&self) -> crate::routing::dsr::Params {
-        self.dsr.as_ref().map_or_else(crate::routing::dsr::Params::default, |d| d.params())
+        self.dsr
+            .as_ref()
+            .map_or_else(crate::routing::dsr::Params::default, |d| d.params())
     }
 
     /// The FRN routing parameters, defaults filled in.
     pub fn frn_params(&self) -> crate::routing::frn::Params {
-        self.frn.as_ref().map_or_else(crate::routing::frn::Params::default, |f| f.params())
+        self.frn
+            .as_ref()
+            .map_or_else(crate::routing::frn::Params::default, |f| f.params())
     }
 
     fn validate(&self) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
         match (&self.frn, self.protocol) {
             (Some(f), RoutingProtocol::Frn) => f.validate()?,
-            (Some(_), _) => return Err(ScenarioError::new("routing.frn", format!("only applies with protocol = \"frn\" (protocol is \"{name}\")"))),
+            (Some(_), _) => {
+                return Err(ScenarioError::new(
+                    "routing.frn",
+                    format!("only applies with protocol = \"frn\" (protocol is \"{name}\")"),
+                ))
+            }
             (None, _) => {}
         }
         match (&self.dsdv, self.protocol) {
             (Some(d), RoutingProtocol::Dsdv) => d.validate()?,
-            (Some(_), _) => return Err(ScenarioError::new("routing.dsdv", format!("only applies with protocol = \"dsdv\" (protocol is \"{name}\")"))),
+            (Some(_), _) => {
+                return Err(ScenarioError::new(
+                    "routing.dsdv",
+                    format!("only applies with protocol = \"dsdv\" (protocol is \"{name}\")"),
+                ))
+            }
             (None, _) => {}
         }
         match (&self.dsr, self.protocol) {
             (Some(d), RoutingProtocol::Dsr) => d.validate()?,
-            (Some(_), _) => return Err(ScenarioError::new("routing.dsr", format!("only applies with protocol = \"dsr\" (protocol is \"{name}\")"))),
+            (Some(_), _) => {
+                return Err(ScenarioError::new(
+                    "routing.dsr",
+                    format!("only applies with protocol = \"dsr\" (protocol is \"{name}\")"),
+                ))
+            }
             (None, _) => {}
         }
         match (&self.aodv, self.protocol) {
             (Some(a), RoutingProtocol::Aodv) => a.validate(),
-            (Some(_), _) => Err(ScenarioError::new("routing.aodv", format!("only applies with protocol = \"aodv\" (protocol is \"{name}\")"))),
+            (Some(_), _) => Err(ScenarioError::new(
+                "routing.aodv",
+                format!("only applies with protocol = \"aodv\" (protocol is \"{name}\")"),
+            )),
             (None, _) => Ok(()),
         }
     }
@@ -339,8 +403,19 @@ pub enum FlowKind {
 
 /// TCP variant names accepted in `flows[].transport` once TCP lands.
 pub const TCP_VARIANTS: &[&str] = &[
-    "tahoe", "reno", "newreno", "sack", "fack", "vegas", "westwood", "westwood+", "abra", "fixed-rto",
-    "tcp-ap", "mpr", "elfn",
+    "tahoe",
+    "reno",
+    "newreno",
+    "sack",
+    "fack",
+    "vegas",
+    "westwood",
+    "westwood+",
+    "abra",
+    "fixed-rto",
+    "tcp-ap",
+    "mpr",
+    "elfn",
 ];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -386,7 +461,11 @@ pub struct FlowSpec {
     pub file_bytes: Option<u64>,
     /// The TCP or UDP port at both ends (pcap and trace files); default
     /// [`DEFAULT_BASE_PORT`] + the flow's index.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "flow_port")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "flow_port"
+    )]
     pub port: Option<u16>,
 }
 
@@ -411,7 +490,8 @@ pub const DEFAULT_BASE_PORT: u16 = 50_000;
 impl FlowSpec {
     /// The flow's port (`port`, or the default for flow index `i`).
     pub fn port(&self, i: usize) -> u16 {
-        self.port.unwrap_or_else(|| DEFAULT_BASE_PORT.wrapping_add(i as u16))
+        self.port
+            .unwrap_or_else(|| DEFAULT_BASE_PORT.wrapping_add(i as u16))
     }
 
     /// The CBR inter-packet interval (s), from `interval_s` or `rate_kbps`.
@@ -452,7 +532,10 @@ impl Scenario {
     /// Parse and validate a scenario from a JSON value (the form the Python front passes).
     pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
         if !value.is_object() {
-            return Err(ScenarioError::new("(top level)", format!("expected a table of keys, got {}", kind_of(&value))));
+            return Err(ScenarioError::new(
+                "(top level)",
+                format!("expected a table of keys, got {}", kind_of(&value)),
+            ));
         }
         load::check_nesting(&value)?;
         let mut scenario: Scenario = deserialize_at(value)?;
@@ -467,8 +550,9 @@ impl Scenario {
     }
 
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: Value = toml::from_str(text)
-            .map_err(|e| ScenarioError::new("(file)", format!("not valid TOML: {}", e.message())))?;
+        let value: Value = toml::from_str(text).map_err(|e| {
+            ScenarioError::new("(file)", format!("not valid TOML: {}", e.message()))
+        })?;
         Scenario::from_value(value)
     }
 
@@ -496,13 +580,19 @@ impl Scenario {
         }
         if let Some(m) = &self.mac {
             if self.radio.is_none() {
-                return Err(ScenarioError::new("mac", "needs a [radio] section (the MAC drives a wireless interface)"));
+                return Err(ScenarioError::new(
+                    "mac",
+                    "needs a [radio] section (the MAC drives a wireless interface)",
+                ));
             }
             m.validate()?;
         }
         // FRN is one protocol over two layers: its MAC and routing go together.
         let mac_frn = self.mac.as_ref().is_some_and(|m| m.kind == MacKind::Frn);
-        let routing_frn = self.routing.as_ref().is_some_and(|r| r.protocol == RoutingProtocol::Frn);
+        let routing_frn = self
+            .routing
+            .as_ref()
+            .is_some_and(|r| r.protocol == RoutingProtocol::Frn);
         if mac_frn && !routing_frn {
             return Err(ScenarioError::new("mac.kind", "\"frn\" needs [routing] protocol = \"frn\" (FRN's MAC relays by its routing table)"));
         }
@@ -510,7 +600,10 @@ impl Scenario {
             return Err(ScenarioError::new("routing.protocol", "\"frn\" needs [mac] kind = \"frn\" (FRN routing relies on the slotted MAC's echoes)"));
         }
         if !self.links.is_empty() && routing_frn {
-            return Err(ScenarioError::new("links", "point-to-point links are not supported with FRN"));
+            return Err(ScenarioError::new(
+                "links",
+                "point-to-point links are not supported with FRN",
+            ));
         }
         // 1 µs .. 10⁷ s (116 days): simulated time is integer nanoseconds.
         within("duration_s", self.duration_s, 1e-6, 1e7)?;
@@ -527,7 +620,8 @@ impl Scenario {
         }
         self.validate_links()?;
         for (i, f) in self.flows.iter().enumerate() {
-            self.validate_flow(i, f).map_err(|e| self.flow_error(i, e))?;
+            self.validate_flow(i, f)
+                .map_err(|e| self.flow_error(i, e))?;
         }
         self.validate_flow_ports()?;
         self.validate_mobility()?;
@@ -538,14 +632,20 @@ impl Scenario {
     /// `flows[].port`: 1..=65535, and no two flows of one transport between the
     /// same two nodes on the same port (they would be one connection in a pcap).
     fn validate_flow_ports(&self) -> Result<(), ScenarioError> {
-        let mut seen: std::collections::BTreeMap<(bool, u32, u32, u16), usize> = std::collections::BTreeMap::new();
+        let mut seen: std::collections::BTreeMap<(bool, u32, u32, u16), usize> =
+            std::collections::BTreeMap::new();
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}].port");
             if f.port == Some(0) {
                 return Err(ScenarioError::new(path, "0 is out of range (allowed: 1..=65535, or leave it out for 50000 + the flow's index)"));
             }
             let port = f.port(i);
-            let key = (f.kind == FlowKind::Ftp, f.src.min(f.dst), f.src.max(f.dst), port);
+            let key = (
+                f.kind == FlowKind::Ftp,
+                f.src.min(f.dst),
+                f.src.max(f.dst),
+                port,
+            );
             if let Some(j) = seen.insert(key, i) {
                 let proto = if key.0 { "TCP" } else { "UDP" };
                 return Err(ScenarioError::new(
@@ -561,7 +661,10 @@ impl Scenario {
         if id >= self.nodes.count {
             return Err(ScenarioError::new(
                 path,
-                format!("node {id} does not exist (nodes 0..{})", self.nodes.count.saturating_sub(1)),
+                format!(
+                    "node {id} does not exist (nodes 0..{})",
+                    self.nodes.count.saturating_sub(1)
+                ),
             ));
         }
         Ok(())
@@ -570,7 +673,10 @@ impl Scenario {
     fn validate_nodes(&self) -> Result<(), ScenarioError> {
         let n = self.nodes.count;
         if n == 0 || n > 1_000_000 {
-            return Err(ScenarioError::new("nodes.count", format!("{n} is out of range (allowed: 1..=1000000)")));
+            return Err(ScenarioError::new(
+                "nodes.count",
+                format!("{n} is out of range (allowed: 1..=1000000)"),
+            ));
         }
         match &self.nodes.placement {
             None => {}
@@ -584,14 +690,23 @@ impl Scenario {
                 for (i, [x, y]) in positions_m.iter().enumerate() {
                     for (axis, v) in [("x", x), ("y", y)] {
                         if !v.is_finite() {
-                            return Err(ScenarioError::new(format!("nodes.placement.positions_m[{i}]"), format!("{axis} = {} is not a finite number", num(*v))));
+                            return Err(ScenarioError::new(
+                                format!("nodes.placement.positions_m[{i}]"),
+                                format!("{axis} = {} is not a finite number", num(*v)),
+                            ));
                         }
                     }
                     if let Some(a) = &self.area {
                         if *x < 0.0 || *y < 0.0 || *x > a.width_m || *y > a.height_m {
                             return Err(ScenarioError::new(
                                 format!("nodes.placement.positions_m[{i}]"),
-                                format!("[{}, {}] is outside the area (0..{} m × 0..{} m)", num(*x), num(*y), num(a.width_m), num(a.height_m)),
+                                format!(
+                                    "[{}, {}] is outside the area (0..{} m × 0..{} m)",
+                                    num(*x),
+                                    num(*y),
+                                    num(a.width_m),
+                                    num(a.height_m)
+                                ),
                             ));
                         }
                     }
@@ -604,12 +719,23 @@ impl Scenario {
             Some(Placement::Grid { columns, spacing_m }) => {
                 at_least_one("nodes.placement.columns", *columns)?;
                 positive("nodes.placement.spacing_m", *spacing_m)?;
-                extent("nodes.placement.spacing_m", *spacing_m, (*columns).min(n) - 1)?;
-                extent("nodes.placement.spacing_m", *spacing_m, n.div_ceil(*columns) - 1)?;
+                extent(
+                    "nodes.placement.spacing_m",
+                    *spacing_m,
+                    (*columns).min(n) - 1,
+                )?;
+                extent(
+                    "nodes.placement.spacing_m",
+                    *spacing_m,
+                    n.div_ceil(*columns) - 1,
+                )?;
             }
             Some(Placement::Uniform {}) => {
                 if self.area.is_none() {
-                    return Err(ScenarioError::new("nodes.placement", "kind \"uniform\" needs an [area] with width_m and height_m"));
+                    return Err(ScenarioError::new(
+                        "nodes.placement",
+                        "kind \"uniform\" needs an [area] with width_m and height_m",
+                    ));
                 }
             }
         }
@@ -623,10 +749,16 @@ impl Scenario {
             self.node_exists(p("a"), l.a)?;
             self.node_exists(p("b"), l.b)?;
             if l.a == l.b {
-                return Err(ScenarioError::new(p("b"), format!("a link joins two different nodes (a = b = {})", l.a)));
+                return Err(ScenarioError::new(
+                    p("b"),
+                    format!("a link joins two different nodes (a = b = {})", l.a),
+                ));
             }
             if let Some(j) = seen.insert((l.a.min(l.b), l.a.max(l.b)), i) {
-                return Err(ScenarioError::new(p("b"), format!("nodes {} and {} are already joined by links[{j}]", l.a, l.b)));
+                return Err(ScenarioError::new(
+                    p("b"),
+                    format!("nodes {} and {} are already joined by links[{j}]", l.a, l.b),
+                ));
             }
             // 1 bit/s .. 1 Tb/s and up to 10⁶ s of delay keep every event time inside u64 nanoseconds.
             within(&p("bandwidth_mbps"), l.bandwidth_mbps, 1e-6, 1e6)?;
@@ -635,7 +767,13 @@ impl Scenario {
                 at_least_one(&p("queue_limit_pkts"), q)?;
             }
             if !(0.0..1.0).contains(&l.error_rate) {
-                return Err(ScenarioError::new(p("error_rate"), format!("{} is out of range (allowed: 0 <= error_rate < 1)", num(l.error_rate))));
+                return Err(ScenarioError::new(
+                    p("error_rate"),
+                    format!(
+                        "{} is out of range (allowed: 0 <= error_rate < 1)",
+                        num(l.error_rate)
+                    ),
+                ));
             }
         }
         Ok(())
@@ -646,34 +784,71 @@ impl Scenario {
         self.node_exists(p("src"), f.src)?;
         self.node_exists(p("dst"), f.dst)?;
         if f.src == f.dst {
-            return Err(ScenarioError::new(p("dst"), format!("a flow needs two different nodes (src = dst = {})", f.src)));
+            return Err(ScenarioError::new(
+                p("dst"),
+                format!("a flow needs two different nodes (src = dst = {})", f.src),
+            ));
         }
         non_negative(&p("start_s"), f.start_s)?;
         if f.start_s >= self.duration_s {
-            return Err(ScenarioError::new(p("start_s"), format!("{} is not before the end of the run (duration_s = {})", num(f.start_s), num(self.duration_s))));
+            return Err(ScenarioError::new(
+                p("start_s"),
+                format!(
+                    "{} is not before the end of the run (duration_s = {})",
+                    num(f.start_s),
+                    num(self.duration_s)
+                ),
+            ));
         }
         if let Some(stop) = f.stop_s {
             if !stop.is_finite() || stop <= f.start_s {
-                return Err(ScenarioError::new(p("stop_s"), format!("{} must be after start_s = {}", num(stop), num(f.start_s))));
+                return Err(ScenarioError::new(
+                    p("stop_s"),
+                    format!("{} must be after start_s = {}", num(stop), num(f.start_s)),
+                ));
             }
         }
         match f.kind {
             FlowKind::Ftp => self.validate_ftp(i, f),
             FlowKind::Cbr => {
                 if f.transport_name() != "udp" {
-                    return Err(ScenarioError::new(p("transport"), format!("{} is not allowed for a CBR flow (allowed: udp)", quote(f.transport_name()))));
+                    return Err(ScenarioError::new(
+                        p("transport"),
+                        format!(
+                            "{} is not allowed for a CBR flow (allowed: udp)",
+                            quote(f.transport_name())
+                        ),
+                    ));
                 }
                 if f.tcp.is_some() {
-                    return Err(ScenarioError::new(p("tcp"), "TCP parameters are not allowed on a CBR (UDP) flow"));
+                    return Err(ScenarioError::new(
+                        p("tcp"),
+                        "TCP parameters are not allowed on a CBR (UDP) flow",
+                    ));
                 }
                 if let Some(s) = f.packet_size_bytes {
                     if !(1..=65_507).contains(&s) {
-                        return Err(ScenarioError::new(p("packet_size_bytes"), format!("{s} is out of range (allowed: 1..=65507 bytes of UDP payload)")));
+                        return Err(ScenarioError::new(
+                            p("packet_size_bytes"),
+                            format!(
+                                "{s} is out of range (allowed: 1..=65507 bytes of UDP payload)"
+                            ),
+                        ));
                     }
                 }
                 match (f.interval_s, f.rate_kbps) {
-                    (Some(_), Some(_)) => return Err(ScenarioError::new(p("rate_kbps"), "give either interval_s or rate_kbps, not both")),
-                    (None, None) => return Err(ScenarioError::new(p("interval_s"), "a CBR flow needs interval_s or rate_kbps")),
+                    (Some(_), Some(_)) => {
+                        return Err(ScenarioError::new(
+                            p("rate_kbps"),
+                            "give either interval_s or rate_kbps, not both",
+                        ))
+                    }
+                    (None, None) => {
+                        return Err(ScenarioError::new(
+                            p("interval_s"),
+                            "a CBR flow needs interval_s or rate_kbps",
+                        ))
+                    }
                     (Some(iv), None) => within(&p("interval_s"), iv, MIN_CBR_INTERVAL_S, 1e7)?,
                     (None, Some(r)) => {
                         positive(&p("rate_kbps"), r)?;
@@ -685,7 +860,8 @@ impl Scenario {
                                 format!("{} is out of range (allowed: >= {:.4e} for {}-byte packets: one packet per 10^7 s)", num(r), min_kbps, f.cbr_packet_bytes()),
                             ));
                         }
-                        let max_kbps = f.cbr_packet_bytes() as f64 * 8.0 / MIN_CBR_INTERVAL_S / 1000.0;
+                        let max_kbps =
+                            f.cbr_packet_bytes() as f64 * 8.0 / MIN_CBR_INTERVAL_S / 1000.0;
                         if r > max_kbps {
                             return Err(ScenarioError::new(
                                 p("rate_kbps"),
@@ -698,11 +874,18 @@ impl Scenario {
                 if f.jitter_s >= f.cbr_interval_s() {
                     return Err(ScenarioError::new(
                         p("jitter_s"),
-                        format!("{} must be smaller than the interval ({} s) so packets stay in order", num(f.jitter_s), num(f.cbr_interval_s())),
+                        format!(
+                            "{} must be smaller than the interval ({} s) so packets stay in order",
+                            num(f.jitter_s),
+                            num(f.cbr_interval_s())
+                        ),
                     ));
                 }
                 if f.max_packets == Some(0) {
-                    return Err(ScenarioError::new(p("max_packets"), "0 is out of range (allowed: >= 1, or leave it out)"));
+                    return Err(ScenarioError::new(
+                        p("max_packets"),
+                        "0 is out of range (allowed: >= 1, or leave it out)",
+                    ));
                 }
                 Ok(())
             }
@@ -712,7 +895,11 @@ impl Scenario {
 
 /// A duration parameter given in a scenario unit (`scale` seconds per unit), or
 /// the model's default `d` when the key is left out.
-pub(crate) fn dur(v: Option<f64>, scale: f64, d: crate::sim::SimDuration) -> crate::sim::SimDuration {
+pub(crate) fn dur(
+    v: Option<f64>,
+    scale: f64,
+    d: crate::sim::SimDuration,
+) -> crate::sim::SimDuration {
     v.map_or(d, |x| crate::sim::SimDuration::from_secs_f64(x * scale))
 }
 
@@ -720,7 +907,11 @@ pub(crate) fn dur(v: Option<f64>, scale: f64, d: crate::sim::SimDuration) -> cra
 /// otherwise (so 1e300 does not print 301 digits).
 pub(crate) fn num(v: f64) -> String {
     let a = v.abs();
-    if v == 0.0 || (1e-4..1e9).contains(&a) || !v.is_finite() { format!("{v}") } else { format!("{v:e}") }
+    if v == 0.0 || (1e-4..1e9).contains(&a) || !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
 }
 
 /// Smallest CBR interval (s): one microsecond, far below any 802.11 frame time, and
@@ -737,7 +928,14 @@ impl Scenario {
             if TCP_VARIANTS.contains(&t) {
                 return Err(not_yet(&p("transport"), t, "a later TCP change"));
             }
-            return Err(ScenarioError::new(p("transport"), format!("{} is not a TCP variant (allowed: {})", quote(t), known.join(", "))));
+            return Err(ScenarioError::new(
+                p("transport"),
+                format!(
+                    "{} is not a TCP variant (allowed: {})",
+                    quote(t),
+                    known.join(", ")
+                ),
+            ));
         }
         for (key, given) in [
             ("packet_size_bytes", f.packet_size_bytes.is_some()),
@@ -748,27 +946,44 @@ impl Scenario {
             ("udp_header", f.udp_header.is_some()),
         ] {
             if given {
-                return Err(ScenarioError::new(p(key), "applies to CBR flows only (an FTP flow takes file_bytes and a tcp table)"));
+                return Err(ScenarioError::new(
+                    p(key),
+                    "applies to CBR flows only (an FTP flow takes file_bytes and a tcp table)",
+                ));
             }
         }
         if f.file_bytes == Some(0) {
-            return Err(ScenarioError::new(p("file_bytes"), "0 is out of range (allowed: >= 1, or leave it out for an infinite backlog)"));
+            return Err(ScenarioError::new(
+                p("file_bytes"),
+                "0 is out of range (allowed: >= 1, or leave it out for an infinite backlog)",
+            ));
         }
         let cfg: tcp::TcpConfig = match &f.tcp {
             None => tcp::TcpConfig::default(),
             Some(v) => {
                 if !v.is_object() {
-                    return Err(ScenarioError::new(p("tcp"), format!("expected a table of TCP parameters, got {}", kind_of(v))));
+                    return Err(ScenarioError::new(
+                        p("tcp"),
+                        format!("expected a table of TCP parameters, got {}", kind_of(v)),
+                    ));
                 }
                 serde_path_to_error::deserialize(v.clone()).map_err(|e| {
                     let sub = e.path().to_string();
-                    let path = if sub.is_empty() || sub == "." { p("tcp") } else { format!("{}.{sub}", p("tcp")) };
+                    let path = if sub.is_empty() || sub == "." {
+                        p("tcp")
+                    } else {
+                        format!("{}.{sub}", p("tcp"))
+                    };
                     ScenarioError::from_serde(&path, &e.inner().to_string())
                 })?
             }
         };
-        let needs_sack = tcp::by_name(t, &cfg.variant_params()).expect("registered").recovery().needs_sack();
-        cfg.check(t, needs_sack).map_err(|(k, m)| ScenarioError::new(format!("{}.{k}", p("tcp")), m))?;
+        let needs_sack = tcp::by_name(t, &cfg.variant_params())
+            .expect("registered")
+            .recovery()
+            .needs_sack();
+        cfg.check(t, needs_sack)
+            .map_err(|(k, m)| ScenarioError::new(format!("{}.{k}", p("tcp")), m))?;
         Ok(())
     }
 }
@@ -785,7 +1000,13 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
-    ScenarioError::new(path, format!("{} is not supported yet (arrives with {arrives})", quote(value)))
+    ScenarioError::new(
+        path,
+        format!(
+            "{} is not supported yet (arrives with {arrives})",
+            quote(value)
+        ),
+    )
 }
 
 /// Most characters in a name (`name`, `flows[].name`).
@@ -802,7 +1023,11 @@ pub const NAME_RULE: &str = "printable Unicode: no control or format characters 
 /// Characters other formats treat specially (`<`, `"`, `$`, `[`, `;`, `=`) are
 /// allowed: every writer escapes names for its format.
 pub fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
-    if let Some((i, c)) = name.chars().enumerate().find(|&(_, c)| is_control_or_format(c)) {
+    if let Some((i, c)) = name
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| is_control_or_format(c))
+    {
         return Err(ScenarioError::new(
             path,
             format!("{} holds the control or format character U+{:04X} at character {} (allowed: {NAME_RULE})", quote(name), c as u32, i + 1),
@@ -810,7 +1035,13 @@ pub fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
     }
     let n = name.chars().count();
     if n > MAX_NAME_CHARS {
-        return Err(ScenarioError::new(path, format!("{} is {n} characters long (allowed: {NAME_RULE})", quote(name))));
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} is {n} characters long (allowed: {NAME_RULE})",
+                quote(name)
+            ),
+        ));
     }
     Ok(())
 }
@@ -820,12 +1051,19 @@ pub fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
 /// [`MAX_DESCRIPTION_CHARS`] characters.
 fn check_description(d: &str) -> Result<(), ScenarioError> {
     let rule = format!("text with newlines and tabs but no other control or format characters, at most {MAX_DESCRIPTION_CHARS} characters");
-    if let Some((i, c)) = d.chars().enumerate().find(|&(_, c)| c != '\n' && c != '\t' && is_control_or_format(c)) {
+    if let Some((i, c)) = d
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| c != '\n' && c != '\t' && is_control_or_format(c))
+    {
         return Err(ScenarioError::new("description", format!("{} holds the control or format character U+{:04X} at character {} (allowed: {rule})", quote(d), c as u32, i + 1)));
     }
     let n = d.chars().count();
     if n > MAX_DESCRIPTION_CHARS {
-        return Err(ScenarioError::new("description", format!("{} is {n} characters long (allowed: {rule})", quote(d))));
+        return Err(ScenarioError::new(
+            "description",
+            format!("{} is {n} characters long (allowed: {rule})", quote(d)),
+        ));
     }
     Ok(())
 }
@@ -848,14 +1086,20 @@ fn extent(path: &str, spacing_m: f64, steps: u32) -> Result<(), ScenarioError> {
 
 pub(crate) fn positive(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v > 0.0) {
-        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number > 0)", num(v))));
+        return Err(ScenarioError::new(
+            path,
+            format!("{} is out of range (allowed: a finite number > 0)", num(v)),
+        ));
     }
     Ok(())
 }
 
 pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= 0.0) {
-        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: a finite number >= 0)", num(v))));
+        return Err(ScenarioError::new(
+            path,
+            format!("{} is out of range (allowed: a finite number >= 0)", num(v)),
+        ));
     }
     Ok(())
 }
@@ -868,10 +1112,17 @@ pub const MIN_POSITIVE_TIME_S: f64 = 1e-6;
 /// Protocol times `(key, value, seconds per unit, strictly positive)`: finite,
 /// at most 10⁶ s (every timer stays inside simulated time), and >= 0, or >=
 /// [`MIN_POSITIVE_TIME_S`] when strictly positive.
-pub(crate) fn check_times(path: &dyn Fn(&str) -> String, times: &[(&str, Option<f64>, f64, bool)]) -> Result<(), ScenarioError> {
+pub(crate) fn check_times(
+    path: &dyn Fn(&str) -> String,
+    times: &[(&str, Option<f64>, f64, bool)],
+) -> Result<(), ScenarioError> {
     for &(key, v, scale, strictly_positive) in times {
         let Some(v) = v else { continue };
-        let lo = if strictly_positive { MIN_POSITIVE_TIME_S / scale } else { 0.0 };
+        let lo = if strictly_positive {
+            MIN_POSITIVE_TIME_S / scale
+        } else {
+            0.0
+        };
         within(&path(key), v, lo, 1e6 / scale)?;
     }
     Ok(())
@@ -880,14 +1131,25 @@ pub(crate) fn check_times(path: &dyn Fn(&str) -> String, times: &[(&str, Option<
 /// `lo <= v <= hi`, for values whose extremes would overflow simulated time.
 pub(crate) fn within(path: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
     if !(v.is_finite() && v >= lo && v <= hi) {
-        return Err(ScenarioError::new(path, format!("{} is out of range (allowed: {} <= value <= {})", num(v), num(lo), num(hi))));
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} is out of range (allowed: {} <= value <= {})",
+                num(v),
+                num(lo),
+                num(hi)
+            ),
+        ));
     }
     Ok(())
 }
 
 fn at_least_one(path: &str, v: u32) -> Result<(), ScenarioError> {
     if v == 0 {
-        return Err(ScenarioError::new(path, "0 is out of range (allowed: >= 1)"));
+        return Err(ScenarioError::new(
+            path,
+            "0 is out of range (allowed: >= 1)",
+        ));
     }
     Ok(())
 }

@@ -106,9 +106,16 @@ fn trace_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TraceSetting, 
     match Option::<serde_json::Value>::deserialize(d)? {
         None => Ok(TraceSetting::Absent),
         Some(serde_json::Value::Bool(false)) => Ok(TraceSetting::Off),
-        Some(serde_json::Value::String(s)) if s == "old" => Ok(TraceSetting::On(TraceFormatKind::Old)),
-        Some(serde_json::Value::String(s)) if s == "new" => Ok(TraceSetting::On(TraceFormatKind::New)),
-        Some(v) => Err(D::Error::custom(format!("{} is not allowed (allowed: \"old\", \"new\", or false for no trace)", super::value_excerpt(&v)))),
+        Some(serde_json::Value::String(s)) if s == "old" => {
+            Ok(TraceSetting::On(TraceFormatKind::Old))
+        }
+        Some(serde_json::Value::String(s)) if s == "new" => {
+            Ok(TraceSetting::On(TraceFormatKind::New))
+        }
+        Some(v) => Err(D::Error::custom(format!(
+            "{} is not allowed (allowed: \"old\", \"new\", or false for no trace)",
+            super::value_excerpt(&v)
+        ))),
     }
 }
 
@@ -119,21 +126,36 @@ impl OutputsSpec {
         }
         if let Some(l) = &self.trace_levels {
             if l.is_empty() {
-                return Err(ScenarioError::new("outputs.trace_levels", "empty (allowed: any of \"agt\", \"rtr\", \"ifq\", \"mac\"; or leave it out)"));
+                return Err(ScenarioError::new(
+                    "outputs.trace_levels",
+                    "empty (allowed: any of \"agt\", \"rtr\", \"ifq\", \"mac\"; or leave it out)",
+                ));
             }
         }
         if self.series_interval_s.is_some() && !self.series {
-            return Err(ScenarioError::new("outputs.series_interval_s", "only applies with series = true"));
+            return Err(ScenarioError::new(
+                "outputs.series_interval_s",
+                "only applies with series = true",
+            ));
         }
         if let Some(iv) = self.series_interval_s {
             super::within("outputs.series_interval_s", iv, 1e-6, 1e7)?;
         }
         if self.pcap && self.pcap_nodes.is_some() {
-            return Err(ScenarioError::new("outputs.pcap_nodes", "give either pcap = true (every node) or pcap_nodes, not both"));
+            return Err(ScenarioError::new(
+                "outputs.pcap_nodes",
+                "give either pcap = true (every node) or pcap_nodes, not both",
+            ));
         }
         for (i, &n) in self.pcap_nodes.iter().flatten().enumerate() {
             if n >= nodes {
-                return Err(ScenarioError::new(format!("outputs.pcap_nodes[{i}]"), format!("node {n} does not exist (nodes 0..{})", nodes.saturating_sub(1))));
+                return Err(ScenarioError::new(
+                    format!("outputs.pcap_nodes[{i}]"),
+                    format!(
+                        "node {n} does not exist (nodes 0..{})",
+                        nodes.saturating_sub(1)
+                    ),
+                ));
             }
         }
         Ok(())
@@ -141,15 +163,25 @@ impl OutputsSpec {
 
     /// Whether any file is asked for.
     pub fn any(&self) -> bool {
-        self.trace.is_some() || self.pcap || self.pcap_nodes.as_ref().is_some_and(|v| !v.is_empty()) || self.movement
+        self.trace.is_some()
+            || self.pcap
+            || self.pcap_nodes.as_ref().is_some_and(|v| !v.is_empty())
+            || self.movement
     }
 
     pub fn trace_config(&self, nodes: u32) -> TraceConfig {
-        let levels = self.trace_levels.clone().unwrap_or_else(|| vec![TraceLevelKind::Agt, TraceLevelKind::Rtr]);
+        let levels = self
+            .trace_levels
+            .clone()
+            .unwrap_or_else(|| vec![TraceLevelKind::Agt, TraceLevelKind::Rtr]);
         let mut pcap_nodes: Vec<NodeId> = if self.pcap {
             (0..nodes).map(NodeId).collect()
         } else {
-            self.pcap_nodes.iter().flatten().map(|&n| NodeId(n)).collect()
+            self.pcap_nodes
+                .iter()
+                .flatten()
+                .map(|&n| NodeId(n))
+                .collect()
         };
         pcap_nodes.sort();
         pcap_nodes.dedup();

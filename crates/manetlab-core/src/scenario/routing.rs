@@ -87,10 +87,16 @@ impl AodvSpec {
         aodv::Params {
             rules,
             // The ns-2 quirks apply only under ns-2's rules.
-            first_request_network_wide: self.first_request_network_wide.unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
-            repair_timer_bug: self.local_repair_timer_bug.unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
+            first_request_network_wide: self
+                .first_request_network_wide
+                .unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
+            repair_timer_bug: self
+                .local_repair_timer_bug
+                .unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
             local_repair_new_seq: self.local_repair_new_seq.unwrap_or(d.local_repair_new_seq),
-            reply_lifetime_wraps: self.reply_lifetime_wraps.unwrap_or(ns2 && aodv::Params::default().reply_lifetime_wraps),
+            reply_lifetime_wraps: self
+                .reply_lifetime_wraps
+                .unwrap_or(ns2 && aodv::Params::default().reply_lifetime_wraps),
             rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
             release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
             route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
@@ -129,67 +135,146 @@ impl AodvSpec {
         // Times: up to 10⁶ s keeps every timer inside simulated time.
         let times: [(&str, Option<f64>, f64, bool); 11] = [
             ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
-            ("route_purge_interval_s", self.route_purge_interval_s, 1.0, true),
-            ("active_route_timeout_s", self.active_route_timeout_s, 1.0, true),
+            (
+                "route_purge_interval_s",
+                self.route_purge_interval_s,
+                1.0,
+                true,
+            ),
+            (
+                "active_route_timeout_s",
+                self.active_route_timeout_s,
+                1.0,
+                true,
+            ),
             ("my_route_timeout_s", self.my_route_timeout_s, 1.0, true),
             ("reverse_route_life_s", self.reverse_route_life_s, 1.0, true),
             ("rreq_id_save_s", self.rreq_id_save_s, 1.0, true),
-            ("node_traversal_time_ms", self.node_traversal_time_ms, 1e-3, true),
+            (
+                "node_traversal_time_ms",
+                self.node_traversal_time_ms,
+                1e-3,
+                true,
+            ),
             ("max_rreq_timeout_s", self.max_rreq_timeout_s, 1.0, true),
             ("hello_interval_s", self.hello_interval_s, 1.0, true),
-            ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
+            (
+                "send_buffer_timeout_s",
+                self.send_buffer_timeout_s,
+                1.0,
+                true,
+            ),
             ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
         ];
         super::check_times(&p, &times)?;
         let q = self.params();
         if q.net_diameter == 0 {
-            return Err(ScenarioError::new(p("net_diameter_hops"), "0 is out of range (allowed: 1..=255)"));
+            return Err(ScenarioError::new(
+                p("net_diameter_hops"),
+                "0 is out of range (allowed: 1..=255)",
+            ));
         }
         if q.ttl_start == 0 || q.ttl_start > q.net_diameter {
-            return Err(ScenarioError::new(p("ttl_start"), format!("{} is out of range (allowed: 1..={} = net_diameter_hops)", q.ttl_start, q.net_diameter)));
+            return Err(ScenarioError::new(
+                p("ttl_start"),
+                format!(
+                    "{} is out of range (allowed: 1..={} = net_diameter_hops)",
+                    q.ttl_start, q.net_diameter
+                ),
+            ));
         }
         if q.ttl_increment == 0 {
-            return Err(ScenarioError::new(p("ttl_increment"), "0 is out of range (allowed: >= 1)"));
+            return Err(ScenarioError::new(
+                p("ttl_increment"),
+                "0 is out of range (allowed: >= 1)",
+            ));
         }
         if q.ttl_threshold > q.net_diameter {
-            return Err(ScenarioError::new(p("ttl_threshold"), format!("{} is out of range (allowed: <= {} = net_diameter_hops)", q.ttl_threshold, q.net_diameter)));
+            return Err(ScenarioError::new(
+                p("ttl_threshold"),
+                format!(
+                    "{} is out of range (allowed: <= {} = net_diameter_hops)",
+                    q.ttl_threshold, q.net_diameter
+                ),
+            ));
         }
         if q.send_buffer_pkts == 0 {
-            return Err(ScenarioError::new(p("send_buffer_pkts"), "0 is out of range (allowed: >= 1)"));
+            return Err(ScenarioError::new(
+                p("send_buffer_pkts"),
+                "0 is out of range (allowed: >= 1)",
+            ));
         }
         if q.rreq_retries > 32 {
-            return Err(ScenarioError::new(p("rreq_retries"), format!("{} is out of range (allowed: 0..=32)", q.rreq_retries)));
+            return Err(ScenarioError::new(
+                p("rreq_retries"),
+                format!("{} is out of range (allowed: 0..=32)", q.rreq_retries),
+            ));
         }
         if q.allowed_hello_loss == 0 {
-            return Err(ScenarioError::new(p("allowed_hello_loss"), "0 is out of range (allowed: >= 1)"));
+            return Err(ScenarioError::new(
+                p("allowed_hello_loss"),
+                "0 is out of range (allowed: >= 1)",
+            ));
         }
         if q.link_detection != LinkDetection::Hello {
-            for (key, given) in [("hello_interval_s", self.hello_interval_s.is_some()), ("allowed_hello_loss", self.allowed_hello_loss.is_some())] {
+            for (key, given) in [
+                ("hello_interval_s", self.hello_interval_s.is_some()),
+                ("allowed_hello_loss", self.allowed_hello_loss.is_some()),
+            ] {
                 if given {
-                    return Err(ScenarioError::new(p(key), "only applies with link_detection = \"hello\" (link_detection is \"mac\")"));
+                    return Err(ScenarioError::new(
+                        p(key),
+                        "only applies with link_detection = \"hello\" (link_detection is \"mac\")",
+                    ));
                 }
             }
         }
         if q.rules != Rules::Ns2 {
             for (key, given) in [
-                ("first_request_network_wide", self.first_request_network_wide.is_some()),
-                ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()),
+                (
+                    "first_request_network_wide",
+                    self.first_request_network_wide.is_some(),
+                ),
+                (
+                    "local_repair_timer_bug",
+                    self.local_repair_timer_bug.is_some(),
+                ),
                 ("reply_lifetime_wraps", self.reply_lifetime_wraps.is_some()),
-                ("route_purge_interval_s", self.route_purge_interval_s.is_some()),
+                (
+                    "route_purge_interval_s",
+                    self.route_purge_interval_s.is_some(),
+                ),
             ] {
                 if given {
-                    return Err(ScenarioError::new(p(key), "only applies with rules = \"ns2\" (rules is \"rfc3561\")"));
+                    return Err(ScenarioError::new(
+                        p(key),
+                        "only applies with rules = \"ns2\" (rules is \"rfc3561\")",
+                    ));
                 }
             }
         }
-        for (key, given) in [("local_add_ttl", self.local_add_ttl.is_some()), ("max_repair_ttl", self.max_repair_ttl.is_some()), ("local_repair_timer_bug", self.local_repair_timer_bug.is_some()), ("local_repair_new_seq", self.local_repair_new_seq.is_some())] {
+        for (key, given) in [
+            ("local_add_ttl", self.local_add_ttl.is_some()),
+            ("max_repair_ttl", self.max_repair_ttl.is_some()),
+            (
+                "local_repair_timer_bug",
+                self.local_repair_timer_bug.is_some(),
+            ),
+            ("local_repair_new_seq", self.local_repair_new_seq.is_some()),
+        ] {
             if given && !q.local_repair {
-                return Err(ScenarioError::new(p(key), "only applies with local_repair = true"));
+                return Err(ScenarioError::new(
+                    p(key),
+                    "only applies with local_repair = true",
+                ));
             }
         }
         if self.reply_lifetime_wraps.is_some() && !q.intermediate_replies {
             // Only an intermediate node's reply carries the wrapped lifetime.
-            return Err(ScenarioError::new(p("reply_lifetime_wraps"), "only applies with intermediate_replies = true"));
+            return Err(ScenarioError::new(
+                p("reply_lifetime_wraps"),
+                "only applies with intermediate_replies = true",
+            ));
         }
         Ok(())
     }
@@ -241,32 +326,50 @@ impl DsrSpec {
             send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
             request_period: dur(self.request_period_ms, 1e-3, d.request_period),
             max_request_period: dur(self.max_request_period_s, 1.0, d.max_request_period),
-            request_backoff_factor: self.request_backoff_factor.unwrap_or(d.request_backoff_factor),
-            backoff_counts_first_cycle: self.backoff_counts_first_cycle.unwrap_or(d.backoff_counts_first_cycle),
+            request_backoff_factor: self
+                .request_backoff_factor
+                .unwrap_or(d.request_backoff_factor),
+            backoff_counts_first_cycle: self
+                .backoff_counts_first_cycle
+                .unwrap_or(d.backoff_counts_first_cycle),
             salvage_requests: self.salvage_requests.unwrap_or(d.salvage_requests),
             ring_zero_search: self.ring_zero_search.unwrap_or(d.ring_zero_search),
-            nonprop_request_timeout: dur(self.nonprop_request_timeout_ms, 1e-3, d.nonprop_request_timeout),
+            nonprop_request_timeout: dur(
+                self.nonprop_request_timeout_ms,
+                1e-3,
+                d.nonprop_request_timeout,
+            ),
             max_route_len: self.max_route_len.unwrap_or(d.max_route_len),
             broadcast_jitter: dur(self.broadcast_jitter_ms, 1e-3, d.broadcast_jitter),
             reply_from_cache: self.reply_from_cache.unwrap_or(d.reply_from_cache),
             promiscuous,
             // Route shortening needs the tap: off with it unless asked for
             // (validation rejects asking for it without the tap).
-            gratuitous_replies: self.gratuitous_replies.unwrap_or(d.gratuitous_replies && promiscuous),
+            gratuitous_replies: self
+                .gratuitous_replies
+                .unwrap_or(d.gratuitous_replies && promiscuous),
             grat_reply_holdoff: dur(self.grat_reply_holdoff_s, 1.0, d.grat_reply_holdoff),
             salvage: self.salvage.unwrap_or(d.salvage),
             max_salvage_count: self.max_salvage_count.unwrap_or(d.max_salvage_count),
             propagate_last_error: self.propagate_last_error.unwrap_or(d.propagate_last_error),
             error_hold: dur(self.error_hold_s, 1.0, d.error_hold),
             primary_cache_paths: self.primary_cache_paths.unwrap_or(d.primary_cache_paths),
-            secondary_cache_paths: self.secondary_cache_paths.unwrap_or(d.secondary_cache_paths),
+            secondary_cache_paths: self
+                .secondary_cache_paths
+                .unwrap_or(d.secondary_cache_paths),
             tcp_ip_header_twice: self.tcp_ip_header_twice.unwrap_or(d.tcp_ip_header_twice),
             flow_state: self.flow_state.unwrap_or(d.flow_state),
             request_size_bug: self.request_size_bug.unwrap_or(d.request_size_bug),
             grat_holdoff_bug: self.grat_holdoff_bug.unwrap_or(d.grat_holdoff_bug),
-            learned_route_resets_backoff: self.learned_route_resets_backoff.unwrap_or(d.learned_route_resets_backoff),
-            error_keeps_salvage_count: self.error_keeps_salvage_count.unwrap_or(d.error_keeps_salvage_count),
-            unwrapped_error_copies_packet: self.unwrapped_error_copies_packet.unwrap_or(d.unwrapped_error_copies_packet),
+            learned_route_resets_backoff: self
+                .learned_route_resets_backoff
+                .unwrap_or(d.learned_route_resets_backoff),
+            error_keeps_salvage_count: self
+                .error_keeps_salvage_count
+                .unwrap_or(d.error_keeps_salvage_count),
+            unwrapped_error_copies_packet: self
+                .unwrapped_error_copies_packet
+                .unwrap_or(d.unwrapped_error_copies_packet),
             buffer_poll: dur(self.buffer_poll_ms, 1e-3, d.buffer_poll),
         }
     }
@@ -276,51 +379,138 @@ impl DsrSpec {
         let times: [(&str, Option<f64>, f64, bool); 9] = [
             ("buffer_poll_ms", self.buffer_poll_ms, 1e-3, false),
             ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
-            ("send_buffer_timeout_s", self.send_buffer_timeout_s, 1.0, true),
+            (
+                "send_buffer_timeout_s",
+                self.send_buffer_timeout_s,
+                1.0,
+                true,
+            ),
             ("request_period_ms", self.request_period_ms, 1e-3, true),
             ("max_request_period_s", self.max_request_period_s, 1.0, true),
-            ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms, 1e-3, true),
+            (
+                "nonprop_request_timeout_ms",
+                self.nonprop_request_timeout_ms,
+                1e-3,
+                true,
+            ),
             ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
-            ("grat_reply_holdoff_s", self.grat_reply_holdoff_s, 1.0, false),
+            (
+                "grat_reply_holdoff_s",
+                self.grat_reply_holdoff_s,
+                1.0,
+                false,
+            ),
             ("error_hold_s", self.error_hold_s, 1.0, false),
         ];
         super::check_times(&p, &times)?;
         let q = self.params();
         if q.send_buffer_pkts == 0 {
-            return Err(ScenarioError::new(p("send_buffer_pkts"), "0 is out of range (allowed: >= 1)"));
+            return Err(ScenarioError::new(
+                p("send_buffer_pkts"),
+                "0 is out of range (allowed: >= 1)",
+            ));
         }
         if !(1..=16).contains(&q.request_backoff_factor) {
-            return Err(ScenarioError::new(p("request_backoff_factor"), format!("{} is out of range (allowed: 1..=16)", q.request_backoff_factor)));
+            return Err(ScenarioError::new(
+                p("request_backoff_factor"),
+                format!(
+                    "{} is out of range (allowed: 1..=16)",
+                    q.request_backoff_factor
+                ),
+            ));
         }
         if q.salvage_requests > 15 {
-            return Err(ScenarioError::new(p("salvage_requests"), format!("{} is out of range (allowed: 0..=15)", q.salvage_requests)));
+            return Err(ScenarioError::new(
+                p("salvage_requests"),
+                format!("{} is out of range (allowed: 0..=15)", q.salvage_requests),
+            ));
         }
         if q.max_route_len < 2 {
-            return Err(ScenarioError::new(p("max_route_len"), format!("{} is out of range (allowed: 2..=255 addresses)", q.max_route_len)));
+            return Err(ScenarioError::new(
+                p("max_route_len"),
+                format!(
+                    "{} is out of range (allowed: 2..=255 addresses)",
+                    q.max_route_len
+                ),
+            ));
         }
-        for (key, v) in [("primary_cache_paths", q.primary_cache_paths), ("secondary_cache_paths", q.secondary_cache_paths)] {
+        for (key, v) in [
+            ("primary_cache_paths", q.primary_cache_paths),
+            ("secondary_cache_paths", q.secondary_cache_paths),
+        ] {
             if !(1..=100_000).contains(&v) {
-                return Err(ScenarioError::new(p(key), format!("{v} is out of range (allowed: 1..=100000)")));
+                return Err(ScenarioError::new(
+                    p(key),
+                    format!("{v} is out of range (allowed: 1..=100000)"),
+                ));
             }
         }
         if q.max_request_period < q.request_period {
-            return Err(ScenarioError::new(p("max_request_period_s"), format!("{} is below request_period_ms = {} ms", num(q.max_request_period.as_secs_f64()), num(q.request_period.as_secs_f64() * 1e3))));
+            return Err(ScenarioError::new(
+                p("max_request_period_s"),
+                format!(
+                    "{} is below request_period_ms = {} ms",
+                    num(q.max_request_period.as_secs_f64()),
+                    num(q.request_period.as_secs_f64() * 1e3)
+                ),
+            ));
         }
         if self.gratuitous_replies == Some(true) && !q.promiscuous {
-            return Err(ScenarioError::new(p("gratuitous_replies"), "needs promiscuous = true (route shortening works on overheard packets)"));
+            return Err(ScenarioError::new(
+                p("gratuitous_replies"),
+                "needs promiscuous = true (route shortening works on overheard packets)",
+            ));
         }
         let only = [
-            ("grat_reply_holdoff_s", self.grat_reply_holdoff_s.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
-            ("grat_holdoff_bug", self.grat_holdoff_bug.is_some(), q.gratuitous_replies, "gratuitous_replies = true"),
-            ("max_salvage_count", self.max_salvage_count.is_some(), q.salvage, "salvage = true"),
-            ("salvage_requests", self.salvage_requests.is_some(), q.salvage, "salvage = true"),
-            ("error_keeps_salvage_count", self.error_keeps_salvage_count.is_some(), q.salvage, "salvage = true"),
-            ("nonprop_request_timeout_ms", self.nonprop_request_timeout_ms.is_some(), q.ring_zero_search, "ring_zero_search = true"),
-            ("error_hold_s", self.error_hold_s.is_some(), q.propagate_last_error, "propagate_last_error = true"),
+            (
+                "grat_reply_holdoff_s",
+                self.grat_reply_holdoff_s.is_some(),
+                q.gratuitous_replies,
+                "gratuitous_replies = true",
+            ),
+            (
+                "grat_holdoff_bug",
+                self.grat_holdoff_bug.is_some(),
+                q.gratuitous_replies,
+                "gratuitous_replies = true",
+            ),
+            (
+                "max_salvage_count",
+                self.max_salvage_count.is_some(),
+                q.salvage,
+                "salvage = true",
+            ),
+            (
+                "salvage_requests",
+                self.salvage_requests.is_some(),
+                q.salvage,
+                "salvage = true",
+            ),
+            (
+                "error_keeps_salvage_count",
+                self.error_keeps_salvage_count.is_some(),
+                q.salvage,
+                "salvage = true",
+            ),
+            (
+                "nonprop_request_timeout_ms",
+                self.nonprop_request_timeout_ms.is_some(),
+                q.ring_zero_search,
+                "ring_zero_search = true",
+            ),
+            (
+                "error_hold_s",
+                self.error_hold_s.is_some(),
+                q.propagate_last_error,
+                "propagate_last_error = true",
+            ),
         ];
         for (key, given, enabled, needs) in only {
             if given && !enabled {
-                return Err(ScenarioError::new(p(key), format!("only applies with {needs}")));
+                return Err(ScenarioError::new(
+                    p(key),
+                    format!("only applies with {needs}"),
+                ));
             }
         }
         Ok(())
@@ -339,22 +529,75 @@ mod tests {
 
     #[test]
     fn aodv_ns2_rule_keys_are_validated() {
-        let p = aodv("").unwrap().routing.unwrap().aodv.unwrap_or_default().params();
-        assert_eq!((p.rules, p.first_request_network_wide, p.repair_timer_bug, p.local_repair_new_seq), (Rules::Ns2, true, true, false));
-        let q = aodv("preset = \"rfc3561\"").unwrap().routing.unwrap().aodv.unwrap().params();
-        assert_eq!((q.rules, q.first_request_network_wide, q.repair_timer_bug, q.release_spacing.0), (Rules::Rfc3561, false, false, 0));
+        let p = aodv("")
+            .unwrap()
+            .routing
+            .unwrap()
+            .aodv
+            .unwrap_or_default()
+            .params();
+        assert_eq!(
+            (
+                p.rules,
+                p.first_request_network_wide,
+                p.repair_timer_bug,
+                p.local_repair_new_seq
+            ),
+            (Rules::Ns2, true, true, false)
+        );
+        let q = aodv("preset = \"rfc3561\"")
+            .unwrap()
+            .routing
+            .unwrap()
+            .aodv
+            .unwrap()
+            .params();
+        assert_eq!(
+            (
+                q.rules,
+                q.first_request_network_wide,
+                q.repair_timer_bug,
+                q.release_spacing.0
+            ),
+            (Rules::Rfc3561, false, false, 0)
+        );
         assert!(p.reply_lifetime_wraps && !q.reply_lifetime_wraps);
-        assert!(!aodv("reply_lifetime_wraps = false").unwrap().routing.unwrap().aodv.unwrap().params().reply_lifetime_wraps);
+        assert!(
+            !aodv("reply_lifetime_wraps = false")
+                .unwrap()
+                .routing
+                .unwrap()
+                .aodv
+                .unwrap()
+                .params()
+                .reply_lifetime_wraps
+        );
         let e = aodv("rules = \"rfc3561\"\nreply_lifetime_wraps = true").unwrap_err();
-        assert!(e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("rules = \"ns2\""), "{e}");
+        assert!(
+            e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("rules = \"ns2\""),
+            "{e}"
+        );
         let e = aodv("intermediate_replies = false\nreply_lifetime_wraps = false").unwrap_err();
-        assert!(e.contains("routing.aodv.reply_lifetime_wraps") && e.contains("intermediate_replies = true"), "{e}");
+        assert!(
+            e.contains("routing.aodv.reply_lifetime_wraps")
+                && e.contains("intermediate_replies = true"),
+            "{e}"
+        );
         let e = aodv("rules = \"rfc3561\"\nfirst_request_network_wide = false").unwrap_err();
-        assert!(e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""), "{e}");
+        assert!(
+            e.contains("routing.aodv.first_request_network_wide") && e.contains("rules = \"ns2\""),
+            "{e}"
+        );
         let e = aodv("local_repair = false\nlocal_repair_timer_bug = false").unwrap_err();
-        assert!(e.contains("local_repair_timer_bug") && e.contains("local_repair = true"), "{e}");
+        assert!(
+            e.contains("local_repair_timer_bug") && e.contains("local_repair = true"),
+            "{e}"
+        );
         let e = aodv("release_spacing_ms = -1").unwrap_err();
-        assert!(e.contains("routing.aodv.release_spacing_ms") && e.contains("out of range"), "{e}");
+        assert!(
+            e.contains("routing.aodv.release_spacing_ms") && e.contains("out of range"),
+            "{e}"
+        );
         let e = aodv("route_purge_interval_s = 0").unwrap_err();
         assert!(e.contains("route_purge_interval_s"), "{e}");
         let e = aodv("rules = \"ns3\"").unwrap_err();

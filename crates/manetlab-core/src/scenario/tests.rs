@@ -222,7 +222,10 @@ fn mobility_and_faults_round_trip_through_json() {
 #[test]
 fn aodv_table_defaults_and_presets() {
     use crate::routing::aodv::Params;
-    let with = |extra: &str| Scenario::from_toml_str(&format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n{extra}")).unwrap();
+    let with = |extra: &str| {
+        Scenario::from_toml_str(&format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n{extra}"))
+            .unwrap()
+    };
     let s = with("");
     assert_eq!(s.routing.as_ref().unwrap().aodv_params(), Params::default());
     let s = with("aodv = { preset = \"rfc3561\" }");
@@ -243,17 +246,50 @@ fn aodv_table_defaults_and_presets() {
 fn fault_end_times_out_of_range_name_the_key() {
     let base = "duration_s = 10\n[nodes]\ncount = 2\n[[links]]\na = 0\nb = 1\nbandwidth_mbps = 1\ndelay_ms = 1\n[faults]\n";
     for (faults, key) in [
-        ("node_switches = [{ node = 1, off_s = 5.0, on_s = -1.0 }]", "faults.node_switches[0].on_s"),
-        ("node_switches = [{ node = 1, off_s = 5.0, on_s = -1e300 }]", "faults.node_switches[0].on_s"),
-        ("node_switches = [{ node = 1, off_s = 5.0, on_s = 1e300 }]", "faults.node_switches[0].on_s"),
-        ("node_switches = [{ node = 1, off_s = 5.0, on_s = 4.0 }]", "faults.node_switches[0].on_s"),
-        ("node_switches = [{ node = 1, off_s = -5.0 }]", "faults.node_switches[0].off_s"),
-        ("link_outages = [{ a = 0, b = 1, down_s = 1.0, up_s = -1.0 }]", "faults.link_outages[0].up_s"),
-        ("link_outages = [{ a = 0, b = 1, down_s = 1.0, up_s = -0.0000000001 }]", "faults.link_outages[0].up_s"),
-        ("link_outages = [{ a = 0, b = 1, down_s = -1.0 }]", "faults.link_outages[0].down_s"),
-        ("random_link_failures = { rate_per_s = 0.1, mean_duration_s = 1, start_s = -1 }", "faults.random_link_failures.start_s"),
-        ("random_link_failures = { rate_per_s = -0.1, mean_duration_s = 1 }", "faults.random_link_failures.rate_per_s"),
-        ("random_link_failures = { rate_per_s = 0.1, mean_duration_s = -1 }", "faults.random_link_failures.mean_duration_s"),
+        (
+            "node_switches = [{ node = 1, off_s = 5.0, on_s = -1.0 }]",
+            "faults.node_switches[0].on_s",
+        ),
+        (
+            "node_switches = [{ node = 1, off_s = 5.0, on_s = -1e300 }]",
+            "faults.node_switches[0].on_s",
+        ),
+        (
+            "node_switches = [{ node = 1, off_s = 5.0, on_s = 1e300 }]",
+            "faults.node_switches[0].on_s",
+        ),
+        (
+            "node_switches = [{ node = 1, off_s = 5.0, on_s = 4.0 }]",
+            "faults.node_switches[0].on_s",
+        ),
+        (
+            "node_switches = [{ node = 1, off_s = -5.0 }]",
+            "faults.node_switches[0].off_s",
+        ),
+        (
+            "link_outages = [{ a = 0, b = 1, down_s = 1.0, up_s = -1.0 }]",
+            "faults.link_outages[0].up_s",
+        ),
+        (
+            "link_outages = [{ a = 0, b = 1, down_s = 1.0, up_s = -0.0000000001 }]",
+            "faults.link_outages[0].up_s",
+        ),
+        (
+            "link_outages = [{ a = 0, b = 1, down_s = -1.0 }]",
+            "faults.link_outages[0].down_s",
+        ),
+        (
+            "random_link_failures = { rate_per_s = 0.1, mean_duration_s = 1, start_s = -1 }",
+            "faults.random_link_failures.start_s",
+        ),
+        (
+            "random_link_failures = { rate_per_s = -0.1, mean_duration_s = 1 }",
+            "faults.random_link_failures.rate_per_s",
+        ),
+        (
+            "random_link_failures = { rate_per_s = 0.1, mean_duration_s = -1 }",
+            "faults.random_link_failures.mean_duration_s",
+        ),
     ] {
         let e = err(&format!("{base}{faults}\n"));
         assert_eq!(e.path, key, "{faults}: {e}");
@@ -271,7 +307,10 @@ fn names_refuse_control_and_format_characters() {
     // Everything other formats treat specially is a fine name (writers escape it).
     let ok = "chain <b>&amp;\"'[x]{y}$z\\;=+-@ <!--<script> ümlaut 日本 🙂";
     let s = named(ok).unwrap();
-    assert_eq!((s.name.as_deref(), s.flows[0].name.as_deref()), (Some(ok), Some(ok)));
+    assert_eq!(
+        (s.name.as_deref(), s.flows[0].name.as_deref()),
+        (Some(ok), Some(ok))
+    );
     named(&"n".repeat(MAX_NAME_CHARS)).unwrap();
     for (bad, what) in [
         ("chain\nexec touch PWNED\n#", "U+000A at character 6"),
@@ -286,17 +325,30 @@ fn names_refuse_control_and_format_characters() {
     ] {
         let e = named(bad).unwrap_err();
         assert_eq!(e.path, "name", "{e}");
-        assert!(e.message.contains(what) && e.message.contains("allowed: printable Unicode"), "{e}");
-        assert!(!e.to_string().chars().any(is_control_or_format), "one escaped line: {e:?}");
+        assert!(
+            e.message.contains(what) && e.message.contains("allowed: printable Unicode"),
+            "{e}"
+        );
+        assert!(
+            !e.to_string().chars().any(is_control_or_format),
+            "one escaped line: {e:?}"
+        );
         // The flow's name is checked too.
         let v = serde_json::json!({"duration_s": 1, "nodes": {"count": 2},
             "flows": [{"name": bad, "kind": "cbr", "src": 0, "dst": 1, "interval_s": 0.1}]});
         assert_eq!(Scenario::from_value(v).unwrap_err().path, "flows[0].name");
     }
     let e = named(&"n".repeat(MAX_NAME_CHARS + 1)).unwrap_err();
-    assert!(e.path == "name" && e.message.contains("is 201 characters long") && e.message.len() < 300, "{e}");
+    assert!(
+        e.path == "name" && e.message.contains("is 201 characters long") && e.message.len() < 300,
+        "{e}"
+    );
     // A description may span lines, but holds no other control characters.
-    let d = |text: &str| Scenario::from_value(serde_json::json!({"description": text, "duration_s": 1, "nodes": {"count": 2}}));
+    let d = |text: &str| {
+        Scenario::from_value(
+            serde_json::json!({"description": text, "duration_s": 1, "nodes": {"count": 2}}),
+        )
+    };
     d("two\nlines\tand a tab").unwrap();
     assert_eq!(d("esc\x1b]0;title\x07").unwrap_err().path, "description");
 }
@@ -304,9 +356,15 @@ fn names_refuse_control_and_format_characters() {
 #[test]
 fn messages_quote_a_bounded_escaped_excerpt() {
     // Reproducer 17_error_message_echo.json.
-    let e = Scenario::from_json_str(r#"{"duration_s": 10, "nodes": {"count": 2}, "routing": {"protocol": "a\nb"}}"#).unwrap_err();
+    let e = Scenario::from_json_str(
+        r#"{"duration_s": 10, "nodes": {"count": 2}, "routing": {"protocol": "a\nb"}}"#,
+    )
+    .unwrap_err();
     assert_eq!(e.path, "routing.protocol");
-    assert!(e.message.starts_with(r#""a\nb" is not allowed (allowed: "#), "{e}");
+    assert!(
+        e.message.starts_with(r#""a\nb" is not allowed (allowed: "#),
+        "{e}"
+    );
     let long = "x".repeat(70_000);
     for v in [
         serde_json::json!({"duration_s": 10, "nodes": {"count": 2}, "routing": {"protocol": long}}),
@@ -358,10 +416,19 @@ mod files {
         std::os::unix::fs::symlink(d.join("outside.tcl"), d.join("inside/out-link")).unwrap();
         Scenario::from_file(scenario_naming(&d, "sub/m.tcl")).unwrap();
         Scenario::from_file(scenario_naming(&d, "in-link")).unwrap();
-        for name in ["../outside.tcl", "out-link", d.join("outside.tcl").to_str().unwrap(), "/etc/passwd"] {
+        for name in [
+            "../outside.tcl",
+            "out-link",
+            d.join("outside.tcl").to_str().unwrap(),
+            "/etc/passwd",
+        ] {
             let e = Scenario::from_file(scenario_naming(&d, name)).unwrap_err();
             assert_eq!(e.path, "mobility.path");
-            assert!(e.message.contains("is outside the folder of the file that names it"), "{e}");
+            assert!(
+                e.message
+                    .contains("is outside the folder of the file that names it"),
+                "{e}"
+            );
             if name != "/etc/passwd" {
                 Scenario::from_file_with(scenario_naming(&d, name), true).unwrap();
             }
@@ -375,7 +442,11 @@ mod files {
     fn fifos_devices_and_folders_are_refused_at_once() {
         let d = scratch("special");
         let fifo = d.join("inside/fifo");
-        let ok = std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
         let base = d.join("inside");
         if ok {
             // Would block in open() forever without a writer if opened as a plain file.
@@ -384,11 +455,20 @@ mod files {
             let e = read_named_file(&base, "fifo", true).unwrap_err();
             assert!(e.contains("FIFO"), "{e}");
         }
-        assert!(read_named_file(&base, "sub", false).unwrap_err().contains("a directory, not a regular file"));
-        assert!(read_named_file(&base, "/dev/zero", true).unwrap_err().contains("a character device"));
-        assert!(read_named_file(&base, "/dev/zero", false).unwrap_err().contains("outside"));
+        assert!(read_named_file(&base, "sub", false)
+            .unwrap_err()
+            .contains("a directory, not a regular file"));
+        assert!(read_named_file(&base, "/dev/zero", true)
+            .unwrap_err()
+            .contains("a character device"));
+        assert!(read_named_file(&base, "/dev/zero", false)
+            .unwrap_err()
+            .contains("outside"));
         let e = Scenario::from_file("/dev/zero").unwrap_err();
-        assert!(e.path == "(file)" && e.message.contains("a character device"), "{e}");
+        assert!(
+            e.path == "(file)" && e.message.contains("a character device"),
+            "{e}"
+        );
         assert!(MAX_REFERENCED_FILE_BYTES == 64 << 20);
         std::fs::remove_dir_all(&d).unwrap();
     }
@@ -400,18 +480,33 @@ mod files {
 #[test]
 fn timer_values_that_broke_runs_are_rejected() {
     for (extra, key) in [
-        ("tcp = { clock_tick_s = 1e300 }", "flows[0].tcp.clock_tick_s"),
+        (
+            "tcp = { clock_tick_s = 1e300 }",
+            "flows[0].tcp.clock_tick_s",
+        ),
         ("tcp = { min_rto_s = 1e-300 }", "flows[0].tcp.min_rto_s"),
     ] {
         let e = err(&ftp(extra));
         assert_eq!(e.path, key, "{e}");
-        assert!(e.message.contains("allowed: 1e-6 <= seconds <= 1000000") && e.message.len() < 120, "{e}");
+        assert!(
+            e.message.contains("allowed: 1e-6 <= seconds <= 1000000") && e.message.len() < 120,
+            "{e}"
+        );
     }
     let radio = "duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[routing]\n";
     for (table, key) in [
-        ("protocol = \"aodv\"\naodv = { route_purge_interval_s = 1e-300 }", "routing.aodv.route_purge_interval_s"),
-        ("protocol = \"dsdv\"\ndsdv = { periodic_update_interval_s = 1e-300 }", "routing.dsdv.periodic_update_interval_s"),
-        ("protocol = \"dsr\"\ndsr = { request_period_ms = 1e-300 }", "routing.dsr.request_period_ms"),
+        (
+            "protocol = \"aodv\"\naodv = { route_purge_interval_s = 1e-300 }",
+            "routing.aodv.route_purge_interval_s",
+        ),
+        (
+            "protocol = \"dsdv\"\ndsdv = { periodic_update_interval_s = 1e-300 }",
+            "routing.dsdv.periodic_update_interval_s",
+        ),
+        (
+            "protocol = \"dsr\"\ndsr = { request_period_ms = 1e-300 }",
+            "routing.dsr.request_period_ms",
+        ),
     ] {
         let e = err(&format!("{radio}{table}\n"));
         assert_eq!(e.path, key, "{e}");

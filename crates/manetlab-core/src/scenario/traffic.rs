@@ -34,7 +34,9 @@ pub struct TrafficSpec {
 impl Scenario {
     /// Turn `traffic.ns2_text` into flows appended to `flows` (done once, before validation).
     pub(super) fn expand_traffic(&mut self) -> Result<(), ScenarioError> {
-        let Some(t) = &mut self.traffic else { return Ok(()) };
+        let Some(t) = &mut self.traffic else {
+            return Ok(());
+        };
         match (&t.ns2_text, t.flows_from_file) {
             (Some(_), Some(_)) => {
                 return Err(ScenarioError::new(
@@ -127,8 +129,14 @@ impl Scenario {
             return e;
         }
         let name = excerpt(self.flows[i].name.as_deref().unwrap_or("?"));
-        let line = t.lines.get(i - first).map_or(String::new(), |l| format!("line {l}: "));
-        ScenarioError::new(where_(t), format!("{line}{name} (becomes {}): {}", e.path, e.message))
+        let line = t
+            .lines
+            .get(i - first)
+            .map_or(String::new(), |l| format!("line {l}: "));
+        ScenarioError::new(
+            where_(t),
+            format!("{line}{name} (becomes {}): {}", e.path, e.message),
+        )
     }
 }
 

@@ -133,24 +133,43 @@ impl RadioSpec {
             non_negative("radio.shadowing_sigma_db", s)?;
         }
         if self.rx_threshold_w.is_some() && self.rx_range_m.is_some() {
-            return Err(ScenarioError::new("radio.rx_range_m", "give either rx_threshold_w or rx_range_m, not both"));
+            return Err(ScenarioError::new(
+                "radio.rx_range_m",
+                "give either rx_threshold_w or rx_range_m, not both",
+            ));
         }
         if self.cs_threshold_w.is_some() && self.cs_range_m.is_some() {
-            return Err(ScenarioError::new("radio.cs_range_m", "give either cs_threshold_w or cs_range_m, not both"));
+            return Err(ScenarioError::new(
+                "radio.cs_range_m",
+                "give either cs_threshold_w or cs_range_m, not both",
+            ));
         }
         if self.propagation != PropagationKind::Shadowing {
-            for (k, v) in [("path_loss_exponent", self.path_loss_exponent), ("shadowing_sigma_db", self.shadowing_sigma_db), ("reference_distance_m", self.reference_distance_m)] {
+            for (k, v) in [
+                ("path_loss_exponent", self.path_loss_exponent),
+                ("shadowing_sigma_db", self.shadowing_sigma_db),
+                ("reference_distance_m", self.reference_distance_m),
+            ] {
                 if v.is_some() {
-                    return Err(ScenarioError::new(format!("radio.{k}"), "only applies with propagation = \"shadowing\""));
+                    return Err(ScenarioError::new(
+                        format!("radio.{k}"),
+                        "only applies with propagation = \"shadowing\"",
+                    ));
                 }
             }
         }
         match self.reception {
             ReceptionKind::Capture if self.sinr_threshold.is_some() || self.noise_w.is_some() => {
-                return Err(ScenarioError::new("radio.reception", "sinr_threshold and noise_w need reception = \"sinr\""));
+                return Err(ScenarioError::new(
+                    "radio.reception",
+                    "sinr_threshold and noise_w need reception = \"sinr\"",
+                ));
             }
             ReceptionKind::Sinr if self.capture_threshold.is_some() => {
-                return Err(ScenarioError::new("radio.capture_threshold", "only applies with reception = \"capture\""));
+                return Err(ScenarioError::new(
+                    "radio.capture_threshold",
+                    "only applies with reception = \"capture\"",
+                ));
             }
             _ => {}
         }
@@ -208,10 +227,15 @@ impl RadioSpec {
             p.cs_threshold_w = at_range(d);
         }
         p.reception = match self.reception {
-            ReceptionKind::Capture => Reception::Capture { capture_threshold: self.capture_threshold.unwrap_or(10.0) },
+            ReceptionKind::Capture => Reception::Capture {
+                capture_threshold: self.capture_threshold.unwrap_or(10.0),
+            },
             // SINR threshold defaults to ns-2's capture ratio (10 dB); noise to
             // thermal noise over 22 MHz (−100.6 dBm) — see docs/wireless.md.
-            ReceptionKind::Sinr => Reception::Sinr { sinr_threshold: self.sinr_threshold.unwrap_or(10.0), noise_w: self.noise_w.unwrap_or(8.7e-14) },
+            ReceptionKind::Sinr => Reception::Sinr {
+                sinr_threshold: self.sinr_threshold.unwrap_or(10.0),
+                noise_w: self.noise_w.unwrap_or(8.7e-14),
+            },
         };
         p
     }
@@ -220,27 +244,51 @@ impl RadioSpec {
 impl MacSpec {
     /// The FRN MAC parameters when `kind = "frn"`.
     pub fn frn_params(&self) -> Option<crate::mac::FrnParams> {
-        (self.kind == super::MacKind::Frn).then(|| self.frn.as_ref().map_or_else(Default::default, |f| f.params()))
+        (self.kind == super::MacKind::Frn).then(|| {
+            self.frn
+                .as_ref()
+                .map_or_else(Default::default, |f| f.params())
+        })
     }
 
     pub fn validate(&self) -> Result<(), ScenarioError> {
         match (&self.frn, self.kind) {
             (Some(f), super::MacKind::Frn) => f.validate()?,
-            (Some(_), _) => return Err(ScenarioError::new("mac.frn", "only applies with kind = \"frn\"")),
+            (Some(_), _) => {
+                return Err(ScenarioError::new(
+                    "mac.frn",
+                    "only applies with kind = \"frn\"",
+                ))
+            }
             (None, _) => {}
         }
         if self.kind == super::MacKind::Frn {
             if self.arp == Some(true) {
-                return Err(ScenarioError::new("mac.arp", "true is not allowed with kind = \"frn\" (FRN has no ARP)"));
+                return Err(ScenarioError::new(
+                    "mac.arp",
+                    "true is not allowed with kind = \"frn\" (FRN has no ARP)",
+                ));
             }
-            for (key, given) in [("rts_threshold_bytes", self.rts_threshold_bytes.is_some()), ("short_retry_limit", self.short_retry_limit.is_some()), ("long_retry_limit", self.long_retry_limit.is_some()), ("cw_min", self.cw_min.is_some()), ("cw_max", self.cw_max.is_some())] {
+            for (key, given) in [
+                ("rts_threshold_bytes", self.rts_threshold_bytes.is_some()),
+                ("short_retry_limit", self.short_retry_limit.is_some()),
+                ("long_retry_limit", self.long_retry_limit.is_some()),
+                ("cw_min", self.cw_min.is_some()),
+                ("cw_max", self.cw_max.is_some()),
+            ] {
                 if given {
-                    return Err(ScenarioError::new(format!("mac.{key}"), "is an 802.11 DCF key; it does not apply with kind = \"frn\""));
+                    return Err(ScenarioError::new(
+                        format!("mac.{key}"),
+                        "is an 802.11 DCF key; it does not apply with kind = \"frn\"",
+                    ));
                 }
             }
         }
         // Bounded so frame and timer times stay far inside u64 nanoseconds.
-        for (k, v) in [("data_rate_mbps", self.data_rate_mbps), ("basic_rate_mbps", self.basic_rate_mbps)] {
+        for (k, v) in [
+            ("data_rate_mbps", self.data_rate_mbps),
+            ("basic_rate_mbps", self.basic_rate_mbps),
+        ] {
             if let Some(v) = v {
                 within(&format!("mac.{k}"), v, 1e-3, 1e5)?;
             }
@@ -255,23 +303,44 @@ impl MacSpec {
                 within(&format!("mac.{k}"), v, 0.0, 1e6)?;
             }
         }
-        for (k, v) in [("short_retry_limit", self.short_retry_limit), ("long_retry_limit", self.long_retry_limit)] {
+        for (k, v) in [
+            ("short_retry_limit", self.short_retry_limit),
+            ("long_retry_limit", self.long_retry_limit),
+        ] {
             if v == Some(0) {
-                return Err(ScenarioError::new(format!("mac.{k}"), "0 is out of range (allowed: >= 1)"));
+                return Err(ScenarioError::new(
+                    format!("mac.{k}"),
+                    "0 is out of range (allowed: >= 1)",
+                ));
             }
         }
         if let Some(h) = self.data_header_bytes {
             if h > 100 {
-                return Err(ScenarioError::new("mac.data_header_bytes", format!("{h} is out of range (allowed: 0..=100 bytes)")));
+                return Err(ScenarioError::new(
+                    "mac.data_header_bytes",
+                    format!("{h} is out of range (allowed: 0..=100 bytes)"),
+                ));
             }
         }
         let p = self.params();
         let pow2m1 = |v: u32| (v + 1).is_power_of_two();
         if !pow2m1(p.cw_min) || p.cw_min < 1 {
-            return Err(ScenarioError::new("mac.cw_min", format!("{} is not allowed (allowed: 2^k − 1, e.g. 15, 31, 63)", p.cw_min)));
+            return Err(ScenarioError::new(
+                "mac.cw_min",
+                format!(
+                    "{} is not allowed (allowed: 2^k − 1, e.g. 15, 31, 63)",
+                    p.cw_min
+                ),
+            ));
         }
         if !pow2m1(p.cw_max) || p.cw_max < p.cw_min {
-            return Err(ScenarioError::new("mac.cw_max", format!("{} is not allowed (allowed: 2^k − 1 and >= cw_min = {})", p.cw_max, p.cw_min)));
+            return Err(ScenarioError::new(
+                "mac.cw_max",
+                format!(
+                    "{} is not allowed (allowed: 2^k − 1 and >= cw_min = {})",
+                    p.cw_max, p.cw_min
+                ),
+            ));
         }
         Ok(())
     }
@@ -300,7 +369,9 @@ impl MacSpec {
             ack_data_without_cts: self.ack_data_without_cts.unwrap_or(d.ack_data_without_cts),
             backoff_includes_cw: self.backoff_includes_cw.unwrap_or(d.backoff_includes_cw),
             // FRN has no ARP: relays are addressed by the routing table.
-            arp: self.arp.unwrap_or(d.arp && self.kind == super::MacKind::Dcf),
+            arp: self
+                .arp
+                .unwrap_or(d.arp && self.kind == super::MacKind::Dcf),
         }
     }
 }

@@ -73,16 +73,31 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        assert_eq!(draws(stream(1, 3, Component::Mobility)), draws(stream(1, 3, Component::Mobility)));
-        assert_ne!(draws(stream(1, 3, Component::Mobility)), draws(stream(2, 3, Component::Mobility)));
-        assert_ne!(draws(stream(1, 3, Component::Mobility)), draws(stream(1, 4, Component::Mobility)));
-        assert_ne!(draws(stream(1, 3, Component::Mobility)), draws(stream(1, 3, Component::Application)));
+        assert_eq!(
+            draws(stream(1, 3, Component::Mobility)),
+            draws(stream(1, 3, Component::Mobility))
+        );
+        assert_ne!(
+            draws(stream(1, 3, Component::Mobility)),
+            draws(stream(2, 3, Component::Mobility))
+        );
+        assert_ne!(
+            draws(stream(1, 3, Component::Mobility)),
+            draws(stream(1, 4, Component::Mobility))
+        );
+        assert_ne!(
+            draws(stream(1, 3, Component::Mobility)),
+            draws(stream(1, 3, Component::Application))
+        );
     }
 
     #[test]
     fn key_derivation_is_pinned() {
         // Pin the documented hash: changing it silently would change every result.
         assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(stream_key(0, 0, Component::Placement), splitmix64(splitmix64(splitmix64(1))));
+        assert_eq!(
+            stream_key(0, 0, Component::Placement),
+            splitmix64(splitmix64(splitmix64(1)))
+        );
     }
 }

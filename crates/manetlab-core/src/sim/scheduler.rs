@@ -132,7 +132,17 @@ struct Near {
 
 impl Near {
     fn new() -> Near {
-        Near { cal: false, heap: Vec::with_capacity(1024), cur: Vec::new(), head: 0, at: 0, base: 0, buckets: Vec::new(), occ: [0; BUCKETS / 64], len: 0 }
+        Near {
+            cal: false,
+            heap: Vec::with_capacity(1024),
+            cur: Vec::new(),
+            head: 0,
+            at: 0,
+            base: 0,
+            buckets: Vec::new(),
+            occ: [0; BUCKETS / 64],
+            len: 0,
+        }
     }
 
     /// Make the (empty) near side a calendar.
@@ -247,7 +257,11 @@ impl Near {
     fn advance(&mut self) {
         let from = self.at + 1;
         let mut w = from / 64;
-        let mut bits = if from % 64 == 0 { self.occ[w] } else { self.occ[w] & (!0u64 << (from % 64)) };
+        let mut bits = if from % 64 == 0 {
+            self.occ[w]
+        } else {
+            self.occ[w] & (!0u64 << (from % 64))
+        };
         while bits == 0 {
             w += 1;
             bits = self.occ[w];
@@ -263,8 +277,16 @@ impl Near {
 
     /// Every key, in no particular order.
     fn iter(&self) -> impl Iterator<Item = Key> + '_ {
-        let cur = if self.cal { &self.cur[self.head..] } else { &[] };
-        self.heap.iter().chain(cur).chain(self.buckets.iter().flatten()).copied()
+        let cur = if self.cal {
+            &self.cur[self.head..]
+        } else {
+            &[]
+        };
+        self.heap
+            .iter()
+            .chain(cur)
+            .chain(self.buckets.iter().flatten())
+            .copied()
     }
 }
 
@@ -322,9 +344,18 @@ struct OwnedTimers {
 
 impl OwnedTimers {
     fn new(owners: usize) -> OwnedTimers {
-        assert!(owners * OWNER_TIMERS <= SLOT_MASK as usize, "too many timer owners");
+        assert!(
+            owners * OWNER_TIMERS <= SLOT_MASK as usize,
+            "too many timer owners"
+        );
         let n = owners * OWNER_TIMERS;
-        OwnedTimers { top: NO_KEY, list: Vec::with_capacity(n), heap: false, pos: vec![NO_POS; n], tokens: vec![0; n] }
+        OwnedTimers {
+            top: NO_KEY,
+            list: Vec::with_capacity(n),
+            heap: false,
+            pos: vec![NO_POS; n],
+            tokens: vec![0; n],
+        }
     }
 
     #[inline]
@@ -340,7 +371,9 @@ impl OwnedTimers {
     /// The smallest key of the flat array (`NO_KEY` when empty).
     #[inline]
     fn scan(&self) -> Key {
-        self.list.iter().fold(NO_KEY, |m, &k| min_unpredictable(m, k))
+        self.list
+            .iter()
+            .fold(NO_KEY, |m, &k| min_unpredictable(m, k))
     }
 
     /// Arm timer `slot` with `key`, replacing its pending arming if any;
@@ -487,7 +520,9 @@ impl OwnedTimers {
     fn sift_down(&mut self, mut i: usize, key: Key) {
         let h = &mut self.list[..];
         loop {
-            let Some(m) = smallest_child(h, 4 * i + 1) else { break };
+            let Some(m) = smallest_child(h, 4 * i + 1) else {
+                break;
+            };
             let mk = h[m];
             if key < mk {
                 break;
@@ -608,7 +643,25 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { front: NO_KEY, ev_low: NO_KEY, low: NO_KEY, near: Near::new(), far: Vec::with_capacity(1024), split: 0, slab: Vec::with_capacity(1024), free: Vec::new(), now: SimTime::ZERO, cur_seq: 0, horizon: SimTime::ZERO, next_seq: 0, executed: 0, popped: 0, owned: OwnedTimers::new(0), timer_pops: 0, overwritten: 0 }
+        Scheduler {
+            front: NO_KEY,
+            ev_low: NO_KEY,
+            low: NO_KEY,
+            near: Near::new(),
+            far: Vec::with_capacity(1024),
+            split: 0,
+            slab: Vec::with_capacity(1024),
+            free: Vec::new(),
+            now: SimTime::ZERO,
+            cur_seq: 0,
+            horizon: SimTime::ZERO,
+            next_seq: 0,
+            executed: 0,
+            popped: 0,
+            owned: OwnedTimers::new(0),
+            timer_pops: 0,
+            overwritten: 0,
+        }
     }
 
     /// Make room for the owned timers of `owners` owners (ids `0..owners`);
@@ -618,7 +671,10 @@ impl<E> Scheduler<E> {
         self.owned = OwnedTimers::new(owners);
         if owners >= CALENDAR_OWNERS && !self.near.cal {
             // Before the first pop: every key is still far (`split` is 0).
-            assert!(self.near.is_empty() && self.front == NO_KEY, "near keys pending");
+            assert!(
+                self.near.is_empty() && self.front == NO_KEY,
+                "near keys pending"
+            );
             self.near.to_calendar();
         }
     }
@@ -628,7 +684,11 @@ impl<E> Scheduler<E> {
     /// and will not pop. Pops as [`Popped::Timer`] with `tok`.
     #[inline]
     pub fn arm_owned(&mut self, owner: u32, which: usize, at: SimTime, tok: TimerToken) {
-        assert!(at >= self.now, "timer armed in the past: at {at} < now {}", self.now);
+        assert!(
+            at >= self.now,
+            "timer armed in the past: at {at} < now {}",
+            self.now
+        );
         let seq = self.reserve_seq();
         self.set_owned(owner, which, at, seq, tok);
     }
@@ -636,8 +696,20 @@ impl<E> Scheduler<E> {
     /// [`Scheduler::arm_owned`] with a sequence number from [`Scheduler::reserve_seq`]
     /// (its key must still be pending, [`Scheduler::is_pending_key`]).
     #[inline]
-    pub fn arm_owned_reserved(&mut self, owner: u32, which: usize, at: SimTime, seq: u64, tok: TimerToken) {
-        assert!(self.is_pending_key(at, seq), "reserved timer already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
+    pub fn arm_owned_reserved(
+        &mut self,
+        owner: u32,
+        which: usize,
+        at: SimTime,
+        seq: u64,
+        tok: TimerToken,
+    ) {
+        assert!(
+            self.is_pending_key(at, seq),
+            "reserved timer already due: at {at} seq {seq} < now {} seq {}",
+            self.now,
+            self.cur_seq
+        );
         self.set_owned(owner, which, at, seq, tok);
     }
 
@@ -697,7 +769,11 @@ impl<E> Scheduler<E> {
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a bug in the caller.
     pub fn schedule_at(&mut self, at: SimTime, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: at {at} < now {}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: at {at} < now {}",
+            self.now
+        );
         let seq = self.next_seq;
         self.next_seq += 1;
         self.insert(at, seq, event);
@@ -729,7 +805,12 @@ impl<E> Scheduler<E> {
     /// Insert `event` at `at` with a sequence number from [`Scheduler::reserve_seq`].
     /// Its key must still be ahead of the current event ([`Scheduler::is_pending_key`]).
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: E) {
-        assert!(self.is_pending_key(at, seq), "reserved event already due: at {at} seq {seq} < now {} seq {}", self.now, self.cur_seq);
+        assert!(
+            self.is_pending_key(at, seq),
+            "reserved event already due: at {at} seq {seq} < now {} seq {}",
+            self.now,
+            self.cur_seq
+        );
         self.insert(at, seq, event);
     }
 
@@ -779,7 +860,11 @@ impl<E> Scheduler<E> {
     #[inline(always)]
     fn pop_next_in<const CAL: bool>(&mut self, until: SimTime) -> Option<(SimTime, Popped<E>)> {
         self.horizon = until;
-        let near_empty = if CAL { self.near.len == 0 } else { self.near.heap.is_empty() };
+        let near_empty = if CAL {
+            self.near.len == 0
+        } else {
+            self.near.heap.is_empty()
+        };
         if self.front == NO_KEY && near_empty {
             // Nothing moves when the far side is empty or beyond `until`:
             // then only an owned timer can be due.
@@ -817,7 +902,11 @@ impl<E> Scheduler<E> {
             // A calendar window that ends before the earliest far key.
             remove_top(&mut self.far);
         }
-        let near_first = if CAL { self.near.cur.get(self.near.head) } else { self.near.heap.first() };
+        let near_first = if CAL {
+            self.near.cur.get(self.near.head)
+        } else {
+            self.near.heap.first()
+        };
         self.ev_low = near_first.or(self.far.first()).copied().unwrap_or(NO_KEY);
         self.low = self.ev_low.min(tm);
         let top = ev;
@@ -836,7 +925,11 @@ impl<E> Scheduler<E> {
     /// owned timers are not events and are not listed.
     pub fn iter_pending(&self) -> impl Iterator<Item = &E> {
         let front = (self.front != NO_KEY).then_some(self.front);
-        front.into_iter().chain(self.near.iter()).chain(self.far.iter().copied()).map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
+        front
+            .into_iter()
+            .chain(self.near.iter())
+            .chain(self.far.iter().copied())
+            .map(|k| self.slab[k.slot()].as_ref().expect("live slot"))
     }
 
     /// Time of the next pending event, if any.
@@ -854,7 +947,10 @@ impl<E> Scheduler<E> {
                 s as u64
             }
             None => {
-                assert!((self.slab.len() as u64) < SLOT_MASK, "more than 2^24 pending events");
+                assert!(
+                    (self.slab.len() as u64) < SLOT_MASK,
+                    "more than 2^24 pending events"
+                );
                 self.slab.push(Some(event));
                 (self.slab.len() - 1) as u64
             }
@@ -943,7 +1039,9 @@ fn remove_top(heap: &mut Vec<Key>) {
     let h = &mut heap[..];
     let mut i = 0;
     loop {
-        let Some(m) = smallest_child(h, 4 * i + 1) else { break };
+        let Some(m) = smallest_child(h, 4 * i + 1) else {
+            break;
+        };
         h[i] = h[m];
         i = m;
     }
@@ -1027,7 +1125,8 @@ mod tests {
         for i in 0..100 {
             s.schedule_at(SimTime(5), i);
         }
-        let got: Vec<i32> = std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        let got: Vec<i32> =
+            std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
         assert_eq!(got, (0..100).collect::<Vec<_>>());
     }
 
@@ -1066,7 +1165,8 @@ mod tests {
         s.schedule_at(SimTime(6), 'e');
         let r2 = s.reserve_seq();
         assert!(!s.advance_inline(SimTime(7), r2), "'e' first");
-        let got: Vec<char> = std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        let got: Vec<char> =
+            std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
         assert_eq!(got, vec!['e', 'c', 'a']);
         assert_eq!(s.pending(), 0);
         assert_eq!(s.peek_time(), None);
@@ -1131,7 +1231,15 @@ mod tests {
         assert_eq!(s.pending(), 3);
         s.schedule_at(ms(30), 'v'); // beyond the window: far
         let got: Vec<(SimTime, char)> = std::iter::from_fn(|| s.pop_until(SimTime::MAX)).collect();
-        assert_eq!(got, vec![(SimTime(100_000), 'z'), (SimTime(200_000), 'w'), (ms(1), 'y'), (ms(30), 'v')]);
+        assert_eq!(
+            got,
+            vec![
+                (SimTime(100_000), 'z'),
+                (SimTime(200_000), 'w'),
+                (ms(1), 'y'),
+                (ms(30), 'v')
+            ]
+        );
         assert_eq!(s.pending(), 0);
     }
 
@@ -1145,7 +1253,12 @@ mod tests {
         let times: Vec<u64> = (0..80u64).map(|i| (i * 37) % 80 + 1).collect();
         for (i, &t) in times.iter().enumerate() {
             s.arm_owned(i as u32 / 4, i % 4, SimTime(t), TimerToken(i as u32));
-            assert_eq!(s.owned.heap, i + 1 > OWNED_TO_HEAP, "after {} armings", i + 1);
+            assert_eq!(
+                s.owned.heap,
+                i + 1 > OWNED_TO_HEAP,
+                "after {} armings",
+                i + 1
+            );
         }
         // Cancel and re-arm a few while in the heap.
         s.disarm_owned(0, 0);
@@ -1174,7 +1287,10 @@ mod tests {
     /// one reserved before; 3 run an event inline if it is the earliest; else
     /// pop and compare, with `pending`, `peek_time` and `iter_pending`. No key
     /// is (0, 0), as in `owned_timers_match_a_reference_queue`.
-    fn drive_against_reference(mut s: Scheduler<u64>, ops: &[(SimDuration, u8)]) -> Result<(), TestCaseError> {
+    fn drive_against_reference(
+        mut s: Scheduler<u64>,
+        ops: &[(SimDuration, u8)],
+    ) -> Result<(), TestCaseError> {
         use std::collections::BTreeSet;
         let mut reference: BTreeSet<(SimTime, u64)> = BTreeSet::new();
         let mut reserved: Vec<u64> = Vec::new();

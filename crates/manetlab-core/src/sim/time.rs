@@ -86,7 +86,10 @@ impl SimDuration {
 
 #[inline]
 fn secs_to_ns(s: f64) -> u64 {
-    assert!(s.is_finite() && s >= 0.0, "time in seconds must be finite and >= 0, got {s}");
+    assert!(
+        s.is_finite() && s >= 0.0,
+        "time in seconds must be finite and >= 0, got {s}"
+    );
     let ns = s * NS_PER_S;
     round_half_away_small(ns).unwrap_or_else(|| ns.round() as u64)
 }
@@ -189,17 +192,38 @@ mod tests {
 
     #[test]
     fn fast_rounding_matches_round() {
-        let mut xs: Vec<f64> = vec![0.0, -0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e15 + 0.5, 4_503_599_627_370_495.5, 4_503_599_627_370_496.0, 1e19];
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1e15 + 0.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            1e19,
+        ];
         for k in 0..5000u64 {
             let h = k as f64 + 0.5;
-            xs.extend([h, h.next_up(), h.next_down(), k as f64, (k as f64).next_down()]);
+            xs.extend([
+                h,
+                h.next_up(),
+                h.next_down(),
+                k as f64,
+                (k as f64).next_down(),
+            ]);
         }
         for x in xs.into_iter().filter(|&x| x >= 0.0) {
             let want = x.round() as u64;
             let fast = round_half_away_small(x);
             assert_eq!(fast.unwrap_or(want), want, "{x}");
             assert_eq!(fast.is_some(), x < 4_503_599_627_370_496.0, "{x}");
-            assert_eq!(SimDuration::from_secs_f64(x / NS_PER_S).0, (x / NS_PER_S * NS_PER_S).round() as u64, "{x}");
+            assert_eq!(
+                SimDuration::from_secs_f64(x / NS_PER_S).0,
+                (x / NS_PER_S * NS_PER_S).round() as u64,
+                "{x}"
+            );
         }
         assert_eq!(round_half_away_small(-0.1), None);
         assert_eq!(round_half_away_small(f64::NAN), None);
@@ -210,9 +234,17 @@ mod tests {
         assert!(SimDuration::small_up_to(s_max));
         while d < 1e7 {
             let s = d / 299_792_458.0;
-            assert_eq!(SimDuration::from_secs_f64(s).0, (s * NS_PER_S).round() as u64, "{d} m");
+            assert_eq!(
+                SimDuration::from_secs_f64(s).0,
+                (s * NS_PER_S).round() as u64,
+                "{d} m"
+            );
             // SAFETY: 0 ≤ s ≤ s_max, and small_up_to(s_max) holds.
-            assert_eq!(unsafe { SimDuration::from_secs_f64_small(s) }, SimDuration::from_secs_f64(s), "{d} m");
+            assert_eq!(
+                unsafe { SimDuration::from_secs_f64_small(s) },
+                SimDuration::from_secs_f64(s),
+                "{d} m"
+            );
             d = d * 1.0003 + 0.0137;
         }
         assert!(!SimDuration::small_up_to(4_503_599.627_370_496));
@@ -222,7 +254,15 @@ mod tests {
 
     #[test]
     fn signed_conversion_matches_unsigned() {
-        for x in [0u64, 1, (1 << 53) + 1, (1 << 63) - 1, 1 << 63, u64::MAX, 123_456_789_012_345_678] {
+        for x in [
+            0u64,
+            1,
+            (1 << 53) + 1,
+            (1 << 63) - 1,
+            1 << 63,
+            u64::MAX,
+            123_456_789_012_345_678,
+        ] {
             assert_eq!(u64_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
         }
     }

@@ -84,12 +84,24 @@ impl Tracer {
     pub fn open(dir: &Path, cfg: TraceConfig, nodes: usize) -> io::Result<Tracer> {
         std::fs::create_dir_all(dir)?;
         let ns2 = match cfg.ns2 {
-            Some(_) => Some(BufWriter::with_capacity(1 << 16, File::create(dir.join(NS2_TRACE_FILE))?)),
+            Some(_) => Some(BufWriter::with_capacity(
+                1 << 16,
+                File::create(dir.join(NS2_TRACE_FILE))?,
+            )),
             None => None,
         };
         let pcaps = pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, pcap_file)?;
         let rx = vec![[None; RX_NOTES]; if cfg.ns2.is_some() { nodes } else { 0 }];
-        Ok(Tracer { cfg, dir: dir.to_path_buf(), ns2, line: String::with_capacity(256), pcaps, error: None, rx, handing_back: None })
+        Ok(Tracer {
+            cfg,
+            dir: dir.to_path_buf(),
+            ns2,
+            line: String::with_capacity(256),
+            pcaps,
+            error: None,
+            rx,
+            handing_back: None,
+        })
     }
 
     /// Whether events of `level` are traced (so callers can skip building records).
@@ -110,7 +122,8 @@ impl Tracer {
     /// "always on regardless of other tracing"), so `D IFQ` and `D RTR` lines are
     /// written whatever `trace_levels` says; MAC drops only with the MAC trace.
     pub fn wants_drop(&self, level: ns2::Level) -> bool {
-        self.ns2.is_some() && (matches!(level, ns2::Level::Rtr | ns2::Level::Ifq) || self.wants(level))
+        self.ns2.is_some()
+            && (matches!(level, ns2::Level::Rtr | ns2::Level::Ifq) || self.wants(level))
     }
 
     /// Remember that node `n` took the IP packet `note.uid` off the air.
@@ -123,11 +136,20 @@ impl Tracer {
 
     /// What node `n` noted when it received packet `uid` (if it did, recently).
     pub fn rx_note(&self, n: NodeId, uid: u64) -> Option<RxNote> {
-        self.rx.get(n.index())?.iter().flatten().find(|r| r.uid == uid).copied()
+        self.rx
+            .get(n.index())?
+            .iter()
+            .flatten()
+            .find(|r| r.uid == uid)
+            .copied()
     }
 
     pub fn record(&mut self, r: &ns2::Record) {
-        let wanted = if r.event == ns2::Event::Drop { self.wants_drop(r.level) } else { self.wants(r.level) };
+        let wanted = if r.event == ns2::Event::Drop {
+            self.wants_drop(r.level)
+        } else {
+            self.wants(r.level)
+        };
         if !wanted || self.error.is_some() {
             return;
         }
@@ -169,7 +191,10 @@ impl Tracer {
             names.push(NS2_TRACE_FILE.to_string());
         }
         names.extend(self.pcaps.finish()?.into_iter().map(pcap_file));
-        names.into_iter().map(|n| Ok((n.clone(), std::fs::metadata(self.dir.join(&n))?.len()))).collect()
+        names
+            .into_iter()
+            .map(|n| Ok((n.clone(), std::fs::metadata(self.dir.join(&n))?.len())))
+            .collect()
     }
 }
 
@@ -180,7 +205,14 @@ mod tests {
     #[test]
     fn levels_filter_and_files_are_reported_with_sizes() {
         let dir = std::env::temp_dir().join(format!("manetlab-tracer-{}", std::process::id()));
-        let cfg = TraceConfig { ns2: Some(Ns2Format::Old), agt: true, rtr: false, ifq: false, mac: false, pcap_nodes: vec![NodeId(1)] };
+        let cfg = TraceConfig {
+            ns2: Some(Ns2Format::Old),
+            agt: true,
+            rtr: false,
+            ifq: false,
+            mac: false,
+            pcap_nodes: vec![NodeId(1)],
+        };
         let mut t = Tracer::open(&dir, cfg, 3).unwrap();
         assert!(t.wants(ns2::Level::Agt) && !t.wants(ns2::Level::Mac));
         assert!(t.wants_pcap(NodeId(1)) && !t.wants_pcap(NodeId(0)));
@@ -209,8 +241,16 @@ mod tests {
         let files = t.finish().unwrap();
         assert_eq!(files[0].0, NS2_TRACE_FILE);
         let text = std::fs::read_to_string(dir.join(NS2_TRACE_FILE)).unwrap();
-        let kinds: Vec<(&str, &str)> = text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).map(|f| (f[0], f[3])).collect();
-        assert_eq!(kinds, vec![("s", "AGT"), ("D", "IFQ"), ("D", "RTR")], "{text}");
+        let kinds: Vec<(&str, &str)> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .map(|f| (f[0], f[3]))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![("s", "AGT"), ("D", "IFQ"), ("D", "RTR")],
+            "{text}"
+        );
         assert_eq!(files[1], ("node1.pcap".to_string(), 24), "header only");
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -79,8 +79,21 @@ pub fn ip_addr(n: NodeId) -> i64 {
 /// RREP header layout (type, hop count, destination, its sequence number, lifetime).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AodvPart {
-    Request { hops: u32, id: u32, dst: i64, dst_seq: u32, src: i64, src_seq: u32 },
-    Reply { kind: AodvReply, hops: u32, dst: i64, dst_seq: u32, lifetime_s: f64 },
+    Request {
+        hops: u32,
+        id: u32,
+        dst: i64,
+        dst_seq: u32,
+        src: i64,
+        src_seq: u32,
+    },
+    Reply {
+        kind: AodvReply,
+        hops: u32,
+        dst: i64,
+        dst_seq: u32,
+        lifetime_s: f64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,9 +134,14 @@ pub struct DsrPart {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AppPart {
     /// `[seqno] fwd opt` (ns-2 `format_rtp`).
-    Cbr { seq: u64 },
+    Cbr {
+        seq: u64,
+    },
     /// `[seqno ackno] fwd opt` (ns-2 `format_tcp`).
-    Tcp { seq: i64, ack: i64 },
+    Tcp {
+        seq: i64,
+        ack: i64,
+    },
     Aodv(AodvPart),
     Dsr(DsrPart),
     /// Nothing (ns-2 `format_msg`: DSDV's `message` packets).
@@ -155,7 +173,10 @@ pub struct ArpPart {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Body {
     /// An IP packet with its transport or routing part.
-    Ip { ip: IpPart, app: AppPart },
+    Ip {
+        ip: IpPart,
+        app: AppPart,
+    },
     Arp(ArpPart),
     /// An 802.11 control frame (RTS, CTS, ACK): the MAC header only.
     None,
@@ -188,16 +209,43 @@ pub struct Record<'a> {
 /// Append the old-format line (with its newline) to `out`.
 pub fn write_old(r: &Record, out: &mut String) {
     let why = r.reason.unwrap_or("---");
-    let _ = write!(out, "{} {:.9} _{}_ {:>3} {:>4} {} {} {}", r.event.old(), r.t.as_secs_f64(), r.node, r.level.name(), why, r.uid, r.ptype, r.size);
-    let _ = write!(out, " [{:x} {:x} {:x} {:x}] ", r.mac[0], r.mac[1], r.mac[2], r.mac[3]);
+    let _ = write!(
+        out,
+        "{} {:.9} _{}_ {:>3} {:>4} {} {} {}",
+        r.event.old(),
+        r.t.as_secs_f64(),
+        r.node,
+        r.level.name(),
+        why,
+        r.uid,
+        r.ptype,
+        r.size
+    );
+    let _ = write!(
+        out,
+        " [{:x} {:x} {:x} {:x}] ",
+        r.mac[0], r.mac[1], r.mac[2], r.mac[3]
+    );
     match r.body {
         Body::None => {}
         Body::Arp(a) => {
-            let _ = write!(out, "------- [{} {}/{} {}/{}]", arp_op(a), a.sha, a.spa, a.tha, a.tpa);
+            let _ = write!(
+                out,
+                "------- [{} {}/{} {}/{}]",
+                arp_op(a),
+                a.sha,
+                a.spa,
+                a.tha,
+                a.tpa
+            );
         }
         Body::Ip { ip, app } => {
             let nh = r.next_hop.max(0);
-            let _ = write!(out, "------- [{}:{} {}:{} {} {}] ", ip.src, ip.sport, ip.dst, ip.dport, ip.ttl, nh);
+            let _ = write!(
+                out,
+                "------- [{}:{} {}:{} {} {}] ",
+                ip.src, ip.sport, ip.dst, ip.dport, ip.ttl, nh
+            );
             match app {
                 AppPart::Cbr { seq } => {
                     let _ = write!(out, "[{seq}] {} 0", r.forwards);
@@ -205,12 +253,31 @@ pub fn write_old(r: &Record, out: &mut String) {
                 AppPart::Tcp { seq, ack } => {
                     let _ = write!(out, "[{seq} {ack}] {} 0", r.forwards);
                 }
-                AppPart::Aodv(AodvPart::Request { hops, id, dst, dst_seq, src, src_seq }) => {
-                    let _ = write!(out, "[0x2 {hops} {id} [{dst} {dst_seq}] [{src} {src_seq}]] (REQUEST)");
+                AppPart::Aodv(AodvPart::Request {
+                    hops,
+                    id,
+                    dst,
+                    dst_seq,
+                    src,
+                    src_seq,
+                }) => {
+                    let _ = write!(
+                        out,
+                        "[0x2 {hops} {id} [{dst} {dst_seq}] [{src} {src_seq}]] (REQUEST)"
+                    );
                 }
-                AppPart::Aodv(AodvPart::Reply { kind, hops, dst, dst_seq, lifetime_s }) => {
+                AppPart::Aodv(AodvPart::Reply {
+                    kind,
+                    hops,
+                    dst,
+                    dst_seq,
+                    lifetime_s,
+                }) => {
                     let (code, name) = kind.code_name();
-                    let _ = write!(out, "[0x{code:x} {hops} [{dst} {dst_seq}] {lifetime_s:.6}] ({name})");
+                    let _ = write!(
+                        out,
+                        "[0x{code:x} {hops} [{dst} {dst_seq}] {lifetime_s:.6}] ({name})"
+                    );
                 }
                 AppPart::Dsr(d) => {
                     let _ = write!(
@@ -261,14 +328,30 @@ pub fn write_new(r: &Record, out: &mut String) {
         r.level.name(),
         r.reason.unwrap_or("---")
     );
-    let _ = write!(out, "-Ma {:x} -Md {:x} -Ms {:x} -Mt {:x} ", r.mac[0], r.mac[1], r.mac[2], r.mac[3]);
+    let _ = write!(
+        out,
+        "-Ma {:x} -Md {:x} -Ms {:x} -Mt {:x} ",
+        r.mac[0], r.mac[1], r.mac[2], r.mac[3]
+    );
     match r.body {
         Body::None => {}
         Body::Arp(a) => {
-            let _ = write!(out, "-P arp -Po {} -Pms {} -Ps {} -Pmd {} -Pd {} ", arp_op(a), a.sha, a.spa, a.tha, a.tpa);
+            let _ = write!(
+                out,
+                "-P arp -Po {} -Pms {} -Ps {} -Pmd {} -Pd {} ",
+                arp_op(a),
+                a.sha,
+                a.spa,
+                a.tha,
+                a.tpa
+            );
         }
         Body::Ip { ip, app } => {
-            let _ = write!(out, "-Is {}.{} -Id {}.{} -It {} -Il {} -If 0 -Ii {} -Iv {} ", ip.src, ip.sport, ip.dst, ip.dport, r.ptype, r.size, r.uid, ip.ttl);
+            let _ = write!(
+                out,
+                "-Is {}.{} -Id {}.{} -It {} -Il {} -If 0 -Ii {} -Iv {} ",
+                ip.src, ip.sport, ip.dst, ip.dport, r.ptype, r.size, r.uid, ip.ttl
+            );
             match app {
                 AppPart::Cbr { seq } => {
                     let _ = write!(out, "-Pn cbr -Pi {seq} -Pf {} -Po 0 ", r.forwards);
@@ -276,10 +359,23 @@ pub fn write_new(r: &Record, out: &mut String) {
                 AppPart::Tcp { seq, ack } => {
                     let _ = write!(out, "-Pn tcp -Ps {seq} -Pa {ack} -Pf {} -Po 0 ", r.forwards);
                 }
-                AppPart::Aodv(AodvPart::Request { hops, id, dst, dst_seq, src, src_seq }) => {
+                AppPart::Aodv(AodvPart::Request {
+                    hops,
+                    id,
+                    dst,
+                    dst_seq,
+                    src,
+                    src_seq,
+                }) => {
                     let _ = write!(out, "-P aodv -Pt 0x2 -Ph {hops} -Pb {id} -Pd {dst} -Pds {dst_seq} -Ps {src} -Pss {src_seq} -Pc REQUEST ");
                 }
-                AppPart::Aodv(AodvPart::Reply { kind, hops, dst, dst_seq, lifetime_s }) => {
+                AppPart::Aodv(AodvPart::Reply {
+                    kind,
+                    hops,
+                    dst,
+                    dst_seq,
+                    lifetime_s,
+                }) => {
                     let (code, name) = kind.code_name();
                     let _ = write!(out, "-P aodv -Pt 0x{code:x} -Ph {hops} -Pd {dst} -Pds {dst_seq} -Pl {lifetime_s:.6} -Pc {name} ");
                 }
@@ -326,7 +422,16 @@ mod tests {
             size: 512,
             mac: [0x13a, 3, 2, 0x800],
             next_hop: 3,
-            body: Body::Ip { ip: IpPart { src: 0, sport: 0, dst: 3, dport: 0, ttl: 29 }, app: AppPart::Cbr { seq: 7 } },
+            body: Body::Ip {
+                ip: IpPart {
+                    src: 0,
+                    sport: 0,
+                    dst: 3,
+                    dport: 0,
+                    ttl: 29,
+                },
+                app: AppPart::Cbr { seq: 7 },
+            },
             forwards: 3,
         }
     }
@@ -335,7 +440,10 @@ mod tests {
     fn old_format_fields_are_where_awk_expects_them() {
         let mut s = String::new();
         write_old(&cbr_recv(), &mut s);
-        assert_eq!(s, "r 10.500000000 _3_ AGT  --- 42 cbr 512 [13a 3 2 800] ------- [0:0 3:0 29 3] [7] 3 0\n");
+        assert_eq!(
+            s,
+            "r 10.500000000 _3_ AGT  --- 42 cbr 512 [13a 3 2 800] ------- [0:0 3:0 29 3] [7] 3 0\n"
+        );
         let f: Vec<&str> = s.split_whitespace().collect();
         assert_eq!((f[0], f[3], f[6], f[7]), ("r", "AGT", "cbr", "512"));
     }
@@ -375,8 +483,24 @@ mod tests {
         r.size = 48;
         r.mac = [0; 4];
         r.next_hop = NO_NEXT_HOP;
-        let req = AodvPart::Request { hops: 1, id: 1, dst: 2, dst_seq: 0, src: 0, src_seq: 4 };
-        r.body = Body::Ip { ip: IpPart { src: 0, sport: 255, dst: -1, dport: 255, ttl: 30 }, app: AppPart::Aodv(req) };
+        let req = AodvPart::Request {
+            hops: 1,
+            id: 1,
+            dst: 2,
+            dst_seq: 0,
+            src: 0,
+            src_seq: 4,
+        };
+        r.body = Body::Ip {
+            ip: IpPart {
+                src: 0,
+                sport: 255,
+                dst: -1,
+                dport: 255,
+                ttl: 30,
+            },
+            app: AppPart::Aodv(req),
+        };
         let mut s = String::new();
         write_old(&r, &mut s);
         assert_eq!(s, "s 0.500000000 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] [0x2 1 1 [2 0] [0 4]] (REQUEST)\n");
@@ -393,8 +517,23 @@ mod tests {
         r.size = 44;
         r.mac = [0x13a, 1, 2, 0x800];
         r.next_hop = 0;
-        let rep = AodvPart::Reply { kind: AodvReply::Reply, hops: 2, dst: 2, dst_seq: 4, lifetime_s: 10.0 };
-        r.body = Body::Ip { ip: IpPart { src: 2, sport: 255, dst: 0, dport: 255, ttl: 29 }, app: AppPart::Aodv(rep) };
+        let rep = AodvPart::Reply {
+            kind: AodvReply::Reply,
+            hops: 2,
+            dst: 2,
+            dst_seq: 4,
+            lifetime_s: 10.0,
+        };
+        r.body = Body::Ip {
+            ip: IpPart {
+                src: 2,
+                sport: 255,
+                dst: 0,
+                dport: 255,
+                ttl: 29,
+            },
+            app: AppPart::Aodv(rep),
+        };
         s.clear();
         write_old(&r, &mut s);
         assert_eq!(s, "f 0.500000000 _1_ RTR  --- 0 AODV 44 [13a 1 2 800] ------- [2:255 0:255 29 0] [0x4 2 [2 4] 10.000000] (REPLY)\n");
@@ -415,13 +554,27 @@ mod tests {
         r.size = 86;
         r.mac = [0, u32::MAX, 2, 0x806];
         r.next_hop = NO_NEXT_HOP;
-        r.body = Body::Arp(ArpPart { request: true, sha: 2, spa: 2, tha: 0, tpa: 1 });
+        r.body = Body::Arp(ArpPart {
+            request: true,
+            sha: 2,
+            spa: 2,
+            tha: 0,
+            tpa: 1,
+        });
         let mut s = String::new();
         write_old(&r, &mut s);
-        assert_eq!(s, "s 10.500000000 _2_ MAC  --- 0 ARP 86 [0 ffffffff 2 806] ------- [REQUEST 2/2 0/1]\n");
+        assert_eq!(
+            s,
+            "s 10.500000000 _2_ MAC  --- 0 ARP 86 [0 ffffffff 2 806] ------- [REQUEST 2/2 0/1]\n"
+        );
         s.clear();
         write_new(&r, &mut s);
-        assert!(s.ends_with("-Ma 0 -Md ffffffff -Ms 2 -Mt 806 -P arp -Po REQUEST -Pms 2 -Ps 2 -Pmd 0 -Pd 1 \n"), "{s}");
+        assert!(
+            s.ends_with(
+                "-Ma 0 -Md ffffffff -Ms 2 -Mt 806 -P arp -Po REQUEST -Pms 2 -Ps 2 -Pmd 0 -Pd 1 \n"
+            ),
+            "{s}"
+        );
     }
 
     #[test]

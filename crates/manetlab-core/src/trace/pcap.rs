@@ -32,7 +32,10 @@ pub fn node_addr(n: NodeId) -> [u8; 4] {
     if n == IP_BROADCAST {
         return [255; 4];
     }
-    0x0A00_0000u32.wrapping_add(n.0).wrapping_add(1).to_be_bytes()
+    0x0A00_0000u32
+        .wrapping_add(n.0)
+        .wrapping_add(1)
+        .to_be_bytes()
 }
 
 /// RFC 1071 ones'-complement sum, folded.
@@ -57,7 +60,11 @@ fn checksum(acc: u32, bytes: &[u8]) -> u16 {
 fn tcp_bytes(h: &TcpHeader) -> Vec<u8> {
     // The capture holds real options even where the simulation counts SACK blocks
     // as ns-2 does (`ns2_sack_bytes`).
-    let len = TcpHeader { ns2_sack_bytes: false, ..*h }.size_bytes() as usize;
+    let len = TcpHeader {
+        ns2_sack_bytes: false,
+        ..*h
+    }
+    .size_bytes() as usize;
     let mut b = Vec::with_capacity(len);
     b.extend_from_slice(&h.src_port.to_be_bytes());
     b.extend_from_slice(&h.dst_port.to_be_bytes());
@@ -119,14 +126,19 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     let payload = pkt.payload_bytes as usize;
     // The transport part (with its checksum) and its IP protocol number.
     let (mut proto, mut l4) = match &pkt.transport {
-        TransportHeader::Udp(u) => (IpProto::Udp as u8, udp_bytes(u.src_port, u.dst_port, &[], payload)),
+        TransportHeader::Udp(u) => (
+            IpProto::Udp as u8,
+            udp_bytes(u.src_port, u.dst_port, &[], payload),
+        ),
         TransportHeader::Tcp(h) => {
             let mut b = tcp_bytes(h);
             b.resize(b.len() + payload, 0);
             (IpProto::Tcp as u8, b)
         }
         TransportHeader::Routing(m) => match control::encode(pkt, m) {
-            control::Control::Udp { port, body } => (IpProto::Udp as u8, udp_bytes(port, port, &body, payload)),
+            control::Control::Udp { port, body } => {
+                (IpProto::Udp as u8, udp_bytes(port, port, &body, payload))
+            }
             control::Control::Dsr(b) => (control::IPPROTO_DSR, b),
         },
     };
@@ -136,7 +148,11 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     if let Some(sr) = &pkt.source_route {
         // RFC 4728 §6.1: the DSR header sits between IP and the transport header.
         // (RFC 4728 has no flow state: flow-only packets are written with their route.)
-        let next = if proto == IpProto::Tcp as u8 { IpProto::Tcp } else { IpProto::Udp };
+        let next = if proto == IpProto::Tcp as u8 {
+            IpProto::Tcp
+        } else {
+            IpProto::Udp
+        };
         let mut b = control::dsr_data(sr, next);
         b.extend_from_slice(&l4);
         (proto, l4) = (control::IPPROTO_DSR, b);
@@ -192,7 +208,11 @@ pub struct PcapWriter<W: Write> {
 impl<W: Write> PcapWriter<W> {
     pub fn new(mut out: W) -> io::Result<Self> {
         out.write_all(&file_header())?;
-        Ok(PcapWriter { out, buf: Vec::with_capacity(128), packets: 0 })
+        Ok(PcapWriter {
+            out,
+            buf: Vec::with_capacity(128),
+            packets: 0,
+        })
     }
 
     /// Append `pkt` as seen at `t`.
@@ -229,12 +249,20 @@ pub struct PcapFiles {
 
 impl PcapFiles {
     /// Create (truncate) the file of each node in `traced`, with its header.
-    pub fn create(dir: &Path, nodes: usize, traced: &[NodeId], name: impl Fn(NodeId) -> String) -> io::Result<PcapFiles> {
+    pub fn create(
+        dir: &Path,
+        nodes: usize,
+        traced: &[NodeId],
+        name: impl Fn(NodeId) -> String,
+    ) -> io::Result<PcapFiles> {
         let mut files: Vec<Option<NodeFile>> = (0..nodes).map(|_| None).collect();
         for &n in traced {
             let path = dir.join(name(n));
             File::create(&path)?.write_all(&file_header())?;
-            files[n.index()] = Some(NodeFile { path, buf: Vec::new() });
+            files[n.index()] = Some(NodeFile {
+                path,
+                buf: Vec::new(),
+            });
         }
         Ok(PcapFiles { files })
     }
@@ -245,7 +273,9 @@ impl PcapFiles {
 
     /// Record `pkt` in node `n`'s file (if traced) at time `t`.
     pub fn write(&mut self, n: NodeId, t: SimTime, pkt: &Packet) -> io::Result<()> {
-        let Some(Some(f)) = self.files.get_mut(n.index()) else { return Ok(()) };
+        let Some(Some(f)) = self.files.get_mut(n.index()) else {
+            return Ok(());
+        };
         push_record(&mut f.buf, t, pkt);
         if f.buf.len() >= PCAP_BUFFER_BYTES {
             Self::flush_one(f)?;
@@ -255,7 +285,10 @@ impl PcapFiles {
 
     fn flush_one(f: &mut NodeFile) -> io::Result<()> {
         if !f.buf.is_empty() {
-            OpenOptions::new().append(true).open(&f.path)?.write_all(&f.buf)?;
+            OpenOptions::new()
+                .append(true)
+                .open(&f.path)?
+                .write_all(&f.buf)?;
             f.buf.clear();
         }
         Ok(())
@@ -283,10 +316,15 @@ mod tests {
         Packet {
             uid: 7,
             ip: IpHeader::new(NodeId(0), NodeId(3), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 5000, dst_port: 5000, on_wire: true }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 5000,
+                dst_port: 5000,
+                on_wire: true,
+            }),
             payload_bytes: 11,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -312,7 +350,10 @@ mod tests {
             dst_port: 2,
             seq: 1,
             ack: 1001,
-            flags: TcpFlags { ack: true, ..TcpFlags::default() },
+            flags: TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
             window: 100_000,
             mss: None,
             sack_permitted: false,
@@ -322,22 +363,40 @@ mod tests {
             ns2_sack_bytes: false,
             ts_echo: crate::sim::SimTime::ZERO,
         };
-        let p = Packet { transport: TransportHeader::Tcp(h), ip: IpHeader { proto: IpProto::Tcp, ..udp().ip }, payload_bytes: 0, ..udp() };
+        let p = Packet {
+            transport: TransportHeader::Tcp(h),
+            ip: IpHeader {
+                proto: IpProto::Tcp,
+                ..udp().ip
+            },
+            payload_bytes: 0,
+            ..udp()
+        };
         let b = datagram_bytes(&p);
         let tcp = &b[20..];
         assert_eq!(tcp.len() as u32, h.size_bytes());
         assert_eq!(tcp[12] >> 4, (h.size_bytes() / 4) as u8, "data offset");
         assert_eq!(tcp[13], 0x10, "ACK flag");
-        assert_eq!(u16::from_be_bytes([tcp[14], tcp[15]]), 65_535, "window clamped");
+        assert_eq!(
+            u16::from_be_bytes([tcp[14], tcp[15]]),
+            65_535,
+            "window clamped"
+        );
         assert_eq!(&tcp[20..22], &[5, 10], "SACK option kind and length");
         let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 6];
         pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
         assert_eq!(ones_sum(ones_sum(0, &pseudo), tcp), 0xffff);
         // Counting SACK blocks as ns-2 does (8 B each) changes the simulated size only:
         // the capture still holds the real, padded option.
-        let h2 = TcpHeader { ns2_sack_bytes: true, ..h };
+        let h2 = TcpHeader {
+            ns2_sack_bytes: true,
+            ..h
+        };
         assert_eq!(h2.size_bytes(), 28);
-        let p2 = Packet { transport: TransportHeader::Tcp(h2), ..p };
+        let p2 = Packet {
+            transport: TransportHeader::Tcp(h2),
+            ..p
+        };
         assert_eq!(datagram_bytes(&p2), b);
     }
 
@@ -345,21 +404,41 @@ mod tests {
     fn source_routed_data_carries_the_dsr_header_before_udp() {
         use crate::routing::dsr::SourceRoute;
         let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
-        let p = Packet { source_route: Some(Box::new(SourceRoute { path, next: 1, salvaged: 0, flow: Default::default() })), ..udp() };
+        let p = Packet {
+            source_route: Some(Box::new(SourceRoute {
+                path,
+                next: 1,
+                salvaged: 0,
+                flow: Default::default(),
+            })),
+            ..udp()
+        };
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 48, "IP protocol: DSR");
-        assert_eq!(usize::from(u16::from_be_bytes([b[2], b[3]])), b.len(), "IP total length counts the DSR header");
+        assert_eq!(
+            usize::from(u16::from_be_bytes([b[2], b[3]])),
+            b.len(),
+            "IP total length counts the DSR header"
+        );
         let dsr = &b[20..];
         assert_eq!(dsr[0], 17, "next header UDP");
         let opt_len = usize::from(u16::from_be_bytes([dsr[2], dsr[3]]));
-        assert_eq!(opt_len, 2 + 2 + 8, "one source route option, two intermediate nodes");
+        assert_eq!(
+            opt_len,
+            2 + 2 + 8,
+            "one source route option, two intermediate nodes"
+        );
         assert_eq!(&dsr[4..6], &[96, 10]);
         let udp = &dsr[4 + opt_len..];
         assert_eq!(udp.len(), 8 + 11);
         assert_eq!(u16::from_be_bytes([udp[4], udp[5]]), 19, "UDP length");
         let mut pseudo = vec![10, 0, 0, 1, 10, 0, 0, 4, 0, 17];
         pseudo.extend_from_slice(&(udp.len() as u16).to_be_bytes());
-        assert_eq!(ones_sum(ones_sum(0, &pseudo), udp), 0xffff, "UDP checksum over its own pseudo-header");
+        assert_eq!(
+            ones_sum(ones_sum(0, &pseudo), udp),
+            0xffff,
+            "UDP checksum over its own pseudo-header"
+        );
         assert_eq!(ones_sum(0, &b[..20]), 0xffff);
     }
 
@@ -369,7 +448,11 @@ mod tests {
         use crate::routing::RoutingMessage;
         let p = Packet {
             ip: IpHeader::new(NodeId(4), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello { node: NodeId(4), seq: 2, lifetime_ns: 0 }))),
+            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello {
+                node: NodeId(4),
+                seq: 2,
+                lifetime_ns: 0,
+            }))),
             payload_bytes: 0,
             ..udp()
         };
@@ -381,7 +464,11 @@ mod tests {
         let mut pseudo = vec![10, 0, 0, 5, 255, 255, 255, 255, 0, 17];
         pseudo.extend_from_slice(&((b.len() - 20) as u16).to_be_bytes());
         assert_eq!(ones_sum(ones_sum(0, &pseudo), &b[20..]), 0xffff);
-        assert_eq!(node_addr(NodeId(u32::MAX - 1)), [9, 255, 255, 255], "wraps, never panics");
+        assert_eq!(
+            node_addr(NodeId(u32::MAX - 1)),
+            [9, 255, 255, 255],
+            "wraps, never panics"
+        );
     }
 
     #[test]
@@ -392,7 +479,10 @@ mod tests {
         assert_eq!(&b[..4], &MAGIC_NS.to_le_bytes());
         assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), 228);
         assert_eq!(u32::from_le_bytes(b[24..28].try_into().unwrap()), 1);
-        assert_eq!(u32::from_le_bytes(b[28..32].try_into().unwrap()), 500_000_123);
+        assert_eq!(
+            u32::from_le_bytes(b[28..32].try_into().unwrap()),
+            500_000_123
+        );
         assert_eq!(b.len(), 24 + 16 + 39);
     }
 
@@ -400,7 +490,10 @@ mod tests {
     fn pcap_files_match_the_streaming_writer_and_flush_in_chunks() {
         let dir = std::env::temp_dir().join(format!("manetlab-pcap-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut set = PcapFiles::create(&dir, 3, &[NodeId(0), NodeId(2)], |n| format!("node{n}.pcap")).unwrap();
+        let mut set = PcapFiles::create(&dir, 3, &[NodeId(0), NodeId(2)], |n| {
+            format!("node{n}.pcap")
+        })
+        .unwrap();
         let mut reference = PcapWriter::new(Vec::new()).unwrap();
         // Enough records to cross the buffer size several times.
         let records = 3 * PCAP_BUFFER_BYTES / (16 + 39) + 7;
@@ -412,8 +505,15 @@ mod tests {
         }
         assert!(!set.is_traced(NodeId(1)));
         assert_eq!(set.finish().unwrap(), vec![NodeId(0), NodeId(2)]);
-        assert_eq!(std::fs::read(dir.join("node2.pcap")).unwrap(), reference.into_inner());
-        assert_eq!(std::fs::read(dir.join("node0.pcap")).unwrap(), file_header(), "header only");
+        assert_eq!(
+            std::fs::read(dir.join("node2.pcap")).unwrap(),
+            reference.into_inner()
+        );
+        assert_eq!(
+            std::fs::read(dir.join("node0.pcap")).unwrap(),
+            file_header(),
+            "header only"
+        );
         assert!(!dir.join("node1.pcap").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -11,13 +11,32 @@ use crate::sim::SimTime;
 /// Build the datagram carrying one application payload of flow `flow`, from
 /// and to `port`.
 #[allow(clippy::too_many_arguments)]
-pub fn datagram(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, port: u16, payload_bytes: u32, on_wire: bool, seq: u64, now: SimTime) -> Packet {
+pub fn datagram(
+    uid: u64,
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    port: u16,
+    payload_bytes: u32,
+    on_wire: bool,
+    seq: u64,
+    now: SimTime,
+) -> Packet {
     Packet {
         uid,
         ip: IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
-        transport: TransportHeader::Udp(UdpHeader { src_port: port, dst_port: port, on_wire }),
+        transport: TransportHeader::Udp(UdpHeader {
+            src_port: port,
+            dst_port: port,
+            on_wire,
+        }),
         payload_bytes,
-        tag: Some(AppTag { flow, seq, created: now }),
-        source_route: None, frn: None,
+        tag: Some(AppTag {
+            flow,
+            seq,
+            created: now,
+        }),
+        source_route: None,
+        frn: None,
     }
 }

@@ -71,25 +71,52 @@ pub fn estimate(s: &Scenario) -> MemoryEstimate {
     let radio = s.radio.is_some();
     let mobile = s.has_mobility();
     let all_pairs = n.saturating_mul(n.saturating_sub(1));
-    let radio_pairs = if radio { radio_pairs(s, mobile).min(all_pairs) } else { 0 };
-    let mut node_part = n.saturating_mul(NODE_BYTES).saturating_add(radio_pairs.saturating_mul(PAIR_BYTES));
+    let radio_pairs = if radio {
+        radio_pairs(s, mobile).min(all_pairs)
+    } else {
+        0
+    };
+    let mut node_part = n
+        .saturating_mul(NODE_BYTES)
+        .saturating_add(radio_pairs.saturating_mul(PAIR_BYTES));
     let protocol = s.routing.as_ref().map(|r| r.protocol);
     if protocol == Some(RoutingProtocol::Dsdv) {
         node_part = node_part.saturating_add(n.saturating_mul(n).saturating_mul(DSDV_ROUTE_BYTES));
     }
-    let connectivity = radio && (mobile || s.faults.is_some()) && s.outputs.as_ref().and_then(|o| o.connectivity) != Some(false);
+    let connectivity = radio
+        && (mobile || s.faults.is_some())
+        && s.outputs.as_ref().and_then(|o| o.connectivity) != Some(false);
     if connectivity {
-        node_part = node_part.saturating_add(n.saturating_mul(n).saturating_mul(CONNECTIVITY_PAIR_BYTES));
+        node_part =
+            node_part.saturating_add(n.saturating_mul(n).saturating_mul(CONNECTIVITY_PAIR_BYTES));
     }
     let (fault_part, fault_what) = faults(s);
-    let total = BASE_BYTES.saturating_add(node_part).saturating_add(fault_part);
-    let nodes_what = format!("{n} {}nodes{}", if radio { "radio " } else { "" }, if protocol == Some(RoutingProtocol::Dsdv) { " with DSDV" } else { "" });
+    let total = BASE_BYTES
+        .saturating_add(node_part)
+        .saturating_add(fault_part);
+    let nodes_what = format!(
+        "{n} {}nodes{}",
+        if radio { "radio " } else { "" },
+        if protocol == Some(RoutingProtocol::Dsdv) {
+            " with DSDV"
+        } else {
+            ""
+        }
+    );
     let (key, what) = if fault_part > node_part {
-        ("faults.random_link_failures.rate_per_s".to_string(), fault_what)
+        (
+            "faults.random_link_failures.rate_per_s".to_string(),
+            fault_what,
+        )
     } else {
         ("nodes.count".to_string(), nodes_what)
     };
-    MemoryEstimate { bytes: total, key, what, radio_pairs }
+    MemoryEstimate {
+        bytes: total,
+        key,
+        what,
+        radio_pairs,
+    }
 }
 
 /// Refuse `s` when its estimate exceeds `limit_bytes`: one line naming the key.
@@ -112,7 +139,13 @@ pub fn check(s: &Scenario, limit_bytes: u64) -> Result<MemoryEstimate, ScenarioE
 /// Random link failures: generators and the expected faults (each link up for
 /// Exp(λ), down for Exp(m): λ/(1+λm) failures per second, two events each).
 fn faults(s: &Scenario) -> (u64, String) {
-    let Some(p) = s.faults.as_ref().and_then(|f| f.random_link_failures.as_ref()) else { return (0, String::new()) };
+    let Some(p) = s
+        .faults
+        .as_ref()
+        .and_then(|f| f.random_link_failures.as_ref())
+    else {
+        return (0, String::new());
+    };
     let n = s.nodes.count as u64;
     let links = match &p.links {
         Some(l) => l.len() as u64,
@@ -124,8 +157,14 @@ fn faults(s: &Scenario) -> (u64, String) {
     let active_s = (s.duration_s - p.start_s).max(0.0);
     let per_link = 2.0 * active_s * p.rate_per_s / (1.0 + p.rate_per_s * p.mean_duration_s) + 2.0;
     let events = per_link * links as f64;
-    let bytes = (events * FAULT_BYTES as f64 + (links * FAILURE_LINK_BYTES) as f64).min(u64::MAX as f64) as u64;
-    let what = format!("{} failures/s on {links} link{} over {} s make about {events:.2e} faults, which", p.rate_per_s, if links == 1 { "" } else { "s" }, active_s);
+    let bytes = (events * FAULT_BYTES as f64 + (links * FAILURE_LINK_BYTES) as f64)
+        .min(u64::MAX as f64) as u64;
+    let what = format!(
+        "{} failures/s on {links} link{} over {} s make about {events:.2e} faults, which",
+        p.rate_per_s,
+        if links == 1 { "" } else { "s" },
+        active_s
+    );
     (bytes, what)
 }
 
@@ -139,7 +178,9 @@ fn radio_pairs(s: &Scenario, mobile: bool) -> u64 {
         crate::phy::Propagation::Shadowing { sigma_db, .. } => 10f64.powf(-3.0 * sigma_db / 10.0),
         _ => 1.0,
     };
-    let cutoff = p.propagation.range_m(&p.antennas, p.tx_power_w, p.cs_threshold_w * widen);
+    let cutoff = p
+        .propagation
+        .range_m(&p.antennas, p.tx_power_w, p.cs_threshold_w * widen);
     if !(cutoff.is_finite() && cutoff > 0.0) {
         return all;
     }
@@ -148,7 +189,9 @@ fn radio_pairs(s: &Scenario, mobile: bool) -> u64 {
         // doubled for clustering (random waypoint gathers nodes in the middle).
         return match s.area {
             Some(a) if a.width_m > 0.0 && a.height_m > 0.0 => {
-                let share = (2.0 * std::f64::consts::PI * cutoff * cutoff / (a.width_m * a.height_m)).min(1.0);
+                let share = (2.0 * std::f64::consts::PI * cutoff * cutoff
+                    / (a.width_m * a.height_m))
+                    .min(1.0);
                 (all as f64 * share) as u64
             }
             _ => all,
@@ -168,10 +211,17 @@ fn static_pairs(pos: &[[f64; 2]], cutoff: f64) -> u64 {
     for (i, p) in pos.iter().enumerate() {
         cells.entry(key(p)).or_default().push(i as u32);
     }
-    let around = |(cx, cy): (i64, i64)| (-2..=2).flat_map(move |dx| (-2..=2).map(move |dy| (cx.saturating_add(dx), cy.saturating_add(dy))));
+    let around = |(cx, cy): (i64, i64)| {
+        (-2..=2).flat_map(move |dx| {
+            (-2..=2).map(move |dy| (cx.saturating_add(dx), cy.saturating_add(dy)))
+        })
+    };
     let mut bound = 0u64;
     for (&c, members) in &cells {
-        let near: u64 = around(c).filter_map(|k| cells.get(&k)).map(|v| v.len() as u64).sum();
+        let near: u64 = around(c)
+            .filter_map(|k| cells.get(&k))
+            .map(|v| v.len() as u64)
+            .sum();
         bound = bound.saturating_add(members.len() as u64 * (near - 1));
     }
     if bound > EXACT_PAIRS_UP_TO {
@@ -181,7 +231,9 @@ fn static_pairs(pos: &[[f64; 2]], cutoff: f64) -> u64 {
     let mut exact = 0u64;
     for (&c, members) in &cells {
         for k in around(c) {
-            let Some(others) = cells.get(&k) else { continue };
+            let Some(others) = cells.get(&k) else {
+                continue;
+            };
             for &i in members {
                 let a = pos[i as usize];
                 exact += others
@@ -235,31 +287,52 @@ mod tests {
     fn pairs_counted_from_the_placement() {
         // Default radio: carrier sense to ~550 m. A chain at 100 m: each node
         // senses 5 on each side (fewer at the ends).
-        let s = scenario(r#"{"duration_s": 1, "nodes": {"count": 100, "placement": {"kind": "chain", "spacing_m": 100}}, "radio": {}}"#);
+        let s = scenario(
+            r#"{"duration_s": 1, "nodes": {"count": 100, "placement": {"kind": "chain", "spacing_m": 100}}, "radio": {}}"#,
+        );
         let e = estimate(&s);
-        let want: u64 = (0..100i64).map(|i| (0..100i64).filter(|&j| j != i && (i - j).abs() <= 5).count() as u64).sum();
+        let want: u64 = (0..100i64)
+            .map(|i| {
+                (0..100i64)
+                    .filter(|&j| j != i && (i - j).abs() <= 5)
+                    .count() as u64
+            })
+            .sum();
         assert_eq!(e.radio_pairs, want);
         // Co-located: every ordered pair.
         let s = scenario(r#"{"duration_s": 1, "nodes": {"count": 3000}, "radio": {}}"#);
         assert_eq!(estimate(&s).radio_pairs, 3000 * 2999);
         // Wired only: no radio pairs.
-        let s = scenario(r#"{"duration_s": 1, "nodes": {"count": 2}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1}]}"#);
+        let s = scenario(
+            r#"{"duration_s": 1, "nodes": {"count": 2}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1}]}"#,
+        );
         assert_eq!(estimate(&s).radio_pairs, 0);
     }
 
     #[test]
     fn too_large_is_refused_naming_the_key() {
-        let s = scenario(r#"{"duration_s": 1, "nodes": {"count": 1000000, "placement": {"kind": "chain", "spacing_m": 100}}, "radio": {}}"#);
+        let s = scenario(
+            r#"{"duration_s": 1, "nodes": {"count": 1000000, "placement": {"kind": "chain", "spacing_m": 100}}, "radio": {}}"#,
+        );
         let e = check(&s, 2 * GIB).unwrap_err();
         assert_eq!(e.path, "nodes.count");
         let msg = e.to_string();
-        assert!(msg.starts_with("nodes.count: 1000000 radio nodes need about "), "{msg}");
+        assert!(
+            msg.starts_with("nodes.count: 1000000 radio nodes need about "),
+            "{msg}"
+        );
         assert!(msg.contains("(allowed: at most 2.0 GiB"), "{msg}");
         assert!(check(&s, 64 * GIB).is_ok());
-        let s = scenario(r#"{"duration_s": 100, "nodes": {"count": 2}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1}],
-            "faults": {"random_link_failures": {"rate_per_s": 1e9, "mean_duration_s": 1e-9}}}"#);
+        let s = scenario(
+            r#"{"duration_s": 100, "nodes": {"count": 2}, "links": [{"a": 0, "b": 1, "bandwidth_mbps": 1, "delay_ms": 1}],
+            "faults": {"random_link_failures": {"rate_per_s": 1e9, "mean_duration_s": 1e-9}}}"#,
+        );
         let e = check(&s, 64 * GIB).unwrap_err();
         assert_eq!(e.path, "faults.random_link_failures.rate_per_s");
-        assert!(e.to_string().contains("make about 1.00e11 faults, which need about"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("make about 1.00e11 faults, which need about"),
+            "{e}"
+        );
     }
 }

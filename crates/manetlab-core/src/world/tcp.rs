@@ -11,9 +11,9 @@ use crate::metrics::{FlowSummary, TcpFlowSummary};
 use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use crate::scenario::FlowSpec;
 use crate::sim::{stream, Component, SimTime, Timer, TimerToken};
-use rand::Rng;
 use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender};
 use crate::transport::TransportNotice;
+use rand::Rng;
 
 pub(super) struct TcpFlow {
     sender: TcpSender,
@@ -30,7 +30,8 @@ impl TcpFlow {
     /// one `tcpTick_`) is drawn from the flow's transport stream.
     pub(super) fn new(id: FlowId, f: &FlowSpec, seed: u64) -> Self {
         let cfg = f.tcp_config();
-        let cc = tcp::by_name(f.transport_name(), &cfg.variant_params()).expect("validated TCP variant");
+        let cc =
+            tcp::by_name(f.transport_name(), &cfg.variant_params()).expect("validated TCP variant");
         let port = f.port(id.index());
         let mut sender = TcpSender::new(&cfg, cc, port, port);
         let mut rng = stream(seed, u64::from(id.0), Component::Transport);
@@ -83,7 +84,10 @@ impl TcpFlow {
 
 impl Simulator {
     fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
-        self.flows[f.index()].tcp.as_mut().expect("TCP event for a TCP flow")
+        self.flows[f.index()]
+            .tcp
+            .as_mut()
+            .expect("TCP event for a TCP flow")
     }
 
     pub(super) fn tcp_open(&mut self, now: SimTime, f: FlowId) {
@@ -119,9 +123,11 @@ impl Simulator {
         let t = flow.tcp.as_mut().expect("TCP packet of a TCP flow");
         if node == flow.dst {
             let mut deliveries = std::mem::take(&mut t.deliveries);
-            t.receiver.on_segment(now, h, pkt.payload_bytes, tag.created, &mut deliveries);
+            t.receiver
+                .on_segment(now, h, pkt.payload_bytes, tag.created, &mut deliveries);
             for d in deliveries.drain(..) {
-                flow.counters.on_receive(now.as_secs_f64(), d.bytes, now.since(d.sent_at));
+                flow.counters
+                    .on_receive(now.as_secs_f64(), d.bytes, now.since(d.sent_at));
             }
             t.deliveries = deliveries;
         } else {
@@ -141,7 +147,9 @@ impl Simulator {
             TransportNotice::RouteReestablished { dst } => (dst, true),
         };
         // In flow order, as the flows are numbered.
-        let mut k = self.tcp_ends.partition_point(|&(s, d, _)| (s, d) < (node, dst));
+        let mut k = self
+            .tcp_ends
+            .partition_point(|&(s, d, _)| (s, d) < (node, dst));
         while let Some(&(s, d, i)) = self.tcp_ends.get(k) {
             if (s, d) != (node, dst) {
                 break;
@@ -165,7 +173,11 @@ impl Simulator {
     /// Test hook: the TCP sender of flow `flow`, if it is an FTP flow.
     #[doc(hidden)]
     pub fn tcp_sender(&self, flow: u32) -> Option<&TcpSender> {
-        self.flows.get(flow as usize)?.tcp.as_ref().map(|t| &t.sender)
+        self.flows
+            .get(flow as usize)?
+            .tcp
+            .as_ref()
+            .map(|t| &t.sender)
     }
 
     /// Send what both ends queued and keep their timers armed at `poll_at()`.
@@ -190,7 +202,11 @@ impl Simulator {
             }
         }
         for (i, seg) in segs.drain(..).enumerate() {
-            let (from, to) = if i < from_sender { (src, dst) } else { (dst, src) };
+            let (from, to) = if i < from_sender {
+                (src, dst)
+            } else {
+                (dst, src)
+            };
             // Data segments count as sent each time they are transmitted
             // (retransmissions included: each copy is a packet with its own
             // fate); SYN, FIN and pure ACKs are the flow's control packets.
@@ -207,8 +223,13 @@ impl Simulator {
                 ip: IpHeader::new(from, to, DEFAULT_TTL, IpProto::Tcp),
                 transport: TransportHeader::Tcp(seg.hdr),
                 payload_bytes: seg.payload_bytes,
-                tag: Some(AppTag { flow: f, seq: seg.data_seg.unwrap_or(0), created: now }),
-                source_route: None, frn: None,
+                tag: Some(AppTag {
+                    flow: f,
+                    seq: seg.data_seg.unwrap_or(0),
+                    created: now,
+                }),
+                source_route: None,
+                frn: None,
             };
             self.next_uid += 1;
             self.nodes[from.index()].counters.originated_packets += 1;

@@ -5,8 +5,8 @@
 use super::Simulator;
 use crate::ids::NodeId;
 use crate::mac::arp::{ArpOp, ARP_BYTES};
-use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
 use crate::mac::dcf::{DROP_DUPLICATE, DROP_RETRY};
+use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
@@ -14,7 +14,10 @@ use crate::packet::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::routing::aodv::AodvMessage;
 use crate::routing::dsr::DsrMessage;
 use crate::routing::RoutingMessage;
-use crate::trace::ns2::{ip_addr, AodvPart, AodvReply, AppPart, ArpPart, Body, DsrPart, Event, IpPart, Level, Record, NO_NEXT_HOP};
+use crate::trace::ns2::{
+    ip_addr, AodvPart, AodvReply, AppPart, ArpPart, Body, DsrPart, Event, IpPart, Level, Record,
+    NO_NEXT_HOP,
+};
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
 use crate::trace::{RxNote, Tracer};
 use std::io;
@@ -77,9 +80,14 @@ fn frame_size(msdu_bytes: u32) -> u32 {
 
 fn app_part(pkt: &Packet) -> AppPart {
     match &pkt.transport {
-        TransportHeader::Udp(_) => AppPart::Cbr { seq: pkt.tag.map_or(0, |t| t.seq) },
+        TransportHeader::Udp(_) => AppPart::Cbr {
+            seq: pkt.tag.map_or(0, |t| t.seq),
+        },
         // Byte sequence numbers (ns-2 prints segment numbers; docs/metrics.md).
-        TransportHeader::Tcp(h) => AppPart::Tcp { seq: h.seq as i64, ack: h.ack as i64 },
+        TransportHeader::Tcp(h) => AppPart::Tcp {
+            seq: h.seq as i64,
+            ack: h.ack as i64,
+        },
         TransportHeader::Routing(RoutingMessage::Aodv(m)) => AppPart::Aodv(aodv_part(m)),
         TransportHeader::Routing(RoutingMessage::Dsr(m)) => AppPart::Dsr(dsr_part(m)),
         TransportHeader::Routing(RoutingMessage::Dsdv(_)) => AppPart::None,
@@ -108,16 +116,29 @@ fn aodv_part(m: &AodvMessage) -> AodvPart {
             dst_seq: r.dst_seq,
             lifetime_s: r.lifetime_ns as f64 * 1e-9,
         },
-        AodvMessage::Hello(h) => {
-            AodvPart::Reply { kind: AodvReply::Hello, hops: 1, dst: ip_addr(h.node), dst_seq: h.seq, lifetime_s: h.lifetime_ns as f64 * 1e-9 }
-        }
+        AodvMessage::Hello(h) => AodvPart::Reply {
+            kind: AodvReply::Hello,
+            hops: 1,
+            dst: ip_addr(h.node),
+            dst_seq: h.seq,
+            lifetime_s: h.lifetime_ns as f64 * 1e-9,
+        },
         // ns-2 prints an RERR through the RREP layout: its destination count where
         // the hop count is, then the first unreachable destination and its number
         // (ns-2's overlay shows the second address there; we print the number) and
         // no lifetime.
         AodvMessage::Rerr(e) => {
-            let (d, s) = e.unreachable.first().map_or((-1, 0), |&(d, s)| (ip_addr(d), s));
-            AodvPart::Reply { kind: AodvReply::Error, hops: e.unreachable.len() as u32, dst: d, dst_seq: s, lifetime_s: 0.0 }
+            let (d, s) = e
+                .unreachable
+                .first()
+                .map_or((-1, 0), |&(d, s)| (ip_addr(d), s));
+            AodvPart::Reply {
+                kind: AodvReply::Error,
+                hops: e.unreachable.len() as u32,
+                dst: d,
+                dst_seq: s,
+                lifetime_s: 0.0,
+            }
         }
     }
 }
@@ -141,7 +162,9 @@ fn dsr_part(m: &DsrMessage) -> DsrPart {
             request_id: r.id,
             error: r.error.is_some(),
             num_errors: u32::from(r.error.is_some()),
-            error_link: r.error.map_or((0, 0, 0), |(f, t)| (0, ip_addr(f), ip_addr(t))),
+            error_link: r
+                .error
+                .map_or((0, 0, 0), |(f, t)| (0, ip_addr(f), ip_addr(t))),
             ..none
         },
         DsrMessage::Rrep(r) => DsrPart {
@@ -149,7 +172,10 @@ fn dsr_part(m: &DsrMessage) -> DsrPart {
             request_id: r.req_id,
             reply: true,
             reply_len: r.route.len() as u32,
-            reply_ends: (r.route.first().map_or(0, |&n| ip_addr(n)), r.route.last().map_or(0, |&n| ip_addr(n))),
+            reply_ends: (
+                r.route.first().map_or(0, |&n| ip_addr(n)),
+                r.route.last().map_or(0, |&n| ip_addr(n)),
+            ),
             ..none
         },
         DsrMessage::Rerr(e) => DsrPart {
@@ -185,7 +211,13 @@ fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
         TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(r))) => r.target,
         _ => pkt.ip.dst,
     };
-    IpPart { src: ip_addr(src), sport, dst: ip_addr(dst), dport, ttl: pkt.ip.ttl }
+    IpPart {
+        src: ip_addr(src),
+        sport,
+        dst: ip_addr(dst),
+        dport,
+        ttl: pkt.ip.ttl,
+    }
 }
 
 /// Hops a data packet has crossed (ns-2 `num_forwards`, which the receiving side
@@ -201,7 +233,10 @@ fn forwards(pkt: &Packet, received_here: bool) -> u32 {
 /// its own unicast replies go without (aodv.cc `sendReply`); DSR and DSDV set it
 /// on every unicast they send.
 fn ns2_calls_back(pkt: &Packet) -> bool {
-    !matches!(pkt.transport, TransportHeader::Routing(RoutingMessage::Aodv(_)))
+    !matches!(
+        pkt.transport,
+        TransportHeader::Routing(RoutingMessage::Aodv(_))
+    )
 }
 
 /// The trace level of a drop reason.
@@ -232,7 +267,9 @@ impl Simulator {
     /// Open the trace files the scenario's `[outputs]` asks for in `dir`, and
     /// write the movement file. Without `[outputs]` this does nothing.
     pub fn open_outputs(&mut self, dir: &Path) -> io::Result<()> {
-        let Some(o) = self.outputs.clone() else { return Ok(()) };
+        let Some(o) = self.outputs.clone() else {
+            return Ok(());
+        };
         std::fs::create_dir_all(dir)?;
         self.output_dir = Some(dir.to_path_buf());
         let cfg = o.trace_config(self.nodes.len() as u32);
@@ -262,10 +299,20 @@ impl Simulator {
     pub fn finish_outputs(&mut self) -> io::Result<Vec<OutputFile>> {
         let mut files = Vec::new();
         if let Some(t) = self.tracer.take() {
-            files.extend(t.finish()?.into_iter().map(|(file, bytes)| OutputFile { file, bytes }));
+            files.extend(
+                t.finish()?
+                    .into_iter()
+                    .map(|(file, bytes)| OutputFile { file, bytes }),
+            );
         }
-        if let (Some(dir), true) = (&self.output_dir, self.outputs.as_ref().is_some_and(|o| o.movement)) {
-            files.push(OutputFile { file: MOVEMENT_FILE.into(), bytes: std::fs::metadata(dir.join(MOVEMENT_FILE))?.len() });
+        if let (Some(dir), true) = (
+            &self.output_dir,
+            self.outputs.as_ref().is_some_and(|o| o.movement),
+        ) {
+            files.push(OutputFile {
+                file: MOVEMENT_FILE.into(),
+                bytes: std::fs::metadata(dir.join(MOVEMENT_FILE))?.len(),
+            });
         }
         files.sort_by(|a, b| a.file.cmp(&b.file));
         Ok(files)
@@ -276,16 +323,38 @@ impl Simulator {
     /// line (the packet entering its router) prints the agent's size.
     /// Untraced runs pay one test at the call (the rest is out of line).
     #[inline]
-    pub(super) fn trace_pkt(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
+    pub(super) fn trace_pkt(
+        &mut self,
+        ev: Event,
+        level: Level,
+        node: NodeId,
+        pkt: &Packet,
+        reason: Option<&'static str>,
+        next_hop: Option<NodeId>,
+    ) {
         if self.tracer.is_some() {
             self.trace_pkt_on(ev, level, node, pkt, reason, next_hop);
         }
     }
 
     #[inline(never)]
-    fn trace_pkt_on(&mut self, ev: Event, level: Level, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>) {
-        let Some(t) = self.tracer.as_ref() else { return };
-        let wanted = if ev == Event::Drop { t.wants_drop(level) } else { t.wants(level) };
+    fn trace_pkt_on(
+        &mut self,
+        ev: Event,
+        level: Level,
+        node: NodeId,
+        pkt: &Packet,
+        reason: Option<&'static str>,
+        next_hop: Option<NodeId>,
+    ) {
+        let Some(t) = self.tracer.as_ref() else {
+            return;
+        };
+        let wanted = if ev == Event::Drop {
+            t.wants_drop(level)
+        } else {
+            t.wants(level)
+        };
         if !wanted {
             return;
         }
@@ -299,7 +368,17 @@ impl Simulator {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn trace_at(&mut self, ev: Event, level: Level, stage: Stage, node: NodeId, pkt: &Packet, reason: Option<&'static str>, next_hop: Option<NodeId>, rx: Option<RxNote>) {
+    fn trace_at(
+        &mut self,
+        ev: Event,
+        level: Level,
+        stage: Stage,
+        node: NodeId,
+        pkt: &Packet,
+        reason: Option<&'static str>,
+        next_hop: Option<NodeId>,
+        rx: Option<RxNote>,
+    ) {
         let now = self.now();
         let mut ev = ev;
         let src = ns2_src(pkt, rx);
@@ -328,15 +407,24 @@ impl Simulator {
             Stage::Mac => {
                 // A unicast (its receiver, when known).
                 let ra = next_hop.map_or(if broadcast { MAC_BROADCAST } else { 0 }, |n| n.0);
-                let dur = if next_hop.is_some() { self.data_duration_us() } else { 0 };
+                let dur = if next_hop.is_some() {
+                    self.data_duration_us()
+                } else {
+                    0
+                };
                 [dur, ra, node.0, ETHERTYPE_IP]
             }
         };
         // ns-2's DSR takes the headers it added off before handing a packet to its
         // agent (AODV and DSDV leave them: a CBR packet arrives at AGT with 532 B).
         let dsr_to_agent = level == Level::Agt && pkt.source_route.is_some();
-        let size = if stage == Stage::Agent || dsr_to_agent { agent_size(pkt) } else { ip_size(pkt) };
-        let received = rx.is_some() && ev != Event::Forward && !(ev == Event::Send && pkt.ip.src == node);
+        let size = if stage == Stage::Agent || dsr_to_agent {
+            agent_size(pkt)
+        } else {
+            ip_size(pkt)
+        };
+        let received =
+            rx.is_some() && ev != Event::Forward && !(ev == Event::Send && pkt.ip.src == node);
         let rec = Record {
             event: ev,
             t: now,
@@ -349,7 +437,10 @@ impl Simulator {
             size,
             mac,
             next_hop: nh,
-            body: Body::Ip { ip: ip_part(pkt, src), app: app_part(pkt) },
+            body: Body::Ip {
+                ip: ip_part(pkt, src),
+                app: app_part(pkt),
+            },
             forwards: forwards(pkt, received && ev != Event::Drop),
         };
         self.tracer.as_mut().expect("checked").record(&rec);
@@ -357,7 +448,9 @@ impl Simulator {
 
     /// The duration field of a unicast data frame: SIFS + the ACK (ns-2's 0x13a µs at 1 Mb/s).
     fn data_duration_us(&self) -> u32 {
-        (self.mac_params.sifs + self.mac_params.ctrl_airtime(ACK_BYTES)).as_nanos().div_ceil(1000) as u32
+        (self.mac_params.sifs + self.mac_params.ctrl_airtime(ACK_BYTES))
+            .as_nanos()
+            .div_ceil(1000) as u32
     }
 
     /// Trace a drop with its ns-2 reason code at the level of the dropping layer.
@@ -367,8 +460,16 @@ impl Simulator {
     }
 
     /// A drop of a packet the link layer or a queue held for `next_hop`.
-    pub(super) fn trace_drop_towards(&mut self, node: NodeId, pkt: &Packet, reason: DropReason, next_hop: Option<NodeId>) {
-        let Some(t) = self.tracer.as_ref() else { return };
+    pub(super) fn trace_drop_towards(
+        &mut self,
+        node: NodeId,
+        pkt: &Packet,
+        reason: DropReason,
+        next_hop: Option<NodeId>,
+    ) {
+        let Some(t) = self.tracer.as_ref() else {
+            return;
+        };
         let level = drop_level(reason);
         if !t.wants_drop(level) {
             return;
@@ -385,20 +486,43 @@ impl Simulator {
             Level::Mac => Stage::Mac,
             _ => Stage::Routed,
         };
-        self.trace_at(Event::Drop, level, stage, node, pkt, Some(reason.code()), next_hop, rx);
+        self.trace_at(
+            Event::Drop,
+            level,
+            stage,
+            node,
+            pkt,
+            Some(reason.code()),
+            next_hop,
+            rx,
+        );
     }
 
     /// Trace the drop of an ARP message the interface queue held for `to` (`None`:
     /// a broadcast request), as ns-2's IFQ drop trace writes it.
-    pub(super) fn trace_arp_drop(&mut self, node: NodeId, m: &crate::mac::ArpMsg, to: Option<NodeId>, reason: DropReason) {
-        let Some(t) = self.tracer.as_ref() else { return };
+    pub(super) fn trace_arp_drop(
+        &mut self,
+        node: NodeId,
+        m: &crate::mac::ArpMsg,
+        to: Option<NodeId>,
+        reason: DropReason,
+    ) {
+        let Some(t) = self.tracer.as_ref() else {
+            return;
+        };
         let level = drop_level(reason);
         if !t.wants_drop(level) {
             return;
         }
         let now = self.now();
         let request = m.op == ArpOp::Request;
-        let body = Body::Arp(ArpPart { request, sha: m.sender.0, spa: m.sender.0, tha: if request { 0 } else { m.target.0 }, tpa: m.target.0 });
+        let body = Body::Arp(ArpPart {
+            request,
+            sha: m.sender.0,
+            spa: m.sender.0,
+            tha: if request { 0 } else { m.target.0 },
+            tpa: m.target.0,
+        });
         let mac = [0, to.map_or(MAC_BROADCAST, |n| n.0), node.0, ETHERTYPE_ARP];
         let rec = Record {
             event: Event::Drop,
@@ -431,15 +555,28 @@ impl Simulator {
 
     #[inline(never)]
     fn trace_frame_on(&mut self, ev: Event, node: NodeId, f: &Frame) {
-        let Some(t) = self.tracer.as_mut() else { return };
+        let Some(t) = self.tracer.as_mut() else {
+            return;
+        };
         if let (Event::Recv, Some(p)) = (ev, &f.pkt) {
             let ra = f.dst.map_or(MAC_BROADCAST, |d| d.0);
             let dur = f.nav.as_nanos().div_ceil(1000) as u32;
             // The transmitter's own note of the packet, if it had received it.
             let ip_src = ns2_src(p, t.rx_note(f.src, p.uid));
-            t.note_rx(node, RxNote { uid: p.uid, mac: [dur, ra, f.src.0, ETHERTYPE_IP], ip_src });
+            t.note_rx(
+                node,
+                RxNote {
+                    uid: p.uid,
+                    mac: [dur, ra, f.src.0, ETHERTYPE_IP],
+                    ip_src,
+                },
+            );
         }
-        let wanted = if ev == Event::Drop { t.wants_drop(Level::Mac) } else { t.wants(Level::Mac) };
+        let wanted = if ev == Event::Drop {
+            t.wants_drop(Level::Mac)
+        } else {
+            t.wants(Level::Mac)
+        };
         if wanted {
             let reason = (ev == Event::Drop).then_some("COL");
             self.frame_line(ev, reason, node, f);
@@ -451,9 +588,19 @@ impl Simulator {
     /// ([`Routing::failure_callback`]): then it ends here as `mac.RET`. The MAC traces the frame itself when
     /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
     /// drop of the packet during the callback is not traced a second time.
-    pub(super) fn mac_tx_failed(&mut self, now: crate::sim::SimTime, n: NodeId, pkt: Packet, next_hop: NodeId) {
+    pub(super) fn mac_tx_failed(
+        &mut self,
+        now: crate::sim::SimTime,
+        n: NodeId,
+        pkt: Packet,
+        next_hop: NodeId,
+    ) {
         let dcf = self.air[n.index()].mac.dcf().is_some();
-        let before = self.tracer.as_mut().filter(|_| dcf).map(|t| t.handing_back.replace((n, pkt.uid)));
+        let before = self
+            .tracer
+            .as_mut()
+            .filter(|_| dcf)
+            .map(|t| t.handing_back.replace((n, pkt.uid)));
         if self.nodes[n.index()].routing.failure_callback(&pkt) {
             self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
         } else {
@@ -473,7 +620,12 @@ impl Simulator {
     /// is `D … MAC DUP` (`recvDATA`). Not traced for a node that is off (its
     /// packet ends `OFF`).
     pub(super) fn trace_discard(&mut self, node: NodeId, f: &Frame, code: &'static str) {
-        if self.tracer.as_ref().is_some_and(|t| t.wants_drop(Level::Mac)) && !self.is_off(node) {
+        if self
+            .tracer
+            .as_ref()
+            .is_some_and(|t| t.wants_drop(Level::Mac))
+            && !self.is_off(node)
+        {
             self.frame_line(Event::Drop, Some(code), node, f);
         }
     }
@@ -496,28 +648,90 @@ impl Simulator {
             // ns-2's MAC takes its header off a packet it hands to the routing
             // callback (`ch->size() -= getHdrLen11()`) before it discards it.
             (FrameKind::Data, Some(p), _) if discarded => {
-                let body = Body::Ip { ip: ip_part(p, src_of(t, p)), app: app_part(p) };
-                let size = if ns2_calls_back(p) { ip_size(p) } else { frame_size(ip_size(p)) };
-                (ptype(p), size, [dur, ra, f.src.0, ETHERTYPE_IP], body, p.uid, forwards(p, false), next_hop)
+                let body = Body::Ip {
+                    ip: ip_part(p, src_of(t, p)),
+                    app: app_part(p),
+                };
+                let size = if ns2_calls_back(p) {
+                    ip_size(p)
+                } else {
+                    frame_size(ip_size(p))
+                };
+                (
+                    ptype(p),
+                    size,
+                    [dur, ra, f.src.0, ETHERTYPE_IP],
+                    body,
+                    p.uid,
+                    forwards(p, false),
+                    next_hop,
+                )
             }
             (FrameKind::Data, Some(p), _) => {
-                let body = Body::Ip { ip: ip_part(p, src_of(t, p)), app: app_part(p) };
-                (ptype(p), size_of(ip_size(p)), [dur, ra, f.src.0, ETHERTYPE_IP], body, p.uid, forwards(p, ev != Event::Send), next_hop)
+                let body = Body::Ip {
+                    ip: ip_part(p, src_of(t, p)),
+                    app: app_part(p),
+                };
+                (
+                    ptype(p),
+                    size_of(ip_size(p)),
+                    [dur, ra, f.src.0, ETHERTYPE_IP],
+                    body,
+                    p.uid,
+                    forwards(p, ev != Event::Send),
+                    next_hop,
+                )
             }
             (FrameKind::Data, None, Some(m)) => {
                 let request = m.op == ArpOp::Request;
                 // A request does not know the target's hardware address (0).
                 let tha = if request { 0 } else { m.target.0 };
-                let body = Body::Arp(ArpPart { request, sha: m.sender.0, spa: m.sender.0, tha, tpa: m.target.0 });
-                ("ARP", size_of(ARP_BYTES), [dur, ra, f.src.0, ETHERTYPE_ARP], body, 0, 0, NO_NEXT_HOP)
+                let body = Body::Arp(ArpPart {
+                    request,
+                    sha: m.sender.0,
+                    spa: m.sender.0,
+                    tha,
+                    tpa: m.target.0,
+                });
+                (
+                    "ARP",
+                    size_of(ARP_BYTES),
+                    [dur, ra, f.src.0, ETHERTYPE_ARP],
+                    body,
+                    0,
+                    0,
+                    NO_NEXT_HOP,
+                )
             }
             // ns-2's CTS and ACK carry no transmitter address (printed 0).
             (k, _, _) => {
                 let ta = if *k == FrameKind::Rts { f.src.0 } else { 0 };
-                (k.name(), f.mac_bytes() + PLCP_BYTES, [dur, ra, ta, 0], Body::None, 0, 0, NO_NEXT_HOP)
+                (
+                    k.name(),
+                    f.mac_bytes() + PLCP_BYTES,
+                    [dur, ra, ta, 0],
+                    Body::None,
+                    0,
+                    0,
+                    NO_NEXT_HOP,
+                )
             }
         };
-        let rec = Record { event: ev, t: now, node, position_m: self.position_at(node.0, now), level: Level::Mac, reason, uid, ptype, size, mac, next_hop: nh, body, forwards: fwd };
+        let rec = Record {
+            event: ev,
+            t: now,
+            node,
+            position_m: self.position_at(node.0, now),
+            level: Level::Mac,
+            reason,
+            uid,
+            ptype,
+            size,
+            mac,
+            next_hop: nh,
+            body,
+            forwards: fwd,
+        };
         self.tracer.as_mut().expect("checked").record(&rec);
     }
 
@@ -550,8 +764,13 @@ impl Simulator {
         if self.series_interval.is_some() {
             return;
         }
-        let Some(s) = self.series.as_mut() else { return };
-        let len = self.nodes[n.index()].wifi.as_ref().map_or(0, |w| w.ifq.len() as u32);
+        let Some(s) = self.series.as_mut() else {
+            return;
+        };
+        let len = self.nodes[n.index()]
+            .wifi
+            .as_ref()
+            .map_or(0, |w| w.ifq.len() as u32);
         let q = &mut s.queues[n.index()];
         if q.len_pkts.last() != Some(&len) {
             q.t_s.push(now.as_secs_f64());
@@ -562,11 +781,14 @@ impl Simulator {
     /// Queue-length series, sampled mode: every node's length now, then again
     /// one interval later.
     pub(super) fn sample_queues(&mut self, now: crate::sim::SimTime) {
-        let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else { return };
+        let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else {
+            return;
+        };
         for (i, node) in self.nodes.iter().enumerate() {
             let q = &mut s.queues[i];
             q.t_s.push(now.as_secs_f64());
-            q.len_pkts.push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
+            q.len_pkts
+                .push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
         }
         self.sched.schedule_at(now + iv, super::Event::SampleQueues);
     }

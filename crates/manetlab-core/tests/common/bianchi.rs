@@ -40,7 +40,11 @@ pub fn fixed_point(n: u32, mac: &MacParams, attempts: u32) -> (f64, f64) {
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
         // g(τ) = τ − f(p(τ)) is increasing in τ.
-        if mid - tau_of_p(p_of(mid), w0, m, attempts) > 0.0 { hi = mid } else { lo = mid }
+        if mid - tau_of_p(p_of(mid), w0, m, attempts) > 0.0 {
+            hi = mid
+        } else {
+            lo = mid
+        }
     }
     let tau = 0.5 * (lo + hi);
     (tau, p_of(tau))
@@ -48,7 +52,14 @@ pub fn fixed_point(n: u32, mac: &MacParams, attempts: u32) -> (f64, f64) {
 
 /// Saturation throughput for `n` stations sending `msdu_bytes` frames carrying
 /// `payload_bytes` of payload, propagation delay `delta_s`.
-pub fn saturation(n: u32, mac: &MacParams, rts_cts: bool, msdu_bytes: u32, payload_bytes: u32, delta_s: f64) -> BianchiResult {
+pub fn saturation(
+    n: u32,
+    mac: &MacParams,
+    rts_cts: bool,
+    msdu_bytes: u32,
+    payload_bytes: u32,
+    delta_s: f64,
+) -> BianchiResult {
     let attempts = mac.short_retry_limit;
     let (tau, p) = fixed_point(n, mac, attempts);
     let s = |d: manetlab_core::sim::SimDuration| d.as_secs_f64();
@@ -58,14 +69,34 @@ pub fn saturation(n: u32, mac: &MacParams, rts_cts: bool, msdu_bytes: u32, paylo
     let (ts, tc) = if rts_cts {
         let rts = s(mac.ctrl_airtime(RTS_BYTES));
         let cts = s(mac.ctrl_airtime(CTS_BYTES));
-        (rts + sifs + delta_s + cts + sifs + delta_s + data + sifs + delta_s + ack + difs + delta_s, rts + eifs + delta_s)
+        (
+            rts + sifs
+                + delta_s
+                + cts
+                + sifs
+                + delta_s
+                + data
+                + sifs
+                + delta_s
+                + ack
+                + difs
+                + delta_s,
+            rts + eifs + delta_s,
+        )
     } else {
-        (data + sifs + delta_s + ack + difs + delta_s, data + eifs + delta_s)
+        (
+            data + sifs + delta_s + ack + difs + delta_s,
+            data + eifs + delta_s,
+        )
     };
     let ptr = 1.0 - (1.0 - tau).powi(n as i32);
     let ps = n as f64 * tau * (1.0 - tau).powi(n as i32 - 1) / ptr;
     let e_slot = (1.0 - ptr) * slot + ptr * ps * ts + ptr * (1.0 - ps) * tc;
-    BianchiResult { tau, p, throughput_bps: ps * ptr * (payload_bytes as f64 * 8.0) / e_slot }
+    BianchiResult {
+        tau,
+        p,
+        throughput_bps: ps * ptr * (payload_bytes as f64 * 8.0) / e_slot,
+    }
 }
 
 /// The `[mac]` keys that switch every ns-2 departure from the standard to the
@@ -74,7 +105,14 @@ pub const STANDARD_MAC_KEYS: &str = "immediate_access = true\neifs = \"standard\
 
 /// A scenario of `n` saturated senders on a 5 m circle around a sink (node 0);
 /// `standard` adds [`STANDARD_MAC_KEYS`] (otherwise ns-2's defaults).
-pub fn saturation_scenario(n: u32, rts_cts: bool, payload_bytes: u32, duration_s: f64, seed: u64, standard: bool) -> String {
+pub fn saturation_scenario(
+    n: u32,
+    rts_cts: bool,
+    payload_bytes: u32,
+    duration_s: f64,
+    seed: u64,
+    standard: bool,
+) -> String {
     let mut pos = vec!["[0, 0]".to_string()];
     for i in 0..n {
         let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;

@@ -116,7 +116,10 @@ pub type FrnHandle = Rc<RefCell<FrnShared>>;
 
 impl FrnShared {
     pub fn new(nodes: usize, params: FrnParams) -> FrnHandle {
-        Rc::new(RefCell::new(FrnShared { links: vec![BTreeMap::new(); nodes], params }))
+        Rc::new(RefCell::new(FrnShared {
+            links: vec![BTreeMap::new(); nodes],
+            params,
+        }))
     }
     pub fn slot_of(&self, t: SimTime) -> u64 {
         t.as_nanos() / self.params.slot.as_nanos()
@@ -269,10 +272,26 @@ impl FrnMac {
     }
 
     /// A packet from the interface queue: sent from the next slot on.
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, next_hop: Option<NodeId>, out: &mut Vec<MacAction>) {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        next_hop: Option<NodeId>,
+        out: &mut Vec<MacAction>,
+    ) {
         let due = self.slot_of(now) + 1;
-        self.note(now, || format!("enqueue uid {} to {:?} due slot {due}", pkt.uid, next_hop));
-        self.buf.push(Item { pkt, next_hop, due, state: State::Ready, seq: 0, retries: 0, pending_miss: false });
+        self.note(now, || {
+            format!("enqueue uid {} to {:?} due slot {due}", pkt.uid, next_hop)
+        });
+        self.buf.push(Item {
+            pkt,
+            next_hop,
+            due,
+            state: State::Ready,
+            seq: 0,
+            retries: 0,
+            pending_miss: false,
+        });
         self.ensure_ticking(now, out);
         if self.is_free() {
             out.push(MacAction::Ready);
@@ -376,17 +395,25 @@ impl FrnMac {
             if it.pkt.is_routing() {
                 // A probe is sent once: no resend, no count (the link is already failed).
                 let it = self.buf.remove(i);
-                self.note(now, || format!("probe to {nh} unanswered (uid {})", it.pkt.uid));
+                self.note(now, || {
+                    format!("probe to {nh} unanswered (uid {})", it.pkt.uid)
+                });
                 continue;
             }
-            let (lo, hi) = if is_tcp_ack(&it.pkt) { self.p.ack_resend_slots } else { self.p.resend_slots };
+            let (lo, hi) = if is_tcp_ack(&it.pkt) {
+                self.p.ack_resend_slots
+            } else {
+                self.p.resend_slots
+            };
             let r = self.rng.gen_range(lo..=hi) as u64;
             let it = &mut self.buf[i];
             it.state = State::Ready;
             it.due = sent + 1 + r;
             it.retries += 1;
             let (uid, due) = (it.pkt.uid, it.due);
-            self.note(now, || format!("no echo from {nh} for uid {uid}; resend in slot {due}"));
+            self.note(now, || {
+                format!("no echo from {nh} for uid {uid}; resend in slot {due}")
+            });
             if self.p.miss_at_resend {
                 self.buf[i].pending_miss = true;
             } else {
@@ -403,7 +430,10 @@ impl FrnMac {
                     let it = self.buf.remove(j);
                     if !it.pkt.is_routing() {
                         self.last_done_app = false;
-                        out.push(MacAction::FrameDone { retries: it.retries, ok: false });
+                        out.push(MacAction::FrameDone {
+                            retries: it.retries,
+                            ok: false,
+                        });
                         self.outbox.push_parcel(Rc::new(it.pkt));
                         out.push(MacAction::TxFailed(nh));
                     }
@@ -423,7 +453,10 @@ impl FrnMac {
             let mut sh = self.shared.borrow_mut();
             let l = sh.links[self.me.index()].entry(nh).or_default();
             l.fails += 1;
-            if self.p.link_failure_threshold > 0 && l.fails >= self.p.link_failure_threshold && !l.failed {
+            if self.p.link_failure_threshold > 0
+                && l.fails >= self.p.link_failure_threshold
+                && !l.failed
+            {
                 l.failed = true;
                 failed_nbrs.push(nh);
             }
@@ -454,13 +487,20 @@ impl FrnMac {
         if let Some(&(to, seq)) = self.acks.front() {
             return Some(Pick::Ack(to, seq));
         }
-        let ready = || self.buf.iter().enumerate().filter(|(_, it)| it.state == State::Ready && it.due <= k);
+        let ready = || {
+            self.buf
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.state == State::Ready && it.due <= k)
+        };
         if self.p.relay_first {
             if let Some((i, _)) = ready().find(|&(i, _)| self.is_fresh(Pick::Item(i), k)) {
                 return Some(Pick::Item(i));
             }
         }
-        ready().min_by_key(|(i, it)| (it.due, *i)).map(|(i, _)| Pick::Item(i))
+        ready()
+            .min_by_key(|(i, it)| (it.due, *i))
+            .map(|(i, _)| Pick::Item(i))
     }
 
     fn contend(&mut self, now: SimTime, k: u64, out: &mut Vec<MacAction>) {
@@ -472,7 +512,17 @@ impl FrnMac {
                 Pick::Ack(to, seq) => {
                     self.acks.pop_front();
                     let airtime = self.mac.ctrl_airtime(ACK_BYTES);
-                    let f = Frame { kind: FrameKind::Ack, src: self.me, dst: Some(to), nav: SimDuration::ZERO, seq, retry: false, pkt: None, arp: None, airtime };
+                    let f = Frame {
+                        kind: FrameKind::Ack,
+                        src: self.me,
+                        dst: Some(to),
+                        nav: SimDuration::ZERO,
+                        seq,
+                        retry: false,
+                        pkt: None,
+                        arp: None,
+                        airtime,
+                    };
                     self.note(now, || format!("slot {k}: ACK seq {seq} to {to}"));
                     self.send(f, out);
                 }
@@ -486,10 +536,23 @@ impl FrnMac {
                         self.buf[i].seq = self.next_seq;
                     }
                     let seq = self.buf[i].seq;
-                    let bytes = self.buf[i].pkt.size_bytes() + self.mac.data_header_bytes + self.p.header_bytes;
-                    let airtime = self.mac.plcp + SimDuration::transmission(bytes, self.mac.data_rate_bps);
+                    let bytes = self.buf[i].pkt.size_bytes()
+                        + self.mac.data_header_bytes
+                        + self.p.header_bytes;
+                    let airtime =
+                        self.mac.plcp + SimDuration::transmission(bytes, self.mac.data_rate_bps);
                     let it = &mut self.buf[i];
-                    let f = Frame { kind: FrameKind::Data, src: self.me, dst: it.next_hop, nav: SimDuration::ZERO, seq, retry: it.retries > 0, pkt: Some(std::rc::Rc::new(it.pkt.clone())), arp: None, airtime };
+                    let f = Frame {
+                        kind: FrameKind::Data,
+                        src: self.me,
+                        dst: it.next_hop,
+                        nav: SimDuration::ZERO,
+                        seq,
+                        retry: it.retries > 0,
+                        pkt: Some(std::rc::Rc::new(it.pkt.clone())),
+                        arp: None,
+                        airtime,
+                    };
                     let (uid, it_to) = (it.pkt.uid, it.next_hop);
                     if it.next_hop.is_some() {
                         it.state = State::AwaitEcho { sent: k };
@@ -502,7 +565,9 @@ impl FrnMac {
                         }
                     }
                     let to = it_to;
-                    self.note(now, || format!("slot {k}: send uid {uid} seq {seq} to {to:?}"));
+                    self.note(now, || {
+                        format!("slot {k}: send uid {uid} seq {seq} to {to:?}")
+                    });
                     self.send(f, out);
                 }
             }
@@ -565,7 +630,10 @@ impl FrnMac {
         self.link_ok(now, m);
         if !it.pkt.is_routing() {
             self.last_done_app = it.pkt.tag.is_some();
-            out.push(MacAction::FrameDone { retries: it.retries, ok: true });
+            out.push(MacAction::FrameDone {
+                retries: it.retries,
+                ok: true,
+            });
         }
         if self.is_free() {
             out.push(MacAction::Ready);
@@ -596,7 +664,11 @@ impl FrnMac {
         match f.kind {
             FrameKind::Ack if f.dst == Some(self.me) => {
                 self.link_acks += 1;
-                if let Some(i) = self.buf.iter().position(|it| it.next_hop == Some(f.src) && it.seq == f.seq && it.seq != 0) {
+                if let Some(i) = self
+                    .buf
+                    .iter()
+                    .position(|it| it.next_hop == Some(f.src) && it.seq == f.seq && it.seq != 0)
+                {
                     self.delivered_item(now, i, "ACK", out);
                 } else {
                     self.link_ok(now, f.src);
@@ -611,7 +683,9 @@ impl FrnMac {
                 // that neighbour says nothing about ours.
                 let mut echoed = false;
                 let from_us = pkt.frn.as_ref().is_none_or(|h| h.prev == Some(self.me));
-                if let Some(i) = self.buf.iter().position(|it| from_us && it.next_hop == Some(f.src) && it.pkt.uid == pkt.uid && it.seq != 0) {
+                if let Some(i) = self.buf.iter().position(|it| {
+                    from_us && it.next_hop == Some(f.src) && it.pkt.uid == pkt.uid && it.seq != 0
+                }) {
                     self.echoes += 1;
                     echoed = true;
                     self.delivered_item(now, i, "echo", out);
@@ -631,13 +705,20 @@ impl FrnMac {
                         // came round a loop and is new (treating it as a duplicate
                         // could end both copies, each discarded for the other).
                         // A packet returned to us with an ERDN is its own echo.
-                        let dup = !echoed && (self.seen.get(&pkt.uid) == Some(&(f.src, f.seq)) || self.buf.iter().any(|it| it.pkt.uid == pkt.uid && it.seq == 0));
+                        let dup = !echoed
+                            && (self.seen.get(&pkt.uid) == Some(&(f.src, f.seq))
+                                || self
+                                    .buf
+                                    .iter()
+                                    .any(|it| it.pkt.uid == pkt.uid && it.seq == 0));
                         let final_hop = pkt.ip.dst == self.me;
                         if dup {
                             // Our relay's echo was lost: acknowledge, do not relay again.
                             self.duplicates += 1;
                             self.acks.push_back((f.src, f.seq));
-                            self.note(now, || format!("duplicate uid {} from {}: ACK", pkt.uid, f.src));
+                            self.note(now, || {
+                                format!("duplicate uid {} from {}: ACK", pkt.uid, f.src)
+                            });
                         } else {
                             // Our copy, with its own header (as received).
                             let mut mine = Packet::clone(pkt);
@@ -654,7 +735,9 @@ impl FrnMac {
                                 }
                             }
                             self.remember(pkt.uid, f.src, f.seq);
-                            self.note(now, || format!("rx uid {} from {} in slot {k}", pkt.uid, f.src));
+                            self.note(now, || {
+                                format!("rx uid {} from {} in slot {k}", pkt.uid, f.src)
+                            });
                             self.outbox.push_parcel(Rc::new(mine));
                             out.push(MacAction::Deliver(f.src));
                         }

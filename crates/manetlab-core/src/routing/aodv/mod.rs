@@ -263,7 +263,8 @@ impl Params {
     /// The TTL of the next ring after one with `last` (ns-2 `sendRequest`).
     pub fn next_ttl(&self, last: u8) -> u8 {
         if last < self.ttl_threshold {
-            last.saturating_add(self.ttl_increment).min(self.net_diameter)
+            last.saturating_add(self.ttl_increment)
+                .min(self.net_diameter)
         } else {
             self.net_diameter
         }
@@ -349,7 +350,12 @@ struct ReqState {
 impl ReqState {
     /// ns-2 `PerHopTime`: the mean measured latency per hop, else NODE_TRAVERSAL_TIME.
     fn per_hop_time(&self, default: SimDuration) -> SimDuration {
-        let seen: Vec<f64> = self.latency_s.iter().copied().filter(|&l| l > 0.0).collect();
+        let seen: Vec<f64> = self
+            .latency_s
+            .iter()
+            .copied()
+            .filter(|&l| l > 0.0)
+            .collect();
         if seen.is_empty() {
             default
         } else {
@@ -440,7 +446,8 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -471,11 +478,24 @@ impl Aodv {
     }
 
     /// Send a RERR for `unreachable` (TTL 1, broadcast as ns-2 does).
-    fn send_rerr(&mut self, ctx: &mut RoutingCtx, unreachable: Vec<(NodeId, u32)>, forwarded: bool) {
+    fn send_rerr(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        unreachable: Vec<(NodeId, u32)>,
+        forwarded: bool,
+    ) {
         if unreachable.is_empty() {
             return;
         }
-        let pkt = self.control(ctx, IP_BROADCAST, 1, AodvMessage::Rerr(Rerr { no_delete: false, unreachable }));
+        let pkt = self.control(
+            ctx,
+            IP_BROADCAST,
+            1,
+            AodvMessage::Rerr(Rerr {
+                no_delete: false,
+                unreachable,
+            }),
+        );
         // ns-2: a RERR for a break this node detected goes at once, a propagated one is jittered.
         self.broadcast(ctx, pkt, forwarded, forwarded);
     }
@@ -485,23 +505,36 @@ impl Aodv {
     /// Forward a data packet on the usable route to its destination, refreshing
     /// the lifetimes of the routes it uses (§6.2). Returns the packet if there is
     /// no usable route.
-    fn forward_data(&mut self, ctx: &mut RoutingCtx, pkt: Packet, delay: SimDuration) -> Option<Packet> {
+    fn forward_data(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        pkt: Packet,
+        delay: SimDuration,
+    ) -> Option<Packet> {
         let now = ctx.now;
         let until = now + self.p.active_route_timeout;
         if self.p.rules == Rules::Ns2 {
             // ns-2 `forward`: only the destination route is refreshed, to exactly
             // now + ACTIVE_ROUTE_TIMEOUT.
-            let Some(r) = self.table.up(pkt.ip.dst) else { return Some(pkt) };
+            let Some(r) = self.table.up(pkt.ip.dst) else {
+                return Some(pkt);
+            };
             r.expires = until;
             let next_hop = r.next_hop;
             if delay > SimDuration::ZERO {
-                ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+                ctx.actions.push(RoutingAction::ForwardAfter {
+                    pkt,
+                    next_hop,
+                    delay,
+                });
             } else {
                 ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
             }
             return None;
         }
-        let Some(r) = self.table.active(now, pkt.ip.dst) else { return Some(pkt) };
+        let Some(r) = self.table.active(now, pkt.ip.dst) else {
+            return Some(pkt);
+        };
         r.expires = r.expires.max(until);
         let next_hop = r.next_hop;
         self.table.refresh(now, next_hop, until);
@@ -509,7 +542,11 @@ impl Aodv {
             self.table.refresh(now, pkt.ip.src, until);
         }
         if delay > SimDuration::ZERO {
-            ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+            ctx.actions.push(RoutingAction::ForwardAfter {
+                pkt,
+                next_hop,
+                delay,
+            });
         } else {
             ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
         }
@@ -518,14 +555,19 @@ impl Aodv {
 
     fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         if let Some(old) = self.buffer.push(ctx.now, pkt) {
-            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt: old,
+                reason: DropReason::SendBufferFull,
+            });
         }
         self.arm_buffer_timer(ctx);
     }
 
     fn arm_buffer_timer(&mut self, ctx: &mut RoutingCtx) {
         match self.buffer.next_expiry() {
-            Some(at) if self.buffer_timer.expires() != Some(at) => Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER),
+            Some(at) if self.buffer_timer.expires() != Some(at) => {
+                Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER)
+            }
             Some(_) => {}
             None => self.buffer_timer.cancel(),
         }
@@ -546,7 +588,10 @@ impl Aodv {
     /// send the packets that were waiting, `spacing` apart (ns-2 `ARP_DELAY`).
     fn route_ready(&mut self, ctx: &mut RoutingCtx, dst: NodeId, spacing: SimDuration) {
         // Cross-layer notice for ELFN (ERSN): a route to `dst` is usable again.
-        ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst }));
+        ctx.actions
+            .push(RoutingAction::Notify(TransportNotice::RouteReestablished {
+                dst,
+            }));
         if let Some(d) = self.discoveries.remove(&dst) {
             if d.kind == DiscoveryKind::Source {
                 let hops = self.table.get(dst).map_or(0, |r| r.hops);
@@ -566,7 +611,10 @@ impl Aodv {
             delay = delay + spacing;
             if let Some(pkt) = sent {
                 // Cannot happen (the route is usable), but never lose a packet silently.
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
             }
         }
         self.scratch = out;
@@ -587,7 +635,13 @@ impl Aodv {
             _ => self.p.ttl_start.min(self.p.net_diameter),
         };
         self.counters.discoveries += 1;
-        let d = Discovery { kind: DiscoveryKind::Source, ttl, network_wide: 0, started: ctx.now, timer: Timer::new() };
+        let d = Discovery {
+            kind: DiscoveryKind::Source,
+            ttl,
+            network_wide: 0,
+            started: ctx.now,
+            timer: Timer::new(),
+        };
         self.discoveries.insert(dst, d);
         self.send_rreq(ctx, dst, ttl);
     }
@@ -595,7 +649,10 @@ impl Aodv {
     /// Originate a RREQ for `dst` with IP TTL `ttl` and arm its reply timer.
     fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
         self.originate_rreq(ctx, dst, ttl);
-        let d = self.discoveries.get_mut(&dst).expect("a discovery entry exists for a request");
+        let d = self
+            .discoveries
+            .get_mut(&dst)
+            .expect("a discovery entry exists for a request");
         d.ttl = ttl;
         if ttl >= self.p.net_diameter {
             d.network_wide += 1;
@@ -608,7 +665,9 @@ impl Aodv {
     fn originate_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
         // §6.1: increment our own number before originating a request (ns-2:
         // by 2, its own numbers stay even).
-        self.seq = self.seq.wrapping_add(if self.p.rules == Rules::Ns2 { 2 } else { 1 });
+        self.seq = self
+            .seq
+            .wrapping_add(if self.p.rules == Rules::Ns2 { 2 } else { 1 });
         self.rreq_id = self.rreq_id.wrapping_add(1);
         let (dst_seq, unknown_seq) = match self.table.get(dst) {
             Some(r) if r.valid_seq => (r.seq, false),
@@ -670,7 +729,9 @@ impl Aodv {
         let ttl = if st.last_ttl == 0 {
             p.ttl_start
         } else if st.last_ttl < p.ttl_threshold {
-            st.last_ttl.saturating_add(p.ttl_increment).min(p.net_diameter)
+            st.last_ttl
+                .saturating_add(p.ttl_increment)
+                .min(p.net_diameter)
         } else {
             st.cnt += 1;
             p.net_diameter
@@ -704,7 +765,9 @@ impl Aodv {
     /// A route to `dst` came up (ns-2 resets the request soft state): the
     /// discovery, if any, succeeded.
     fn ns2_reset_req(&mut self, now: SimTime, dst: NodeId, hops: u8) {
-        let Some(st) = self.req.get_mut(&dst) else { return };
+        let Some(st) = self.req.get_mut(&dst) else {
+            return;
+        };
         st.cnt = 0;
         st.timeout = None;
         st.last_ttl = hops;
@@ -730,7 +793,15 @@ impl Aodv {
         // a walk over all of them would act on.
         let mut buffered = self.buffer.destinations();
         buffered.sort_unstable();
-        let dsts: Vec<NodeId> = self.table.iter().filter(|r| (r.state == RouteState::Valid && r.expires < now) || buffered.binary_search(&r.dst).is_ok()).map(|r| r.dst).collect();
+        let dsts: Vec<NodeId> = self
+            .table
+            .iter()
+            .filter(|r| {
+                (r.state == RouteState::Valid && r.expires < now)
+                    || buffered.binary_search(&r.dst).is_ok()
+            })
+            .map(|r| r.dst)
+            .collect();
         for dst in dsts {
             let r = self.table.get_mut(dst).expect("listed above");
             if r.state == RouteState::Valid && r.expires < now {
@@ -768,23 +839,38 @@ impl Aodv {
         }
         self.counters.local_repairs += 1;
         self.ns2_send_request(ctx, dst, true);
-        let deadline = self.req.get(&dst).and_then(|st| st.timeout).unwrap_or(SimTime::ZERO);
+        let deadline = self
+            .req
+            .get(&dst)
+            .and_then(|st| st.timeout)
+            .unwrap_or(SimTime::ZERO);
         // ns-2 passes the absolute deadline where a delay is expected.
-        let at = if self.p.repair_timer_bug { ctx.now + SimDuration(deadline.0) } else { deadline.max(ctx.now) };
+        let at = if self.p.repair_timer_bug {
+            ctx.now + SimDuration(deadline.0)
+        } else {
+            deadline.max(ctx.now)
+        };
         // Every repair arms its own firing (ns-2 schedules one event per repair).
-        ctx.actions.push(RoutingAction::SetTimer { at, key: KEY_REPAIR | dst.0 as u64, token: TimerToken(0) });
+        ctx.actions.push(RoutingAction::SetTimer {
+            at,
+            key: KEY_REPAIR | dst.0 as u64,
+            token: TimerToken(0),
+        });
     }
 
     /// ns-2 `LocalRepairTimer`: a route still not up is brought down, silently.
     fn ns2_repair_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
-        let Some(r) = self.table.get_mut(dst) else { return };
+        let Some(r) = self.table.get_mut(dst) else {
+            return;
+        };
         match r.state {
             RouteState::Valid => {}
             RouteState::Invalid => {}
             RouteState::Repairing => {
                 r.down_ns2();
                 self.counters.local_repairs_failed += 1;
-                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+                ctx.actions
+                    .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
         }
     }
@@ -801,7 +887,10 @@ impl Aodv {
                 r.valid_seq = true;
                 unreachable.push((r.dst, r.seq));
                 r.down_ns2();
-                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
+                ctx.actions
+                    .push(RoutingAction::Notify(TransportNotice::RouteFailed {
+                        dst: r.dst,
+                    }));
             }
             r.precursors.retain(|&p| p != nb);
         }
@@ -812,7 +901,9 @@ impl Aodv {
     }
 
     fn discovery_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId, token: TimerToken) {
-        let Some(d) = self.discoveries.get_mut(&dst) else { return };
+        let Some(d) = self.discoveries.get_mut(&dst) else {
+            return;
+        };
         if !d.timer.fire(token) {
             return;
         }
@@ -869,7 +960,13 @@ impl Aodv {
         if self.p.rules == Rules::Ns2 {
             return; // ns-2 learns no route from the previous hop itself
         }
-        let info = RouteInfo { dst: nb, seq: None, hops: 1, next_hop: nb, expires: ctx.now + self.p.active_route_timeout };
+        let info = RouteInfo {
+            dst: nb,
+            seq: None,
+            hops: 1,
+            next_hop: nb,
+            expires: ctx.now + self.p.active_route_timeout,
+        };
         if self.table.update(ctx.now, info) {
             self.route_ready(ctx, nb, SimDuration::ZERO);
         }
@@ -899,10 +996,25 @@ impl Aodv {
                 rev_until = r.expires;
             }
         }
-        let rev = RouteInfo { dst: rq.originator, seq: Some(rq.originator_seq), hops, next_hop: from, expires: rev_until };
-        let rev_updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, rev) } else { self.table.update(now, rev) };
+        let rev = RouteInfo {
+            dst: rq.originator,
+            seq: Some(rq.originator_seq),
+            hops,
+            next_hop: from,
+            expires: rev_until,
+        };
+        let rev_updated = if self.p.rules == Rules::Ns2 {
+            self.table.update_ns2(now, rev)
+        } else {
+            self.table.update(now, rev)
+        };
         if rev_updated {
-            if ns2 && self.req.get(&rq.originator).is_some_and(|st| st.timeout.is_some()) {
+            if ns2
+                && self
+                    .req
+                    .get(&rq.originator)
+                    .is_some_and(|st| st.timeout.is_some())
+            {
                 // ns-2: we were asking for the originator ourselves: that
                 // discovery is over, and the route counts as used.
                 self.ns2_reset_req(ctx.now, rq.originator, hops);
@@ -914,14 +1026,22 @@ impl Aodv {
         } else if !ns2 {
             self.table.refresh(now, rq.originator, rev_until);
         }
-        let rev_next = if ns2 { self.table.up(rq.originator).map(|r| r.next_hop) } else { self.table.active(now, rq.originator).map(|r| r.next_hop) };
+        let rev_next = if ns2 {
+            self.table.up(rq.originator).map(|r| r.next_hop)
+        } else {
+            self.table.active(now, rq.originator).map(|r| r.next_hop)
+        };
         let Some(rev_next) = rev_next else { return };
 
         // §6.6.1: the destination replies.
         if rq.dst == self.me {
             if ns2 {
                 // ns-2: always a new number, max(own, asked) + 1, made even.
-                let base = if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) { rq.dst_seq } else { self.seq };
+                let base = if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
+                    rq.dst_seq
+                } else {
+                    self.seq
+                };
                 self.seq = base.wrapping_add(1);
                 if self.seq % 2 == 1 {
                     self.seq = self.seq.wrapping_add(1);
@@ -929,8 +1049,20 @@ impl Aodv {
             } else if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
                 self.seq = rq.dst_seq;
             }
-            let rp = Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, originator: rq.originator, lifetime_ns: self.p.my_route_timeout.0, timestamp_ns: rq.timestamp_ns };
-            let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
+            let rp = Rrep {
+                hop_count: 0,
+                dst: self.me,
+                dst_seq: self.seq,
+                originator: rq.originator,
+                lifetime_ns: self.p.my_route_timeout.0,
+                timestamp_ns: rq.timestamp_ns,
+            };
+            let pkt = self.control(
+                ctx,
+                rq.originator,
+                self.p.net_diameter,
+                AodvMessage::Rrep(rp),
+            );
             self.unicast(ctx, pkt, rev_next, false);
             return;
         }
@@ -939,9 +1071,18 @@ impl Aodv {
         if self.p.intermediate_replies && !rq.destination_only {
             // ns-2 answers from any route that is up or under repair, whatever
             // its lifetime or next hop; the RFC from an active route only.
-            let r = if ns2 { self.table.get_mut(rq.dst).filter(|r| r.state != RouteState::Invalid) } else { self.table.active(now, rq.dst) };
+            let r = if ns2 {
+                self.table
+                    .get_mut(rq.dst)
+                    .filter(|r| r.state != RouteState::Invalid)
+            } else {
+                self.table.active(now, rq.dst)
+            };
             if let Some(r) = r {
-                if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) && (ns2 || r.next_hop != from) {
+                if r.valid_seq
+                    && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq))
+                    && (ns2 || r.next_hop != from)
+                {
                     let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
                     let lifetime = if ns2 {
                         ns2_reply_lifetime(r.expires, now, self.p.reply_lifetime_wraps)
@@ -954,14 +1095,43 @@ impl Aodv {
                     if let Some(back) = self.table.get_mut(rq.originator) {
                         back.add_precursor(fwd_next);
                     }
-                    let rp = Rrep { hop_count: fwd_hops, dst: rq.dst, dst_seq: fwd_seq, originator: rq.originator, lifetime_ns: lifetime.0, timestamp_ns: rq.timestamp_ns };
-                    let pkt = self.control(ctx, rq.originator, self.p.net_diameter, AodvMessage::Rrep(rp));
+                    let rp = Rrep {
+                        hop_count: fwd_hops,
+                        dst: rq.dst,
+                        dst_seq: fwd_seq,
+                        originator: rq.originator,
+                        lifetime_ns: lifetime.0,
+                        timestamp_ns: rq.timestamp_ns,
+                    };
+                    let pkt = self.control(
+                        ctx,
+                        rq.originator,
+                        self.p.net_diameter,
+                        AodvMessage::Rrep(rp),
+                    );
                     self.unicast(ctx, pkt, rev_next, false);
                     // §6.6.3: tell the destination how to reach the originator.
                     if rq.gratuitous {
-                        let back_life = self.table.get(rq.originator).map_or(SimDuration::ZERO, |b| if b.expires > now { b.expires.since(now) } else { SimDuration::ZERO });
-                        let g = Rrep { hop_count: hops, dst: rq.originator, dst_seq: rq.originator_seq, originator: rq.dst, lifetime_ns: back_life.0, timestamp_ns: rq.timestamp_ns };
-                        let pkt = self.control(ctx, rq.dst, self.p.net_diameter, AodvMessage::Rrep(g));
+                        let back_life =
+                            self.table
+                                .get(rq.originator)
+                                .map_or(SimDuration::ZERO, |b| {
+                                    if b.expires > now {
+                                        b.expires.since(now)
+                                    } else {
+                                        SimDuration::ZERO
+                                    }
+                                });
+                        let g = Rrep {
+                            hop_count: hops,
+                            dst: rq.originator,
+                            dst_seq: rq.originator_seq,
+                            originator: rq.dst,
+                            lifetime_ns: back_life.0,
+                            timestamp_ns: rq.timestamp_ns,
+                        };
+                        let pkt =
+                            self.control(ctx, rq.dst, self.p.net_diameter, AodvMessage::Rrep(g));
                         self.unicast(ctx, pkt, fwd_next, false);
                     }
                     return;
@@ -990,10 +1160,14 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         if ttl == 0 {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::TtlExpired,
+            });
             return;
         }
         self.broadcast(ctx, pkt, true, true);
@@ -1002,13 +1176,23 @@ impl Aodv {
     fn recv_rrep(&mut self, ctx: &mut RoutingCtx, rp: Rrep, ttl: u8, from: NodeId, uid: u64) {
         let now = ctx.now;
         let hops = rp.hop_count.saturating_add(1);
-        let fwd = RouteInfo { dst: rp.dst, seq: Some(rp.dst_seq), hops, next_hop: from, expires: now + SimDuration(rp.lifetime_ns) };
+        let fwd = RouteInfo {
+            dst: rp.dst,
+            seq: Some(rp.dst_seq),
+            hops,
+            next_hop: from,
+            expires: now + SimDuration(rp.lifetime_ns),
+        };
         // §6.7: the forward route, under the freshness rules. Before the route to
         // the neighbour (§6.2 "route to the previous hop"): when the neighbour is
         // the destination, refreshing that route first would revalidate it with
         // its old number and make this reply look stale, so it would not be
         // forwarded and the discovery would fail.
-        let updated = if self.p.rules == Rules::Ns2 { self.table.update_ns2(now, fwd) } else { self.table.update(now, fwd) };
+        let updated = if self.p.rules == Rules::Ns2 {
+            self.table.update_ns2(now, fwd)
+        } else {
+            self.table.update(now, fwd)
+        };
         self.neighbour_route(ctx, from);
         let ns2 = self.p.rules == Rules::Ns2;
         if updated {
@@ -1019,7 +1203,8 @@ impl Aodv {
                 if rp.originator == self.me {
                     // ns-2: discovery latency per hop, for PerHopTime.
                     let st = self.req.entry(rp.dst).or_default();
-                    st.latency_s[st.hist] = now.since(SimTime(rp.timestamp_ns)).as_secs_f64() / hops.max(1) as f64;
+                    st.latency_s[st.hist] =
+                        now.since(SimTime(rp.timestamp_ns)).as_secs_f64() / hops.max(1) as f64;
                     st.hist = (st.hist + 1) % st.latency_s.len();
                 }
             }
@@ -1028,7 +1213,13 @@ impl Aodv {
         if rp.originator == self.me || !updated {
             return; // ours, or stale: a reply that changed nothing is not forwarded
         }
-        let back = if ns2 { self.table.get_mut(rp.originator).filter(|r| r.state != RouteState::Invalid) } else { self.table.active(now, rp.originator) };
+        let back = if ns2 {
+            self.table
+                .get_mut(rp.originator)
+                .filter(|r| r.state != RouteState::Invalid)
+        } else {
+            self.table.active(now, rp.originator)
+        };
         let Some(back) = back else {
             // No way back to the originator (the reverse route expired).
             let pkt = Packet {
@@ -1037,13 +1228,21 @@ impl Aodv {
                 transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
                 payload_bytes: 0,
                 tag: None,
-                source_route: None, frn: None,
+                source_route: None,
+                frn: None,
             };
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            });
             return;
         };
         let back_next = back.next_hop;
-        back.expires = if ns2 { now + self.p.active_route_timeout } else { back.expires.max(now + self.p.active_route_timeout) };
+        back.expires = if ns2 {
+            now + self.p.active_route_timeout
+        } else {
+            back.expires.max(now + self.p.active_route_timeout)
+        };
         // ns-2 `recvReply` records only the next hop towards the originator as
         // a precursor of the reply's destination; the reverse route gains none
         // (the RFC's rules add the reply's sender to it). Without that, a relay
@@ -1064,7 +1263,8 @@ impl Aodv {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         self.unicast(ctx, pkt, back_next, true);
     }
@@ -1077,7 +1277,9 @@ impl Aodv {
         let now = ctx.now;
         let mut propagate = Vec::new();
         for &(dst, seq) in &re.unreachable {
-            let Some(r) = self.table.active(now, dst) else { continue };
+            let Some(r) = self.table.active(now, dst) else {
+                continue;
+            };
             if r.next_hop != from {
                 continue;
             }
@@ -1086,7 +1288,8 @@ impl Aodv {
             let seq = if seq_newer(seq, r.seq) { seq } else { r.seq };
             let precursors = self.table.invalidate(dst, seq);
             // Cross-layer notice for ELFN (ERDN): the route to `dst` broke.
-            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+            ctx.actions
+                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if !precursors.is_empty() {
                 propagate.push((dst, seq));
             }
@@ -1101,17 +1304,21 @@ impl Aodv {
         let mut propagate = Vec::new();
         let mut purged = false;
         for &(dst, seq) in &re.unreachable {
-            let Some(r) = self.table.get_mut(dst) else { continue };
+            let Some(r) = self.table.get_mut(dst) else {
+                continue;
+            };
             if r.state == RouteState::Invalid || r.next_hop != from || seq_newer(r.seq, seq) {
                 continue;
             }
             r.seq = seq;
             let had_precursors = !r.precursors.is_empty();
             r.down_ns2();
-            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+            ctx.actions
+                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             if self.p.rerr_purges_queue && !purged {
                 purged = true;
-                ctx.actions.push(RoutingAction::ReclaimQueued { next_hop: from });
+                ctx.actions
+                    .push(RoutingAction::ReclaimQueued { next_hop: from });
             }
             if had_precursors {
                 // ns-2 `pc_delete()`: the list is emptied once the RERR is passed on.
@@ -1125,7 +1332,13 @@ impl Aodv {
     fn recv_hello(&mut self, ctx: &mut RoutingCtx, h: Hello, from: NodeId) {
         let now = ctx.now;
         self.neighbours.insert(from, now);
-        let info = RouteInfo { dst: h.node, seq: Some(h.seq), hops: 1, next_hop: from, expires: now + SimDuration(h.lifetime_ns) };
+        let info = RouteInfo {
+            dst: h.node,
+            seq: Some(h.seq),
+            hops: 1,
+            next_hop: from,
+            expires: now + SimDuration(h.lifetime_ns),
+        };
         if self.table.update(now, info) {
             self.route_ready(ctx, h.node, SimDuration::ZERO);
         } else {
@@ -1153,7 +1366,10 @@ impl Aodv {
             if live {
                 notify |= !r.precursors.is_empty();
                 unreachable.push((r.dst, r.seq));
-                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst: r.dst }));
+                ctx.actions
+                    .push(RoutingAction::Notify(TransportNotice::RouteFailed {
+                        dst: r.dst,
+                    }));
             }
             r.precursors.clear();
         }
@@ -1171,10 +1387,20 @@ impl Aodv {
         // §6.12: ask for a number newer than the one of the broken route.
         r.seq = r.seq.wrapping_add(1);
         r.valid_seq = true;
-        let ttl = r.hops.max(travelled / 2).saturating_add(self.p.local_add_ttl).min(self.p.net_diameter);
+        let ttl = r
+            .hops
+            .max(travelled / 2)
+            .saturating_add(self.p.local_add_ttl)
+            .min(self.p.net_diameter);
         self.counters.local_repairs += 1;
         self.buffer_packet(ctx, pkt);
-        let d = Discovery { kind: DiscoveryKind::Repair, ttl, network_wide: 0, started: ctx.now, timer: Timer::new() };
+        let d = Discovery {
+            kind: DiscoveryKind::Repair,
+            ttl,
+            network_wide: 0,
+            started: ctx.now,
+            timer: Timer::new(),
+        };
         self.discoveries.insert(dst, d);
         self.send_rreq(ctx, dst, ttl);
     }
@@ -1184,10 +1410,19 @@ impl Aodv {
     fn hello_tick(&mut self, ctx: &mut RoutingCtx) {
         let now = ctx.now;
         let lifetime = self.p.neighbour_timeout();
-        let h = Hello { node: self.me, seq: self.seq, lifetime_ns: lifetime.0 };
+        let h = Hello {
+            node: self.me,
+            seq: self.seq,
+            lifetime_ns: lifetime.0,
+        };
         let pkt = self.control(ctx, IP_BROADCAST, 1, AodvMessage::Hello(h));
         self.broadcast(ctx, pkt, false, false);
-        let lost: Vec<NodeId> = self.neighbours.iter().filter(|(_, &t)| t + lifetime <= now).map(|(&n, _)| n).collect();
+        let lost: Vec<NodeId> = self
+            .neighbours
+            .iter()
+            .filter(|(_, &t)| t + lifetime <= now)
+            .map(|(&n, _)| n)
+            .collect();
         for nb in lost {
             self.neighbours.remove(&nb);
             if self.link_break(ctx, nb, None) {
@@ -1213,7 +1448,10 @@ impl Routing for Aodv {
         }
         if self.p.link_detection == LinkDetection::Hello {
             // Desynchronise the first HELLOs (ns-2 sends one at start on every node).
-            let at = ctx.now + SimDuration::from_secs_f64(self.p.hello_interval.as_secs_f64() * self.rng.gen::<f64>());
+            let at = ctx.now
+                + SimDuration::from_secs_f64(
+                    self.p.hello_interval.as_secs_f64() * self.rng.gen::<f64>(),
+                );
             Self::set_timer(ctx, &mut self.hello_timer, at, KEY_HELLO);
         }
     }
@@ -1222,7 +1460,10 @@ impl Routing for Aodv {
         if pkt.ip.src == self.me {
             // ns-2: a node that receives a packet it originated has a loop.
             if pkt.ip.forwards() > 0 {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::RouteLoop,
+                });
                 return;
             }
             // ns-2 gives the unicast packets it originates TTL NETWORK_DIAMETER (30,
@@ -1232,9 +1473,14 @@ impl Routing for Aodv {
                 pkt.ip.ttl = self.p.net_diameter;
             }
         }
-        let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else { return };
+        let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else {
+            return;
+        };
         let dst = pkt.ip.dst;
-        let repairing = self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing);
+        let repairing = self
+            .table
+            .get(dst)
+            .is_some_and(|r| r.state == RouteState::Repairing);
         if self.p.rules == Rules::Ns2 && pkt.ip.src == self.me {
             // ns-2 `rt_resolve`: the source buffers and asks (sendRequest
             // decides whether a request is due).
@@ -1249,7 +1495,10 @@ impl Routing for Aodv {
             // §6.11 (ii): data to forward but no route: tell upstream, drop.
             let seq = self.table.get(dst).map_or(0, |r| r.seq);
             self.send_rerr(ctx, vec![(dst, seq)], false);
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            });
         }
     }
 
@@ -1263,11 +1512,18 @@ impl Routing for Aodv {
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
         // ns-2's `rt_ll_failed` drops what the MAC gave up on as `CBK` (the MAC's own
         // `RET` line is for its discarded original); RFC rules keep the MAC's `RET`.
-        let failed = if self.p.rules == Rules::Ns2 { DropReason::MacCallback } else { DropReason::RetryLimit };
+        let failed = if self.p.rules == Rules::Ns2 {
+            DropReason::MacCallback
+        } else {
+            DropReason::RetryLimit
+        };
         // ns-2: control packets and broadcasts are simply dropped; with HELLO
         // detection the MAC's verdict is not used at all.
         if pkt.is_routing() || self.p.link_detection != LinkDetection::Mac {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: failed,
+            });
             return;
         }
         let now = ctx.now;
@@ -1277,17 +1533,27 @@ impl Routing for Aodv {
             // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
             // else happens.
             let Some(r) = self.table.get(dst) else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: failed,
+                });
                 return;
             };
             // Repair when the packet has come further than the route still has
             // to go (a route that is down has ns-2's infinite hop count).
-            if self.p.local_repair && r.state != RouteState::Invalid && travelled > r.hops && r.hops <= self.p.max_repair_ttl {
+            if self.p.local_repair
+                && r.state != RouteState::Invalid
+                && travelled > r.hops
+                && r.hops <= self.p.max_repair_ttl
+            {
                 // The other packets queued for the neighbour stay in the queue
                 // and the other routes through it stay up (ns-2).
                 self.ns2_local_repair(ctx, dst, pkt);
             } else {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: failed });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: failed,
+                });
                 ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
                 self.ns2_link_failure(ctx, next_hop);
             }
@@ -1296,7 +1562,11 @@ impl Routing for Aodv {
         let repair = match self.table.active(now, dst) {
             // ns-2: repair when the break is closer to the destination than to the source.
             Some(r) => {
-                r.next_hop == next_hop && self.p.local_repair && pkt.ip.src != self.me && travelled > r.hops && r.hops <= self.p.max_repair_ttl
+                r.next_hop == next_hop
+                    && self.p.local_repair
+                    && pkt.ip.src != self.me
+                    && travelled > r.hops
+                    && r.hops <= self.p.max_repair_ttl
             }
             None => false,
         };
@@ -1308,20 +1578,36 @@ impl Routing for Aodv {
         ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
         if repair {
             self.start_local_repair(ctx, dst, pkt);
-        } else if self.table.get(dst).is_some_and(|r| r.state == RouteState::Repairing) {
+        } else if self
+            .table
+            .get(dst)
+            .is_some_and(|r| r.state == RouteState::Repairing)
+        {
             self.buffer_packet(ctx, pkt);
         } else {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::RetryLimit,
+            });
         }
     }
 
     fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
         // Data for a destination under repair waits for the repair; the rest is
         // dropped as ns-2 does (`DROP_RTR_MAC_CALLBACK`).
-        if self.p.rules == Rules::Rfc3561 && !pkt.is_routing() && self.table.get(pkt.ip.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+        if self.p.rules == Rules::Rfc3561
+            && !pkt.is_routing()
+            && self
+                .table
+                .get(pkt.ip.dst)
+                .is_some_and(|r| r.state == RouteState::Repairing)
+        {
             self.buffer_packet(ctx, pkt);
         } else {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::MacCallback,
+            });
         }
     }
 
@@ -1330,12 +1616,19 @@ impl Routing for Aodv {
         let msg = match pkt.transport {
             TransportHeader::Routing(RoutingMessage::Aodv(m)) => m,
             _ => {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
                 return;
             }
         };
         self.counters.ctrl_received_pkts += 1;
-        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        *self
+            .counters
+            .received_by_type
+            .entry(msg.kind())
+            .or_default() += 1;
         if let Some(t) = self.neighbours.get_mut(&from) {
             *t = ctx.now; // any message from a neighbour shows the link is up (§6.9)
         }
@@ -1355,7 +1648,10 @@ impl Routing for Aodv {
                     let mut out = std::mem::take(&mut self.scratch);
                     self.buffer.expire(ctx.now, &mut out);
                     for pkt in out.drain(..) {
-                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::SendBufferTimeout });
+                        ctx.actions.push(RoutingAction::Drop {
+                            pkt,
+                            reason: DropReason::SendBufferTimeout,
+                        });
                     }
                     self.scratch = out;
                     self.arm_buffer_timer(ctx);

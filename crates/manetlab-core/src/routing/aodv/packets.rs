@@ -134,13 +134,25 @@ mod tests {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(rreq)),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
-        assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 28, "ns-2: IP_HDR_LEN + 7*sizeof(u_int32_t)");
+        assert_eq!(
+            pkt.size_bytes(),
+            IP_HEADER_BYTES + 28,
+            "ns-2: IP_HDR_LEN + 7*sizeof(u_int32_t)"
+        );
         assert!(pkt.is_routing());
-        let rerr = AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(1), 2), (NodeId(2), 3)] });
+        let rerr = AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(1), 2), (NodeId(2), 3)],
+        });
         assert_eq!(rerr.size_bytes(), 4 + 16);
-        let hello = AodvMessage::Hello(Hello { node: NodeId(1), seq: 1, lifetime_ns: 0 });
+        let hello = AodvMessage::Hello(Hello {
+            node: NodeId(1),
+            seq: 1,
+            lifetime_ns: 0,
+        });
         assert_eq!(hello.size_bytes(), 24, "ns-2: 6*sizeof(u_int32_t)");
     }
 }

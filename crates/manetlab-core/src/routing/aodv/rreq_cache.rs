@@ -17,7 +17,11 @@ pub struct RreqCache {
 
 impl RreqCache {
     pub fn new(lifetime: SimDuration) -> Self {
-        RreqCache { lifetime, seen: HashSet::new(), order: VecDeque::new() }
+        RreqCache {
+            lifetime,
+            seen: HashSet::new(),
+            order: VecDeque::new(),
+        }
     }
 
     fn expire(&mut self, now: SimTime) {
@@ -36,7 +40,8 @@ impl RreqCache {
         if !self.seen.insert((originator, id)) {
             return false;
         }
-        self.order.push_back((now + self.lifetime, (originator, id)));
+        self.order
+            .push_back((now + self.lifetime, (originator, id)));
         true
     }
 
@@ -65,9 +70,15 @@ mod tests {
         assert!(c.insert(t0, NodeId(4), 7));
         assert!(!c.insert(t0, NodeId(4), 7), "same request again");
         assert!(c.insert(t0, NodeId(4), 8), "next id of the same originator");
-        assert!(c.insert(t0, NodeId(5), 7), "same id from another originator");
+        assert!(
+            c.insert(t0, NodeId(5), 7),
+            "same id from another originator"
+        );
         assert!(c.contains(SimTime::from_secs_f64(6.9), NodeId(4), 7));
-        assert!(!c.contains(SimTime::from_secs_f64(7.0), NodeId(4), 7), "expired after 6 s");
+        assert!(
+            !c.contains(SimTime::from_secs_f64(7.0), NodeId(4), 7),
+            "expired after 6 s"
+        );
         assert!(c.is_empty());
     }
 }

@@ -191,7 +191,11 @@ impl RouteTable {
         r.hops = info.hops;
         r.next_hop = info.next_hop;
         r.state = RouteState::Valid;
-        r.expires = if usable { r.expires.max(info.expires) } else { info.expires };
+        r.expires = if usable {
+            r.expires.max(info.expires)
+        } else {
+            info.expires
+        };
         true
     }
 
@@ -215,7 +219,11 @@ impl RouteTable {
         let (Some(s), Some(r)) = (info.seq, self.routes.get_mut(&info.dst)) else {
             return self.update(now, info);
         };
-        let hops = if r.state == RouteState::Invalid { u8::MAX } else { r.hops };
+        let hops = if r.state == RouteState::Invalid {
+            u8::MAX
+        } else {
+            r.hops
+        };
         let fresher = !r.valid_seq || seq_newer(s, r.seq) || (s == r.seq && info.hops < hops);
         if !fresher {
             return false;
@@ -232,7 +240,10 @@ impl RouteTable {
     /// Invalidate the route to `dst` (link break, RERR): the sequence number is
     /// set to `seq`, precursors are returned to the caller.
     pub fn invalidate(&mut self, dst: NodeId, seq: u32) -> Vec<NodeId> {
-        let r = self.routes.get_mut(&dst).expect("invalidate an existing route");
+        let r = self
+            .routes
+            .get_mut(&dst)
+            .expect("invalidate an existing route");
         r.seq = seq;
         r.valid_seq = true;
         let precursors = std::mem::take(&mut r.precursors);
@@ -243,7 +254,9 @@ impl RouteTable {
     /// The route to `dst` if it is up, whatever its lifetime says (ns-2: a
     /// route stays up until the route-purge timer finds it expired).
     pub fn up(&mut self, dst: NodeId) -> Option<&mut Route> {
-        self.routes.get_mut(&dst).filter(|r| r.state == RouteState::Valid)
+        self.routes
+            .get_mut(&dst)
+            .filter(|r| r.state == RouteState::Valid)
     }
 
     /// Extend a usable route's lifetime to at least `until` (§6.2: each use of a
@@ -272,7 +285,13 @@ mod tests {
     }
 
     fn info(seq: Option<u32>, hops: u8, next: u32) -> RouteInfo {
-        RouteInfo { dst: NodeId(9), seq, hops, next_hop: NodeId(next), expires: t(10.0) }
+        RouteInfo {
+            dst: NodeId(9),
+            seq,
+            hops,
+            next_hop: NodeId(next),
+            expires: t(10.0),
+        }
     }
 
     #[test]
@@ -323,7 +342,10 @@ mod tests {
         // but keeps the known number.
         assert!(rt.update(t(0.0), info(None, 1, 9)));
         let r = rt.get(NodeId(9)).unwrap();
-        assert_eq!((r.seq, r.valid_seq, r.hops, r.next_hop), (3, true, 1, NodeId(9)));
+        assert_eq!(
+            (r.seq, r.valid_seq, r.hops, r.next_hop),
+            (3, true, 1, NodeId(9))
+        );
     }
 
     #[test]
@@ -333,8 +355,14 @@ mod tests {
         let mut rt = RouteTable::new();
         rt.update(t(0.0), info(Some(4), 2, 1));
         rt.get_mut(NodeId(9)).unwrap().state = RouteState::Repairing;
-        assert!(!rt.update_ns2(t(1.0), info(Some(4), 2, 2)), "same number, as many hops");
-        assert!(!rt.update_ns2(t(1.0), info(Some(4), 4, 3)), "same number, more hops");
+        assert!(
+            !rt.update_ns2(t(1.0), info(Some(4), 2, 2)),
+            "same number, as many hops"
+        );
+        assert!(
+            !rt.update_ns2(t(1.0), info(Some(4), 4, 3)),
+            "same number, more hops"
+        );
         assert_eq!(rt.get(NodeId(9)).unwrap().state, RouteState::Repairing);
         // The RFC rule takes any equal number for a route that is not usable.
         let mut rfc = RouteTable::new();
@@ -351,7 +379,10 @@ mod tests {
         rt.get_mut(NodeId(9)).unwrap().down_ns2();
         assert!(rt.update_ns2(t(1.0), info(Some(4), 6, 3)));
         let r = rt.get(NodeId(9)).unwrap();
-        assert_eq!((r.state, r.hops, r.next_hop), (RouteState::Valid, 6, NodeId(3)));
+        assert_eq!(
+            (r.state, r.hops, r.next_hop),
+            (RouteState::Valid, 6, NodeId(3))
+        );
         // Older numbers never.
         assert!(!rt.update_ns2(t(1.0), info(Some(3), 1, 2)));
     }

@@ -20,7 +20,11 @@ fn ms(x: u64) -> SimDuration {
 /// ns-2's constants under RFC 3561's rules (what the tests below the ns-2
 /// section check).
 fn rfc_rules() -> Params {
-    Params { max_repair_ttl: 9, ..Params::default() }.with_rfc_rules()
+    Params {
+        max_repair_ttl: 9,
+        ..Params::default()
+    }
+    .with_rfc_rules()
 }
 
 impl Node {
@@ -28,10 +32,20 @@ impl Node {
         Self::with(me, rfc_rules())
     }
     fn with(me: u32, p: Params) -> Self {
-        Node { aodv: Aodv::new(NodeId(me), p, stream(1, me as u64, Component::Routing)), actions: Vec::new(), uid: 1000, now: SimTime::from_secs_f64(1.0) }
+        Node {
+            aodv: Aodv::new(NodeId(me), p, stream(1, me as u64, Component::Routing)),
+            actions: Vec::new(),
+            uid: 1000,
+            now: SimTime::from_secs_f64(1.0),
+        }
     }
     fn run(&mut self, f: impl FnOnce(&mut Aodv, &mut RoutingCtx)) -> Vec<RoutingAction> {
-        let mut ctx = RoutingCtx { now: self.now, node: self.aodv.me, actions: &mut self.actions, next_uid: &mut self.uid };
+        let mut ctx = RoutingCtx {
+            now: self.now,
+            node: self.aodv.me,
+            actions: &mut self.actions,
+            next_uid: &mut self.uid,
+        };
         f(&mut self.aodv, &mut ctx);
         std::mem::take(&mut self.actions)
     }
@@ -45,12 +59,15 @@ impl Node {
             transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
     }
     fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
-        let RoutingAction::SetTimer { at, key, token } = *set else { panic!("not a timer: {set:?}") };
+        let RoutingAction::SetTimer { at, key, token } = *set else {
+            panic!("not a timer: {set:?}")
+        };
         self.now = at;
         self.run(|a, ctx| a.timer(ctx, key, token))
     }
@@ -60,11 +77,19 @@ fn data(src: u32, dst: u32, ttl: u8) -> Packet {
     Packet {
         uid: 7,
         // The hops so far as a TTL below the default, as a relay sees them.
-        ip: IpHeader { forwards: DEFAULT_TTL.saturating_sub(ttl), ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp) },
-        transport: TransportHeader::Udp(UdpHeader { src_port: 1, dst_port: 1, on_wire: true }),
+        ip: IpHeader {
+            forwards: DEFAULT_TTL.saturating_sub(ttl),
+            ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp)
+        },
+        transport: TransportHeader::Udp(UdpHeader {
+            src_port: 1,
+            dst_port: 1,
+            on_wire: true,
+        }),
         payload_bytes: 512,
         tag: None,
-        source_route: None, frn: None,
+        source_route: None,
+        frn: None,
     }
 }
 
@@ -83,7 +108,9 @@ fn rreqs(actions: &[RoutingAction]) -> Vec<(Rreq, u8)> {
     actions
         .iter()
         .filter_map(|a| match (a, msg(a)) {
-            (RoutingAction::Broadcast { pkt, .. }, Some(AodvMessage::Rreq(r))) => Some((*r, pkt.ip.ttl)),
+            (RoutingAction::Broadcast { pkt, .. }, Some(AodvMessage::Rreq(r))) => {
+                Some((*r, pkt.ip.ttl))
+            }
             _ => None,
         })
         .collect()
@@ -93,32 +120,51 @@ fn rreps(actions: &[RoutingAction]) -> Vec<(Rrep, NodeId)> {
     actions
         .iter()
         .filter_map(|a| match (a, msg(a)) {
-            (RoutingAction::Forward { next_hop, .. }, Some(AodvMessage::Rrep(r))) => Some((*r, *next_hop)),
+            (RoutingAction::Forward { next_hop, .. }, Some(AodvMessage::Rrep(r))) => {
+                Some((*r, *next_hop))
+            }
             _ => None,
         })
         .collect()
 }
 
 fn rerrs(actions: &[RoutingAction]) -> Vec<Rerr> {
-    actions.iter().filter_map(|a| match msg(a) { Some(AodvMessage::Rerr(e)) => Some(e.clone()), _ => None }).collect()
+    actions
+        .iter()
+        .filter_map(|a| match msg(a) {
+            Some(AodvMessage::Rerr(e)) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn timers(actions: &[RoutingAction]) -> Vec<&RoutingAction> {
-    actions.iter().filter(|a| matches!(a, RoutingAction::SetTimer { .. })).collect()
+    actions
+        .iter()
+        .filter(|a| matches!(a, RoutingAction::SetTimer { .. }))
+        .collect()
 }
 
 fn forwards(actions: &[RoutingAction]) -> Vec<(u64, NodeId)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => Some((pkt.uid, *next_hop)),
+            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => {
+                Some((pkt.uid, *next_hop))
+            }
             _ => None,
         })
         .collect()
 }
 
 fn drops(actions: &[RoutingAction]) -> Vec<DropReason> {
-    actions.iter().filter_map(|a| match a { RoutingAction::Drop { reason, .. } => Some(*reason), _ => None }).collect()
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Drop { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect()
 }
 
 fn rreq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> AodvMessage {
@@ -137,7 +183,14 @@ fn rreq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> Ao
 }
 
 fn rrep(dst: u32, dst_seq: u32, hop_count: u8, orig: u32) -> AodvMessage {
-    AodvMessage::Rrep(Rrep { hop_count, dst: NodeId(dst), dst_seq, originator: NodeId(orig), lifetime_ns: SimDuration::from_secs_f64(10.0).0, timestamp_ns: 0 })
+    AodvMessage::Rrep(Rrep {
+        hop_count,
+        dst: NodeId(dst),
+        dst_seq,
+        originator: NodeId(orig),
+        lifetime_ns: SimDuration::from_secs_f64(10.0).0,
+        timestamp_ns: 0,
+    })
 }
 
 #[test]
@@ -148,7 +201,14 @@ fn first_packet_starts_an_expanding_ring_search_with_backoff_then_gives_up() {
     assert_eq!(n.aodv.buffered(), 1);
     // ns-2 rings: TTL 5, 7, then the diameter (30), 1 + RREQ_RETRIES times.
     // Waits: 2·TTL·30 ms for rings; 1.8 s doubling per network-wide retry, capped at 10 s.
-    let expect = [(5, ms(300)), (7, ms(420)), (30, ms(1800)), (30, ms(3600)), (30, ms(7200)), (30, ms(10_000))];
+    let expect = [
+        (5, ms(300)),
+        (7, ms(420)),
+        (30, ms(1800)),
+        (30, ms(3600)),
+        (30, ms(7200)),
+        (30, ms(10_000)),
+    ];
     let mut a = a;
     let mut ids = Vec::new();
     for (i, (ttl, wait)) in expect.iter().enumerate() {
@@ -158,7 +218,9 @@ fn first_packet_starts_an_expanding_ring_search_with_backoff_then_gives_up() {
         assert!(rq[0].0.unknown_seq);
         ids.push(rq[0].0.id);
         let t = timers(&a);
-        let RoutingAction::SetTimer { at, .. } = t[t.len() - 1] else { unreachable!() };
+        let RoutingAction::SetTimer { at, .. } = t[t.len() - 1] else {
+            unreachable!()
+        };
         assert_eq!(*at - n.now, *wait, "attempt {i}: wait");
         // A second packet meanwhile does not start another discovery.
         if i == 0 {
@@ -174,13 +236,20 @@ fn first_packet_starts_an_expanding_ring_search_with_backoff_then_gives_up() {
     assert!(rreqs(&a).is_empty());
     assert_eq!(drops(&a), vec![DropReason::NoRoute, DropReason::NoRoute]);
     let c = n.aodv.counters().unwrap();
-    assert_eq!((c.discoveries, c.discoveries_failed, c.request_retries), (1, 1, 5));
+    assert_eq!(
+        (c.discoveries, c.discoveries_failed, c.request_retries),
+        (1, 1, 5)
+    );
     // Hold-down: a new packet waits without a new request until it ends.
     let b = n.route(data(0, 9, DEFAULT_TTL));
     assert!(rreqs(&b).is_empty());
     let hold = timers(&a)[0];
     let c = n.fire(hold);
-    assert_eq!(rreqs(&c).len(), 1, "after MAX_RREQ_TIMEOUT the waiting packet starts a new discovery");
+    assert_eq!(
+        rreqs(&c).len(),
+        1,
+        "after MAX_RREQ_TIMEOUT the waiting packet starts a new discovery"
+    );
 }
 
 #[test]
@@ -191,7 +260,9 @@ fn a_request_is_rebroadcast_once_and_its_duplicates_are_suppressed() {
     assert_eq!(fwd.len(), 1);
     assert_eq!(fwd[0].0.hop_count, 3, "hop count incremented");
     assert_eq!(fwd[0].1, 3, "TTL decremented");
-    assert!(matches!(a.iter().find(|x| matches!(x, RoutingAction::Broadcast { .. })), Some(RoutingAction::Broadcast { delay, .. }) if *delay < ms(10)));
+    assert!(
+        matches!(a.iter().find(|x| matches!(x, RoutingAction::Broadcast { .. })), Some(RoutingAction::Broadcast { delay, .. }) if *delay < ms(10))
+    );
     // Reverse route to the originator through the neighbour it came from.
     let r = n.aodv.table().get(NodeId(0)).unwrap();
     assert_eq!((r.next_hop, r.hops, r.seq), (NodeId(3), 3, 1));
@@ -215,8 +286,14 @@ fn the_destination_replies_with_a_fresh_sequence_number() {
     assert_eq!(rp.len(), 1);
     let (r, next) = rp[0];
     assert_eq!(next, NodeId(8), "unicast back along the reverse route");
-    assert_eq!((r.hop_count, r.dst, r.originator), (0, NodeId(9), NodeId(0)));
-    assert_eq!(r.dst_seq, 6, "§6.6.1: at least the number the requester asked for");
+    assert_eq!(
+        (r.hop_count, r.dst, r.originator),
+        (0, NodeId(9), NodeId(0))
+    );
+    assert_eq!(
+        r.dst_seq, 6,
+        "§6.6.1: at least the number the requester asked for"
+    );
     assert_eq!(n.aodv.seq(), 6);
     assert!(rreqs(&a).is_empty(), "the destination does not rebroadcast");
 }
@@ -235,17 +312,29 @@ fn intermediate_nodes_reply_only_with_a_fresh_enough_route() {
     let b = n.recv(rreq(0, 2, 9, Some(5), 1), 3, 10);
     let rp = rreps(&b);
     assert_eq!(rp.len(), 1);
-    assert_eq!((rp[0].0.hop_count, rp[0].0.dst_seq, rp[0].1), (2, 5, NodeId(3)));
+    assert_eq!(
+        (rp[0].0.hop_count, rp[0].0.dst_seq, rp[0].1),
+        (2, 5, NodeId(3))
+    );
     assert!(rreqs(&b).is_empty());
-    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
-    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().precursors, vec![NodeId(6)]);
+    assert_eq!(
+        n.aodv.table().get(NodeId(9)).unwrap().precursors,
+        vec![NodeId(3)]
+    );
+    assert_eq!(
+        n.aodv.table().get(NodeId(0)).unwrap().precursors,
+        vec![NodeId(6)]
+    );
     // The forwarded request carried the freshest number known on the way.
     let mut m = Node::new(5);
     m.recv(rrep(9, 8, 1, 5), 6, 30);
     let c = m.recv(rreq(0, 1, 9, Some(9), 1), 3, 10);
     assert_eq!(rreqs(&c)[0].0.dst_seq, 9);
     let d = m.recv(rreq(0, 2, 9, None, 1), 3, 10);
-    assert!(rreps(&d).len() == 1, "unknown number: any valid route may answer");
+    assert!(
+        rreps(&d).len() == 1,
+        "unknown number: any valid route may answer"
+    );
 }
 
 #[test]
@@ -259,8 +348,14 @@ fn gratuitous_rrep_tells_the_destination_about_the_originator() {
     let a = n.recv(q, 3, 10);
     let rp = rreps(&a);
     assert_eq!(rp.len(), 2);
-    let g = rp.iter().find(|(r, _)| r.dst == NodeId(0)).expect("gratuitous RREP");
-    assert_eq!((g.0.originator, g.0.hop_count, g.1), (NodeId(9), 3, NodeId(6)));
+    let g = rp
+        .iter()
+        .find(|(r, _)| r.dst == NodeId(0))
+        .expect("gratuitous RREP");
+    assert_eq!(
+        (g.0.originator, g.0.hop_count, g.1),
+        (NodeId(9), 3, NodeId(6))
+    );
 }
 
 #[test]
@@ -282,7 +377,10 @@ fn replies_install_routes_release_buffered_packets_and_stale_ones_are_not_forwar
     let rp = rreps(&b);
     assert_eq!(rp.len(), 1);
     assert_eq!((rp[0].0.hop_count, rp[0].1), (2, NodeId(3)));
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().precursors,
+        vec![NodeId(3)]
+    );
     // A stale reply (older number) neither changes the route nor travels on.
     let c = r.recv(rrep(9, 3, 0, 0), 7, 20);
     assert!(rreps(&c).is_empty());
@@ -306,7 +404,9 @@ fn a_break_near_the_source_invalidates_routes_and_sends_a_rerr_to_precursors() {
     assert_eq!(e.len(), 1);
     // §6.11: the neighbour itself and every destination through it, numbers incremented.
     assert_eq!(e[0].unreachable, vec![(NodeId(6), 1), (NodeId(9), 5)]);
-    assert!(a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
+    assert!(a
+        .iter()
+        .any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
     assert_eq!(drops(&a), vec![DropReason::RetryLimit]);
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
     assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
@@ -325,9 +425,19 @@ fn a_break_near_the_destination_is_repaired_locally() {
     assert!(rerrs(&a).is_empty(), "no RERR while repairing");
     let rq = rreqs(&a);
     assert_eq!(rq.len(), 1);
-    assert_eq!(rq[0].0.dst_seq, 5, "§6.12: asks for a newer number than the broken route's");
-    assert_eq!(rq[0].1, 2 + 2, "TTL = max(hops to dst, half the hops from the source) + LOCAL_ADD_TTL");
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Repairing);
+    assert_eq!(
+        rq[0].0.dst_seq, 5,
+        "§6.12: asks for a newer number than the broken route's"
+    );
+    assert_eq!(
+        rq[0].1,
+        2 + 2,
+        "TTL = max(hops to dst, half the hops from the source) + LOCAL_ADD_TTL"
+    );
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Repairing
+    );
     assert_eq!(r.aodv.buffered(), 1);
     // Packets queued for the dead neighbour come back and wait too.
     let b = r.run(|a, ctx| a.reclaimed(ctx, data(0, 9, 29), NodeId(6)));
@@ -355,26 +465,58 @@ fn a_break_near_the_destination_is_repaired_locally() {
 fn rerr_invalidates_routes_through_its_sender_and_propagates_to_precursors() {
     let mut r = relay();
     // From a node that is not our next hop: ignored.
-    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5)] }), 7, 1);
+    let a = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 5)],
+        }),
+        7,
+        1,
+    );
     assert!(rerrs(&a).is_empty());
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
     // From our next hop: route down, number taken, passed upstream (jittered).
-    let b = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5), (NodeId(4), 1)] }), 6, 1);
+    let b = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 5), (NodeId(4), 1)],
+        }),
+        6,
+        1,
+    );
     let e = rerrs(&b);
     assert_eq!(e.len(), 1);
-    assert_eq!(e[0].unreachable, vec![(NodeId(9), 5)], "only destinations we routed through the sender");
+    assert_eq!(
+        e[0].unreachable,
+        vec![(NodeId(9), 5)],
+        "only destinations we routed through the sender"
+    );
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
     assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
     // A node without precursors for it (the source) does not propagate.
     let mut s = Node::new(0);
     s.recv(rrep(9, 3, 2, 0), 1, 20);
-    let c = s.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 4)] }), 1, 1);
+    let c = s.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 4)],
+        }),
+        1,
+        1,
+    );
     assert!(rerrs(&c).is_empty());
     assert!(s.aodv.table().get(NodeId(9)).unwrap().state == RouteState::Invalid);
     // The next packet rediscovers, asking for the number from the RERR.
     let d = s.route(data(0, 9, DEFAULT_TTL));
     assert_eq!(rreqs(&d)[0].0.dst_seq, 4);
-    assert_eq!(rreqs(&d)[0].1, 5, "TTL from the last hop count (3) + TTL_INCREMENT");
+    assert_eq!(
+        rreqs(&d)[0].1,
+        5,
+        "TTL from the last hop count (3) + TTL_INCREMENT"
+    );
 }
 
 #[test]
@@ -382,7 +524,10 @@ fn routes_expire_without_use_and_are_refreshed_by_data() {
     let mut s = Node::new(0);
     s.recv(rrep(9, 3, 2, 0), 1, 20); // lifetime 10 s from t = 1 s
     s.now = SimTime::from_secs_f64(9.0);
-    assert_eq!(forwards(&s.route(data(0, 9, DEFAULT_TTL))), vec![(7, NodeId(1))]);
+    assert_eq!(
+        forwards(&s.route(data(0, 9, DEFAULT_TTL))),
+        vec![(7, NodeId(1))]
+    );
     // Used at 9 s: good until 9 + ACTIVE_ROUTE_TIMEOUT = 19 s.
     s.now = SimTime::from_secs_f64(18.9);
     assert_eq!(forwards(&s.route(data(0, 9, DEFAULT_TTL))).len(), 1);
@@ -394,45 +539,74 @@ fn routes_expire_without_use_and_are_refreshed_by_data() {
 
 #[test]
 fn send_buffer_times_out_and_overflows() {
-    let p = Params { send_buffer_pkts: 2, send_buffer_timeout: SimDuration::from_secs_f64(0.5), ..rfc_rules() };
+    let p = Params {
+        send_buffer_pkts: 2,
+        send_buffer_timeout: SimDuration::from_secs_f64(0.5),
+        ..rfc_rules()
+    };
     let mut s = Node::with(0, p);
     let a = s.route(data(0, 9, DEFAULT_TTL));
     s.route(data(0, 9, DEFAULT_TTL));
     let c = s.route(data(0, 9, DEFAULT_TTL));
     assert_eq!(drops(&c), vec![DropReason::SendBufferFull]);
-    let buffer_timer = timers(&a).into_iter().find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER)).unwrap();
+    let buffer_timer = timers(&a)
+        .into_iter()
+        .find(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER))
+        .unwrap();
     // The two remaining packets were buffered at the same instant: one timer for both.
     let d = s.fire(buffer_timer);
-    assert_eq!(drops(&d), vec![DropReason::SendBufferTimeout, DropReason::SendBufferTimeout]);
+    assert_eq!(
+        drops(&d),
+        vec![DropReason::SendBufferTimeout, DropReason::SendBufferTimeout]
+    );
     assert_eq!(s.aodv.buffered(), 0);
 }
 
 #[test]
 fn hello_mode_detects_silent_neighbours() {
-    let p = Params { link_detection: LinkDetection::Hello, ..rfc_rules() };
+    let p = Params {
+        link_detection: LinkDetection::Hello,
+        ..rfc_rules()
+    };
     let mut r = Node::with(5, p);
     let start = r.run(|a, ctx| a.start(ctx));
     assert_eq!(timers(&start).len(), 1);
     // Neighbour 6 says hello; a route to 9 goes through it; 3 is upstream.
-    r.recv(AodvMessage::Hello(Hello { node: NodeId(6), seq: 2, lifetime_ns: SimDuration::from_secs_f64(3.0).0 }), 6, 1);
+    r.recv(
+        AodvMessage::Hello(Hello {
+            node: NodeId(6),
+            seq: 2,
+            lifetime_ns: SimDuration::from_secs_f64(3.0).0,
+        }),
+        6,
+        1,
+    );
     assert_eq!(r.aodv.table().get(NodeId(6)).unwrap().hops, 1);
     r.recv(rreq(0, 1, 9, None, 1), 3, 10);
     r.recv(rrep(9, 4, 1, 0), 6, 20);
     // MAC failures do not count in HELLO mode.
     let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, 30), NodeId(6)));
     assert_eq!(drops(&a), vec![DropReason::RetryLimit]);
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
     // Ticks: HELLOs go out; after ALLOWED_HELLO_LOSS · HELLO_INTERVAL of silence the link is lost.
     let mut t = timers(&start)[0].clone_timer();
     let mut saw_rerr = false;
     for _ in 0..6 {
         let out = r.fire(&t);
-        assert!(out.iter().any(|x| matches!(msg(x), Some(AodvMessage::Hello(h)) if h.node == NodeId(5))));
+        assert!(out
+            .iter()
+            .any(|x| matches!(msg(x), Some(AodvMessage::Hello(h)) if h.node == NodeId(5))));
         saw_rerr |= !rerrs(&out).is_empty();
         t = timers(&out)[timers(&out).len() - 1].clone_timer();
     }
     assert!(saw_rerr);
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Invalid
+    );
     assert_eq!(r.aodv.counters().unwrap().route_breaks, 1);
 }
 
@@ -443,7 +617,11 @@ trait CloneTimer {
 impl CloneTimer for RoutingAction {
     fn clone_timer(&self) -> RoutingAction {
         match self {
-            RoutingAction::SetTimer { at, key, token } => RoutingAction::SetTimer { at: *at, key: *key, token: *token },
+            RoutingAction::SetTimer { at, key, token } => RoutingAction::SetTimer {
+                at: *at,
+                key: *key,
+                token: *token,
+            },
             a => panic!("not a timer: {a:?}"),
         }
     }
@@ -472,8 +650,12 @@ fn forwards_after(actions: &[RoutingAction]) -> Vec<(NodeId, SimDuration)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => Some((*next_hop, SimDuration::ZERO)),
-            RoutingAction::ForwardAfter { next_hop, delay, .. } => Some((*next_hop, *delay)),
+            RoutingAction::Forward { pkt, next_hop } if !pkt.is_routing() => {
+                Some((*next_hop, SimDuration::ZERO))
+            }
+            RoutingAction::ForwardAfter {
+                next_hop, delay, ..
+            } => Some((*next_hop, *delay)),
             _ => None,
         })
         .collect()
@@ -488,8 +670,16 @@ fn ns2_first_request_is_network_wide_and_retries_come_from_packets_or_the_purge_
     let rq = rreqs(&a);
     assert_eq!(rq.len(), 1);
     assert_eq!(rq[0].1, 30);
-    assert_eq!(rq[0].0.originator_seq, 4, "own number starts at 2, +2 per request");
-    assert!(timers(&a).iter().all(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER)), "no reply timer: ns-2 polls");
+    assert_eq!(
+        rq[0].0.originator_seq, 4,
+        "own number starts at 2, +2 per request"
+    );
+    assert!(
+        timers(&a)
+            .iter()
+            .all(|t| matches!(t, RoutingAction::SetTimer { key, .. } if *key == KEY_BUFFER)),
+        "no reply timer: ns-2 polls"
+    );
     // Wait 2·30·30 ms = 1.8 s: a packet or a purge before then sends nothing.
     n.now = SimTime::from_secs_f64(2.7);
     assert!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).is_empty());
@@ -497,28 +687,56 @@ fn ns2_first_request_is_network_wide_and_retries_come_from_packets_or_the_purge_
     // At the deadline (1.0 + 1.8 s) the next packet sends the retry; waits grow
     // linearly with the number of network-wide requests: 3.6, 5.4, 7.2 s.
     n.now = SimTime::from_secs_f64(2.8);
-    assert_eq!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).iter().map(|r| r.1).collect::<Vec<_>>(), vec![30]);
+    assert_eq!(
+        rreqs(&n.route(data(0, 9, DEFAULT_TTL)))
+            .iter()
+            .map(|r| r.1)
+            .collect::<Vec<_>>(),
+        vec![30]
+    );
     assert!(rreqs(&ns2_purge(&mut n, 6.3)).is_empty(), "6.3 < 2.8 + 3.6");
     assert_eq!(rreqs(&ns2_purge(&mut n, 6.5)).len(), 1);
-    assert!(rreqs(&ns2_purge(&mut n, 11.5)).is_empty(), "11.5 < 6.5 + 5.4");
+    assert!(
+        rreqs(&ns2_purge(&mut n, 11.5)).is_empty(),
+        "11.5 < 6.5 + 5.4"
+    );
     assert_eq!(rreqs(&ns2_purge(&mut n, 12.0)).len(), 1);
-    assert!(rreqs(&ns2_purge(&mut n, 19.0)).is_empty(), "19.0 < 12.0 + 7.2");
+    assert!(
+        rreqs(&ns2_purge(&mut n, 19.0)).is_empty(),
+        "19.0 < 12.0 + 7.2"
+    );
     // RREQ_RETRIES (3) retries used: the buffered packets go, and the
     // destination is left alone for MAX_RREQ_TIMEOUT.
     let g = ns2_purge(&mut n, 19.5);
     assert!(rreqs(&g).is_empty());
     assert_eq!(drops(&g), vec![DropReason::NoRoute; 3]);
     let c = n.aodv.counters().unwrap();
-    assert_eq!((c.discoveries, c.discoveries_failed, c.request_retries), (1, 1, 3));
+    assert_eq!(
+        (c.discoveries, c.discoveries_failed, c.request_retries),
+        (1, 1, 3)
+    );
     n.now = SimTime::from_secs_f64(20.0);
     assert!(rreqs(&n.route(data(0, 9, DEFAULT_TTL))).is_empty());
     assert!(rreqs(&ns2_purge(&mut n, 29.0)).is_empty());
-    assert_eq!(rreqs(&ns2_purge(&mut n, 29.5)).iter().map(|r| r.1).collect::<Vec<_>>(), vec![30], "then a new discovery");
+    assert_eq!(
+        rreqs(&ns2_purge(&mut n, 29.5))
+            .iter()
+            .map(|r| r.1)
+            .collect::<Vec<_>>(),
+        vec![30],
+        "then a new discovery"
+    );
 }
 
 #[test]
 fn ns2_with_the_first_request_fix_the_expanding_ring_starts_at_ttl_start() {
-    let mut n = Node::with(0, Params { first_request_network_wide: false, ..Params::default() });
+    let mut n = Node::with(
+        0,
+        Params {
+            first_request_network_wide: false,
+            ..Params::default()
+        },
+    );
     assert_eq!(rreqs(&n.route(data(0, 9, DEFAULT_TTL)))[0].1, 5);
     // 2·5·30 ms = 0.3 s, then TTL 7 (0.42 s), then the diameter.
     assert_eq!(rreqs(&ns2_purge(&mut n, 1.3))[0].1, 7);
@@ -533,7 +751,14 @@ fn ns2_after_a_break_the_ring_starts_above_the_last_hop_count_with_the_measured_
     // The reply to that request (sent at 1.0 s) arrives 40 ms later over 2 hops:
     // 20 ms per hop.
     n.now = SimTime::from_secs_f64(1.04);
-    let rp = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 4, originator: NodeId(0), lifetime_ns: 10_000_000_000, timestamp_ns: SimTime::from_secs_f64(1.0).0 };
+    let rp = Rrep {
+        hop_count: 1,
+        dst: NodeId(9),
+        dst_seq: 4,
+        originator: NodeId(0),
+        lifetime_ns: 10_000_000_000,
+        timestamp_ns: SimTime::from_secs_f64(1.0).0,
+    };
     let a = n.recv(AodvMessage::Rrep(rp), 1, 20);
     assert_eq!(forwards(&a), vec![(7, NodeId(1))]);
     let c = n.aodv.counters().unwrap();
@@ -544,7 +769,9 @@ fn ns2_after_a_break_the_ring_starts_above_the_last_hop_count_with_the_measured_
     let b = n.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL), NodeId(1)));
     assert_eq!(rerrs(&b).len(), 1);
     assert_eq!(rerrs(&b)[0].unreachable, vec![(NodeId(9), 5)]);
-    assert!(b.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(1))));
+    assert!(b
+        .iter()
+        .any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(1))));
     assert_eq!(n.aodv.seq(), 6, "nb_delete: own number + 2");
     // Next packet: TTL = last hop count (2) + TTL_INCREMENT, wait 2·4·20 ms.
     let d = n.route(data(0, 9, DEFAULT_TTL));
@@ -560,13 +787,24 @@ fn ns2_local_repair_keeps_the_route_in_repair_and_brings_it_down_silently_at_twi
     // alone, the route keeps its number.
     let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
     assert!(rerrs(&a).is_empty());
-    assert!(!a.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { .. })));
+    assert!(!a
+        .iter()
+        .any(|x| matches!(x, RoutingAction::ReclaimQueued { .. })));
     let rq = rreqs(&a);
-    assert_eq!((rq[0].0.dst_seq, rq[0].1), (4, 30), "same number; never down before, so network-wide");
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Repairing);
+    assert_eq!(
+        (rq[0].0.dst_seq, rq[0].1),
+        (4, 30),
+        "same number; never down before, so network-wide"
+    );
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Repairing
+    );
     // The repair timer gets the absolute deadline (1.0 + 1.8 s) as its delay.
     let t = a.iter().find(|x| matches!(x, RoutingAction::SetTimer { key, .. } if key & !0xffff_ffff == KEY_REPAIR)).unwrap();
-    let RoutingAction::SetTimer { at, .. } = t else { unreachable!() };
+    let RoutingAction::SetTimer { at, .. } = t else {
+        unreachable!()
+    };
     assert_eq!(*at, SimTime::from_secs_f64(1.0 + 2.8));
     // Data meanwhile waits; the purge timer re-requests (wait 2 × 1.8 s).
     r.now = SimTime::from_secs_f64(2.0);
@@ -574,16 +812,26 @@ fn ns2_local_repair_keeps_the_route_in_repair_and_brings_it_down_silently_at_twi
     assert_eq!(r.aodv.buffered(), 2);
     assert_eq!(rreqs(&ns2_purge(&mut r, 3.0)).len(), 1);
     // The timer fires: route down without a RERR; the packets still wait.
-    let b = r.fire(&RoutingAction::SetTimer { at: *at, key: KEY_REPAIR | 9, token: TimerToken(0) });
+    let b = r.fire(&RoutingAction::SetTimer {
+        at: *at,
+        key: KEY_REPAIR | 9,
+        token: TimerToken(0),
+    });
     assert!(rerrs(&b).is_empty() && drops(&b).is_empty());
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Invalid
+    );
     assert_eq!(r.aodv.counters().unwrap().local_repairs_failed, 1);
     // Now forwarded data for 9 gets a RERR and is dropped.
     let c = r.route(data(0, 9, 29));
     assert_eq!((rerrs(&c).len(), drops(&c)), (1, vec![DropReason::NoRoute]));
 
     // Without the bug the timer is at the deadline itself.
-    let mut f = ns2_relay(Params { repair_timer_bug: false, ..Params::default() });
+    let mut f = ns2_relay(Params {
+        repair_timer_bug: false,
+        ..Params::default()
+    });
     let a = f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
     assert!(a.iter().any(|x| matches!(x, RoutingAction::SetTimer { at, key, .. } if key & !0xffff_ffff == KEY_REPAIR && *at == SimTime::from_secs_f64(2.8))));
 }
@@ -591,13 +839,35 @@ fn ns2_local_repair_keeps_the_route_in_repair_and_brings_it_down_silently_at_twi
 #[test]
 fn ns2_rerr_with_an_older_number_is_ignored_and_a_valid_one_empties_the_queue_for_its_sender() {
     let mut r = ns2_relay(Params::default());
-    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 3)] }), 6, 1);
+    let a = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 3)],
+        }),
+        6,
+        1,
+    );
     assert!(a.is_empty(), "{a:?}");
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
-    let b = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 5)] }), 6, 1);
-    assert!(b.iter().any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
+    let b = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 5)],
+        }),
+        6,
+        1,
+    );
+    assert!(b
+        .iter()
+        .any(|x| matches!(x, RoutingAction::ReclaimQueued { next_hop } if *next_hop == NodeId(6))));
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
-    assert_eq!((rt.state, rt.seq, rt.last_hops), (RouteState::Invalid, 5, Some(2)));
+    assert_eq!(
+        (rt.state, rt.seq, rt.last_hops),
+        (RouteState::Invalid, 5, Some(2))
+    );
     // Everything taken from the queue is dropped (ns-2 DROP_RTR_MAC_CALLBACK).
     let c = r.run(|a, ctx| a.reclaimed(ctx, data(0, 8, 29), NodeId(6)));
     assert_eq!(drops(&c), vec![DropReason::MacCallback]);
@@ -610,13 +880,23 @@ fn ns2_buffered_packets_leave_arp_delay_apart_and_routes_expire_on_the_purge() {
         n.route(data(0, 9, DEFAULT_TTL));
     }
     let a = n.recv(rrep(9, 4, 1, 0), 1, 20);
-    assert_eq!(forwards_after(&a), vec![(NodeId(1), ms(0)), (NodeId(1), ms(10)), (NodeId(1), ms(20))]);
+    assert_eq!(
+        forwards_after(&a),
+        vec![(NodeId(1), ms(0)), (NodeId(1), ms(10)), (NodeId(1), ms(20))]
+    );
     // Used at 1.0 s: up until 11.0 s; the purge at 11.0 keeps it (not < now),
     // forwarding still works between purges, the purge at 11.5 takes it down.
     ns2_purge(&mut n, 11.0);
-    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    assert_eq!(
+        n.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
     n.now = SimTime::from_secs_f64(11.2);
-    assert_eq!(forwards(&n.route(data(0, 9, DEFAULT_TTL))).len(), 1, "lifetime only checked by the purge");
+    assert_eq!(
+        forwards(&n.route(data(0, 9, DEFAULT_TTL))).len(),
+        1,
+        "lifetime only checked by the purge"
+    );
     ns2_purge(&mut n, 21.5);
     let rt = n.aodv.table().get(NodeId(9)).unwrap();
     assert_eq!((rt.state, rt.seq), (RouteState::Invalid, 5));
@@ -637,20 +917,30 @@ fn ns2_a_route_under_repair_refuses_replies_with_its_number_and_as_many_hops() {
     // rt_hops > rp_hop_count; a route in RTF_IN_REPAIR keeps its rt_hops.
     let mut r = ns2_relay(Params::default());
     let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
-    assert_eq!(rreqs(&a)[0].0.dst_seq, 4, "the repair asks with the route's own number");
+    assert_eq!(
+        rreqs(&a)[0].0.dst_seq,
+        4,
+        "the repair asks with the route's own number"
+    );
     // Node 6 answers from its route (number 4, 2 hops from us, as before) and
     // node 3, whose route runs through us, too (number 4, 4 hops): both refused.
     let b = r.recv(rrep(9, 4, 1, 5), 6, 30);
     let c = r.recv(rrep(9, 4, 3, 5), 3, 30);
     assert!(forwards_after(&b).is_empty() && forwards_after(&c).is_empty());
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
-    assert_eq!((rt.state, rt.hops, rt.next_hop), (RouteState::Repairing, 2, NodeId(6)));
+    assert_eq!(
+        (rt.state, rt.hops, rt.next_hop),
+        (RouteState::Repairing, 2, NodeId(6))
+    );
     assert_eq!(r.aodv.buffered(), 1);
     // Only a newer number (here from the destination) repairs it and releases
     // the packet.
     let d = r.recv(rrep(9, 6, 1, 5), 6, 30);
     assert_eq!(forwards_after(&d), vec![(NodeId(6), ms(0))]);
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
 
     // Once the repair timer has taken the route down (hop count INFINITY2), a
     // reply with the same number and any hop count is taken.
@@ -658,33 +948,63 @@ fn ns2_a_route_under_repair_refuses_replies_with_its_number_and_as_many_hops() {
     let a = f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
     let t = a.iter().find(|x| matches!(x, RoutingAction::SetTimer { key, .. } if key & !0xffff_ffff == KEY_REPAIR)).unwrap();
     f.fire(&t.clone_timer());
-    assert_eq!(f.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Invalid);
+    assert_eq!(
+        f.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Invalid
+    );
     f.recv(rrep(9, 4, 3, 5), 3, 30);
     let rt = f.aodv.table().get(NodeId(9)).unwrap();
-    assert_eq!((rt.state, rt.hops, rt.next_hop), (RouteState::Valid, 4, NodeId(3)));
+    assert_eq!(
+        (rt.state, rt.hops, rt.next_hop),
+        (RouteState::Valid, 4, NodeId(3))
+    );
 }
 
 #[test]
 fn ns2_precursors_survive_a_route_going_down_and_are_emptied_when_a_rerr_is_passed_on() {
     let mut r = ns2_relay(Params::default());
     // Forwarding the reply made node 3 a precursor of the route to 9.
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().precursors,
+        vec![NodeId(3)]
+    );
     // A break nearer the source (travelled 1 hop, 2 to go): no repair, the route
     // goes down with number 5 (rt_down keeps the precursor list).
     let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 1), NodeId(6)));
     assert_eq!(rerrs(&a).len(), 1);
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
-    assert_eq!((rt.state, rt.seq, rt.precursors.clone()), (RouteState::Invalid, 5, vec![NodeId(3)]));
+    assert_eq!(
+        (rt.state, rt.seq, rt.precursors.clone()),
+        (RouteState::Invalid, 5, vec![NodeId(3)])
+    );
     // Node 9's own request, heard from 6, brings the route back (rt_update
     // leaves the list alone).
-    let AodvMessage::Rreq(mut q) = rreq(9, 1, 0, None, 1) else { unreachable!() };
+    let AodvMessage::Rreq(mut q) = rreq(9, 1, 0, None, 1) else {
+        unreachable!()
+    };
     q.originator_seq = 8;
     r.recv(AodvMessage::Rreq(q), 6, 30);
     let rt = r.aodv.table().get(NodeId(9)).unwrap();
-    assert_eq!((rt.state, rt.seq, rt.precursors.clone()), (RouteState::Valid, 8, vec![NodeId(3)]));
+    assert_eq!(
+        (rt.state, rt.seq, rt.precursors.clone()),
+        (RouteState::Valid, 8, vec![NodeId(3)])
+    );
     // A RERR from 6 for it is therefore passed on, and the list emptied (pc_delete).
-    let c = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 9)] }), 6, 1);
-    assert_eq!(rerrs(&c).iter().map(|e| e.unreachable.clone()).collect::<Vec<_>>(), vec![vec![(NodeId(9), 9)]]);
+    let c = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 9)],
+        }),
+        6,
+        1,
+    );
+    assert_eq!(
+        rerrs(&c)
+            .iter()
+            .map(|e| e.unreachable.clone())
+            .collect::<Vec<_>>(),
+        vec![vec![(NodeId(9), 9)]]
+    );
     assert!(r.aodv.table().get(NodeId(9)).unwrap().precursors.is_empty());
 }
 
@@ -693,18 +1013,35 @@ fn ns2_a_reply_gives_the_route_exactly_its_lifetime() {
     let mut n = ns2(0);
     n.route(data(0, 9, DEFAULT_TTL));
     n.recv(rrep(9, 4, 1, 0), 1, 20); // the buffered packet leaves: up until 11 s
-    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, SimTime::from_secs_f64(11.0));
+    assert_eq!(
+        n.aodv.table().get(NodeId(9)).unwrap().expires,
+        SimTime::from_secs_f64(11.0)
+    );
     // ns-2 `rt_update(.., CURRENT_TIME + rp_lifetime)`: a newer reply with a
     // 3 s lifetime shortens it.
     n.now = SimTime::from_secs_f64(2.0);
-    let rp = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 6, originator: NodeId(0), lifetime_ns: SimDuration::from_secs_f64(3.0).0, timestamp_ns: 0 };
+    let rp = Rrep {
+        hop_count: 1,
+        dst: NodeId(9),
+        dst_seq: 6,
+        originator: NodeId(0),
+        lifetime_ns: SimDuration::from_secs_f64(3.0).0,
+        timestamp_ns: 0,
+    };
     n.recv(AodvMessage::Rrep(rp), 1, 20);
-    assert_eq!(n.aodv.table().get(NodeId(9)).unwrap().expires, SimTime::from_secs_f64(5.0));
+    assert_eq!(
+        n.aodv.table().get(NodeId(9)).unwrap().expires,
+        SimTime::from_secs_f64(5.0)
+    );
 }
 
 #[test]
-fn ns2_with_the_new_number_switch_a_repair_request_passes_the_neighbours_and_the_destination_repairs_it() {
-    let mut r = ns2_relay(Params { local_repair_new_seq: true, ..Params::default() });
+fn ns2_with_the_new_number_switch_a_repair_request_passes_the_neighbours_and_the_destination_repairs_it(
+) {
+    let mut r = ns2_relay(Params {
+        local_repair_new_seq: true,
+        ..Params::default()
+    });
     let a = r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
     let (q, _) = rreqs(&a)[0];
     assert_eq!(q.dst_seq, 5, "number + 1 (RFC §6.12)");
@@ -729,8 +1066,13 @@ fn ns2_a_request_whose_ttl_is_used_up_is_dropped_as_ttl() {
     let dropped: Vec<(u8, u8, NodeId)> = a
         .iter()
         .filter_map(|x| match x {
-            RoutingAction::Drop { pkt, reason: DropReason::TtlExpired } => match &pkt.transport {
-                TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(q))) => Some((pkt.ip.ttl, q.hop_count, pkt.ip.src)),
+            RoutingAction::Drop {
+                pkt,
+                reason: DropReason::TtlExpired,
+            } => match &pkt.transport {
+                TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(q))) => {
+                    Some((pkt.ip.ttl, q.hop_count, pkt.ip.src))
+                }
                 _ => None,
             },
             _ => None,
@@ -747,8 +1089,17 @@ fn ns2_a_request_whose_ttl_is_used_up_is_dropped_as_ttl() {
 // ---- ns-2 lifetimes per entry state (aodv.cc recvRequest, recvReply, forward,
 // sendRequest, rt_down, rt_purge) ------------------------------------------------
 
-fn rreq_seq(orig: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8, orig_seq: u32) -> AodvMessage {
-    let AodvMessage::Rreq(mut q) = rreq(orig, id, dst, dst_seq, hop_count) else { unreachable!() };
+fn rreq_seq(
+    orig: u32,
+    id: u32,
+    dst: u32,
+    dst_seq: Option<u32>,
+    hop_count: u8,
+    orig_seq: u32,
+) -> AodvMessage {
+    let AodvMessage::Rreq(mut q) = rreq(orig, id, dst, dst_seq, hop_count) else {
+        unreachable!()
+    };
     q.originator_seq = orig_seq;
     AodvMessage::Rreq(q)
 }
@@ -779,9 +1130,19 @@ fn ns2_a_request_gives_its_reverse_route_max_of_its_lifetime_and_rev_route_life_
     r.now = secs(6.5);
     r.recv(rreq_seq(0, 4, 8, None, 3, 5), 4, 10);
     let rt = to0(&r);
-    assert_eq!((rt.state, rt.hops, rt.next_hop, rt.expires), (RouteState::Valid, 2, NodeId(3), secs(12.5)));
+    assert_eq!(
+        (rt.state, rt.hops, rt.next_hop, rt.expires),
+        (RouteState::Valid, 2, NodeId(3), secs(12.5))
+    );
     // Down (a RERR from 3 with number 6): rt_down sets rt_expire = 0.
-    r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(0), 6)] }), 3, 1);
+    r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(0), 6)],
+        }),
+        3,
+        1,
+    );
     let rt = to0(&r);
     assert_eq!((rt.state, rt.expires), (RouteState::Invalid, SimTime::ZERO));
     // Down, not fresher (older number): stays down with rt_expire = now + 6.
@@ -793,7 +1154,10 @@ fn ns2_a_request_gives_its_reverse_route_max_of_its_lifetime_and_rev_route_life_
     r.now = secs(8.0);
     r.recv(rreq_seq(0, 6, 8, None, 1, 8), 3, 10);
     let rt = to0(&r);
-    assert_eq!((rt.state, rt.seq, rt.expires), (RouteState::Valid, 8, secs(14.0)));
+    assert_eq!(
+        (rt.state, rt.seq, rt.expires),
+        (RouteState::Valid, 8, secs(14.0))
+    );
 }
 
 #[test]
@@ -806,30 +1170,50 @@ fn ns2_a_route_in_repair_has_lifetime_zero_and_its_replies_advertise_the_wrapped
     let to9 = |r: &Node| r.aodv.table().get(NodeId(9)).unwrap().clone();
     assert_eq!(to9(&r).expires, secs(11.0));
     r.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
-    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, SimTime::ZERO));
+    assert_eq!(
+        (to9(&r).state, to9(&r).expires),
+        (RouteState::Repairing, SimTime::ZERO)
+    );
     // Node 0 asks for 9 again (same numbers): we answer from the route in repair.
     r.now = secs(1.25);
     let a = r.recv(rreq(0, 2, 9, Some(4), 1), 3, 10);
     let rp = rreps(&a);
     assert_eq!(rp.len(), 1);
-    assert_eq!((rp[0].0.dst_seq, rp[0].0.hop_count, rp[0].0.lifetime_ns), (4, 2, 4_294_967_295 * 1_000_000_000));
+    assert_eq!(
+        (rp[0].0.dst_seq, rp[0].0.hop_count, rp[0].0.lifetime_ns),
+        (4, 2, 4_294_967_295 * 1_000_000_000)
+    );
     // A request from 9 that is not fresher (its number 4, as many hops): the
     // route stays in repair, rt_expire = max(0, 1.5 + 6).
     r.now = secs(1.5);
     r.recv(rreq_seq(9, 1, 0, None, 1, 4), 6, 10);
-    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, secs(7.5)));
+    assert_eq!(
+        (to9(&r).state, to9(&r).expires),
+        (RouteState::Repairing, secs(7.5))
+    );
     // A reply that is not fresher changes nothing (recvReply suppresses it).
     r.recv(rrep(9, 4, 1, 5), 6, 30);
-    assert_eq!((to9(&r).state, to9(&r).expires), (RouteState::Repairing, secs(7.5)));
+    assert_eq!(
+        (to9(&r).state, to9(&r).expires),
+        (RouteState::Repairing, secs(7.5))
+    );
     // The next reply from the route in repair: floor(7.5 - 2.0) = 5 s.
     r.now = secs(2.0);
     let b = r.recv(rreq(0, 3, 9, Some(4), 1), 3, 10);
     assert_eq!(rreps(&b)[0].0.lifetime_ns, 5_000_000_000);
     // Without the bug the negative difference gives 0.
-    let mut f = ns2_relay(Params { reply_lifetime_wraps: false, ..Params::default() });
+    let mut f = ns2_relay(Params {
+        reply_lifetime_wraps: false,
+        ..Params::default()
+    });
     f.run(|a, ctx| a.tx_failed(ctx, data(0, 9, DEFAULT_TTL - 3), NodeId(6)));
     f.now = secs(1.25);
-    assert_eq!(rreps(&f.recv(rreq(0, 2, 9, Some(4), 1), 3, 10))[0].0.lifetime_ns, 0);
+    assert_eq!(
+        rreps(&f.recv(rreq(0, 2, 9, Some(4), 1), 3, 10))[0]
+            .0
+            .lifetime_ns,
+        0
+    );
 }
 
 #[test]
@@ -838,14 +1222,27 @@ fn ns2_forwarding_sets_the_lifetime_to_exactly_active_route_timeout() {
     // used, even if it had a later one (here the wrapped reply lifetime).
     let mut n = ns2(0);
     n.route(data(0, 9, DEFAULT_TTL));
-    let long = Rrep { hop_count: 1, dst: NodeId(9), dst_seq: 4, originator: NodeId(0), lifetime_ns: 4_294_967_295 * 1_000_000_000, timestamp_ns: 0 };
+    let long = Rrep {
+        hop_count: 1,
+        dst: NodeId(9),
+        dst_seq: 4,
+        originator: NodeId(0),
+        lifetime_ns: 4_294_967_295 * 1_000_000_000,
+        timestamp_ns: 0,
+    };
     let mut m = ns2(0);
     // Without a buffered packet, the route keeps the advertised lifetime...
     m.recv(AodvMessage::Rrep(long), 1, 20);
-    assert_eq!(m.aodv.table().get(NodeId(9)).unwrap().expires, secs(1.0 + 4_294_967_295.0));
+    assert_eq!(
+        m.aodv.table().get(NodeId(9)).unwrap().expires,
+        secs(1.0 + 4_294_967_295.0)
+    );
     // ...and the purge timer does not take it down.
     ns2_purge(&mut m, 100.0);
-    assert_eq!(m.aodv.table().get(NodeId(9)).unwrap().state, RouteState::Valid);
+    assert_eq!(
+        m.aodv.table().get(NodeId(9)).unwrap().state,
+        RouteState::Valid
+    );
     // Data forwarded on it at 100 s: exactly 110 s.
     m.now = secs(100.0);
     m.route(data(0, 9, DEFAULT_TTL));
@@ -857,7 +1254,11 @@ fn ns2_forwarding_sets_the_lifetime_to_exactly_active_route_timeout() {
     let mut r = ns2_relay(Params::default());
     r.now = secs(1.5);
     r.recv(rreq_seq(0, 2, 8, None, 1, 3), 3, 10);
-    assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().expires, secs(11.0), "max(11, 7.5)");
+    assert_eq!(
+        r.aodv.table().get(NodeId(0)).unwrap().expires,
+        secs(11.0),
+        "max(11, 7.5)"
+    );
     r.now = secs(1.6);
     r.recv(rrep(8, 4, 1, 0), 7, 20);
     assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().expires, secs(11.6));
@@ -869,22 +1270,42 @@ fn ns2_expired_routes_go_down_on_the_purge_keep_their_precursors_and_are_never_d
     // rt_down (precursors kept, rt_expire = 0); no entry is ever deleted
     // (rt_delete is never called: no DELETE_PERIOD).
     let mut r = ns2_relay(Params::default());
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().precursors,
+        vec![NodeId(3)]
+    );
     let n = r.aodv.table().len();
     ns2_purge(&mut r, 11.5);
     let rt = r.aodv.table().get(NodeId(9)).unwrap().clone();
-    assert_eq!((rt.state, rt.seq, rt.expires, rt.precursors.clone()), (RouteState::Invalid, 5, SimTime::ZERO, vec![NodeId(3)]));
+    assert_eq!(
+        (rt.state, rt.seq, rt.expires, rt.precursors.clone()),
+        (RouteState::Invalid, 5, SimTime::ZERO, vec![NodeId(3)])
+    );
     // Long after any RFC DELETE_PERIOD the entries are still there, down.
     ns2_purge(&mut r, 500.0);
     assert_eq!(r.aodv.table().len(), n);
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().seq, 5, "down routes are not bumped again");
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().seq,
+        5,
+        "down routes are not bumped again"
+    );
     // A request from 9 brings the route up with its old precursors, so a
     // RERR for it is passed on to node 3.
     r.now = secs(500.0);
     r.recv(rreq_seq(9, 1, 0, None, 1, 6), 6, 10);
     let rt = r.aodv.table().get(NodeId(9)).unwrap().clone();
-    assert_eq!((rt.state, rt.expires, rt.precursors.clone()), (RouteState::Valid, secs(506.0), vec![NodeId(3)]));
-    let c = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(9), 7)] }), 6, 1);
+    assert_eq!(
+        (rt.state, rt.expires, rt.precursors.clone()),
+        (RouteState::Valid, secs(506.0), vec![NodeId(3)])
+    );
+    let c = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(9), 7)],
+        }),
+        6,
+        1,
+    );
     assert_eq!(rerrs(&c).len(), 1);
 }
 
@@ -908,17 +1329,25 @@ fn ns2_a_relay_repairs_and_gives_up_as_in_an_ns2_trace() {
     n.recv(rreq_seq(0, 1, 8, None, 2, 4), 2, 28);
     n.recv(rrep(8, 2, 4, 0), 4, 26);
     n.now = secs(21.5);
-    assert_eq!(forwards(&n.route(data(8, 0, DEFAULT_TTL - 4))), vec![(7, NodeId(2))]);
+    assert_eq!(
+        forwards(&n.route(data(8, 0, DEFAULT_TTL - 4))),
+        vec![(7, NodeId(2))]
+    );
     // The MAC gives up on node 2 for a packet that travelled 5 hops (> 3 to go).
     n.now = secs(21.544624);
     let a = n.run(|a, ctx| a.tx_failed(ctx, data(8, 0, DEFAULT_TTL - 5), NodeId(2)));
     let rq = rreqs(&a);
-    assert_eq!((rq.len(), rq[0].1, rq[0].0.dst, rq[0].0.dst_seq, rq[0].0.id), (1, 30, NodeId(0), 4, 1));
+    assert_eq!(
+        (rq.len(), rq[0].1, rq[0].0.dst, rq[0].0.dst_seq, rq[0].0.id),
+        (1, 30, NodeId(0), 4, 1)
+    );
     assert!(rerrs(&a).is_empty() && drops(&a).is_empty());
     let repair_at = a
         .iter()
         .find_map(|x| match x {
-            RoutingAction::SetTimer { at, key, .. } if key & !0xffff_ffff == KEY_REPAIR => Some(*at),
+            RoutingAction::SetTimer { at, key, .. } if key & !0xffff_ffff == KEY_REPAIR => {
+                Some(*at)
+            }
             _ => None,
         })
         .unwrap();
@@ -947,18 +1376,37 @@ fn ns2_a_relay_repairs_and_gives_up_as_in_an_ns2_trace() {
             buffered += 1;
         }
     }
-    assert_eq!(sent, vec![(23.5, 2, 30, 4), (27.5, 3, 30, 4), (33.0, 4, 30, 4)]);
+    assert_eq!(
+        sent,
+        vec![(23.5, 2, 30, 4), (27.5, 3, 30, 4), (33.0, 4, 30, 4)]
+    );
     assert_eq!(dropped, vec![(40.5, vec![DropReason::NoRoute; buffered])]);
-    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Repairing);
+    assert_eq!(
+        n.aodv.table().get(NodeId(0)).unwrap().state,
+        RouteState::Repairing
+    );
     // The repair timer: down, silently.
-    let c = n.fire(&RoutingAction::SetTimer { at: repair_at, key: KEY_REPAIR, token: TimerToken(0) });
+    let c = n.fire(&RoutingAction::SetTimer {
+        at: repair_at,
+        key: KEY_REPAIR,
+        token: TimerToken(0),
+    });
     assert!(rerrs(&c).is_empty() && drops(&c).is_empty());
-    assert_eq!(n.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Invalid);
+    assert_eq!(
+        n.aodv.table().get(NodeId(0)).unwrap().state,
+        RouteState::Invalid
+    );
     // ns-2: the next packet, at 44.910346 s, is dropped (NRTE) with a RERR.
     n.now = secs(44.910346);
     let d = n.route(data(8, 0, DEFAULT_TTL - 4));
     assert_eq!(drops(&d), vec![DropReason::NoRoute]);
-    assert_eq!(rerrs(&d).iter().map(|e| e.unreachable.clone()).collect::<Vec<_>>(), vec![vec![(NodeId(0), 4)]]);
+    assert_eq!(
+        rerrs(&d)
+            .iter()
+            .map(|e| e.unreachable.clone())
+            .collect::<Vec<_>>(),
+        vec![vec![(NodeId(0), 4)]]
+    );
 }
 
 #[test]
@@ -967,12 +1415,25 @@ fn ns2_a_forwarded_reply_adds_a_precursor_to_its_destination_route_only() {
     // route to the reply's destination, nothing for the reverse route (rt0).
     // Node 5 relays node 9's reply to node 0's request: route to 9 gets 3.
     let mut r = ns2_relay(Params::default());
-    assert_eq!(r.aodv.table().get(NodeId(9)).unwrap().precursors, vec![NodeId(3)]);
+    assert_eq!(
+        r.aodv.table().get(NodeId(9)).unwrap().precursors,
+        vec![NodeId(3)]
+    );
     assert!(r.aodv.table().get(NodeId(0)).unwrap().precursors.is_empty());
     // So a RERR from 3 breaking the route to 0 downs it silently (no RERR to 6),
     // and node 9's next packet for 0 is dropped here with a RERR (rt_resolve).
-    let a = r.recv(AodvMessage::Rerr(Rerr { no_delete: false, unreachable: vec![(NodeId(0), 3)] }), 3, 1);
-    assert_eq!(r.aodv.table().get(NodeId(0)).unwrap().state, RouteState::Invalid);
+    let a = r.recv(
+        AodvMessage::Rerr(Rerr {
+            no_delete: false,
+            unreachable: vec![(NodeId(0), 3)],
+        }),
+        3,
+        1,
+    );
+    assert_eq!(
+        r.aodv.table().get(NodeId(0)).unwrap().state,
+        RouteState::Invalid
+    );
     assert!(rerrs(&a).is_empty());
     let b = r.route(data(9, 0, DEFAULT_TTL - 2));
     assert_eq!((rerrs(&b).len(), drops(&b)), (1, vec![DropReason::NoRoute]));
@@ -980,7 +1441,10 @@ fn ns2_a_forwarded_reply_adds_a_precursor_to_its_destination_route_only() {
     let mut q = Node::with(5, Params::default().with_rfc_rules());
     q.recv(rreq(0, 1, 9, None, 1), 3, 10);
     q.recv(rrep(9, 4, 1, 0), 6, 20);
-    assert_eq!(q.aodv.table().get(NodeId(0)).unwrap().precursors, vec![NodeId(6)]);
+    assert_eq!(
+        q.aodv.table().get(NodeId(0)).unwrap().precursors,
+        vec![NodeId(6)]
+    );
 }
 
 #[test]
@@ -991,7 +1455,10 @@ fn ns2_a_reply_carries_no_link_failure_callback_data_does() {
         let mut n = Node::with(5, rules);
         let mut pkt = None;
         n.run(|a, ctx| pkt = Some(a.control(ctx, NodeId(3), 1, rrep(1, 9, 4, 0))));
-        (n.aodv.failure_callback(&pkt.unwrap()), n.aodv.failure_callback(&data(0, 9, 30)))
+        (
+            n.aodv.failure_callback(&pkt.unwrap()),
+            n.aodv.failure_callback(&data(0, 9, 30)),
+        )
     };
     assert_eq!(reply(Params::default()), (false, true));
     // RFC rules hand every packet back (AODV then drops a control packet as `RET`).
@@ -1008,7 +1475,10 @@ fn ns2_data_leaves_its_source_with_ttl_30_and_a_relay_drops_it_on_its_30th_hop()
         let a = o.route(data(5, 9, DEFAULT_TTL));
         a.iter()
             .find_map(|x| match x {
-                RoutingAction::Forward { pkt, next_hop: NodeId(6) } if !pkt.is_routing() => Some(pkt.ip.ttl),
+                RoutingAction::Forward {
+                    pkt,
+                    next_hop: NodeId(6),
+                } if !pkt.is_routing() => Some(pkt.ip.ttl),
                 _ => None,
             })
             .expect("forwarded on the route")
@@ -1024,6 +1494,13 @@ fn ns2_data_leaves_its_source_with_ttl_30_and_a_relay_drops_it_on_its_30th_hop()
     // The loop test comes first: our own packet back on its 30th hop (TTL 0,
     // which the world hands to routing at the source) is a loop.
     let mut s = ns2(0);
-    let back = Packet { ip: IpHeader { ttl: 0, forwards: 30, ..data(0, 9, 30).ip }, ..data(0, 9, 30) };
+    let back = Packet {
+        ip: IpHeader {
+            ttl: 0,
+            forwards: 30,
+            ..data(0, 9, 30).ip
+        },
+        ..data(0, 9, 30)
+    };
     assert_eq!(drops(&s.route(back)), vec![DropReason::RouteLoop]);
 }

@@ -222,7 +222,8 @@ impl Dsdv {
     /// `perup_ * (0.75 + jitter(0.25))`).
     fn arm_periodic(&mut self, ctx: &mut RoutingCtx) {
         let f = 0.75 + self.rng.gen_range(0.0..0.25);
-        let at = ctx.now + SimDuration::from_secs_f64(self.p.periodic_update_interval.as_secs_f64() * f);
+        let at =
+            ctx.now + SimDuration::from_secs_f64(self.p.periodic_update_interval.as_secs_f64() * f);
         Self::set_timer(ctx, &mut self.periodic_timer, at, KEY_PERIODIC);
     }
 
@@ -241,7 +242,11 @@ impl Dsdv {
         if entries.is_empty() {
             return (false, full);
         }
-        let kind = if full { UpdateKind::FullDump } else { UpdateKind::Incremental };
+        let kind = if full {
+            UpdateKind::FullDump
+        } else {
+            UpdateKind::Incremental
+        };
         let msg = DsdvMessage { kind, entries };
         let pkt = Packet {
             uid: ctx.new_uid(),
@@ -249,9 +254,14 @@ impl Dsdv {
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
-        self.counters.on_send(if full { "FULL_DUMP" } else { "INCREMENTAL" }, pkt.size_bytes(), false);
+        self.counters.on_send(
+            if full { "FULL_DUMP" } else { "INCREMENTAL" },
+            pkt.size_bytes(),
+            false,
+        );
         let delay = self.jitter(self.p.broadcast_jitter);
         ctx.actions.push(RoutingAction::Broadcast { pkt, delay });
         (true, full)
@@ -284,11 +294,16 @@ impl Dsdv {
     fn trigger_due(&mut self, ctx: &mut RoutingCtx) {
         let now = ctx.now;
         if let Some((at, dst)) = self.table.next_trigger().filter(|&(at, _)| at <= now) {
-            let next_possible = self.last_update.map(|t| t + self.p.min_triggered_update_interval);
+            let next_possible = self
+                .last_update
+                .map(|t| t + self.p.min_triggered_update_interval);
             match next_possible {
                 Some(np) if now < np => {
                     self.table.cancel_triggers_before(np);
-                    self.table.get_mut(dst).expect("a trigger belongs to an entry").trigger_at = Some(np);
+                    self.table
+                        .get_mut(dst)
+                        .expect("a trigger belongs to an entry")
+                        .trigger_at = Some(np);
                 }
                 _ => {
                     let (sent, full) = self.send_update(ctx, false);
@@ -299,7 +314,10 @@ impl Dsdv {
                         }
                         self.last_update = Some(now);
                     }
-                    let r = self.table.get_mut(dst).expect("a trigger belongs to an entry");
+                    let r = self
+                        .table
+                        .get_mut(dst)
+                        .expect("a trigger belongs to an entry");
                     if r.trigger_at == Some(at) {
                         r.trigger_at = None;
                     }
@@ -315,15 +333,24 @@ impl Dsdv {
     /// (ELFN / ERDN, ERSN): only destinations this node knew before.
     fn notice(ctx: &mut RoutingCtx, dst: NodeId, before: Option<bool>, after: bool) {
         match (before, after) {
-            (Some(true), false) => ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst })),
-            (Some(false), true) => ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst })),
+            (Some(true), false) => ctx
+                .actions
+                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst })),
+            (Some(false), true) => {
+                ctx.actions
+                    .push(RoutingAction::Notify(TransportNotice::RouteReestablished {
+                        dst,
+                    }))
+            }
             _ => {}
         }
     }
 
     /// Send the packets waiting for `dst`, now that it has a usable route.
     fn release(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
-        let Some(next_hop) = self.table.next_hop(dst) else { return };
+        let Some(next_hop) = self.table.next_hop(dst) else {
+            return;
+        };
         for pkt in self.queue.take_for(dst) {
             if let Some(pkt) = self.recv_again(ctx, pkt) {
                 ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
@@ -340,10 +367,16 @@ impl Dsdv {
             return Some(pkt);
         }
         if pkt.ip.src == self.me {
-            pkt.ip.extra_bytes = pkt.ip.extra_bytes.saturating_add(crate::packet::IP_HEADER_BYTES as u8);
+            pkt.ip.extra_bytes = pkt
+                .ip
+                .extra_bytes
+                .saturating_add(crate::packet::IP_HEADER_BYTES as u8);
         } else {
             if pkt.ip.hop() == 0 {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::TtlExpired });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::TtlExpired,
+                });
                 return None;
             }
         }
@@ -359,9 +392,19 @@ impl Dsdv {
     fn flush_stale(&mut self, ctx: &mut RoutingCtx, from: NodeId, adv: Advert) {
         let mut pkts: Vec<Packet> = self.queue.take_for(adv.dst).into_iter().collect();
         // Stable: equal TTLs expire in queue order, as the rounds go.
-        pkts.sort_by_key(|p| if p.ip.src == self.me { u16::MAX } else { u16::from(p.ip.ttl) });
+        pkts.sort_by_key(|p| {
+            if p.ip.src == self.me {
+                u16::MAX
+            } else {
+                u16::from(p.ip.ttl)
+            }
+        });
         for pkt in pkts {
-            let reason = if pkt.ip.src == self.me { DropReason::RouteLoop } else { DropReason::TtlExpired };
+            let reason = if pkt.ip.src == self.me {
+                DropReason::RouteLoop
+            } else {
+                DropReason::TtlExpired
+            };
             ctx.actions.push(RoutingAction::Drop { pkt, reason });
         }
         self.table.write_stale(ctx.now, from, adv, &self.p);
@@ -388,7 +431,10 @@ impl Dsdv {
                 Applied::Own { broken } => own_broken |= broken,
                 Applied::Ignored => {}
                 Applied::Stale => {
-                    if self.p.stale_advert_bug && before == Some(false) && self.queue.has_for(adv.dst) {
+                    if self.p.stale_advert_bug
+                        && before == Some(false)
+                        && self.queue.has_for(adv.dst)
+                    {
                         self.flush_stale(ctx, from, adv);
                         Self::notice(ctx, adv.dst, before, true);
                     }
@@ -411,7 +457,13 @@ impl Dsdv {
         // heard for the first time through an update that does not list it
         // gets a route of one hop that is never advertised (ns-2).
         if self.table.get(from).is_none() {
-            self.table.insert_placeholder(now, from, from, 1, self.p.initial_settling_time.as_secs_f64());
+            self.table.insert_placeholder(
+                now,
+                from,
+                from,
+                1,
+                self.p.initial_settling_time.as_secs_f64(),
+            );
             if self.queue.has_for(from) {
                 self.release(ctx, from);
             }
@@ -439,7 +491,10 @@ impl Routing for Dsdv {
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
         // ns-2: a node that receives a packet it originated has a loop.
         if pkt.ip.src == self.me && pkt.ip.forwards() > 0 {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::RouteLoop,
+            });
             return;
         }
         let mut pkt = pkt;
@@ -456,9 +511,18 @@ impl Routing for Dsdv {
         // No usable route: wait for one (ns-2 queues originated and forwarded
         // packets alike). A destination never heard of gets a placeholder entry,
         // so that its first route is advertised without damping.
-        self.table.insert_placeholder(ctx.now, dst, dst, INFINITY, self.p.initial_settling_time.as_secs_f64());
+        self.table.insert_placeholder(
+            ctx.now,
+            dst,
+            dst,
+            INFINITY,
+            self.p.initial_settling_time.as_secs_f64(),
+        );
         if let Some(old) = self.queue.push(pkt) {
-            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferFull });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt: old,
+                reason: DropReason::SendBufferFull,
+            });
         }
     }
 
@@ -466,11 +530,17 @@ impl Routing for Dsdv {
         // ns-2 `lost_link`: without `use_mac_` the packet is simply dropped and
         // the link's fate is left to the missed-updates timeout.
         if !self.p.link_layer_detection || self.table.get(next_hop).is_none() {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::MacCallback,
+            });
             return;
         }
         if pkt.is_routing() {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::RetryLimit,
+            });
             return;
         }
         if let Some(t) = self.neighbours.get_mut(&next_hop) {
@@ -489,12 +559,19 @@ impl Routing for Dsdv {
         let msg = match pkt.transport {
             TransportHeader::Routing(RoutingMessage::Dsdv(m)) => m,
             _ => {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
                 return;
             }
         };
         self.counters.ctrl_received_pkts += 1;
-        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        *self
+            .counters
+            .received_by_type
+            .entry(msg.kind())
+            .or_default() += 1;
         self.recv_update(ctx, msg, from);
     }
 
@@ -529,7 +606,11 @@ impl Routing for Dsdv {
     }
 
     fn route_entry(&self, dst: NodeId) -> Option<RouteView> {
-        self.table.get(dst).map(|r| RouteView { next_hop: r.next_hop, hops: r.usable().then_some(r.metric as u32), seq: Some(r.seq) })
+        self.table.get(dst).map(|r| RouteView {
+            next_hop: r.next_hop,
+            hops: r.usable().then_some(r.metric as u32),
+            seq: Some(r.seq),
+        })
     }
 }
 

@@ -69,14 +69,27 @@ pub const KINDS: [&str; 2] = ["FULL_DUMP", "INCREMENTAL"];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
+    use crate::packet::{
+        IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES,
+    };
     use crate::routing::RoutingMessage;
 
     #[test]
     fn size_is_twelve_bytes_per_entry_plus_ip_as_in_ns2() {
         let m = DsdvMessage {
             kind: UpdateKind::Incremental,
-            entries: vec![Advert { dst: NodeId(1), metric: 0, seq: 2 }, Advert { dst: NodeId(2), metric: INFINITY, seq: 7 }],
+            entries: vec![
+                Advert {
+                    dst: NodeId(1),
+                    metric: 0,
+                    seq: 2,
+                },
+                Advert {
+                    dst: NodeId(2),
+                    metric: INFINITY,
+                    seq: 7,
+                },
+            ],
         };
         let pkt = Packet {
             uid: 0,
@@ -84,10 +97,15 @@ mod tests {
             transport: TransportHeader::Routing(RoutingMessage::Dsdv(m.clone())),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         assert_eq!(m.size_bytes(), 24);
-        assert_eq!(pkt.size_bytes(), IP_HEADER_BYTES + 24, "ns-2: change_count * 12 + IP_HDR_LEN");
+        assert_eq!(
+            pkt.size_bytes(),
+            IP_HEADER_BYTES + 24,
+            "ns-2: change_count * 12 + IP_HDR_LEN"
+        );
         assert!(pkt.is_routing());
         assert_eq!(m.kind(), "INCREMENTAL");
     }

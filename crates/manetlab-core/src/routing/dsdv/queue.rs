@@ -20,7 +20,10 @@ pub struct PacketQueue {
 
 impl PacketQueue {
     pub fn new(per_dst: u32) -> Self {
-        PacketQueue { per_dst: per_dst as usize, q: BTreeMap::new() }
+        PacketQueue {
+            per_dst: per_dst as usize,
+            q: BTreeMap::new(),
+        }
     }
 
     /// Queue `pkt` for its destination; returns the packet dropped to make room.
@@ -67,10 +70,15 @@ mod tests {
         Packet {
             uid,
             ip: IpHeader::new(NodeId(0), NodeId(dst), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader { src_port: 0, dst_port: 0, on_wire: false }),
+            transport: TransportHeader::Udp(UdpHeader {
+                src_port: 0,
+                dst_port: 0,
+                on_wire: false,
+            }),
             payload_bytes: 10,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -80,7 +88,10 @@ mod tests {
         for uid in 1..=5 {
             assert!(q.push(pkt(uid, 7)).is_none());
         }
-        assert!(q.push(pkt(100, 8)).is_none(), "the limit is per destination");
+        assert!(
+            q.push(pkt(100, 8)).is_none(),
+            "the limit is per destination"
+        );
         assert_eq!(q.push(pkt(6, 7)).map(|p| p.uid), Some(1), "drop-front");
         assert_eq!(q.len(), 6);
         let out: Vec<u64> = q.take_for(NodeId(7)).into_iter().map(|p| p.uid).collect();

@@ -67,7 +67,14 @@ impl Route {
 
     /// Take the route `adv` offers through `from` (`metric` already one hop
     /// longer), with the settling state `settling` computed for it.
-    fn take(&mut self, now: SimTime, from: NodeId, metric: u8, seq: u32, (wst, new_seq_at, ok_at): (f64, SimTime, SimTime)) {
+    fn take(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        metric: u8,
+        seq: u32,
+        (wst, new_seq_at, ok_at): (f64, SimTime, SimTime),
+    ) {
         self.next_hop = from;
         self.metric = metric;
         self.seq = seq;
@@ -80,7 +87,11 @@ impl Route {
 
 /// An advertised metric one hop further on, through its sender; infinity stays.
 fn one_hop_more(adv_metric: u8) -> u8 {
-    if adv_metric >= INFINITY { INFINITY } else { adv_metric.saturating_add(1).min(INFINITY) }
+    if adv_metric >= INFINITY {
+        INFINITY
+    } else {
+        adv_metric.saturating_add(1).min(INFINITY)
+    }
 }
 
 /// What an advertised entry did to the table (ns-2 `processUpdate` cases).
@@ -110,21 +121,38 @@ pub enum Applied {
 /// one hop more) and number `seq` against the entry `r` (ns-2 `processUpdate`):
 /// the new `wst`, when the number was first heard, and when the entry may be
 /// advertised.
-fn settling(r: Option<&Route>, now: SimTime, metric: u8, seq: u32, p: &Params) -> (f64, SimTime, SimTime) {
+fn settling(
+    r: Option<&Route>,
+    now: SimTime,
+    metric: u8,
+    seq: u32,
+    p: &Params,
+) -> (f64, SimTime, SimTime) {
     // §4 settling time: a new sequence number ends the measurement for the
     // old one — how long after it first arrived the route last changed.
     let (wst, new_seq_at) = match r {
         Some(r) if r.seq == seq => (r.wst, r.new_seq_at),
         Some(r) => {
-            let settle = if r.changed_at > r.new_seq_at { r.changed_at.since(r.new_seq_at).as_secs_f64() } else { 0.0 };
-            (p.settling_alpha * r.wst + (1.0 - p.settling_alpha) * settle, now)
+            let settle = if r.changed_at > r.new_seq_at {
+                r.changed_at.since(r.new_seq_at).as_secs_f64()
+            } else {
+                0.0
+            };
+            (
+                p.settling_alpha * r.wst + (1.0 - p.settling_alpha) * settle,
+                now,
+            )
         }
         None => (p.initial_settling_time.as_secs_f64(), now),
     };
     // Damping: a finite route replacing a finite one waits 2·wst; a break
     // or a route back from infinity is news to tell at once.
     let damped = metric != INFINITY && r.is_none_or(|r| r.usable());
-    let ok_at = if damped { now + SimDuration::from_secs_f64(2.0 * wst) } else { now };
+    let ok_at = if damped {
+        now + SimDuration::from_secs_f64(2.0 * wst)
+    } else {
+        now
+    };
     (wst, new_seq_at, ok_at)
 }
 
@@ -161,7 +189,10 @@ impl RouteTable {
 
     /// The next hop towards `dst`, if the route is usable.
     pub fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
-        self.routes.get(&dst).filter(|r| r.usable()).map(|r| r.next_hop)
+        self.routes
+            .get(&dst)
+            .filter(|r| r.usable())
+            .map(|r| r.next_hop)
     }
 
     /// This node's own entry (metric 0) with sequence number `seq`.
@@ -190,7 +221,14 @@ impl RouteTable {
     /// update from an unknown neighbour: never advertised (ns-2 sets
     /// `advertise_ok_at` a week ahead), sequence number 0 (older than any the
     /// destination makes).
-    pub fn insert_placeholder(&mut self, now: SimTime, dst: NodeId, next_hop: NodeId, metric: u8, wst0: f64) {
+    pub fn insert_placeholder(
+        &mut self,
+        now: SimTime,
+        dst: NodeId,
+        next_hop: NodeId,
+        metric: u8,
+        wst0: f64,
+    ) {
         self.routes.entry(dst).or_insert(Route {
             dst,
             next_hop,
@@ -210,11 +248,20 @@ impl RouteTable {
     /// Apply one entry of an update received from neighbour `from` (ns-2
     /// `processUpdate`, per entry). Sets the entry's triggered-update time when
     /// the change must be advertised before the next full dump.
-    pub fn apply(&mut self, now: SimTime, me: NodeId, from: NodeId, adv: Advert, p: &Params) -> Applied {
+    pub fn apply(
+        &mut self,
+        now: SimTime,
+        me: NodeId,
+        from: NodeId,
+        adv: Advert,
+        p: &Params,
+    ) -> Applied {
         let metric = one_hop_more(adv.metric);
         if adv.dst == me {
             // "You have the last word on yourself" (ns-2): never stored.
-            return Applied::Own { broken: metric == INFINITY };
+            return Applied::Own {
+                broken: metric == INFINITY,
+            };
         }
         let existing = self.routes.get_mut(&adv.dst);
         let settled = settling(existing.as_deref(), now, metric, adv.seq, p);
@@ -286,7 +333,9 @@ impl RouteTable {
     /// flags, the last advertised metric and any pending trigger stay.
     pub fn write_stale(&mut self, now: SimTime, from: NodeId, adv: Advert, p: &Params) {
         let metric = one_hop_more(adv.metric);
-        let Some(r) = self.routes.get_mut(&adv.dst) else { return };
+        let Some(r) = self.routes.get_mut(&adv.dst) else {
+            return;
+        };
         let settled = settling(Some(r), now, metric, adv.seq, p);
         r.take(now, from, metric, adv.seq, settled);
     }
@@ -318,7 +367,11 @@ impl RouteTable {
     /// `makeUpdate`): more than a third of the table, and more than 3 entries,
     /// changed and may be advertised.
     pub fn promote_to_full(&self, now: SimTime) -> bool {
-        let changed = self.routes.values().filter(|r| (r.advert_seq || r.advert_metric) && r.advertise_ok_at <= now).count();
+        let changed = self
+            .routes
+            .values()
+            .filter(|r| (r.advert_seq || r.advert_metric) && r.advertise_ok_at <= now)
+            .count();
         changed * 3 > self.routes.len() && changed > 3
     }
 
@@ -334,7 +387,11 @@ impl RouteTable {
             if r.advertise_ok_at > now || !(full || r.advert_seq || r.advert_metric) {
                 continue;
             }
-            out.push(Advert { dst: r.dst, metric: r.metric, seq: r.seq });
+            out.push(Advert {
+                dst: r.dst,
+                metric: r.metric,
+                seq: r.seq,
+            });
             r.last_advertised_metric = r.metric;
             r.advert_seq = false;
             if full {
@@ -364,7 +421,10 @@ impl RouteTable {
 
     /// The earliest pending triggered-update time and its destination.
     pub fn next_trigger(&self) -> Option<(SimTime, NodeId)> {
-        self.routes.values().filter_map(|r| r.trigger_at.map(|t| (t, r.dst))).min()
+        self.routes
+            .values()
+            .filter_map(|r| r.trigger_at.map(|t| (t, r.dst)))
+            .min()
     }
 }
 
@@ -379,7 +439,11 @@ mod tests {
     }
 
     fn adv(dst: u32, metric: u8, seq: u32) -> Advert {
-        Advert { dst: NodeId(dst), metric, seq }
+        Advert {
+            dst: NodeId(dst),
+            metric,
+            seq,
+        }
     }
 
     fn table() -> (RouteTable, Params) {
@@ -391,12 +455,23 @@ mod tests {
     #[test]
     fn first_route_is_installed_and_its_advertisement_damped_by_twice_wst0() {
         let (mut tb, p) = table();
-        assert_eq!(tb.apply(t(1.0), ME, NodeId(1), adv(5, 2, 10), &p), Applied::New);
+        assert_eq!(
+            tb.apply(t(1.0), ME, NodeId(1), adv(5, 2, 10), &p),
+            Applied::New
+        );
         let r = tb.get(NodeId(5)).unwrap();
-        assert_eq!((r.next_hop, r.metric, r.seq), (NodeId(1), 3, 10), "one more hop through the neighbour");
+        assert_eq!(
+            (r.next_hop, r.metric, r.seq),
+            (NodeId(1), 3, 10),
+            "one more hop through the neighbour"
+        );
         assert_eq!(tb.next_hop(NodeId(5)), Some(NodeId(1)), "usable at once");
         assert_eq!(r.advertise_ok_at, t(1.0 + 2.0 * 6.0), "ns-2: now + 2·wst0");
-        assert_eq!(r.trigger_at, Some(r.advertise_ok_at), "a triggered update when it may be told");
+        assert_eq!(
+            r.trigger_at,
+            Some(r.advertise_ok_at),
+            "a triggered update when it may be told"
+        );
         assert!(r.advert_metric);
     }
 
@@ -405,12 +480,18 @@ mod tests {
         let (mut tb, p) = table();
         tb.apply(t(1.0), ME, NodeId(1), adv(5, 1, 10), &p);
         // A worse metric with a newer number replaces the route.
-        assert_eq!(tb.apply(t(2.0), ME, NodeId(2), adv(5, 4, 12), &p), Applied::Fresher);
+        assert_eq!(
+            tb.apply(t(2.0), ME, NodeId(2), adv(5, 4, 12), &p),
+            Applied::Fresher
+        );
         let r = tb.get(NodeId(5)).unwrap();
         assert_eq!((r.next_hop, r.metric, r.seq), (NodeId(2), 5, 12));
         assert!(r.advert_seq);
         // The old number never comes back, even with a better metric.
-        assert_eq!(tb.apply(t(3.0), ME, NodeId(1), adv(5, 0, 10), &p), Applied::Stale);
+        assert_eq!(
+            tb.apply(t(3.0), ME, NodeId(1), adv(5, 0, 10), &p),
+            Applied::Stale
+        );
         assert_eq!(tb.get(NodeId(5)).unwrap().next_hop, NodeId(2));
         // Wrapping arithmetic: 1 is newer than u32::MAX - 1.
         assert!(seq_newer(1, u32::MAX - 1) && !seq_newer(u32::MAX - 1, 1));
@@ -420,19 +501,40 @@ mod tests {
     fn same_sequence_number_lower_metric_wins_and_ties_are_ignored() {
         let (mut tb, p) = table();
         tb.apply(t(1.0), ME, NodeId(1), adv(5, 3, 10), &p);
-        assert_eq!(tb.apply(t(2.0), ME, NodeId(2), adv(5, 3, 10), &p), Applied::Ignored, "equal metric: keep the first");
-        assert_eq!(tb.apply(t(2.5), ME, NodeId(3), adv(5, 5, 10), &p), Applied::Ignored, "longer: ignored");
-        assert_eq!(tb.apply(t(3.0), ME, NodeId(2), adv(5, 1, 10), &p), Applied::Shorter);
+        assert_eq!(
+            tb.apply(t(2.0), ME, NodeId(2), adv(5, 3, 10), &p),
+            Applied::Ignored,
+            "equal metric: keep the first"
+        );
+        assert_eq!(
+            tb.apply(t(2.5), ME, NodeId(3), adv(5, 5, 10), &p),
+            Applied::Ignored,
+            "longer: ignored"
+        );
+        assert_eq!(
+            tb.apply(t(3.0), ME, NodeId(2), adv(5, 1, 10), &p),
+            Applied::Shorter
+        );
         let r = tb.get(NodeId(5)).unwrap();
         assert_eq!((r.next_hop, r.metric), (NodeId(2), 2));
         // Same number: the settling time is not re-measured, but the route
         // changed 2 s after the number arrived — the next number will count it.
         assert_eq!(r.wst, 6.0);
-        assert_eq!(r.changed_at.since(r.new_seq_at), SimDuration::from_secs_f64(2.0));
+        assert_eq!(
+            r.changed_at.since(r.new_seq_at),
+            SimDuration::from_secs_f64(2.0)
+        );
         tb.apply(t(20.0), ME, NodeId(2), adv(5, 1, 12), &p);
         let r = tb.get(NodeId(5)).unwrap();
-        assert!((r.wst - (0.875 * 6.0 + 0.125 * 2.0)).abs() < 1e-12, "wst = α·wst + (1−α)·settle = {}", r.wst);
-        assert_eq!(r.advertise_ok_at, t(20.0) + SimDuration::from_secs_f64(2.0 * r.wst));
+        assert!(
+            (r.wst - (0.875 * 6.0 + 0.125 * 2.0)).abs() < 1e-12,
+            "wst = α·wst + (1−α)·settle = {}",
+            r.wst
+        );
+        assert_eq!(
+            r.advertise_ok_at,
+            t(20.0) + SimDuration::from_secs_f64(2.0 * r.wst)
+        );
     }
 
     #[test]
@@ -452,37 +554,71 @@ mod tests {
         }
         assert_eq!(tb.get(NodeId(5)).unwrap().seq, 11);
         assert_eq!(tb.next_hop(NodeId(5)), None);
-        assert_eq!(tb.next_hop(NodeId(6)), Some(NodeId(2)), "other routes untouched");
-        assert!(tb.break_via(t(6.0), ME, NodeId(1)).is_empty(), "already broken");
+        assert_eq!(
+            tb.next_hop(NodeId(6)),
+            Some(NodeId(2)),
+            "other routes untouched"
+        );
+        assert!(
+            tb.break_via(t(6.0), ME, NodeId(1)).is_empty(),
+            "already broken"
+        );
         // Only the destination's next (even) number repairs the route: the
         // neighbour's old finite route for number 10 is stale now.
-        assert_eq!(tb.apply(t(7.0), ME, NodeId(2), adv(5, 1, 10), &p), Applied::Stale);
-        assert_eq!(tb.apply(t(8.0), ME, NodeId(2), adv(5, 1, 12), &p), Applied::Fresher);
+        assert_eq!(
+            tb.apply(t(7.0), ME, NodeId(2), adv(5, 1, 10), &p),
+            Applied::Stale
+        );
+        assert_eq!(
+            tb.apply(t(8.0), ME, NodeId(2), adv(5, 1, 12), &p),
+            Applied::Fresher
+        );
         let r = tb.get(NodeId(5)).unwrap();
         assert_eq!((r.next_hop, r.metric), (NodeId(2), 2));
-        assert_eq!(r.advertise_ok_at, t(8.0), "back from infinity: advertised at once");
+        assert_eq!(
+            r.advertise_ok_at,
+            t(8.0),
+            "back from infinity: advertised at once"
+        );
     }
 
     #[test]
     fn a_received_break_with_a_newer_odd_number_is_believed() {
         let (mut tb, p) = table();
         tb.apply(t(1.0), ME, NodeId(1), adv(5, 1, 10), &p);
-        assert_eq!(tb.apply(t(2.0), ME, NodeId(1), adv(5, INFINITY, 11), &p), Applied::Fresher);
+        assert_eq!(
+            tb.apply(t(2.0), ME, NodeId(1), adv(5, INFINITY, 11), &p),
+            Applied::Fresher
+        );
         let r = tb.get(NodeId(5)).unwrap();
         assert_eq!((r.metric, r.seq), (INFINITY, 11));
-        assert_eq!(r.trigger_at, Some(t(1.0 + 12.0)), "ns-2: no trigger for a fresh number (the first route's remains)");
+        assert_eq!(
+            r.trigger_at,
+            Some(t(1.0 + 12.0)),
+            "ns-2: no trigger for a fresh number (the first route's remains)"
+        );
         // A finite route for the same odd number cannot exist; the broken one
         // with the same number is not shorter.
-        assert_eq!(tb.apply(t(3.0), ME, NodeId(2), adv(5, INFINITY, 11), &p), Applied::Ignored);
+        assert_eq!(
+            tb.apply(t(3.0), ME, NodeId(2), adv(5, INFINITY, 11), &p),
+            Applied::Ignored
+        );
     }
 
     #[test]
     fn an_older_broken_route_from_a_neighbour_is_corrected_at_once() {
         let (mut tb, p) = table();
         tb.apply(t(1.0), ME, NodeId(1), adv(5, 1, 12), &p);
-        assert_eq!(tb.apply(t(2.0), ME, NodeId(2), adv(5, INFINITY, 11), &p), Applied::Educate);
+        assert_eq!(
+            tb.apply(t(2.0), ME, NodeId(2), adv(5, INFINITY, 11), &p),
+            Applied::Educate
+        );
         let r = tb.get(NodeId(5)).unwrap();
-        assert_eq!((r.metric, r.seq, r.next_hop), (2, 12, NodeId(1)), "our route is kept");
+        assert_eq!(
+            (r.metric, r.seq, r.next_hop),
+            (2, 12, NodeId(1)),
+            "our route is kept"
+        );
         assert_eq!(r.trigger_at, Some(t(2.0)));
         assert_eq!(r.advertise_ok_at, t(2.0));
     }
@@ -490,8 +626,14 @@ mod tests {
     #[test]
     fn own_entry_is_never_overwritten() {
         let (mut tb, p) = table();
-        assert_eq!(tb.apply(t(1.0), ME, NodeId(1), adv(0, 1, 100), &p), Applied::Own { broken: false });
-        assert_eq!(tb.apply(t(1.0), ME, NodeId(1), adv(0, INFINITY, 101), &p), Applied::Own { broken: true });
+        assert_eq!(
+            tb.apply(t(1.0), ME, NodeId(1), adv(0, 1, 100), &p),
+            Applied::Own { broken: false }
+        );
+        assert_eq!(
+            tb.apply(t(1.0), ME, NodeId(1), adv(0, INFINITY, 101), &p),
+            Applied::Own { broken: true }
+        );
         let me = tb.get(ME).unwrap();
         assert_eq!((me.metric, me.seq), (0, 2));
     }
@@ -500,7 +642,11 @@ mod tests {
     fn incremental_updates_carry_changes_until_the_next_full_dump() {
         let (mut tb, p) = table();
         // No damping here (wst stays 0), to look at what goes in which update.
-        let p0 = Params { initial_settling_time: SimDuration::ZERO, settling_alpha: 1.0, ..p };
+        let p0 = Params {
+            initial_settling_time: SimDuration::ZERO,
+            settling_alpha: 1.0,
+            ..p
+        };
         // Eight destinations already advertised in a full dump.
         for d in 1..=8 {
             tb.apply(t(1.0), ME, NodeId(20), adv(d, d as u8, 10), &p0);
@@ -519,7 +665,10 @@ mod tests {
         }
         let (_, all) = tb.make_update(t(5.0), ME, true);
         assert_eq!(all.len(), 9);
-        assert!(tb.make_update(t(6.0), ME, false).1.is_empty(), "nothing left to tell");
+        assert!(
+            tb.make_update(t(6.0), ME, false).1.is_empty(),
+            "nothing left to tell"
+        );
         // More than a third of the table changed: a full dump instead.
         for d in 1..=4 {
             tb.apply(t(7.0), ME, NodeId(3), adv(d, 0, 12), &p0);
@@ -534,7 +683,11 @@ mod tests {
         let (mut tb, p) = table();
         tb.apply(t(1.0), ME, NodeId(1), adv(5, 1, 10), &p);
         let (_, now) = tb.make_update(t(2.0), ME, true);
-        assert_eq!(now.iter().map(|a| a.dst).collect::<Vec<_>>(), vec![ME], "ns-2 skips unsettled routes");
+        assert_eq!(
+            now.iter().map(|a| a.dst).collect::<Vec<_>>(),
+            vec![ME],
+            "ns-2 skips unsettled routes"
+        );
         let (_, later) = tb.make_update(t(13.0), ME, true);
         assert_eq!(later.len(), 2);
         // A placeholder (packets waiting for an unknown destination) is never told.

@@ -27,7 +27,10 @@ pub struct PathCache {
 
 impl PathCache {
     pub fn new(size: usize) -> Self {
-        PathCache { paths: vec![Vec::new(); size.max(1)], victim: 0 }
+        PathCache {
+            paths: vec![Vec::new(); size.max(1)],
+            victim: 0,
+        }
     }
 
     /// Add `path`, returning its slot (ns-2 `Cache::addRoute`).
@@ -102,7 +105,11 @@ pub struct RouteCache {
 
 impl RouteCache {
     pub fn new(me: NodeId, primary: usize, secondary: usize) -> Self {
-        RouteCache { me, primary: PathCache::new(primary), secondary: PathCache::new(secondary) }
+        RouteCache {
+            me,
+            primary: PathCache::new(primary),
+            secondary: PathCache::new(secondary),
+        }
     }
 
     /// A route this node wants to keep (a reply it received or sent): primary
@@ -124,7 +131,9 @@ impl RouteCache {
         let stub: Vec<NodeId> = match path.iter().position(|&n| n == self.me) {
             Some(i) => path[i..].to_vec(),
             None => match heard_at {
-                Some(t) if t < path.len() => std::iter::once(self.me).chain(path[t..].iter().copied()).collect(),
+                Some(t) if t < path.len() => std::iter::once(self.me)
+                    .chain(path[t..].iter().copied())
+                    .collect(),
                 _ => return false,
             },
         };
@@ -141,7 +150,9 @@ impl RouteCache {
         let p = self.primary.shortest(dst);
         let s = self.secondary.shortest(dst);
         match (p, s) {
-            (Some((ph, slot)), s) if s.map_or(true, |(sh, _)| ph <= sh) => Some(self.primary.paths[slot][..=ph].to_vec()),
+            (Some((ph, slot)), s) if s.map_or(true, |(sh, _)| ph <= sh) => {
+                Some(self.primary.paths[slot][..=ph].to_vec())
+            }
             (Some((ph, slot)), None) => Some(self.primary.paths[slot][..=ph].to_vec()),
             (_, Some((sh, slot))) => {
                 let route = self.secondary.paths[slot][..=sh].to_vec();
@@ -189,7 +200,10 @@ mod tests {
         assert_eq!(c.paths().count(), 1);
         c.add(&ids(&[0, 5]));
         c.add(&ids(&[0, 6])); // full: evicts slot 0, then slot 1
-        assert_eq!(c.paths().collect::<Vec<_>>(), vec![&ids(&[0, 6]), &ids(&[0, 5])]);
+        assert_eq!(
+            c.paths().collect::<Vec<_>>(),
+            vec![&ids(&[0, 6]), &ids(&[0, 5])]
+        );
     }
 
     #[test]
@@ -200,8 +214,16 @@ mod tests {
         // Overheard: 7 sent a packet along 9 7 8 4; we are not on it.
         assert!(rc.notice_route_used(&ids(&[9, 7, 8, 4]), Some(1)));
         assert_eq!(rc.secondary().paths().next(), Some(&ids(&[0, 7, 8, 4])));
-        assert_eq!(rc.find(NodeId(4), false), Some(ids(&[0, 7, 8, 4])), "3 hops beat 4");
-        assert_eq!(rc.find(NodeId(2), false), Some(ids(&[0, 1, 2])), "prefix up to the destination");
+        assert_eq!(
+            rc.find(NodeId(4), false),
+            Some(ids(&[0, 7, 8, 4])),
+            "3 hops beat 4"
+        );
+        assert_eq!(
+            rc.find(NodeId(2), false),
+            Some(ids(&[0, 1, 2])),
+            "prefix up to the destination"
+        );
         assert_eq!(rc.find(NodeId(4), true), Some(ids(&[0, 7, 8, 4])));
         assert_eq!(rc.secondary().paths().count(), 0, "promoted");
         assert_eq!(rc.primary().paths().count(), 2);
@@ -215,7 +237,11 @@ mod tests {
         rc.add_route(&ids(&[0, 4, 3]));
         assert!(rc.dead_link(NodeId(1), NodeId(2)));
         assert_eq!(rc.find(NodeId(3), false), Some(ids(&[0, 4, 3])));
-        assert_eq!(rc.find(NodeId(1), false), Some(ids(&[0, 1])), "the part before the break stays");
+        assert_eq!(
+            rc.find(NodeId(1), false),
+            Some(ids(&[0, 1])),
+            "the part before the break stays"
+        );
         assert!(rc.dead_link(NodeId(0), NodeId(4)));
         assert_eq!(rc.find(NodeId(3), false), None);
         assert!(!rc.dead_link(NodeId(7), NodeId(8)));

@@ -229,7 +229,12 @@ impl Params {
     /// `BackOffTest` (whose count was raised by the cycle it follows), or
     /// factor^(outstanding−1) without `backoff_counts_first_cycle`.
     pub fn cycle_backoff(&self, outstanding: u32) -> SimDuration {
-        let k = if self.backoff_counts_first_cycle { outstanding } else { outstanding.saturating_sub(1) }.min(40);
+        let k = if self.backoff_counts_first_cycle {
+            outstanding
+        } else {
+            outstanding.saturating_sub(1)
+        }
+        .min(40);
         let mut w = self.request_period.0 as u128;
         for _ in 0..k {
             w = w.saturating_mul(self.request_backoff_factor as u128);
@@ -284,7 +289,12 @@ fn choose_flow(list: &mut Vec<SourceFlow>, now: SimTime, route: &mut Vec<NodeId>
             }
         }
         _ => {
-            list.push(SourceFlow { route: route.clone(), count: 1, last_adv: now, timeout: now });
+            list.push(SourceFlow {
+                route: route.clone(),
+                count: 1,
+                last_adv: now,
+                timeout: now,
+            });
             (list.len() - 1, FlowMark::Establish)
         }
     };
@@ -422,7 +432,11 @@ impl Dsr {
             me,
             p,
             rng,
-            cache: RouteCache::new(me, p.primary_cache_paths as usize, p.secondary_cache_paths as usize),
+            cache: RouteCache::new(
+                me,
+                p.primary_cache_paths as usize,
+                p.secondary_cache_paths as usize,
+            ),
             requests: RequestTable::new(),
             buffer: SendBuffer::new(p.send_buffer_pkts, p.send_buffer_timeout),
             buffer_timer: Timer::new(),
@@ -500,7 +514,8 @@ impl Dsr {
             transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         }
     }
 
@@ -528,8 +543,12 @@ impl Dsr {
     /// index of the node it goes to).
     fn unicast_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, forwarded: bool) {
         let next_hop = match &pkt.transport {
-            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(r))) => r.sr.path[r.sr.next as usize],
-            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(r))) => r.sr.path[r.sr.next as usize],
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(r))) => {
+                r.sr.path[r.sr.next as usize]
+            }
+            TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(r))) => {
+                r.sr.path[r.sr.next as usize]
+            }
             _ => unreachable!("only replies and errors travel on source routes"),
         };
         self.count(&pkt, forwarded);
@@ -542,11 +561,24 @@ impl Dsr {
     }
 
     /// Send a data packet on `route` (this node first).
-    fn send_on_route(&mut self, ctx: &mut RoutingCtx, pkt: Packet, route: Vec<NodeId>, salvaged: u8) {
+    fn send_on_route(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        pkt: Packet,
+        route: Vec<NodeId>,
+        salvaged: u8,
+    ) {
         self.send_on_route_after(ctx, pkt, route, salvaged, SimDuration::ZERO);
     }
 
-    fn send_on_route_after(&mut self, ctx: &mut RoutingCtx, mut pkt: Packet, mut route: Vec<NodeId>, salvaged: u8, delay: SimDuration) {
+    fn send_on_route_after(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        mut pkt: Packet,
+        mut route: Vec<NodeId>,
+        salvaged: u8,
+        delay: SimDuration,
+    ) {
         debug_assert_eq!(route[0], self.me);
         let flow = if self.p.flow_state && pkt.ip.src == self.me && !pkt.is_routing() {
             self.flow_for(ctx.now, pkt.ip.dst, &mut route)
@@ -554,7 +586,12 @@ impl Dsr {
             FlowMark::None
         };
         let next_hop = route[1];
-        let sr = SourceRoute { path: route, next: 1, salvaged, flow };
+        let sr = SourceRoute {
+            path: route,
+            next: 1,
+            salvaged,
+            flow,
+        };
         if let Some(old) = control_route_mut(&mut pkt) {
             // A reply or error sent afresh (re-routed, salvaged or released
             // from the send buffer): ns-2 traces each such send.
@@ -565,7 +602,11 @@ impl Dsr {
             pkt.source_route = Some(Box::new(sr));
         }
         if delay > SimDuration::ZERO {
-            ctx.actions.push(RoutingAction::ForwardAfter { pkt, next_hop, delay });
+            ctx.actions.push(RoutingAction::ForwardAfter {
+                pkt,
+                next_hop,
+                delay,
+            });
         } else {
             ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
         }
@@ -600,14 +641,19 @@ impl Dsr {
         if let Some(old) = self.buffer.push(ctx.now, pkt) {
             // ns-2 `stickPacketInSendBuffer` evicts the oldest through
             // `dropSendBuff`, which logs it as a timeout (`DROP_RTR_QTIMEOUT`).
-            ctx.actions.push(RoutingAction::Drop { pkt: old, reason: DropReason::SendBufferTimeout });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt: old,
+                reason: DropReason::SendBufferTimeout,
+            });
         }
         self.arm_buffer_timer(ctx);
     }
 
     fn arm_buffer_timer(&mut self, ctx: &mut RoutingCtx) {
         match self.buffer.next_expiry() {
-            Some(at) if self.buffer_timer.expires() != Some(at) => Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER),
+            Some(at) if self.buffer_timer.expires() != Some(at) => {
+                Self::set_timer(ctx, &mut self.buffer_timer, at, KEY_BUFFER)
+            }
             Some(_) => {}
             None => self.buffer_timer.cancel(),
         }
@@ -627,7 +673,9 @@ impl Dsr {
         }
         let mut delay = SimDuration::ZERO;
         for dst in self.buffer.destinations() {
-            let Some(route) = self.cache.find(dst, true) else { continue };
+            let Some(route) = self.cache.find(dst, true) else {
+                continue;
+            };
             let mut out = std::mem::take(&mut self.scratch);
             self.buffer.take_for(dst, &mut out);
             for pkt in out.drain(..) {
@@ -643,7 +691,12 @@ impl Dsr {
                     // Learned without a reply for this target (overheard, or a
                     // reply for another target): the discovery is over, but
                     // ns-2 keeps its backoff (`learned_route_resets_backoff`).
-                    self.discovery_done(ctx, dst, route.len() - 1, self.p.learned_route_resets_backoff);
+                    self.discovery_done(
+                        ctx,
+                        dst,
+                        route.len() - 1,
+                        self.p.learned_route_resets_backoff,
+                    );
                 }
             }
         }
@@ -653,18 +706,37 @@ impl Dsr {
     /// A link was cut from the cache: tell the transport about every destination
     /// we send to that no cached route reaches any more (ERDN, for ELFN).
     fn notify_lost_routes(&mut self, ctx: &mut RoutingCtx) {
-        let lost: Vec<NodeId> = self.talked_to.iter().copied().filter(|&d| self.cache.find(d, false).is_none()).collect();
+        let lost: Vec<NodeId> = self
+            .talked_to
+            .iter()
+            .copied()
+            .filter(|&d| self.cache.find(d, false).is_none())
+            .collect();
         for dst in lost {
-            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+            ctx.actions
+                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
         }
     }
 
-    fn discovery_done(&mut self, ctx: &mut RoutingCtx, target: NodeId, hops: usize, reset_backoff: bool) {
+    fn discovery_done(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        target: NodeId,
+        hops: usize,
+        reset_backoff: bool,
+    ) {
         if self.talked_to.contains(&target) {
             // ERSN: a route to a destination we send to was found again.
-            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst: target }));
+            ctx.actions
+                .push(RoutingAction::Notify(TransportNotice::RouteReestablished {
+                    dst: target,
+                }));
         }
-        let started = if reset_backoff { self.requests.route_found(target) } else { self.requests.route_learned(target) };
+        let started = if reset_backoff {
+            self.requests.route_found(target)
+        } else {
+            self.requests.route_learned(target)
+        };
         if let Some(started) = started {
             self.counters.routes_found += 1;
             self.counters.route_hops_sum += hops as u64;
@@ -684,7 +756,9 @@ impl Dsr {
         let now = ctx.now;
         let p = self.p;
         let d = self.requests.target(dst);
-        let cycle_due = d.last_cycle.map_or(true, |t| now >= t + p.cycle_backoff(d.outstanding));
+        let cycle_due = d
+            .last_cycle
+            .map_or(true, |t| now >= t + p.cycle_backoff(d.outstanding));
         let kind = if cycle_due {
             d.outstanding = (d.outstanding + 1).min(15);
             d.last_cycle = Some(now);
@@ -697,8 +771,15 @@ impl Dsr {
             } else {
                 self.counters.request_retries += 1;
             }
-            Some(if p.ring_zero_search { RequestKind::NonPropagating } else { RequestKind::Propagating })
-        } else if own && d.last_kind == RequestKind::NonPropagating && now >= d.last_request + p.nonprop_request_timeout {
+            Some(if p.ring_zero_search {
+                RequestKind::NonPropagating
+            } else {
+                RequestKind::Propagating
+            })
+        } else if own
+            && d.last_kind == RequestKind::NonPropagating
+            && now >= d.last_request + p.nonprop_request_timeout
+        {
             // No neighbour answered the non-propagating request: flood.
             self.counters.request_retries += 1;
             Some(RequestKind::Propagating)
@@ -718,8 +799,12 @@ impl Dsr {
         let d = self.requests.target(dst);
         let due = match d.last_kind {
             // ns-2 floods only once more than arp_timeout has passed.
-            RequestKind::NonPropagating if d.last_request + p.nonprop_request_timeout > now => d.last_request + p.nonprop_request_timeout,
-            _ => d.last_cycle.map_or(now, |t| t + p.cycle_backoff(d.outstanding)),
+            RequestKind::NonPropagating if d.last_request + p.nonprop_request_timeout > now => {
+                d.last_request + p.nonprop_request_timeout
+            }
+            _ => d
+                .last_cycle
+                .map_or(now, |t| t + p.cycle_backoff(d.outstanding)),
         };
         let at = self.poll_at_or_after(now, due.max(now));
         let d = self.requests.target(dst);
@@ -731,7 +816,12 @@ impl Dsr {
     /// ns-2 `sendBufferCheck` for `dst`: every packet waiting for it asks for
     /// a route in turn; forwarded ones past their request are dropped.
     fn need_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
-        let waiting: Vec<(u64, bool)> = self.buffer.iter().filter(|p| p.ip.dst == dst).map(|p| (p.uid, p.ip.src == self.me)).collect();
+        let waiting: Vec<(u64, bool)> = self
+            .buffer
+            .iter()
+            .filter(|p| p.ip.dst == dst)
+            .map(|p| (p.uid, p.ip.src == self.me))
+            .collect();
         let mut doomed: Vec<u64> = Vec::new();
         for (uid, own) in waiting {
             if !self.get_route(ctx, dst, own) {
@@ -740,9 +830,13 @@ impl Dsr {
         }
         if !doomed.is_empty() {
             let mut out = std::mem::take(&mut self.scratch);
-            self.buffer.take_matching(|p| p.ip.dst == dst && doomed.contains(&p.uid), &mut out);
+            self.buffer
+                .take_matching(|p| p.ip.dst == dst && doomed.contains(&p.uid), &mut out);
             for pkt in out.drain(..) {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
             }
             self.scratch = out;
             self.arm_buffer_timer(ctx);
@@ -773,7 +867,14 @@ impl Dsr {
                 }
             }
         }
-        let rq = Rreq { id, target: dst, path: vec![self.me], max_propagation, error, stale_bytes: 0 };
+        let rq = Rreq {
+            id,
+            target: dst,
+            path: vec![self.me],
+            max_propagation,
+            error,
+            stale_bytes: 0,
+        };
         let pkt = self.control(ctx, IP_BROADCAST, DsrMessage::Rreq(rq));
         self.broadcast(ctx, pkt, false);
         let d = self.requests.target(dst);
@@ -822,7 +923,11 @@ impl Dsr {
             route.push(self.me);
             let back: Vec<NodeId> = route.iter().rev().copied().collect();
             self.cache.add_route(&back);
-            let rp = Rrep { route, req_id: rq.id, sr: SourceRoute::outbound(back) };
+            let rp = Rrep {
+                route,
+                req_id: rq.id,
+                sr: SourceRoute::outbound(back),
+            };
             let pkt = self.control(ctx, originator, DsrMessage::Rrep(rp));
             // ns-2 jitters the target's replies: they answer a broadcast.
             let delay = self.jitter();
@@ -855,7 +960,8 @@ impl Dsr {
             transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
             payload_bytes: 0,
             tag: None,
-            source_route: None, frn: None,
+            source_route: None,
+            frn: None,
         };
         self.broadcast(ctx, pkt, true);
     }
@@ -863,7 +969,9 @@ impl Dsr {
     /// §8.2.3: answer `rq` with a cached route if the joined route still
     /// passes through this node once loops are removed (ns-2 `replyFromRouteCache`).
     fn reply_from_cache(&mut self, ctx: &mut RoutingCtx, rq: &Rreq) -> bool {
-        let Some(rest) = self.cache.find(rq.target, false) else { return false };
+        let Some(rest) = self.cache.find(rq.target, false) else {
+            return false;
+        };
         if rest.len() + rq.path.len() > self.p.max_route_len as usize {
             return false;
         }
@@ -872,9 +980,15 @@ impl Dsr {
         if !route.contains(&self.me) {
             return false;
         }
-        let back: Vec<NodeId> = std::iter::once(self.me).chain(rq.path.iter().rev().copied()).collect();
+        let back: Vec<NodeId> = std::iter::once(self.me)
+            .chain(rq.path.iter().rev().copied())
+            .collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route, req_id: rq.id, sr: SourceRoute::outbound(back) };
+        let rp = Rrep {
+            route,
+            req_id: rq.id,
+            sr: SourceRoute::outbound(back),
+        };
         let pkt = self.control(ctx, rq.path[0], DsrMessage::Rrep(rp));
         self.counters.replies_from_cache += 1;
         self.unicast_control(ctx, pkt, false);
@@ -906,7 +1020,15 @@ impl Dsr {
         // `handleForwarding` snoops every source route it forwards).
         self.cache.notice_route_used(&rp.sr.path, None);
         rp.sr.next += 1;
-        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))), payload_bytes: 0, tag: None, source_route: None, frn: None };
+        let pkt = Packet {
+            uid,
+            ip,
+            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+            frn: None,
+        };
         self.unicast_control(ctx, pkt, true);
         self.release_buffered(ctx);
     }
@@ -922,7 +1044,14 @@ impl Dsr {
     }
 
     /// `received_bytes`: the error packet's size as it arrived.
-    fn recv_rerr(&mut self, ctx: &mut RoutingCtx, mut re: Rerr, ip: IpHeader, uid: u64, received_bytes: u32) {
+    fn recv_rerr(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        mut re: Rerr,
+        ip: IpHeader,
+        uid: u64,
+        received_bytes: u32,
+    ) {
         // §8.3.5: every node the error passes cuts the link (ns-2
         // `dsragent_snoop_forwarded_errors`).
         self.dead_link(ctx.now, re.from, re.to);
@@ -950,7 +1079,13 @@ impl Dsr {
                     // ns-2 sends a copy of the error it received.
                     sr.salvaged = re.sr.salvaged;
                 }
-                let inner = Rerr { from, to, tell, nested: std::mem::take(&mut re.nested), sr };
+                let inner = Rerr {
+                    from,
+                    to,
+                    tell,
+                    nested: std::mem::take(&mut re.nested),
+                    sr,
+                };
                 let pkt = if self.p.unwrapped_error_copies_packet {
                     // ns-2 copies the received packet (`Packet::copy`): the
                     // same uid, and a size that still counts everything the
@@ -958,7 +1093,9 @@ impl Dsr {
                     // took them off yet), `sendOutPacketWithRoute` adding the
                     // new header on top.
                     let mut p = self.control_with_uid(uid, tell, DsrMessage::Rerr(inner));
-                    p.ip.extra_bytes = received_bytes.saturating_sub(IP_HEADER_BYTES).min(u8::MAX as u32) as u8;
+                    p.ip.extra_bytes = received_bytes
+                        .saturating_sub(IP_HEADER_BYTES)
+                        .min(u8::MAX as u32) as u8;
                     p
                 } else {
                     self.control(ctx, tell, DsrMessage::Rerr(inner))
@@ -970,7 +1107,15 @@ impl Dsr {
         }
         self.cache.notice_route_used(&re.sr.path, None);
         re.sr.next += 1;
-        let pkt = Packet { uid, ip, transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))), payload_bytes: 0, tag: None, source_route: None, frn: None };
+        let pkt = Packet {
+            uid,
+            ip,
+            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
+            payload_bytes: 0,
+            tag: None,
+            source_route: None,
+            frn: None,
+        };
         self.unicast_control(ctx, pkt, true);
     }
 
@@ -979,10 +1124,19 @@ impl Dsr {
     /// §8.3.4: tell the first node of `sr` that the link from us to `to` broke,
     /// along the part of the route already travelled, reversed.
     /// `nested`: the errors the failed packet carried, if it was an error.
-    fn send_rerr(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, to: NodeId, nested: Vec<(NodeId, NodeId, NodeId)>) {
+    fn send_rerr(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        sr: &SourceRoute,
+        to: NodeId,
+        nested: Vec<(NodeId, NodeId, NodeId)>,
+    ) {
         let k = (sr.next as usize).saturating_sub(1);
         let tell = sr.path[0];
-        if tell == self.me || sr.path.get(k) != Some(&self.me) || nested.len() >= packets::MAX_ROUTE_ERRORS {
+        if tell == self.me
+            || sr.path.get(k) != Some(&self.me)
+            || nested.len() >= packets::MAX_ROUTE_ERRORS
+        {
             return;
         }
         let back: Vec<NodeId> = sr.path[..=k].iter().rev().copied().collect();
@@ -991,7 +1145,13 @@ impl Dsr {
             // ns-2 `xmitFailed` rewrites the failed packet into the error.
             route.salvaged = sr.salvaged;
         }
-        let re = Rerr { from: self.me, to, tell, nested, sr: route };
+        let re = Rerr {
+            from: self.me,
+            to,
+            tell,
+            nested,
+            sr: route,
+        };
         let pkt = self.control(ctx, tell, DsrMessage::Rerr(re));
         self.unicast_control(ctx, pkt, false);
     }
@@ -1008,16 +1168,26 @@ impl Dsr {
             return;
         }
         if !self.p.salvage || salvaged >= self.p.max_salvage_count {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            });
             return;
         }
         match self.cache.find(pkt.ip.dst, false) {
             Some(route) => {
                 // ns-2 `dsragent_dont_salvage_bad_replies`: a reply listing
                 // the dead link (either way) is not worth saving.
-                if let TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) = &pkt.transport {
-                    if rp.route.windows(2).any(|w| (w[0] == self.me && w[1] == dead) || (w[0] == dead && w[1] == self.me)) {
-                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+                if let TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) =
+                    &pkt.transport
+                {
+                    if rp.route.windows(2).any(|w| {
+                        (w[0] == self.me && w[1] == dead) || (w[0] == dead && w[1] == self.me)
+                    }) {
+                        ctx.actions.push(RoutingAction::Drop {
+                            pkt,
+                            reason: DropReason::MacCallback,
+                        });
                         return;
                     }
                 }
@@ -1033,11 +1203,17 @@ impl Dsr {
                 } else if self.get_route(ctx, dst, false) {
                     self.buffer_packet(ctx, pkt);
                 } else {
-                    ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                    ctx.actions.push(RoutingAction::Drop {
+                        pkt,
+                        reason: DropReason::NoRoute,
+                    });
                 }
                 self.arm_discovery_timer(ctx, dst);
             }
-            None => ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute }),
+            None => ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            }),
         }
     }
 
@@ -1072,7 +1248,13 @@ impl Dsr {
     /// §3.4.3: we overheard `sr` sent towards `path[heard_at]` though we come
     /// later on it, at `xmit_at`: tell its first node that the hops between
     /// can go (ns-2 `sendRouteShortening`).
-    fn route_shortening(&mut self, ctx: &mut RoutingCtx, sr: &SourceRoute, heard_at: usize, xmit_at: usize) {
+    fn route_shortening(
+        &mut self,
+        ctx: &mut RoutingCtx,
+        sr: &SourceRoute,
+        heard_at: usize,
+        xmit_at: usize,
+    ) {
         let now = ctx.now;
         match self.grat_hold.iter().position(|(r, _)| *r == sr.path) {
             Some(i) if now.since(self.grat_hold[i].1) < self.p.grat_reply_holdoff => return,
@@ -1085,7 +1267,11 @@ impl Dsr {
                 // filled (it advances `grat_hold_victim` before taking the
                 // entry): the new route keeps that slot's old time (0 at
                 // first), so its next shortening is not held down.
-                let stamped = if self.p.grat_holdoff_bug { self.grat_victim } else { v };
+                let stamped = if self.p.grat_holdoff_bug {
+                    self.grat_victim
+                } else {
+                    v
+                };
                 self.grat_hold[stamped].1 = now;
             }
         }
@@ -1093,10 +1279,20 @@ impl Dsr {
         if first == self.me || heard_at == 0 {
             return;
         }
-        let short: Vec<NodeId> = sr.path[..heard_at].iter().chain(sr.path[xmit_at..].iter()).copied().collect();
-        let back: Vec<NodeId> = std::iter::once(self.me).chain(sr.path[..heard_at].iter().rev().copied()).collect();
+        let short: Vec<NodeId> = sr.path[..heard_at]
+            .iter()
+            .chain(sr.path[xmit_at..].iter())
+            .copied()
+            .collect();
+        let back: Vec<NodeId> = std::iter::once(self.me)
+            .chain(sr.path[..heard_at].iter().rev().copied())
+            .collect();
         self.cache.add_route(&back);
-        let rp = Rrep { route: short, req_id: 0, sr: SourceRoute::outbound(back) };
+        let rp = Rrep {
+            route: short,
+            req_id: 0,
+            sr: SourceRoute::outbound(back),
+        };
         let pkt = self.control(ctx, first, DsrMessage::Rrep(rp));
         self.counters.gratuitous_replies += 1;
         self.unicast_control(ctx, pkt, false);
@@ -1118,7 +1314,10 @@ impl Routing for Dsr {
                 self.originate(ctx, pkt);
             } else {
                 // Only DSR data (with a source route) is forwarded.
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
             }
             return;
         };
@@ -1126,7 +1325,10 @@ impl Routing for Dsr {
         let k = sr.next as usize;
         if sr.path.get(k) != Some(&self.me) || k + 1 >= sr.path.len() {
             // ns-2 "ran off the end of a source route": DROP_RTR_ROUTE_LOOP.
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::RouteLoop,
+            });
             return;
         }
         sr.next += 1;
@@ -1151,7 +1353,10 @@ impl Routing for Dsr {
         // tell them apart): saved if possible, and reported to their route's
         // first node; a failed error is nested inside the new one.
         let Some(sr) = route_of(&pkt).cloned() else {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RetryLimit });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::RetryLimit,
+            });
             ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
             return;
         };
@@ -1170,7 +1375,10 @@ impl Routing for Dsr {
 
     fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
         if route_of(&pkt).is_none() {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::MacCallback });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::MacCallback,
+            });
         } else {
             self.undeliverable(ctx, pkt, next_hop);
         }
@@ -1181,12 +1389,19 @@ impl Routing for Dsr {
         let msg = match pkt.transport {
             TransportHeader::Routing(RoutingMessage::Dsr(m)) => m,
             _ => {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
                 return;
             }
         };
         self.counters.ctrl_received_pkts += 1;
-        *self.counters.received_by_type.entry(msg.kind()).or_default() += 1;
+        *self
+            .counters
+            .received_by_type
+            .entry(msg.kind())
+            .or_default() += 1;
         match msg {
             DsrMessage::Rreq(rq) => self.recv_rreq(ctx, rq, uid),
             DsrMessage::Rrep(rp) => self.recv_rrep(ctx, rp, ip, uid),
@@ -1220,18 +1435,25 @@ impl Routing for Dsr {
                 for &(_, from, to) in &re.nested {
                     self.dead_link(ctx.now, from, to);
                 }
-                self.cache.notice_route_used(&re.sr.path, Some((re.sr.next as usize).saturating_sub(1)))
+                self.cache
+                    .notice_route_used(&re.sr.path, Some((re.sr.next as usize).saturating_sub(1)))
             }
             TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))) => {
                 let a = self.cache.notice_route_used(&rp.route, None);
-                let b = self.cache.notice_route_used(&rp.sr.path, Some((rp.sr.next as usize).saturating_sub(1)));
+                let b = self
+                    .cache
+                    .notice_route_used(&rp.sr.path, Some((rp.sr.next as usize).saturating_sub(1)));
                 a || b
             }
             TransportHeader::Routing(_) => false,
             _ => {
-                let Some(sr) = pkt.source_route.as_deref() else { return };
+                let Some(sr) = pkt.source_route.as_deref() else {
+                    return;
+                };
                 let heard_at = sr.next as usize; // the node it was sent to
-                let learned = self.cache.notice_route_used(&sr.path, Some(heard_at.saturating_sub(1)));
+                let learned = self
+                    .cache
+                    .notice_route_used(&sr.path, Some(heard_at.saturating_sub(1)));
                 if self.p.gratuitous_replies {
                     if let Some(i) = sr.path.iter().position(|&n| n == self.me) {
                         if i > heard_at {
@@ -1256,7 +1478,10 @@ impl Routing for Dsr {
                     let mut out = std::mem::take(&mut self.scratch);
                     self.buffer.expire(ctx.now, &mut out);
                     for pkt in out.drain(..) {
-                        ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::SendBufferTimeout });
+                        ctx.actions.push(RoutingAction::Drop {
+                            pkt,
+                            reason: DropReason::SendBufferTimeout,
+                        });
                     }
                     self.scratch = out;
                     self.arm_buffer_timer(ctx);

@@ -87,19 +87,29 @@ pub const FLOW_ID_BYTES: u32 = 4;
 
 impl SourceRoute {
     pub fn new(path: Vec<NodeId>) -> Self {
-        SourceRoute { path, next: 0, salvaged: 0, flow: FlowMark::None }
+        SourceRoute {
+            path,
+            next: 0,
+            salvaged: 0,
+            flow: FlowMark::None,
+        }
     }
 
     /// A control packet's route from the sender (`path[0]`): next hop `path[1]`.
     pub fn outbound(path: Vec<NodeId>) -> Self {
-        SourceRoute { next: 1, ..SourceRoute::new(path) }
+        SourceRoute {
+            next: 1,
+            ..SourceRoute::new(path)
+        }
     }
 
     /// Header bytes as ns-2 counts them for a data packet.
     pub fn size_bytes(&self) -> u32 {
         match self.flow {
             FlowMark::None => align4(SR_HDR_BYTES + route_bytes(self.path.len())),
-            FlowMark::Establish => align4(SR_HDR_BYTES + route_bytes(self.path.len()) + FLOW_EST_BYTES),
+            FlowMark::Establish => {
+                align4(SR_HDR_BYTES + route_bytes(self.path.len()) + FLOW_EST_BYTES)
+            }
             FlowMark::FlowId => FLOW_ID_BYTES,
             FlowMark::Default => 0,
         }
@@ -143,7 +153,16 @@ pub struct Rreq {
 impl Rreq {
     /// The request's DSR header as it stands (without `stale_bytes`).
     pub fn header_bytes(&self) -> u32 {
-        align4(SR_HDR_BYTES + route_bytes(self.path.len()) + RREQ_OPT_BYTES + if self.error.is_some() { RERR_LINK_BYTES } else { 0 })
+        align4(
+            SR_HDR_BYTES
+                + route_bytes(self.path.len())
+                + RREQ_OPT_BYTES
+                + if self.error.is_some() {
+                    RERR_LINK_BYTES
+                } else {
+                    0
+                },
+        )
     }
 }
 
@@ -189,8 +208,14 @@ impl DsrMessage {
     pub fn size_bytes(&self) -> u32 {
         let b = match self {
             DsrMessage::Rreq(r) => return r.header_bytes() + r.stale_bytes,
-            DsrMessage::Rrep(r) => route_bytes(r.sr.path.len()) + RREP_OPT_BASE_BYTES + ADDR_BYTES * r.route.len() as u32,
-            DsrMessage::Rerr(r) => route_bytes(r.sr.path.len()) + RERR_LINK_BYTES * (1 + r.nested.len() as u32),
+            DsrMessage::Rrep(r) => {
+                route_bytes(r.sr.path.len())
+                    + RREP_OPT_BASE_BYTES
+                    + ADDR_BYTES * r.route.len() as u32
+            }
+            DsrMessage::Rerr(r) => {
+                route_bytes(r.sr.path.len()) + RERR_LINK_BYTES * (1 + r.nested.len() as u32)
+            }
         };
         align4(SR_HDR_BYTES + b)
     }
@@ -221,16 +246,33 @@ mod tests {
         // 4-hop data route: 4 + 4·4 = 20 B.
         assert_eq!(SourceRoute::new(ids(&[0, 1, 2, 3, 4])).size_bytes(), 20);
         // A fresh request: 4 + 0 + 8 = 12 B; after two rebroadcasts 20 B.
-        let mut rq = Rreq { id: 1, target: NodeId(4), path: ids(&[0]), max_propagation: 0, error: None, stale_bytes: 0 };
+        let mut rq = Rreq {
+            id: 1,
+            target: NodeId(4),
+            path: ids(&[0]),
+            max_propagation: 0,
+            error: None,
+            stale_bytes: 0,
+        };
         assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 12);
         rq.path = ids(&[0, 1, 2]);
         assert_eq!(DsrMessage::Rreq(rq.clone()).size_bytes(), 20);
         rq.error = Some((NodeId(5), NodeId(6)));
         assert_eq!(DsrMessage::Rreq(rq).size_bytes(), 36);
         // Reply for a 2-hop route travelling 2 hops: 4 + 8 + 5 + 12 = 29 → 32.
-        let rp = Rrep { route: ids(&[0, 1, 2]), req_id: 1, sr: SourceRoute::new(ids(&[2, 1, 0])) };
+        let rp = Rrep {
+            route: ids(&[0, 1, 2]),
+            req_id: 1,
+            sr: SourceRoute::new(ids(&[2, 1, 0])),
+        };
         assert_eq!(DsrMessage::Rrep(rp).size_bytes(), 32);
-        let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), nested: vec![], sr: SourceRoute::new(ids(&[2, 1, 0])) };
+        let re = Rerr {
+            from: NodeId(2),
+            to: NodeId(3),
+            tell: NodeId(0),
+            nested: vec![],
+            sr: SourceRoute::new(ids(&[2, 1, 0])),
+        };
         assert_eq!(DsrMessage::Rerr(re).size_bytes(), 28);
     }
 }

@@ -43,7 +43,14 @@ pub struct Discovery {
 
 impl Discovery {
     fn new() -> Self {
-        Discovery { outstanding: 0, last_cycle: None, last_request: SimTime::ZERO, last_kind: RequestKind::Propagating, started: None, timer: Timer::new() }
+        Discovery {
+            outstanding: 0,
+            last_cycle: None,
+            last_request: SimTime::ZERO,
+            last_kind: RequestKind::Propagating,
+            started: None,
+            timer: Timer::new(),
+        }
     }
 }
 

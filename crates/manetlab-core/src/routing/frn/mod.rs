@@ -71,7 +71,9 @@ impl Default for Params {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FrnMessage {
     /// Distances and forward next hops: (destination, hops, next hops).
-    Config { entries: Vec<(NodeId, u8, Vec<NodeId>)> },
+    Config {
+        entries: Vec<(NodeId, u8, Vec<NodeId>)>,
+    },
     /// Probe of a link judged failed (unicast to the neighbour).
     Probe,
     /// Explicit Route Successful Notification (§III-A, Fig. 3): the sender,
@@ -83,7 +85,12 @@ impl FrnMessage {
     pub fn size_bytes(&self) -> u32 {
         match self {
             // 4 B header; per entry: 4 B address, 1 B hops, 1 B count, 4 B per hop.
-            FrnMessage::Config { entries } => 4 + entries.iter().map(|(_, _, h)| 6 + 4 * h.len() as u32).sum::<u32>(),
+            FrnMessage::Config { entries } => {
+                4 + entries
+                    .iter()
+                    .map(|(_, _, h)| 6 + 4 * h.len() as u32)
+                    .sum::<u32>()
+            }
             FrnMessage::Probe | FrnMessage::Ersn => 4,
         }
     }
@@ -190,13 +197,29 @@ impl FrnRouting {
         dsts.remove(&self.me);
         for d in dsts {
             // Split horizon: a neighbour whose only way to `d` is through us does not count.
-            let via_us_only = |m: &NodeId| self.nbrs[m].table.get(&d).is_some_and(|e| e.1.len() == 1 && e.1[0] == self.me);
-            let best = self.nbrs.keys().filter(|m| !via_us_only(m)).filter_map(|&m| self.nbr_hops(m, d).map(|h| (h, m))).min();
+            let via_us_only = |m: &NodeId| {
+                self.nbrs[m]
+                    .table
+                    .get(&d)
+                    .is_some_and(|e| e.1.len() == 1 && e.1[0] == self.me)
+            };
+            let best = self
+                .nbrs
+                .keys()
+                .filter(|m| !via_us_only(m))
+                .filter_map(|&m| self.nbr_hops(m, d).map(|h| (h, m)))
+                .min();
             let Some((h, _)) = best else { continue };
             if h >= 254 {
                 continue;
             }
-            let hops: Vec<NodeId> = self.nbrs.keys().copied().filter(|&m| self.nbr_hops(m, d) == Some(h) && !via_us_only(&m)).take(MAX_ADVERTISED_HOPS).collect();
+            let hops: Vec<NodeId> = self
+                .nbrs
+                .keys()
+                .copied()
+                .filter(|&m| self.nbr_hops(m, d) == Some(h) && !via_us_only(&m))
+                .take(MAX_ADVERTISED_HOPS)
+                .collect();
             t.insert(d, (h + 1, hops));
         }
         let changed = t != self.table;
@@ -205,21 +228,39 @@ impl FrnRouting {
     }
 
     /// The neighbours usable towards `dst`, best first: (class, neighbour, checkpoint).
-    pub fn candidates(&self, dst: NodeId, prev: Option<NodeId>, now: SimTime) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
+    pub fn candidates(
+        &self,
+        dst: NodeId,
+        prev: Option<NodeId>,
+        now: SimTime,
+    ) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
         self.candidates_avoiding(dst, prev, &[], now)
     }
 
     /// [`FrnRouting::candidates`] without the nodes the packet already passed
     /// (`trail`): a detour never leads back into its own path (no loops).
-    fn candidates_avoiding(&self, dst: NodeId, prev: Option<NodeId>, trail: &[NodeId], now: SimTime) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
-        let Some(&(mine, _)) = self.table.get(&dst) else { return Vec::new() };
+    fn candidates_avoiding(
+        &self,
+        dst: NodeId,
+        prev: Option<NodeId>,
+        trail: &[NodeId],
+        now: SimTime,
+    ) -> Vec<(RouteClass, NodeId, Option<NodeId>)> {
+        let Some(&(mine, _)) = self.table.get(&dst) else {
+            return Vec::new();
+        };
         let sh = self.shared.borrow();
         let mut out = Vec::new();
         for &m in self.nbrs.keys() {
-            if sh.link_failed(self.me, m) || self.blocked.get(&(dst, m)).is_some_and(|&t| t > now) || trail.contains(&m) {
+            if sh.link_failed(self.me, m)
+                || self.blocked.get(&(dst, m)).is_some_and(|&t| t > now)
+                || trail.contains(&m)
+            {
                 continue;
             }
-            let Some(h) = self.nbr_hops(m, dst) else { continue };
+            let Some(h) = self.nbr_hops(m, dst) else {
+                continue;
+            };
             if h + 1 == mine {
                 out.push((RouteClass::Forward, m, None));
             } else if !self.p.multi_route || Some(m) == prev {
@@ -228,7 +269,11 @@ impl FrnRouting {
                 out.push((RouteClass::Sideward, m, None));
             } else if h == mine + 1 {
                 // Checkpoint: a forward hop of m's that is not us (Fig. 2's G).
-                let cp = self.nbrs[&m].table.get(&dst).and_then(|e| e.1.iter().copied().find(|&g| g != self.me && Some(g) != prev));
+                let cp = self.nbrs[&m].table.get(&dst).and_then(|e| {
+                    e.1.iter()
+                        .copied()
+                        .find(|&g| g != self.me && Some(g) != prev)
+                });
                 if let Some(g) = cp {
                     out.push((RouteClass::Backward, m, Some(g)));
                 }
@@ -244,7 +289,10 @@ impl FrnRouting {
             Some(h) => *h,
             None => {
                 let sh = self.shared.borrow();
-                FrnHeader { expires_slot: sh.slot_of(ctx.now) + sh.params.lifetime_slots as u64, ..FrnHeader::default() }
+                FrnHeader {
+                    expires_slot: sh.slot_of(ctx.now) + sh.params.lifetime_slots as u64,
+                    ..FrnHeader::default()
+                }
             }
         }
     }
@@ -255,7 +303,10 @@ impl FrnRouting {
         let mut h = self.take_header(ctx, &mut pkt);
         let slot = self.shared.borrow().slot_of(now);
         if h.expires_slot <= slot {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::LifetimeExpired });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::LifetimeExpired,
+            });
             return;
         }
         let dst = pkt.ip.dst;
@@ -278,7 +329,8 @@ impl FrnRouting {
             if self.nbrs.contains_key(&cp) && !self.shared.borrow().link_failed(self.me, cp) {
                 h.trail.push(self.me);
                 pkt.frn = Some(Box::new(h));
-                ctx.actions.push(RoutingAction::Forward { pkt, next_hop: cp });
+                ctx.actions
+                    .push(RoutingAction::Forward { pkt, next_hop: cp });
                 return;
             }
             h.checkpoint = None;
@@ -290,18 +342,23 @@ impl FrnRouting {
             h.checkpoint = cp;
             h.trail.push(self.me);
             pkt.frn = Some(Box::new(h));
-            ctx.actions.push(RoutingAction::Forward { pkt, next_hop: m });
+            ctx.actions
+                .push(RoutingAction::Forward { pkt, next_hop: m });
             return;
         }
         // No route here: ERDN back towards the source (Fig. 4), or wait at the source.
         if let Some(&up) = h.trail.last() {
-            if up != self.me && self.nbrs.contains_key(&up) && !self.shared.borrow().link_failed(self.me, up) {
+            if up != self.me
+                && self.nbrs.contains_key(&up)
+                && !self.shared.borrow().link_failed(self.me, up)
+            {
                 self.erdns += 1;
                 self.erdn_to.insert(up);
                 *self.counters.sent_by_type.entry("ERDN").or_default() += 1;
                 h.erdn = true;
                 pkt.frn = Some(Box::new(h));
-                ctx.actions.push(RoutingAction::Forward { pkt, next_hop: up });
+                ctx.actions
+                    .push(RoutingAction::Forward { pkt, next_hop: up });
                 return;
             }
         }
@@ -310,15 +367,22 @@ impl FrnRouting {
             if self.parked.iter().any(|p| p.uid == pkt.uid) {
                 // A second copy came back (copies multiply when an echo is lost
                 // and the sender detours): one waits, this one ends here.
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::RouteLoop });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::RouteLoop,
+                });
                 return;
             }
             if self.down.insert(dst) {
-                ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
+                ctx.actions
+                    .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
             }
             self.parked.push(pkt);
         } else {
-            ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::NoRoute });
+            ctx.actions.push(RoutingAction::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            });
         }
     }
 
@@ -327,29 +391,47 @@ impl FrnRouting {
         let slot = self.shared.borrow().slot_of(ctx.now);
         for pkt in std::mem::take(&mut self.parked) {
             if self.shared.borrow().expired(&pkt, slot) {
-                ctx.actions.push(RoutingAction::Drop { pkt, reason: DropReason::LifetimeExpired });
+                ctx.actions.push(RoutingAction::Drop {
+                    pkt,
+                    reason: DropReason::LifetimeExpired,
+                });
             } else if self.candidates(pkt.ip.dst, None, ctx.now).is_empty() {
                 self.parked.push(pkt);
             } else {
                 self.forward(ctx, pkt);
             }
         }
-        let back: Vec<NodeId> = self.down.iter().copied().filter(|&d| !self.candidates(d, None, ctx.now).is_empty()).collect();
+        let back: Vec<NodeId> = self
+            .down
+            .iter()
+            .copied()
+            .filter(|&d| !self.candidates(d, None, ctx.now).is_empty())
+            .collect();
         for dst in back {
             self.down.remove(&dst);
-            ctx.actions.push(RoutingAction::Notify(TransportNotice::RouteReestablished { dst }));
+            ctx.actions
+                .push(RoutingAction::Notify(TransportNotice::RouteReestablished {
+                    dst,
+                }));
         }
     }
 
     fn send_config(&mut self, ctx: &mut RoutingCtx) {
-        let entries = self.table.iter().map(|(&d, (h, hops))| (d, *h, hops.clone())).collect();
+        let entries = self
+            .table
+            .iter()
+            .map(|(&d, (h, hops))| (d, *h, hops.clone()))
+            .collect();
         let msg = FrnMessage::Config { entries };
         let uid = ctx.new_uid();
         let pkt = control(uid, self.me, IP_BROADCAST, msg);
         self.counters.ctrl_originated_pkts += 1;
         self.counters.ctrl_originated_bytes += pkt.size_bytes() as u64;
         *self.counters.sent_by_type.entry("CONFIG").or_default() += 1;
-        ctx.actions.push(RoutingAction::Broadcast { pkt, delay: SimDuration::ZERO });
+        ctx.actions.push(RoutingAction::Broadcast {
+            pkt,
+            delay: SimDuration::ZERO,
+        });
     }
 
     /// ERSN to every neighbour we returned packets to with an ERDN.
@@ -358,14 +440,22 @@ impl FrnRouting {
             let uid = ctx.new_uid();
             *self.counters.sent_by_type.entry("ERSN").or_default() += 1;
             self.counters.ctrl_originated_pkts += 1;
-            ctx.actions.push(RoutingAction::Forward { pkt: control(uid, self.me, up, FrnMessage::Ersn), next_hop: up });
+            ctx.actions.push(RoutingAction::Forward {
+                pkt: control(uid, self.me, up, FrnMessage::Ersn),
+                next_hop: up,
+            });
         }
     }
 
     fn trigger(&mut self, ctx: &mut RoutingCtx) {
         if !self.trigger_timer.is_armed() {
             let jitter = SimDuration(self.rng.gen_range(0..=self.p.trigger_delay.as_nanos()));
-            Self::arm(ctx, &mut self.trigger_timer, ctx.now + self.p.trigger_delay + jitter, TIMER_TRIGGER);
+            Self::arm(
+                ctx,
+                &mut self.trigger_timer,
+                ctx.now + self.p.trigger_delay + jitter,
+                TIMER_TRIGGER,
+            );
         }
     }
 
@@ -378,11 +468,17 @@ impl FrnRouting {
 fn control(uid: u64, src: NodeId, dst: NodeId, msg: FrnMessage) -> Packet {
     Packet {
         uid,
-        ip: IpHeader::new(src, dst, if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL }, IpProto::Manet),
+        ip: IpHeader::new(
+            src,
+            dst,
+            if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL },
+            IpProto::Manet,
+        ),
         transport: TransportHeader::Routing(RoutingMessage::Frn(msg)),
         payload_bytes: 0,
         tag: None,
-        source_route: None, frn: None,
+        source_route: None,
+        frn: None,
     }
 }
 
@@ -395,7 +491,12 @@ impl Routing for FrnRouting {
         // First configuration packets spread over 1 s so nodes do not collide.
         let first = ctx.now + SimDuration(self.rng.gen_range(0..1_000_000_000));
         Self::arm(ctx, &mut self.config_timer, first, TIMER_CONFIG);
-        Self::arm(ctx, &mut self.probe_timer, ctx.now + self.p.probe_interval, TIMER_PROBE);
+        Self::arm(
+            ctx,
+            &mut self.probe_timer,
+            ctx.now + self.p.probe_interval,
+            TIMER_PROBE,
+        );
     }
 
     fn route(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
@@ -422,12 +523,27 @@ impl Routing for FrnRouting {
 
     fn recv_control(&mut self, ctx: &mut RoutingCtx, pkt: Packet, from: NodeId) {
         self.counters.ctrl_received_pkts += 1;
-        let TransportHeader::Routing(RoutingMessage::Frn(msg)) = pkt.transport else { return };
-        *self.counters.received_by_type.entry(msg.name()).or_default() += 1;
+        let TransportHeader::Routing(RoutingMessage::Frn(msg)) = pkt.transport else {
+            return;
+        };
+        *self
+            .counters
+            .received_by_type
+            .entry(msg.name())
+            .or_default() += 1;
         match msg {
             FrnMessage::Config { entries } => {
-                let table = entries.into_iter().map(|(d, h, hops)| (d, (h, hops))).collect();
-                self.nbrs.insert(from, Neighbour { heard: ctx.now, table });
+                let table = entries
+                    .into_iter()
+                    .map(|(d, h, hops)| (d, (h, hops)))
+                    .collect();
+                self.nbrs.insert(
+                    from,
+                    Neighbour {
+                        heard: ctx.now,
+                        table,
+                    },
+                );
                 if self.recompute() {
                     self.trigger(ctx);
                 }
@@ -450,17 +566,27 @@ impl Routing for FrnRouting {
             TIMER_CONFIG if self.config_timer.fire(token) => {
                 let lost = self.p.config_interval.as_nanos() * self.p.allowed_config_loss as u64;
                 let now = ctx.now;
-                self.nbrs.retain(|_, n| now.since(n.heard).as_nanos() <= lost);
+                self.nbrs
+                    .retain(|_, n| now.since(n.heard).as_nanos() <= lost);
                 self.recompute();
                 self.trigger_timer.cancel();
                 self.send_config(ctx);
-                Self::arm(ctx, &mut self.config_timer, now + self.p.config_interval, TIMER_CONFIG);
+                Self::arm(
+                    ctx,
+                    &mut self.config_timer,
+                    now + self.p.config_interval,
+                    TIMER_CONFIG,
+                );
             }
             TIMER_TRIGGER if self.trigger_timer.fire(token) => self.send_config(ctx),
             TIMER_PROBE if self.probe_timer.fire(token) => {
                 let failed: Vec<NodeId> = {
                     let sh = self.shared.borrow();
-                    sh.links[self.me.index()].iter().filter(|(_, l)| l.failed).map(|(&m, _)| m).collect()
+                    sh.links[self.me.index()]
+                        .iter()
+                        .filter(|(_, l)| l.failed)
+                        .map(|(&m, _)| m)
+                        .collect()
                 };
                 let restored = self.was_failed.iter().any(|m| !failed.contains(m));
                 self.was_failed = failed.iter().copied().collect();
@@ -471,11 +597,19 @@ impl Routing for FrnRouting {
                     let uid = ctx.new_uid();
                     *self.counters.sent_by_type.entry("PROBE").or_default() += 1;
                     self.counters.ctrl_originated_pkts += 1;
-                    ctx.actions.push(RoutingAction::Forward { pkt: control(uid, self.me, m, FrnMessage::Probe), next_hop: m });
+                    ctx.actions.push(RoutingAction::Forward {
+                        pkt: control(uid, self.me, m, FrnMessage::Probe),
+                        next_hop: m,
+                    });
                 }
                 self.blocked.retain(|_, t| *t > ctx.now);
                 self.release_parked(ctx);
-                Self::arm(ctx, &mut self.probe_timer, ctx.now + self.p.probe_interval, TIMER_PROBE);
+                Self::arm(
+                    ctx,
+                    &mut self.probe_timer,
+                    ctx.now + self.p.probe_interval,
+                    TIMER_PROBE,
+                );
             }
             _ => {}
         }
@@ -487,7 +621,11 @@ impl Routing for FrnRouting {
 
     fn route_entry(&self, dst: NodeId) -> Option<RouteView> {
         let (h, hops) = self.table.get(&dst)?;
-        Some(RouteView { next_hop: *hops.first()?, hops: Some(*h as u32), seq: None })
+        Some(RouteView {
+            next_hop: *hops.first()?,
+            hops: Some(*h as u32),
+            seq: None,
+        })
     }
 
     fn buffered(&self, f: &mut dyn FnMut(&Packet)) {

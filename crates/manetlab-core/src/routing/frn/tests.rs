@@ -8,15 +8,33 @@ use crate::sim::Component;
 /// exchanging configuration packets directly.
 fn converged(n: usize, links: &[(u32, u32)]) -> (Vec<FrnRouting>, FrnHandle) {
     let shared = FrnShared::new(n, FrnParams::default());
-    let mut r: Vec<FrnRouting> = (0..n).map(|i| FrnRouting::new(NodeId(i as u32), Params::default(), shared.clone(), stream(1, i as u64, Component::Routing))).collect();
+    let mut r: Vec<FrnRouting> = (0..n)
+        .map(|i| {
+            FrnRouting::new(
+                NodeId(i as u32),
+                Params::default(),
+                shared.clone(),
+                stream(1, i as u64, Component::Routing),
+            )
+        })
+        .collect();
     let mut uid = 1000;
     for _ in 0..n + 1 {
         for &(a, b) in links {
             for (x, y) in [(a, b), (b, a)] {
-                let entries = r[x as usize].table.iter().map(|(&d, (h, hops))| (d, *h, hops.clone())).collect();
+                let entries = r[x as usize]
+                    .table
+                    .iter()
+                    .map(|(&d, (h, hops))| (d, *h, hops.clone()))
+                    .collect();
                 let pkt = control(0, NodeId(x), IP_BROADCAST, FrnMessage::Config { entries });
                 let mut actions = Vec::new();
-                let mut ctx = RoutingCtx { now: SimTime::ZERO, node: NodeId(y), actions: &mut actions, next_uid: &mut uid };
+                let mut ctx = RoutingCtx {
+                    now: SimTime::ZERO,
+                    node: NodeId(y),
+                    actions: &mut actions,
+                    next_uid: &mut uid,
+                };
                 r[y as usize].recv_control(&mut ctx, pkt, NodeId(x));
             }
         }
@@ -25,17 +43,37 @@ fn converged(n: usize, links: &[(u32, u32)]) -> (Vec<FrnRouting>, FrnHandle) {
 }
 
 fn data(src: u32, dst: u32) -> Packet {
-    crate::transport::udp::datagram(7, FlowId(0), NodeId(src), NodeId(dst), 1000, 100, false, 0, SimTime::ZERO)
+    crate::transport::udp::datagram(
+        7,
+        FlowId(0),
+        NodeId(src),
+        NodeId(dst),
+        1000,
+        100,
+        false,
+        0,
+        SimTime::ZERO,
+    )
 }
 
 /// Route `pkt` at `node` having come from `prev` (as the MAC notes it in the
 /// copy's header): the next hop and the header; `pkt` becomes the copy sent on.
-fn step(r: &mut [FrnRouting], node: u32, prev: Option<u32>, pkt: &mut Packet) -> (NodeId, FrnHeader) {
+fn step(
+    r: &mut [FrnRouting],
+    node: u32,
+    prev: Option<u32>,
+    pkt: &mut Packet,
+) -> (NodeId, FrnHeader) {
     if let (Some(p), Some(h)) = (prev, pkt.frn.as_mut()) {
         h.prev = Some(NodeId(p));
     }
     let (mut actions, mut uid) = (Vec::new(), 5000);
-    let mut ctx = RoutingCtx { now: SimTime::ZERO, node: NodeId(node), actions: &mut actions, next_uid: &mut uid };
+    let mut ctx = RoutingCtx {
+        now: SimTime::ZERO,
+        node: NodeId(node),
+        actions: &mut actions,
+        next_uid: &mut uid,
+    };
     r[node as usize].route(&mut ctx, pkt.clone());
     let sent = actions.into_iter().find_map(|a| match a {
         RoutingAction::Forward { next_hop, pkt } => Some((next_hop, pkt)),
@@ -47,7 +85,10 @@ fn step(r: &mut [FrnRouting], node: u32, prev: Option<u32>, pkt: &mut Packet) ->
 }
 
 fn fail(shared: &FrnHandle, a: u32, b: u32) {
-    shared.borrow_mut().links[a as usize].entry(NodeId(b)).or_default().failed = true;
+    shared.borrow_mut().links[a as usize]
+        .entry(NodeId(b))
+        .or_default()
+        .failed = true;
 }
 
 #[test]
@@ -57,7 +98,10 @@ fn routes_are_classified_forward_sideward_backward() {
     let (r, _) = converged(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)]);
     let c = r[1].candidates(NodeId(2), None, SimTime::ZERO);
     assert_eq!(c[0], (RouteClass::Forward, NodeId(2), None));
-    assert!(c.contains(&(RouteClass::Backward, NodeId(4), Some(NodeId(5)))), "{c:?}");
+    assert!(
+        c.contains(&(RouteClass::Backward, NodeId(4), Some(NodeId(5)))),
+        "{c:?}"
+    );
     // From 4 towards 2: 1 and 5 forward; 3 is backward (its forward hop 0 ≠ 4).
     let c4 = r[4].candidates(NodeId(2), None, SimTime::ZERO);
     assert_eq!(c4.iter().filter(|c| c.0 == RouteClass::Forward).count(), 2);
@@ -65,7 +109,13 @@ fn routes_are_classified_forward_sideward_backward() {
     let (ring, _) = converged(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]);
     // From 0 towards 2 (2 hops via 1): 4 is 2 hops from 2 (4-3-2): a sideward route.
     let c0 = ring[0].candidates(NodeId(2), None, SimTime::ZERO);
-    assert_eq!(c0, vec![(RouteClass::Forward, NodeId(1), None), (RouteClass::Sideward, NodeId(4), None)]);
+    assert_eq!(
+        c0,
+        vec![
+            (RouteClass::Forward, NodeId(1), None),
+            (RouteClass::Sideward, NodeId(4), None)
+        ]
+    );
 }
 
 #[test]
@@ -76,12 +126,34 @@ fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
     assert_eq!(h0, NodeId(1));
     fail(&sh, 1, 2);
     let (h1, hdr) = step(&mut r, 1, Some(0), &mut pkt);
-    assert_eq!((h1, hdr.checkpoint), (NodeId(4), Some(NodeId(5))), "backward via 4, checkpoint 5");
+    assert_eq!(
+        (h1, hdr.checkpoint),
+        (NodeId(4), Some(NodeId(5))),
+        "backward via 4, checkpoint 5"
+    );
     let (h4, hdr) = step(&mut r, 4, Some(1), &mut pkt);
-    assert_eq!((h4, hdr.checkpoint), (NodeId(5), Some(NodeId(5))), "4 goes to the checkpoint (cleared there)");
+    assert_eq!(
+        (h4, hdr.checkpoint),
+        (NodeId(5), Some(NodeId(5))),
+        "4 goes to the checkpoint (cleared there)"
+    );
     // Without the checkpoint 4's first shortest route leads straight back to 1.
-    let mut other = crate::transport::udp::datagram(8, FlowId(0), NodeId(0), NodeId(2), 1000, 100, false, 1, SimTime::ZERO);
-    other.frn = Some(Box::new(FrnHeader { expires_slot: 1000, prev: Some(NodeId(1)), ..FrnHeader::default() }));
+    let mut other = crate::transport::udp::datagram(
+        8,
+        FlowId(0),
+        NodeId(0),
+        NodeId(2),
+        1000,
+        100,
+        false,
+        1,
+        SimTime::ZERO,
+    );
+    other.frn = Some(Box::new(FrnHeader {
+        expires_slot: 1000,
+        prev: Some(NodeId(1)),
+        ..FrnHeader::default()
+    }));
     let (bounce, _) = step(&mut r, 4, Some(1), &mut other);
     assert_eq!(bounce, NodeId(1), "ping-pong without a checkpoint");
 }
@@ -97,12 +169,23 @@ fn an_erdn_walks_back_to_the_first_node_with_a_detour() {
     assert_eq!(step(&mut r, 1, Some(0), &mut pkt).0, NodeId(2));
     fail(&sh, 2, 3);
     let (h, hdr) = step(&mut r, 2, Some(1), &mut pkt);
-    assert_eq!((h, hdr.erdn), (NodeId(1), true), "2 returns it with an ERDN");
+    assert_eq!(
+        (h, hdr.erdn),
+        (NodeId(1), true),
+        "2 returns it with an ERDN"
+    );
     let (h, hdr) = step(&mut r, 1, Some(2), &mut pkt);
-    assert_eq!((h, hdr.erdn), (NodeId(0), true), "1 has no detour either: ERDN on");
+    assert_eq!(
+        (h, hdr.erdn),
+        (NodeId(0), true),
+        "1 has no detour either: ERDN on"
+    );
     let (h, hdr) = step(&mut r, 0, Some(1), &mut pkt);
     assert_eq!((h, hdr.erdn), (NodeId(5), false), "0 takes its detour");
-    assert_eq!(r[0].best_class(NodeId(3), SimTime::ZERO), Some((RouteClass::Sideward, NodeId(5))));
+    assert_eq!(
+        r[0].best_class(NodeId(3), SimTime::ZERO),
+        Some((RouteClass::Sideward, NodeId(5)))
+    );
     assert_eq!((r[2].erdns, r[1].erdns, r[0].erdns), (1, 1, 0));
 }
 
@@ -111,14 +194,41 @@ fn the_source_without_a_route_waits_and_tells_tcp() {
     let (mut r, sh) = converged(3, &[(0, 1), (1, 2)]);
     fail(&sh, 0, 1);
     let (mut actions, mut uid) = (Vec::new(), 0);
-    let mut ctx = RoutingCtx { now: SimTime::ZERO, node: NodeId(0), actions: &mut actions, next_uid: &mut uid };
+    let mut ctx = RoutingCtx {
+        now: SimTime::ZERO,
+        node: NodeId(0),
+        actions: &mut actions,
+        next_uid: &mut uid,
+    };
     r[0].route(&mut ctx, data(0, 2));
-    assert!(matches!(actions[..], [RoutingAction::Notify(TransportNotice::RouteFailed { dst: NodeId(2) })]), "{actions:?}");
+    assert!(
+        matches!(
+            actions[..],
+            [RoutingAction::Notify(TransportNotice::RouteFailed {
+                dst: NodeId(2)
+            })]
+        ),
+        "{actions:?}"
+    );
     assert_eq!(r[0].parked.len(), 1);
     sh.borrow_mut().links[0].clear();
     let mut actions = Vec::new();
-    let mut ctx = RoutingCtx { now: SimTime::ZERO, node: NodeId(0), actions: &mut actions, next_uid: &mut uid };
+    let mut ctx = RoutingCtx {
+        now: SimTime::ZERO,
+        node: NodeId(0),
+        actions: &mut actions,
+        next_uid: &mut uid,
+    };
     r[0].release_parked(&mut ctx);
-    assert!(matches!(actions[0], RoutingAction::Forward { next_hop: NodeId(1), .. }));
-    assert!(matches!(actions[1], RoutingAction::Notify(TransportNotice::RouteReestablished { dst: NodeId(2) })));
+    assert!(matches!(
+        actions[0],
+        RoutingAction::Forward {
+            next_hop: NodeId(1),
+            ..
+        }
+    ));
+    assert!(matches!(
+        actions[1],
+        RoutingAction::Notify(TransportNotice::RouteReestablished { dst: NodeId(2) })
+    ));
 }

@@ -74,7 +74,9 @@ pub fn aodv_body(m: &AodvMessage) -> Vec<u8> {
     match m {
         AodvMessage::Rreq(r) => {
             // |type|J R G D U reserved(11)|hop count|
-            let flags = ((r.gratuitous as u8) << 5) | ((r.destination_only as u8) << 4) | ((r.unknown_seq as u8) << 3);
+            let flags = ((r.gratuitous as u8) << 5)
+                | ((r.destination_only as u8) << 4)
+                | ((r.unknown_seq as u8) << 3);
             b.extend_from_slice(&[AODV_RREQ, flags, 0, r.hop_count]);
             put_u32(&mut b, r.id);
             put_addr(&mut b, r.dst);
@@ -239,9 +241,18 @@ pub fn dsr_data(sr: &SourceRoute, next_header: IpProto) -> Vec<u8> {
 pub(super) fn encode(pkt: &Packet, m: &crate::routing::RoutingMessage) -> Control {
     use crate::routing::RoutingMessage as R;
     match m {
-        R::Aodv(a) => Control::Udp { port: AODV_UDP_PORT, body: aodv_body(a) },
-        R::Dsdv(d) => Control::Udp { port: DSDV_UDP_PORT, body: dsdv_body(d) },
-        R::Frn(f) => Control::Udp { port: FRN_UDP_PORT, body: frn_body(f) },
+        R::Aodv(a) => Control::Udp {
+            port: AODV_UDP_PORT,
+            body: aodv_body(a),
+        },
+        R::Dsdv(d) => Control::Udp {
+            port: DSDV_UDP_PORT,
+            body: dsdv_body(d),
+        },
+        R::Frn(f) => Control::Udp {
+            port: FRN_UDP_PORT,
+            body: frn_body(f),
+        },
         R::Dsr(d) => Control::Dsr(dsr_control(d, pkt.ip.src)),
     }
 }
@@ -280,7 +291,11 @@ mod tests {
             timestamp_ns: 123,
         });
         let b = aodv_body(&m);
-        assert_eq!(b.len(), 24, "RFC 3561 RREQ is 24 bytes (ns-2 counts 28 with its timestamp)");
+        assert_eq!(
+            b.len(),
+            24,
+            "RFC 3561 RREQ is 24 bytes (ns-2 counts 28 with its timestamp)"
+        );
         assert_eq!(b[0], 1, "type RREQ");
         assert_eq!(b[1], 0b0010_1000, "J R G D U: G and U set");
         assert_eq!(b[2], 0, "reserved");
@@ -294,19 +309,41 @@ mod tests {
 
     #[test]
     fn aodv_rrep_hello_and_rerr_per_rfc3561() {
-        let rp = aodv_body(&AodvMessage::Rrep(ARrep { hop_count: 2, dst: NodeId(7), dst_seq: 9, originator: NodeId(0), lifetime_ns: 10_000_000_000, timestamp_ns: 0 }));
+        let rp = aodv_body(&AodvMessage::Rrep(ARrep {
+            hop_count: 2,
+            dst: NodeId(7),
+            dst_seq: 9,
+            originator: NodeId(0),
+            lifetime_ns: 10_000_000_000,
+            timestamp_ns: 0,
+        }));
         assert_eq!(rp.len(), 20);
-        assert_eq!(&rp[..4], &[2, 0, 0, 2], "type RREP, no flags, prefix 0, hop count 2");
+        assert_eq!(
+            &rp[..4],
+            &[2, 0, 0, 2],
+            "type RREP, no flags, prefix 0, hop count 2"
+        );
         assert_eq!(&rp[4..8], &addr(7));
         assert_eq!(u32_at(&rp, 8), 9);
         assert_eq!(&rp[12..16], &addr(0));
         assert_eq!(u32_at(&rp, 16), 10_000, "lifetime in ms");
-        let h = aodv_body(&AodvMessage::Hello(Hello { node: NodeId(4), seq: 6, lifetime_ns: 2_000_000_000 }));
-        assert_eq!(&h[..4], &[2, 0, 0, 0], "§6.9: a HELLO is an RREP with hop count 0");
+        let h = aodv_body(&AodvMessage::Hello(Hello {
+            node: NodeId(4),
+            seq: 6,
+            lifetime_ns: 2_000_000_000,
+        }));
+        assert_eq!(
+            &h[..4],
+            &[2, 0, 0, 0],
+            "§6.9: a HELLO is an RREP with hop count 0"
+        );
         assert_eq!(&h[4..8], &addr(4), "destination = the sender");
         assert_eq!(u32_at(&h, 8), 6);
         assert_eq!(u32_at(&h, 16), 2_000);
-        let e = aodv_body(&AodvMessage::Rerr(ARerr { no_delete: true, unreachable: vec![(NodeId(1), 5), (NodeId(2), 7)] }));
+        let e = aodv_body(&AodvMessage::Rerr(ARerr {
+            no_delete: true,
+            unreachable: vec![(NodeId(1), 5), (NodeId(2), 7)],
+        }));
         assert_eq!(e.len(), 4 + 16);
         assert_eq!(&e[..4], &[3, 0x80, 0, 2], "type RERR, N flag, DestCount 2");
         assert_eq!(&e[4..8], &addr(1));
@@ -317,18 +354,41 @@ mod tests {
 
     #[test]
     fn frn_body_is_as_long_as_the_simulation_counts_it() {
-        let m = FrnMessage::Config { entries: vec![(NodeId(3), 2, ids(&[1, 4])), (NodeId(7), 1, ids(&[7]))] };
+        let m = FrnMessage::Config {
+            entries: vec![(NodeId(3), 2, ids(&[1, 4])), (NodeId(7), 1, ids(&[7]))],
+        };
         let b = frn_body(&m);
         assert_eq!(b.len() as u32, m.size_bytes());
         assert_eq!((b[0], &b[4..8], b[8], b[9]), (1, &addr(3)[..], 2, 2));
-        assert_eq!(frn_body(&FrnMessage::Probe).len() as u32, FrnMessage::Probe.size_bytes());
+        assert_eq!(
+            frn_body(&FrnMessage::Probe).len() as u32,
+            FrnMessage::Probe.size_bytes()
+        );
     }
 
     #[test]
     fn dsdv_body_is_twelve_bytes_per_entry() {
-        let m = DsdvMessage { kind: UpdateKind::FullDump, entries: vec![Advert { dst: NodeId(3), metric: 2, seq: 10 }, Advert { dst: NodeId(5), metric: INFINITY, seq: 7 }] };
+        let m = DsdvMessage {
+            kind: UpdateKind::FullDump,
+            entries: vec![
+                Advert {
+                    dst: NodeId(3),
+                    metric: 2,
+                    seq: 10,
+                },
+                Advert {
+                    dst: NodeId(5),
+                    metric: INFINITY,
+                    seq: 7,
+                },
+            ],
+        };
         let b = dsdv_body(&m);
-        assert_eq!(b.len() as u32, m.size_bytes(), "the pcap body is as long as ns-2 counts it");
+        assert_eq!(
+            b.len() as u32,
+            m.size_bytes(),
+            "the pcap body is as long as ns-2 counts it"
+        );
         assert_eq!(&b[..4], &addr(3));
         assert_eq!(u32_at(&b, 4), 10);
         assert_eq!(u32_at(&b, 8), 2);
@@ -352,12 +412,23 @@ mod tests {
 
     #[test]
     fn dsr_request_with_piggybacked_error_per_rfc4728() {
-        let m = DsrMessage::Rreq(Rreq { id: 0x1_0005, target: NodeId(9), path: ids(&[0, 2, 3]), max_propagation: 255, error: Some((NodeId(4), NodeId(6))), stale_bytes: 0 });
+        let m = DsrMessage::Rreq(Rreq {
+            id: 0x1_0005,
+            target: NodeId(9),
+            path: ids(&[0, 2, 3]),
+            max_propagation: 255,
+            error: Some((NodeId(4), NodeId(6))),
+            stale_bytes: 0,
+        });
         let (next, opts) = dsr_options(&dsr_control(&m, NodeId(0)));
         assert_eq!(next, IPPROTO_NONE, "options only: No Next Header");
         assert_eq!(opts.len(), 2);
         let (t, d) = &opts[0];
-        assert_eq!((*t, d.len()), (DSR_OPT_RREQ, 6 + 4 * 2), "RREQ: id, target, the 2 addresses after the initiator");
+        assert_eq!(
+            (*t, d.len()),
+            (DSR_OPT_RREQ, 6 + 4 * 2),
+            "RREQ: id, target, the 2 addresses after the initiator"
+        );
         assert_eq!(&d[..2], &[0, 5], "16-bit identification");
         assert_eq!(&d[2..6], &addr(9));
         assert_eq!(&d[6..10], &addr(2));
@@ -366,52 +437,110 @@ mod tests {
         assert_eq!((*t, d.len()), (DSR_OPT_RERR, 14));
         assert_eq!(d[0], DSR_ERR_NODE_UNREACHABLE);
         assert_eq!(&d[2..6], &addr(4), "error source");
-        assert_eq!(&d[6..10], &addr(0), "error destination: the initiator it was sent to");
+        assert_eq!(
+            &d[6..10],
+            &addr(0),
+            "error destination: the initiator it was sent to"
+        );
         assert_eq!(&d[10..14], &addr(6), "unreachable node");
     }
 
     #[test]
     fn dsr_reply_and_error_carry_their_source_route() {
         // A reply for the route 0-1-2-3 travelling back 3-2-1-0, now sent from 2 to 1.
-        let rp = Rrep { route: ids(&[0, 1, 2, 3]), req_id: 1, sr: SourceRoute { path: ids(&[3, 2, 1, 0]), next: 2, salvaged: 0, flow: Default::default() } };
+        let rp = Rrep {
+            route: ids(&[0, 1, 2, 3]),
+            req_id: 1,
+            sr: SourceRoute {
+                path: ids(&[3, 2, 1, 0]),
+                next: 2,
+                salvaged: 0,
+                flow: Default::default(),
+            },
+        };
         let (next, opts) = dsr_options(&dsr_control(&DsrMessage::Rrep(rp), NodeId(3)));
         assert_eq!(next, IPPROTO_NONE);
         let (t, d) = &opts[0];
-        assert_eq!((*t, d.len()), (DSR_OPT_RREP, 1 + 4 * 3), "L/reserved, then the route after the initiator");
+        assert_eq!(
+            (*t, d.len()),
+            (DSR_OPT_RREP, 1 + 4 * 3),
+            "L/reserved, then the route after the initiator"
+        );
         assert_eq!(&d[1..5], &addr(1));
         assert_eq!(&d[9..13], &addr(3));
         let (t, d) = &opts[1];
-        assert_eq!((*t, d.len()), (DSR_OPT_SRCRT, 2 + 4 * 2), "source route: the two intermediate nodes");
-        assert_eq!(d[1] & 0x3f, 1, "segments left: node 1 is still to be visited");
+        assert_eq!(
+            (*t, d.len()),
+            (DSR_OPT_SRCRT, 2 + 4 * 2),
+            "source route: the two intermediate nodes"
+        );
+        assert_eq!(
+            d[1] & 0x3f,
+            1,
+            "segments left: node 1 is still to be visited"
+        );
         assert_eq!(&d[2..6], &addr(2));
         assert_eq!(&d[6..10], &addr(1));
         // A route error nested around an older one; one hop back: no source route option.
-        let re = Rerr { from: NodeId(2), to: NodeId(3), tell: NodeId(0), nested: vec![(NodeId(5), NodeId(6), NodeId(7))], sr: SourceRoute::new(ids(&[2, 0])) };
+        let re = Rerr {
+            from: NodeId(2),
+            to: NodeId(3),
+            tell: NodeId(0),
+            nested: vec![(NodeId(5), NodeId(6), NodeId(7))],
+            sr: SourceRoute::new(ids(&[2, 0])),
+        };
         let (_, opts) = dsr_options(&dsr_control(&DsrMessage::Rerr(re), NodeId(2)));
-        assert_eq!(opts.iter().map(|o| (o.0, o.1.len())).collect::<Vec<_>>(), vec![(DSR_OPT_RERR, 14), (DSR_OPT_RERR, 14)]);
-        assert_eq!(&opts[1].1[2..14], &[addr(6), addr(5), addr(7)].concat(), "nested: source, destination, unreachable");
+        assert_eq!(
+            opts.iter().map(|o| (o.0, o.1.len())).collect::<Vec<_>>(),
+            vec![(DSR_OPT_RERR, 14), (DSR_OPT_RERR, 14)]
+        );
+        assert_eq!(
+            &opts[1].1[2..14],
+            &[addr(6), addr(5), addr(7)].concat(),
+            "nested: source, destination, unreachable"
+        );
     }
 
     #[test]
     fn dsr_data_header_segments_left_counts_down_along_the_route() {
-        let mut sr = SourceRoute { path: ids(&[0, 1, 2, 3, 4]), next: 1, salvaged: 2, flow: Default::default() };
+        let mut sr = SourceRoute {
+            path: ids(&[0, 1, 2, 3, 4]),
+            next: 1,
+            salvaged: 2,
+            flow: Default::default(),
+        };
         for (next, left) in [(1, 3), (2, 2), (3, 1), (4, 0)] {
             sr.next = next;
             let (nh, opts) = dsr_options(&dsr_data(&sr, IpProto::Tcp));
             assert_eq!(nh, 6, "next header TCP");
             let d = &opts[0].1;
             assert_eq!(opts[0].0, DSR_OPT_SRCRT);
-            assert_eq!(u16::from_be_bytes([d[0], d[1]]) & 0x3f, left, "segments left when sent to path[{next}]");
-            assert_eq!((u16::from_be_bytes([d[0], d[1]]) >> 6) & 0xf, 2, "salvage count");
+            assert_eq!(
+                u16::from_be_bytes([d[0], d[1]]) & 0x3f,
+                left,
+                "segments left when sent to path[{next}]"
+            );
+            assert_eq!(
+                (u16::from_be_bytes([d[0], d[1]]) >> 6) & 0xf,
+                2,
+                "salvage count"
+            );
             assert_eq!(&d[2..], &[addr(1), addr(2), addr(3)].concat());
         }
         let (_, opts) = dsr_options(&dsr_data(&SourceRoute::new(ids(&[0, 1])), IpProto::Udp));
-        assert!(opts.is_empty(), "a one-hop route needs no source route option (RFC 4728 §8.1.3)");
+        assert!(
+            opts.is_empty(),
+            "a one-hop route needs no source route option (RFC 4728 §8.1.3)"
+        );
     }
 
     #[test]
     fn encode_picks_the_protocol_and_port() {
-        let hello = AodvMessage::Hello(Hello { node: NodeId(1), seq: 1, lifetime_ns: 0 });
+        let hello = AodvMessage::Hello(Hello {
+            node: NodeId(1),
+            seq: 1,
+            lifetime_ns: 0,
+        });
         let pkt = Packet {
             uid: 0,
             ip: IpHeader::new(NodeId(1), IP_BROADCAST, 1, IpProto::Manet),
@@ -421,8 +550,20 @@ mod tests {
             source_route: None,
             frn: None,
         };
-        assert!(matches!(encode(&pkt, &RoutingMessage::Aodv(hello)), Control::Udp { port: 654, .. }));
-        let dsdv = RoutingMessage::Dsdv(DsdvMessage { kind: UpdateKind::Incremental, entries: vec![] });
-        assert!(matches!(encode(&pkt, &dsdv), Control::Udp { port: DSDV_UDP_PORT, .. }));
+        assert!(matches!(
+            encode(&pkt, &RoutingMessage::Aodv(hello)),
+            Control::Udp { port: 654, .. }
+        ));
+        let dsdv = RoutingMessage::Dsdv(DsdvMessage {
+            kind: UpdateKind::Incremental,
+            entries: vec![],
+        });
+        assert!(matches!(
+            encode(&pkt, &dsdv),
+            Control::Udp {
+                port: DSDV_UDP_PORT,
+                ..
+            }
+        ));
     }
 }

@@ -347,15 +347,48 @@ pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] 
     ("reno", |_| Box::new(super::variants::reno::Reno)),
     ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
     ("sack", |_| Box::new(super::variants::sack::Sack)),
-    ("fack", |p| Box::new(super::variants::fack::Fack { mathis: p.fack_mathis })),
-    ("vegas", |p| Box::new(super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma).counting_headers(p.vegas_counts_headers).zero_window_after_timeout(p.vegas_zero_window_after_timeout))),
-    ("westwood", |_| Box::new(super::variants::westwood::Westwood::new(false))),
-    ("westwood+", |_| Box::new(super::variants::westwood::Westwood::new(true))),
-    ("abra", |p| Box::new(super::variants::abra::Abra::new(p.abra_min_srtt_s, p.abra_max_srtt_s))),
-    ("fixed-rto", |_| Box::new(super::variants::fixed_rto::FixedRto)),
-    ("tcp-ap", |p| Box::new(super::variants::tcp_ap::TcpAp::new(p.tcpap_alpha, p.tcpap_history_samples as usize, p.tcpap_span_hops))),
-    ("mpr", |p| Box::new(super::variants::mpr::Mpr::new(p.mpr_alpha, p.mpr_beta))),
-    ("elfn", |p| Box::new(super::variants::elfn::Elfn { probe_interval_s: p.elfn_probe_interval_s })),
+    ("fack", |p| {
+        Box::new(super::variants::fack::Fack {
+            mathis: p.fack_mathis,
+        })
+    }),
+    ("vegas", |p| {
+        Box::new(
+            super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma)
+                .counting_headers(p.vegas_counts_headers)
+                .zero_window_after_timeout(p.vegas_zero_window_after_timeout),
+        )
+    }),
+    ("westwood", |_| {
+        Box::new(super::variants::westwood::Westwood::new(false))
+    }),
+    ("westwood+", |_| {
+        Box::new(super::variants::westwood::Westwood::new(true))
+    }),
+    ("abra", |p| {
+        Box::new(super::variants::abra::Abra::new(
+            p.abra_min_srtt_s,
+            p.abra_max_srtt_s,
+        ))
+    }),
+    ("fixed-rto", |_| {
+        Box::new(super::variants::fixed_rto::FixedRto)
+    }),
+    ("tcp-ap", |p| {
+        Box::new(super::variants::tcp_ap::TcpAp::new(
+            p.tcpap_alpha,
+            p.tcpap_history_samples as usize,
+            p.tcpap_span_hops,
+        ))
+    }),
+    ("mpr", |p| {
+        Box::new(super::variants::mpr::Mpr::new(p.mpr_alpha, p.mpr_beta))
+    }),
+    ("elfn", |p| {
+        Box::new(super::variants::elfn::Elfn {
+            probe_interval_s: p.elfn_probe_interval_s,
+        })
+    }),
 ];
 
 /// Names of all registered variants, in registry order.
@@ -365,7 +398,10 @@ pub fn variant_names() -> Vec<&'static str> {
 
 /// Look a variant up by its scenario name.
 pub fn by_name(name: &str, p: &VariantParams) -> Option<Box<dyn CongestionControl>> {
-    REGISTRY.iter().find(|(n, _)| *n == name).map(|(_, make)| make(p))
+    REGISTRY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, make)| make(p))
 }
 
 #[cfg(test)]

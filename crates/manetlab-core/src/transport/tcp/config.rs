@@ -117,16 +117,25 @@ impl TcpConfig {
             vegas_beta: self.vegas_beta_pkts.unwrap_or(d.vegas_beta),
             vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
             vegas_counts_headers: self.vegas_counts_headers.unwrap_or(d.vegas_counts_headers),
-            vegas_zero_window_after_timeout: self.vegas_zero_window_after_timeout.unwrap_or(d.vegas_zero_window_after_timeout),
+            vegas_zero_window_after_timeout: self
+                .vegas_zero_window_after_timeout
+                .unwrap_or(d.vegas_zero_window_after_timeout),
             abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
             abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
             tcpap_alpha: self.tcpap_alpha.unwrap_or(d.tcpap_alpha),
-            tcpap_history_samples: self.tcpap_history_samples.unwrap_or(d.tcpap_history_samples),
+            tcpap_history_samples: self
+                .tcpap_history_samples
+                .unwrap_or(d.tcpap_history_samples),
             tcpap_span_hops: self.tcpap_span_hops.unwrap_or(d.tcpap_span_hops),
             mpr_alpha: self.mpr_alpha.unwrap_or(d.mpr_alpha),
             mpr_beta: self.mpr_beta.unwrap_or(d.mpr_beta),
-            elfn_probe_interval_s: self.elfn_probe_interval_s.unwrap_or(d.elfn_probe_interval_s),
-            fack_mathis: self.fack_rules.as_deref().map_or(d.fack_mathis, |r| r == "mathis"),
+            elfn_probe_interval_s: self
+                .elfn_probe_interval_s
+                .unwrap_or(d.elfn_probe_interval_s),
+            fack_mathis: self
+                .fack_rules
+                .as_deref()
+                .map_or(d.fack_mathis, |r| r == "mathis"),
         }
     }
 
@@ -136,7 +145,12 @@ impl TcpConfig {
         for (k, v, lo, hi) in [
             ("window_pkts", self.window_pkts, 1, 1_000_000),
             ("mss_bytes", self.mss_bytes, 1, 65_495),
-            ("initial_window_pkts", self.initial_window_pkts, 1, 1_000_000),
+            (
+                "initial_window_pkts",
+                self.initial_window_pkts,
+                1,
+                1_000_000,
+            ),
             ("dupack_threshold", self.dupack_threshold, 1, 1000),
         ] {
             if !(lo..=hi).contains(&v) {
@@ -144,7 +158,13 @@ impl TcpConfig {
             }
         }
         if u64::from(self.window_pkts) * u64::from(self.mss_bytes) > u64::from(u32::MAX) / 2 {
-            return e("window_pkts", format!("window_pkts · mss_bytes = {} bytes is too large (allowed: < 2^31)", u64::from(self.window_pkts) * u64::from(self.mss_bytes)));
+            return e(
+                "window_pkts",
+                format!(
+                    "window_pkts · mss_bytes = {} bytes is too large (allowed: < 2^31)",
+                    u64::from(self.window_pkts) * u64::from(self.mss_bytes)
+                ),
+            );
         }
         for (k, v) in [
             ("delayed_ack_timeout_s", self.delayed_ack_timeout_s),
@@ -156,14 +176,30 @@ impl TcpConfig {
             // 1 µs .. 10⁶ s: a timer of 0 ns would fire forever at one instant, one
             // beyond 10⁶ s could leave simulated time (a panic at run time, issue 34).
             if !(v.is_finite() && (1e-6..=1e6).contains(&v)) {
-                return e(k, format!("{} is out of range (allowed: 1e-6 <= seconds <= 1000000)", num(v)));
+                return e(
+                    k,
+                    format!(
+                        "{} is out of range (allowed: 1e-6 <= seconds <= 1000000)",
+                        num(v)
+                    ),
+                );
             }
         }
         if self.max_rto_s < self.min_rto_s {
-            return e("max_rto_s", format!("{} is below min_rto_s = {}", num(self.max_rto_s), num(self.min_rto_s)));
+            return e(
+                "max_rto_s",
+                format!(
+                    "{} is below min_rto_s = {}",
+                    num(self.max_rto_s),
+                    num(self.min_rto_s)
+                ),
+            );
         }
         if needs_sack && self.sack == Some(false) {
-            return e("sack", format!("transport \"{variant}\" needs SACK (leave sack out or set it true)"));
+            return e(
+                "sack",
+                format!("transport \"{variant}\" needs SACK (leave sack out or set it true)"),
+            );
         }
         for (k, v, owner) in [
             ("vegas_alpha_pkts", self.vegas_alpha_pkts, "vegas"),
@@ -172,8 +208,16 @@ impl TcpConfig {
             ("abra_min_srtt_s", self.abra_min_srtt_s, "abra"),
             ("abra_max_srtt_s", self.abra_max_srtt_s, "abra"),
             ("tcpap_alpha", self.tcpap_alpha, "tcp-ap"),
-            ("tcpap_history_samples", self.tcpap_history_samples.map(f64::from), "tcp-ap"),
-            ("tcpap_span_hops", self.tcpap_span_hops.map(f64::from), "tcp-ap"),
+            (
+                "tcpap_history_samples",
+                self.tcpap_history_samples.map(f64::from),
+                "tcp-ap",
+            ),
+            (
+                "tcpap_span_hops",
+                self.tcpap_span_hops.map(f64::from),
+                "tcp-ap",
+            ),
             ("mpr_alpha", self.mpr_alpha, "mpr"),
             ("mpr_beta", self.mpr_beta, "mpr"),
             ("elfn_probe_interval_s", self.elfn_probe_interval_s, "elfn"),
@@ -183,47 +227,112 @@ impl TcpConfig {
                     return e(k, format!("only applies to transport = \"{owner}\" (this flow uses \"{variant}\")"));
                 }
                 if !(v.is_finite() && v >= 0.0) {
-                    return e(k, format!("{} is out of range (allowed: a finite number >= 0)", num(v)));
+                    return e(
+                        k,
+                        format!("{} is out of range (allowed: a finite number >= 0)", num(v)),
+                    );
                 }
             }
         }
-        for (k, set) in [("vegas_counts_headers", self.vegas_counts_headers.is_some()), ("vegas_zero_window_after_timeout", self.vegas_zero_window_after_timeout.is_some())] {
+        for (k, set) in [
+            ("vegas_counts_headers", self.vegas_counts_headers.is_some()),
+            (
+                "vegas_zero_window_after_timeout",
+                self.vegas_zero_window_after_timeout.is_some(),
+            ),
+        ] {
             if set && variant != "vegas" {
-                return e(k, format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"));
+                return e(
+                    k,
+                    format!("only applies to transport = \"vegas\" (this flow uses \"{variant}\")"),
+                );
             }
         }
         if let Some(r) = self.fack_rules.as_deref() {
             if variant != "fack" {
-                return e("fack_rules", format!("only applies to transport = \"fack\" (this flow uses \"{variant}\")"));
+                return e(
+                    "fack_rules",
+                    format!("only applies to transport = \"fack\" (this flow uses \"{variant}\")"),
+                );
             }
             if r != "ns2" && r != "mathis" {
-                return e("fack_rules", format!("\"{r}\" is not allowed (allowed: \"ns2\", \"mathis\")"));
+                return e(
+                    "fack_rules",
+                    format!("\"{r}\" is not allowed (allowed: \"ns2\", \"mathis\")"),
+                );
             }
         }
         let p = self.variant_params();
         if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {
-            return e("vegas_beta_pkts", format!("{} must be >= vegas_alpha_pkts = {}", num(p.vegas_beta), num(p.vegas_alpha)));
+            return e(
+                "vegas_beta_pkts",
+                format!(
+                    "{} must be >= vegas_alpha_pkts = {}",
+                    num(p.vegas_beta),
+                    num(p.vegas_alpha)
+                ),
+            );
         }
         if variant == "abra" && !(p.abra_min_srtt_s < p.abra_max_srtt_s) {
-            return e("abra_max_srtt_s", format!("{} must be > abra_min_srtt_s = {}", num(p.abra_max_srtt_s), num(p.abra_min_srtt_s)));
+            return e(
+                "abra_max_srtt_s",
+                format!(
+                    "{} must be > abra_min_srtt_s = {}",
+                    num(p.abra_max_srtt_s),
+                    num(p.abra_min_srtt_s)
+                ),
+            );
         }
         if !(0.0..1.0).contains(&p.tcpap_alpha) {
-            return e("tcpap_alpha", format!("{} is out of range (allowed: 0 <= value < 1)", num(p.tcpap_alpha)));
+            return e(
+                "tcpap_alpha",
+                format!(
+                    "{} is out of range (allowed: 0 <= value < 1)",
+                    num(p.tcpap_alpha)
+                ),
+            );
         }
         if !(2..=100_000).contains(&p.tcpap_history_samples) {
-            return e("tcpap_history_samples", format!("{} is out of range (allowed: 2..=100000)", p.tcpap_history_samples));
+            return e(
+                "tcpap_history_samples",
+                format!(
+                    "{} is out of range (allowed: 2..=100000)",
+                    p.tcpap_history_samples
+                ),
+            );
         }
         if !(1..=1000).contains(&p.tcpap_span_hops) {
-            return e("tcpap_span_hops", format!("{} is out of range (allowed: 1..=1000)", p.tcpap_span_hops));
+            return e(
+                "tcpap_span_hops",
+                format!("{} is out of range (allowed: 1..=1000)", p.tcpap_span_hops),
+            );
         }
         if !(p.mpr_alpha > 0.0 && p.mpr_alpha <= 1.0) {
-            return e("mpr_alpha", format!("{} is out of range (allowed: 0 < value <= 1)", num(p.mpr_alpha)));
+            return e(
+                "mpr_alpha",
+                format!(
+                    "{} is out of range (allowed: 0 < value <= 1)",
+                    num(p.mpr_alpha)
+                ),
+            );
         }
         if !(p.mpr_beta >= 1.0 && p.mpr_beta <= 1000.0) {
-            return e("mpr_beta", format!("{} is out of range (allowed: 1 <= value <= 1000)", num(p.mpr_beta)));
+            return e(
+                "mpr_beta",
+                format!(
+                    "{} is out of range (allowed: 1 <= value <= 1000)",
+                    num(p.mpr_beta)
+                ),
+            );
         }
         if !(p.elfn_probe_interval_s >= 1e-3 && p.elfn_probe_interval_s <= 3600.0) {
-            return e("elfn_probe_interval_s", format!("{} is out of range (allowed: 0.001 <= seconds <= 3600)", num(p.elfn_probe_interval_s)));
+            return e(
+                "elfn_probe_interval_s",
+                format!(
+                    "{} is out of range (allowed: 0.001 <= seconds <= 3600)",
+                    num(p.elfn_probe_interval_s)
+                ),
+            );
         }
         Ok(())
     }

@@ -27,7 +27,6 @@ pub use sender::TcpSender;
 use crate::packet::TcpHeader;
 use serde::Serialize;
 
-
 /// A segment the engine wants sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {

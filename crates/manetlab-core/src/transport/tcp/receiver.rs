@@ -165,7 +165,8 @@ impl TcpReceiver {
     /// now echoed, becomes the echo (duplicates included: RFC 1323-bis); one beyond a
     /// hole does not. The SYN (ns-2 seqno 0) counts as in order.
     fn update_ts(&mut self, h: &TcpHeader, sent_at: SimTime) {
-        let in_order = h.flags.syn || unwrap_seq(h.seq, 1 + self.rcv_nxt).saturating_sub(1) <= self.last_ack_sent;
+        let in_order = h.flags.syn
+            || unwrap_seq(h.seq, 1 + self.rcv_nxt).saturating_sub(1) <= self.last_ack_sent;
         if in_order && sent_at >= self.ts_to_echo {
             self.ts_to_echo = sent_at;
         }
@@ -192,7 +193,10 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, newest: Option<u64>) {
-        let mut h = self.header(TcpFlags { ack: true, ..TcpFlags::default() });
+        let mut h = self.header(TcpFlags {
+            ack: true,
+            ..TcpFlags::default()
+        });
         if self.sack_ok && !self.ooo.is_empty() {
             let mut blocks: Vec<(u64, u64)> = Vec::with_capacity(TCP_MAX_SACK_BLOCKS);
             for s in newest.into_iter().chain(self.recent.iter().copied()) {
@@ -214,7 +218,12 @@ impl TcpReceiver {
         self.delack_at = None;
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
-        self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: 0,
+            data_seg: None,
+            retransmission: false,
+        });
     }
 
     fn send_control(&mut self, flags: TcpFlags) {
@@ -228,11 +237,23 @@ impl TcpReceiver {
             h.sack_permitted = self.sack_ok;
         }
         self.last_ack_sent = self.rcv_nxt;
-        self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: 0,
+            data_seg: None,
+            retransmission: false,
+        });
     }
 
     /// A segment from the sender; returns the bytes newly delivered in order.
-    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, payload_bytes: u32, sent_at: SimTime, delivered: &mut Vec<Delivery>) {
+    pub fn on_segment(
+        &mut self,
+        now: SimTime,
+        h: &TcpHeader,
+        payload_bytes: u32,
+        sent_at: SimTime,
+        delivered: &mut Vec<Delivery>,
+    ) {
         self.update_ts(h, sent_at);
         match self.state {
             ReceiverState::Listen if self.one_way => {
@@ -247,14 +268,22 @@ impl TcpReceiver {
                 if h.flags.syn && !h.flags.ack {
                     self.sack_ok = h.sack_permitted;
                     self.state = ReceiverState::SynReceived;
-                    self.send_control(TcpFlags { syn: true, ack: true, fin: false });
+                    self.send_control(TcpFlags {
+                        syn: true,
+                        ack: true,
+                        fin: false,
+                    });
                 }
                 return;
             }
             ReceiverState::SynReceived | ReceiverState::Established => {
                 if h.flags.syn {
                     if self.state == ReceiverState::SynReceived {
-                        self.send_control(TcpFlags { syn: true, ack: true, fin: false });
+                        self.send_control(TcpFlags {
+                            syn: true,
+                            ack: true,
+                            fin: false,
+                        });
                     } else {
                         self.send_ack(None);
                     }
@@ -269,7 +298,11 @@ impl TcpReceiver {
                     self.state = ReceiverState::Closed;
                 } else {
                     // The sender has not seen our FIN+ACK (it repeats its FIN or data): repeat it.
-                    self.send_control(TcpFlags { syn: false, ack: true, fin: true });
+                    self.send_control(TcpFlags {
+                        syn: false,
+                        ack: true,
+                        fin: true,
+                    });
                 }
                 return;
             }
@@ -289,10 +322,18 @@ impl TcpReceiver {
                 self.send_ack(None);
             } else if off == self.rcv_nxt {
                 let had_gap = !self.ooo.is_empty();
-                delivered.push(Delivery { offset: off, bytes: payload_bytes, sent_at });
+                delivered.push(Delivery {
+                    offset: off,
+                    bytes: payload_bytes,
+                    sent_at,
+                });
                 self.rcv_nxt = end;
                 while let Some((e, t)) = self.ooo.remove(&self.rcv_nxt) {
-                    delivered.push(Delivery { offset: self.rcv_nxt, bytes: (e - self.rcv_nxt) as u32, sent_at: t });
+                    delivered.push(Delivery {
+                        offset: self.rcv_nxt,
+                        bytes: (e - self.rcv_nxt) as u32,
+                        sent_at: t,
+                    });
                     self.rcv_nxt = e;
                 }
                 self.recent.retain(|&s| s >= self.rcv_nxt);
@@ -315,11 +356,18 @@ impl TcpReceiver {
                 self.send_ack(None);
             }
         }
-        self.stats.delivered_bytes += delivered[before..].iter().map(|d| u64::from(d.bytes)).sum::<u64>();
+        self.stats.delivered_bytes += delivered[before..]
+            .iter()
+            .map(|d| u64::from(d.bytes))
+            .sum::<u64>();
         if self.fin_at == Some(self.rcv_nxt) {
             self.state = ReceiverState::LastAck;
             self.delack_at = None;
-            self.send_control(TcpFlags { syn: false, ack: true, fin: true });
+            self.send_control(TcpFlags {
+                syn: false,
+                ack: true,
+                fin: true,
+            });
         }
     }
 }
@@ -353,21 +401,47 @@ mod tests {
     }
 
     fn established(delayed: bool) -> TcpReceiver {
-        let cfg = TcpConfig { delayed_ack: delayed, handshake: true, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            delayed_ack: delayed,
+            handshake: true,
+            ..TcpConfig::default()
+        };
         let mut r = TcpReceiver::new(&cfg, 1, 1);
-        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        let mut syn = seg(
+            0,
+            TcpFlags {
+                syn: true,
+                ..TcpFlags::default()
+            },
+        );
         syn.seq = 0;
         r.on_segment(t(0.0), &syn, 0, t(0.0), &mut Vec::new());
         let mut out = Vec::new();
         r.take_output(&mut out);
         assert!(out[0].hdr.flags.syn && out[0].hdr.flags.ack && out[0].hdr.sack_permitted);
-        assert_eq!(out[0].hdr.size_bytes(), 28, "SYN-ACK with MSS and SACK-permitted");
+        assert_eq!(
+            out[0].hdr.size_bytes(),
+            28,
+            "SYN-ACK with MSS and SACK-permitted"
+        );
         r
     }
 
     fn data(r: &mut TcpReceiver, now: f64, k: u64) -> (Vec<Delivery>, Vec<Segment>) {
         let mut d = Vec::new();
-        r.on_segment(t(now), &seg(k, TcpFlags { ack: true, ..TcpFlags::default() }), MSS as u32, t(now), &mut d);
+        r.on_segment(
+            t(now),
+            &seg(
+                k,
+                TcpFlags {
+                    ack: true,
+                    ..TcpFlags::default()
+                },
+            ),
+            MSS as u32,
+            t(now),
+            &mut d,
+        );
         let mut out = Vec::new();
         r.take_output(&mut out);
         (d, out)
@@ -387,10 +461,17 @@ mod tests {
         let h = o[0].hdr;
         assert_eq!(h.ack, 1001, "duplicate ACK");
         assert_eq!(h.sack_blocks(), &[(5001, 6001), (2001, 4001)]);
-        assert_eq!(h.size_bytes(), 20 + 20, "2 blocks: 18 option bytes padded to 20");
+        assert_eq!(
+            h.size_bytes(),
+            20 + 20,
+            "2 blocks: 18 option bytes padded to 20"
+        );
         // The hole fills: 1..=3 delivered at once, ACK 4001, one block left.
         let (d, o) = data(&mut r, 1.4, 1);
-        assert_eq!(d.iter().map(|x| x.offset).collect::<Vec<_>>(), vec![1000, 2000, 3000]);
+        assert_eq!(
+            d.iter().map(|x| x.offset).collect::<Vec<_>>(),
+            vec![1000, 2000, 3000]
+        );
         assert_eq!(o[0].hdr.ack, 4001);
         assert_eq!(o[0].hdr.sack_blocks(), &[(5001, 6001)]);
     }
@@ -399,7 +480,13 @@ mod tests {
     fn one_way_sink_acks_the_syn_with_a_plain_40_byte_ack() {
         let mut r = TcpReceiver::new(&TcpConfig::default(), 1, 1);
         r.set_sack(true);
-        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        let mut syn = seg(
+            0,
+            TcpFlags {
+                syn: true,
+                ..TcpFlags::default()
+            },
+        );
         syn.seq = 0;
         syn.sack_permitted = false;
         r.on_segment(t(0.0), &syn, 0, t(0.0), &mut Vec::new());
@@ -428,7 +515,19 @@ mod tests {
 
     /// A segment sent at `sent` arriving at `now`; the echo of the ACK it causes.
     fn echo_of(r: &mut TcpReceiver, now: f64, sent: f64, k: u64) -> f64 {
-        r.on_segment(t(now), &seg(k, TcpFlags { ack: true, ..TcpFlags::default() }), MSS as u32, t(sent), &mut Vec::new());
+        r.on_segment(
+            t(now),
+            &seg(
+                k,
+                TcpFlags {
+                    ack: true,
+                    ..TcpFlags::default()
+                },
+            ),
+            MSS as u32,
+            t(sent),
+            &mut Vec::new(),
+        );
         let mut out = Vec::new();
         r.take_output(&mut out);
         out.last().unwrap().hdr.ts_echo.as_secs_f64()
@@ -441,12 +540,22 @@ mod tests {
         // (next expected or duplicate) when it is not older than the current echo.
         let mut r = TcpReceiver::new(&TcpConfig::default(), 1, 1);
         r.set_sack(true);
-        let mut syn = seg(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        let mut syn = seg(
+            0,
+            TcpFlags {
+                syn: true,
+                ..TcpFlags::default()
+            },
+        );
         syn.seq = 0;
         r.on_segment(t(0.05), &syn, 0, t(0.0), &mut Vec::new());
         let mut out = Vec::new();
         r.take_output(&mut out);
-        assert_eq!(out[0].hdr.ts_echo, t(0.0), "the SYN (ns-2 seqno 0) is in order");
+        assert_eq!(
+            out[0].hdr.ts_echo,
+            t(0.0),
+            "the SYN (ns-2 seqno 0) is in order"
+        );
         assert!((echo_of(&mut r, 1.0, 0.9, 0) - 0.9).abs() < 1e-9);
         // 1 lost: 2 (sent 1.0) is beyond the hole, the echo stays 0.9.
         assert!((echo_of(&mut r, 1.1, 1.0, 2) - 0.9).abs() < 1e-9);

@@ -32,7 +32,12 @@ pub struct RtoParams {
 
 impl Default for RtoParams {
     fn default() -> Self {
-        RtoParams { tick_s: 0.01, min_s: 0.2, max_s: 60.0, initial_s: 3.0 }
+        RtoParams {
+            tick_s: 0.01,
+            min_s: 0.2,
+            max_s: 60.0,
+            initial_s: 3.0,
+        }
     }
 }
 
@@ -118,7 +123,11 @@ impl RtoEstimator {
 
     /// Double `backoff` as ns-2 `rtt_backoff` does, clearing SRTT past 8. Returns the new backoff.
     pub fn backoff(&mut self, backoff: f64) -> f64 {
-        let b = if backoff < MAX_BACKOFF || self.rto_s(backoff) < self.params.max_s { backoff * 2.0 } else { backoff };
+        let b = if backoff < MAX_BACKOFF || self.rto_s(backoff) < self.params.max_s {
+            backoff * 2.0
+        } else {
+            backoff
+        };
         self.after_backoff(b);
         b
     }
@@ -144,7 +153,11 @@ impl RtoEstimator {
     /// The RTO in force with backoff multiplier `backoff` (s): ns-2 `rtt_timeout`.
     pub fn rto_s(&self, backoff: f64) -> f64 {
         let p = &self.params;
-        let t = if self.rtxcur_s < p.min_s { p.min_s * backoff } else { self.rtxcur_s * backoff };
+        let t = if self.rtxcur_s < p.min_s {
+            p.min_s * backoff
+        } else {
+            self.rtxcur_s * backoff
+        };
         t.min(p.max_s).max(2.0 * p.tick_s)
     }
 }
@@ -234,7 +247,11 @@ mod tests {
         b = e.backoff(b);
         assert_eq!(b, 256.0);
         assert!(close(e.rto_s(b), 60.0));
-        assert_eq!(e.backoff(b), 256.0, "RTO at maxrto_ and backoff >= 64: no more doubling");
+        assert_eq!(
+            e.backoff(b),
+            256.0,
+            "RTO at maxrto_ and backoff >= 64: no more doubling"
+        );
         // The next sample restarts the estimator: 50 ms → SRTT 0.05, RTTVAR 0.025.
         e.sample(0, 50 * MS);
         assert!(close(e.srtt_s().unwrap(), 0.05));

@@ -198,14 +198,33 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>, src_port: u16, dst_port: u16) -> Self {
+    pub fn new(
+        cfg: &TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        src_port: u16,
+        dst_port: u16,
+    ) -> Self {
         let kind = cc.recovery();
         let sack_offer = cfg.sack.unwrap_or(kind.needs_sack());
-        let params = RtoParams { tick_s: cfg.clock_tick_s, min_s: cfg.min_rto_s, max_s: cfg.max_rto_s, initial_s: cfg.initial_rto_s };
+        let params = RtoParams {
+            tick_s: cfg.clock_tick_s,
+            min_s: cfg.min_rto_s,
+            max_s: cfg.max_rto_s,
+            initial_s: cfg.initial_rto_s,
+        };
         let one_way = !cfg.handshake;
         // ns-2 `delay_growth_`: cwnd is 1 until the SYN is acknowledged.
-        let cwnd0 = if one_way { 1.0 } else { f64::from(cfg.initial_window_pkts) };
-        let mut st = CcState::new(cwnd0, cfg.mss_bytes, cfg.dupack_threshold, f64::from(cfg.window_pkts));
+        let cwnd0 = if one_way {
+            1.0
+        } else {
+            f64::from(cfg.initial_window_pkts)
+        };
+        let mut st = CcState::new(
+            cwnd0,
+            cfg.mss_bytes,
+            cfg.dupack_threshold,
+            f64::from(cfg.window_pkts),
+        );
         st.base_rto_s = params.initial_s;
         TcpSender {
             mss: cfg.mss_bytes,
@@ -327,7 +346,15 @@ impl TcpSender {
         (self.kind == Recovery::Timestamp).then(|| self.loss_threshold_s())
     }
     pub fn poll_at(&self) -> Option<SimTime> {
-        [self.rto_at, self.pace_at, self.probe_at, self.loss_deadline()].into_iter().flatten().min()
+        [
+            self.rto_at,
+            self.pace_at,
+            self.probe_at,
+            self.loss_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
     /// Hops of the path to the peer (the simulator measures them from the IP TTL of
     /// arriving segments; TCP-AP's four-hop-delay estimate uses them).
@@ -432,17 +459,36 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, _now: SimTime) {
-        let mut h = self.header(0, TcpFlags { syn: true, ..TcpFlags::default() });
+        let mut h = self.header(
+            0,
+            TcpFlags {
+                syn: true,
+                ..TcpFlags::default()
+            },
+        );
         if !self.one_way {
             h.mss = Some(self.mss.min(u32::from(u16::MAX)) as u16);
             h.sack_permitted = self.sack_offer;
         }
-        self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: 0,
+            data_seg: None,
+            retransmission: false,
+        });
     }
 
     fn send_ack_only(&mut self) {
-        let h = self.header(1 + self.seg_start(self.nxt.max(self.una)) + u64::from(self.fin_sent), ack_flags());
-        self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: false });
+        let h = self.header(
+            1 + self.seg_start(self.nxt.max(self.una)) + u64::from(self.fin_sent),
+            ack_flags(),
+        );
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: 0,
+            data_seg: None,
+            retransmission: false,
+        });
     }
 
     /// Transmit data segment `k` (new if k == max).
@@ -464,7 +510,15 @@ impl TcpSender {
             i.cwnd_at_send = cwnd;
             self.stats.retransmissions += 1;
         } else {
-            self.board.push_back(SegInfo { sent_at: now, retx: false, rec_retx: false, sacked: false, lost: false, drops: 0, cwnd_at_send: cwnd });
+            self.board.push_back(SegInfo {
+                sent_at: now,
+                retx: false,
+                rec_retx: false,
+                sacked: false,
+                lost: false,
+                drops: 0,
+                cwnd_at_send: cwnd,
+            });
             if !self.rtt_active {
                 // ns-2 `output`: time this new segment if none is being timed.
                 self.rtt_active = true;
@@ -479,7 +533,12 @@ impl TcpSender {
         self.stats.data_bytes_sent += u64::from(len);
         let mut h = self.header(1 + self.seg_start(k), ack_flags());
         h.headerless = self.cc.headerless_data_segments();
-        self.out.push(Segment { hdr: h, payload_bytes: len, data_seg: Some(k), retransmission: retx });
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: len,
+            data_seg: Some(k),
+            retransmission: retx,
+        });
         self.cc.on_transmit(&self.st, k, now);
         if (self.rto_at.is_none() || idle) && self.data_timer() {
             self.rto_at = Some(now + secs(self.rto_s()));
@@ -491,7 +550,12 @@ impl TcpSender {
         let mut flags = ack_flags();
         flags.fin = true;
         let h = self.header(seq, flags);
-        self.out.push(Segment { hdr: h, payload_bytes: 0, data_seg: None, retransmission: self.fin_sent });
+        self.out.push(Segment {
+            hdr: h,
+            payload_bytes: 0,
+            data_seg: None,
+            retransmission: self.fin_sent,
+        });
         self.fin_sent = true;
         if self.rto_at.is_none() && !self.frozen {
             self.rto_at = Some(now + secs(self.rto_s()));
@@ -499,14 +563,20 @@ impl TcpSender {
     }
 
     fn restart_rto(&mut self, now: SimTime) {
-        let outstanding = (self.una < self.max && self.data_timer()) || (self.fin_sent && !self.fin_acked && !self.frozen) || self.zero_window_wait();
+        let outstanding = (self.una < self.max && self.data_timer())
+            || (self.fin_sent && !self.fin_acked && !self.frozen)
+            || self.zero_window_wait();
         self.rto_at = outstanding.then(|| now + secs(self.rto_s()));
     }
 
     /// ns-2 `newtimer` sets the timer whenever `cwnd_ < 1`, outstanding data or not:
     /// with a zero window (variants that allow one) only the timeout can restart sending.
     fn zero_window_wait(&self) -> bool {
-        self.cc.allows_zero_window() && self.st.cwnd < 1.0 && self.state == SenderState::Established && self.data_timer() && self.una < self.total_segs()
+        self.cc.allows_zero_window()
+            && self.st.cwnd < 1.0
+            && self.state == SenderState::Established
+            && self.data_timer()
+            && self.una < self.total_segs()
     }
 
     /// Whether the RFC 6298 timer guards data: not while frozen (ELFN) and never
@@ -540,7 +610,10 @@ impl TcpSender {
             let w = self.st.cwnd.max(0.0).floor() as u64 + u64::from(self.dupwnd);
             return w.min(self.rwnd_segs).min(self.max_window);
         }
-        (self.st.cwnd.floor().max(1.0) as u64 + u64::from(self.dupwnd)).min(self.rwnd_segs).min(self.max_window).max(1)
+        (self.st.cwnd.floor().max(1.0) as u64 + u64::from(self.dupwnd))
+            .min(self.rwnd_segs)
+            .min(self.max_window)
+            .max(1)
     }
 
     fn may_send_new(&mut self, now: SimTime) -> bool {
@@ -579,7 +652,11 @@ impl TcpSender {
         } else {
             // ns-2 NewReno sends at most 2 segments per ACK once dupacks reach the
             // threshold (`send_much(0, 0, 2)`), i.e. throughout fast recovery.
-            let mut burst = if self.kind == Recovery::NewReno && self.dupacks >= self.st.dupthresh { 2 } else { u32::MAX };
+            let mut burst = if self.kind == Recovery::NewReno && self.dupacks >= self.st.dupthresh {
+                2
+            } else {
+                u32::MAX
+            };
             let win = self.window();
             while burst > 0 && self.nxt < limit && self.nxt < self.una + win {
                 let k = self.nxt;
@@ -602,7 +679,10 @@ impl TcpSender {
         let limit = self.total_segs();
         let k = self.nxt;
         let wnd = self.rwnd_segs.min(self.max_window);
-        if k < limit && k < self.una + wnd && (k + 1) as f64 <= self.una as f64 + self.st.cwnd + f64::from(self.dupacks) {
+        if k < limit
+            && k < self.una + wnd
+            && (k + 1) as f64 <= self.una as f64 + self.st.cwnd + f64::from(self.dupacks)
+        {
             if k == self.max && !self.may_send_new(now) {
                 return;
             }
@@ -618,7 +698,14 @@ impl TcpSender {
         let wnd = self.rwnd_segs.min(self.max_window);
         while self.sack1_pipe < self.st.cwnd.floor() as i64 {
             let top = self.board.iter().rposition(|i| i.sacked);
-            let hole = top.and_then(|t| self.board.iter().take(t).position(|i| !i.sacked && !i.rec_retx)).map(|i| self.una + i as u64);
+            let hole = top
+                .and_then(|t| {
+                    self.board
+                        .iter()
+                        .take(t)
+                        .position(|i| !i.sacked && !i.rec_retx)
+                })
+                .map(|i| self.una + i as u64);
             let k = match hole {
                 Some(k) if k < self.una + wnd => k,
                 Some(_) => break,
@@ -646,7 +733,9 @@ impl TcpSender {
         let lost = self.lost_marks();
         let mut pipe = self.pipe(&lost);
         while self.st.cwnd - pipe as f64 >= 1.0 {
-            let Some(k) = self.next_seg(&lost, limit) else { break };
+            let Some(k) = self.next_seg(&lost, limit) else {
+                break;
+            };
             if k == self.max && !self.may_send_new(now) {
                 break;
             }
@@ -667,7 +756,8 @@ impl TcpSender {
         while to_be_ack < win {
             let k = if let Some(i) = self.board.iter().position(|i| i.lost) {
                 self.una + i as u64
-            } else if self.max < limit && self.max < self.una + self.rwnd_segs.min(self.max_window) {
+            } else if self.max < limit && self.max < self.una + self.rwnd_segs.min(self.max_window)
+            {
                 if !self.may_send_new(now) {
                     break;
                 }
@@ -684,16 +774,23 @@ impl TcpSender {
     /// Timestamp recovery: mxrtt (at most the maximum RTO), or the RTO before
     /// backoff while there is no estimate.
     fn loss_threshold_s(&self) -> f64 {
-        self.cc.loss_timeout_s(&self.st).map_or(self.rto.base_s(), |m| m.min(self.rto.params.max_s))
+        self.cc
+            .loss_timeout_s(&self.st)
+            .map_or(self.rto.base_s(), |m| m.min(self.rto.params.max_s))
     }
 
     /// Timestamp recovery: when the next segment of the to-be-ack list expires.
     fn loss_deadline(&self) -> Option<SimTime> {
-        if self.kind != Recovery::Timestamp || self.state != SenderState::Established || self.frozen {
+        if self.kind != Recovery::Timestamp || self.state != SenderState::Established || self.frozen
+        {
             return None;
         }
         let thr = self.loss_threshold_s();
-        self.board.iter().filter(|i| !i.lost).map(|i| i.sent_at + secs(thr * backoff_factor(i.drops))).min()
+        self.board
+            .iter()
+            .filter(|i| !i.lost)
+            .map(|i| i.sent_at + secs(thr * backoff_factor(i.drops)))
+            .min()
     }
 
     /// Timestamp recovery: declare every expired segment dropped (oldest first),
@@ -715,8 +812,19 @@ impl TcpSender {
             if i.drops > 0 {
                 self.stats.timeouts += 1; // a retransmission was lost too
             }
-            let to_be_ack = self.board.iter().enumerate().filter(|(_, j)| !j.lost).map(|(n, _)| self.una + n as u64).collect();
-            let lost = LostSegment { seg: self.una + idx as u64, cwnd_when_sent: i.cwnd_at_send, earlier_drops: i.drops, to_be_ack };
+            let to_be_ack = self
+                .board
+                .iter()
+                .enumerate()
+                .filter(|(_, j)| !j.lost)
+                .map(|(n, _)| self.una + n as u64)
+                .collect();
+            let lost = LostSegment {
+                seg: self.una + idx as u64,
+                cwnd_when_sent: i.cwnd_at_send,
+                earlier_drops: i.drops,
+                to_be_ack,
+            };
             self.refresh(now);
             self.cc.on_segment_lost(&mut self.st, &lost);
         }
@@ -754,13 +862,23 @@ impl TcpSender {
         self.board
             .iter()
             .zip(lost)
-            .map(|(i, &l)| if i.sacked { 0 } else { u64::from(!l) + u64::from(i.rec_retx) })
+            .map(|(i, &l)| {
+                if i.sacked {
+                    0
+                } else {
+                    u64::from(!l) + u64::from(i.rec_retx)
+                }
+            })
             .sum()
     }
 
     /// RFC 6675 NextSeg rules 1–3.
     fn next_seg(&self, lost: &[bool], limit: u64) -> Option<u64> {
-        let first_lost = self.board.iter().zip(lost).position(|(i, &l)| l && !i.sacked && !i.rec_retx);
+        let first_lost = self
+            .board
+            .iter()
+            .zip(lost)
+            .position(|(i, &l)| l && !i.sacked && !i.rec_retx);
         if let Some(i) = first_lost {
             return Some(self.una + i as u64);
         }
@@ -768,7 +886,11 @@ impl TcpSender {
             return Some(self.max);
         }
         let top = self.board.iter().rposition(|i| i.sacked)?;
-        self.board.iter().take(top).position(|i| !i.sacked && !i.rec_retx).map(|i| self.una + i as u64)
+        self.board
+            .iter()
+            .take(top)
+            .position(|i| !i.sacked && !i.rec_retx)
+            .map(|i| self.una + i as u64)
     }
 
     // ----- input -------------------------------------------------------------------------
@@ -778,7 +900,11 @@ impl TcpSender {
         match self.state {
             SenderState::Closed | SenderState::Done => {}
             SenderState::SynSent => {
-                let syn_acked = if self.one_way { h.flags.ack && !h.flags.syn && h.ack == 1 } else { h.flags.syn && h.flags.ack && h.ack == 1 };
+                let syn_acked = if self.one_way {
+                    h.flags.ack && !h.flags.syn && h.ack == 1
+                } else {
+                    h.flags.syn && h.flags.ack && h.ack == 1
+                };
                 if syn_acked {
                     self.state = SenderState::Established;
                     self.stats.established_at = Some(now);
@@ -860,8 +986,12 @@ impl TcpSender {
                 self.fin_acked = true;
             }
         }
-        let ack_seg = self.segs_covered(ack_bytes.min(self.seg_start(self.max))).min(self.max);
-        self.highest_ack_bytes = self.highest_ack_bytes.max(ack_bytes.min(self.seg_start(self.max)));
+        let ack_seg = self
+            .segs_covered(ack_bytes.min(self.seg_start(self.max)))
+            .min(self.max);
+        self.highest_ack_bytes = self
+            .highest_ack_bytes
+            .max(ack_bytes.min(self.seg_start(self.max)));
         if self.frozen && self.probe_seg.is_some_and(|p| ack_seg > p) {
             // ELFN: the probe got through — the path works again.
             self.thaw();
@@ -887,11 +1017,17 @@ impl TcpSender {
         let last_info = *self.info(last);
         // For the variant: a sample from the newest segment this ACK covers, if it was
         // sent once and after the last loss event (Karn).
-        let sample = (!last_info.retx && last >= self.karn_floor).then(|| now.since(last_info.sent_at).as_secs_f64());
+        let sample = (!last_info.retx && last >= self.karn_floor)
+            .then(|| now.since(last_info.sent_at).as_secs_f64());
         // ns-2: the timed segment is acknowledged (`seqno >= rtt_seq_`).
         let timed = self.rtt_active && ack_seg > self.rtt_seq;
         let full = self.recover.map_or(true, |r| ack_seg >= r);
-        let partial = self.in_recovery && !full && matches!(self.kind, Recovery::NewReno | Recovery::Sack | Recovery::Fack);
+        let partial = self.in_recovery
+            && !full
+            && matches!(
+                self.kind,
+                Recovery::NewReno | Recovery::Sack | Recovery::Fack
+            );
         for _ in 0..newly {
             self.board.pop_front();
         }
@@ -1039,7 +1175,11 @@ impl TcpSender {
         self.cc.pkts_acked(&self.st, 0);
         let guard_ok = self.recover_guard_ok();
         let fack_trigger = self.kind == Recovery::Fack && {
-            let top = self.board.iter().rposition(|i| i.sacked).map_or(0, |t| t as u64 + 1);
+            let top = self
+                .board
+                .iter()
+                .rposition(|i| i.sacked)
+                .map_or(0, |t| t as u64 + 1);
             top > u64::from(self.st.dupthresh)
         };
         let trigger = self.cc.on_dup_ack(&self.st, self.dupacks) || fack_trigger;
@@ -1052,7 +1192,9 @@ impl TcpSender {
         // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
         let send = match self.kind {
             Recovery::Tahoe => true,
-            Recovery::Reno | Recovery::NewReno => self.in_recovery || self.dupacks >= self.st.dupthresh,
+            Recovery::Reno | Recovery::NewReno => {
+                self.in_recovery || self.dupacks >= self.st.dupthresh
+            }
             _ => self.in_recovery,
         };
         if send {
@@ -1156,7 +1298,11 @@ impl TcpSender {
         let fin_out = self.fin_sent && !self.fin_acked;
         // A zero window with nothing outstanding still times out (ns-2 Vegas `timeout`).
         let stalled = self.zero_window_wait();
-        if self.kind == Recovery::FackNs2 && self.state == SenderState::Established && self.una == self.max && self.una < self.total_segs() {
+        if self.kind == Recovery::FackNs2
+            && self.state == SenderState::Established
+            && self.una == self.max
+            && self.una < self.total_segs()
+        {
             // ns-2 FACK's timer outlives a hold with everything acknowledged.
             self.fack_ns2_idle_timeout(now);
             return;
@@ -1297,7 +1443,10 @@ impl TcpSender {
 
     fn check_complete(&mut self, now: SimTime) {
         if let Some(t) = self.total_bytes {
-            if self.stats.completed_at.is_none() && self.seg_start(self.una) >= t && self.una >= self.total_segs() {
+            if self.stats.completed_at.is_none()
+                && self.seg_start(self.una) >= t
+                && self.una >= self.total_segs()
+            {
                 self.stats.completed_at = Some(now);
             }
         }
@@ -1307,7 +1456,8 @@ impl TcpSender {
         if let Some(tr) = self.trace.as_mut() {
             tr.t_s.push(now.as_secs_f64());
             tr.cwnd_segs.push(self.st.cwnd);
-            tr.ssthresh_segs.push(self.st.ssthresh.min(f64::from(u32::MAX)));
+            tr.ssthresh_segs
+                .push(self.st.ssthresh.min(f64::from(u32::MAX)));
             tr.rto_s.push(self.rto.rto_s(self.st.backoff));
             tr.srtt_s.push(self.rto.srtt_s());
             tr.backoff.push(self.st.backoff);
@@ -1318,7 +1468,10 @@ impl TcpSender {
 }
 
 fn ack_flags() -> TcpFlags {
-    TcpFlags { ack: true, ..TcpFlags::default() }
+    TcpFlags {
+        ack: true,
+        ..TcpFlags::default()
+    }
 }
 
 /// 2^drops, at most 64: the wait before a segment is declared dropped again.

@@ -21,7 +21,12 @@ struct Node {
 
 impl Node {
     fn new(seq: i64) -> Self {
-        Node { seq, sacked: false, retran: false, snd_nxt: 0 }
+        Node {
+            seq,
+            sacked: false,
+            retran: false,
+            snd_nxt: 0,
+        }
     }
 }
 
@@ -84,7 +89,10 @@ impl Scoreboard {
 
     /// `GetNextRetran`: the first entry neither SACKed nor retransmitted.
     fn next_retran(&self) -> Option<i64> {
-        self.nodes.iter().find(|n| !n.sacked && !n.retran).map(|n| n.seq)
+        self.nodes
+            .iter()
+            .find(|n| !n.sacked && !n.retran)
+            .map(|n| n.seq)
     }
 
     /// `MarkRetran`: only entries on the board keep the mark (ns-2 writes a ring slot
@@ -117,7 +125,15 @@ pub(super) struct FackNs2 {
 
 impl Default for FackNs2 {
     fn default() -> Self {
-        FackNs2 { sb: Scoreboard::default(), fastrecov: false, hold: false, fack: -1, retran_data: 0, dupacks: 0, recover: 0 }
+        FackNs2 {
+            sb: Scoreboard::default(),
+            fastrecov: false,
+            hold: false,
+            fack: -1,
+            retran_data: 0,
+            dupacks: 0,
+            recover: 0,
+        }
     }
 }
 
@@ -131,7 +147,13 @@ impl TcpSender {
     /// echoes the send time `ts_echo` (the sink's `ts_to_echo_` when it made the ACK:
     /// an ACK that waited in the network, e.g. while AODV repaired the route, echoes an
     /// old time and `oldack` takes a long RTT sample from it, as ns-2 does).
-    pub(super) fn fack_ns2_on_ack(&mut self, now: SimTime, ack_seg: u64, blocks: &[(i64, i64)], ts_echo: SimTime) {
+    pub(super) fn fack_ns2_on_ack(
+        &mut self,
+        now: SimTime,
+        ack_seg: u64,
+        blocks: &[(i64, i64)],
+        ts_echo: SimTime,
+    ) {
         let echo = Some(ts_echo);
         let ack = ack_seg as i64 - 1;
         let last_ack = self.una as i64 - 1;
@@ -352,7 +374,13 @@ mod tests {
         let mut sb = Scoreboard::default();
         // last_ack 4, SACK [6, 8): entries 5, 6, 7; 6 and 7 SACKed.
         assert_eq!(sb.update(4, &[(6, 8)]), 0);
-        assert_eq!(sb.nodes.iter().map(|n| (n.seq, n.sacked)).collect::<Vec<_>>(), vec![(5, false), (6, true), (7, true)]);
+        assert_eq!(
+            sb.nodes
+                .iter()
+                .map(|n| (n.seq, n.sacked))
+                .collect::<Vec<_>>(),
+            vec![(5, false), (6, true), (7, true)]
+        );
         assert_eq!(sb.next_retran(), Some(5));
         sb.mark_retran(5, 10);
         assert_eq!(sb.next_retran(), None);

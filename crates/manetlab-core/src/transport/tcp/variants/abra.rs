@@ -30,7 +30,11 @@ pub struct Abra {
 
 impl Abra {
     pub fn new(min_srtt_s: f64, max_srtt_s: f64) -> Self {
-        Abra { min_srtt_s, max_srtt_s, saved: None }
+        Abra {
+            min_srtt_s,
+            max_srtt_s,
+            saved: None,
+        }
     }
 
     /// backoff_new for a given last_srtt (paper 000, §3), clamped to [1, 2].

@@ -61,7 +61,12 @@ pub struct Mpr {
 
 impl Mpr {
     pub fn new(alpha: f64, beta: f64) -> Self {
-        Mpr { alpha, beta, ewrtt_s: None, memorize: BTreeSet::new() }
+        Mpr {
+            alpha,
+            beta,
+            ewrtt_s: None,
+            memorize: BTreeSet::new(),
+        }
     }
     /// mxrtt (s).
     pub fn mxrtt_s(&self) -> Option<f64> {

@@ -59,7 +59,15 @@ pub struct TcpAp {
 
 impl TcpAp {
     pub fn new(alpha: f64, history: usize, span_hops: u32) -> Self {
-        TcpAp { alpha, history: history.max(1), span_hops: span_hops.max(1), fhd_s: None, avg_queue_s: 0.0, samples: VecDeque::new(), mss_bytes: 1000.0 }
+        TcpAp {
+            alpha,
+            history: history.max(1),
+            span_hops: span_hops.max(1),
+            fhd_s: None,
+            avg_queue_s: 0.0,
+            samples: VecDeque::new(),
+            mss_bytes: 1000.0,
+        }
     }
     /// The n-hop-delay sample of one RTT sample on a path of `hops` hops (also updates
     /// the running queueing-delay mean, as the module does for every sample).

@@ -47,7 +47,15 @@ fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
 
 /// The ACK of the SYN: a plain ACK (one-way) or a SYN-ACK (`handshake`).
 fn syn_ack(handshake: bool) -> TcpHeader {
-    let mut h = hdr(1, TcpFlags { syn: handshake, ack: true, fin: false }, &[]);
+    let mut h = hdr(
+        1,
+        TcpFlags {
+            syn: handshake,
+            ack: true,
+            fin: false,
+        },
+        &[],
+    );
     h.seq = 0;
     h.sack_permitted = handshake;
     h
@@ -90,7 +98,14 @@ impl H {
     }
     /// The same ACK echoing the send time `echo` (the sink's `ts_to_echo_`).
     fn ack_echo(&mut self, now: f64, segs: u64, sack: &[(u64, u64)], echo: f64) -> Vec<u64> {
-        let mut h = hdr(1 + segs * MSS, TcpFlags { ack: true, ..TcpFlags::default() }, sack);
+        let mut h = hdr(
+            1 + segs * MSS,
+            TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
+            sack,
+        );
         h.ts_echo = t(echo);
         self.s.on_segment(t(now), &h, 0);
         self.sent()
@@ -123,7 +138,11 @@ fn one_way_start_rto_and_initial_window() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].hdr.size_bytes(), 20);
     assert!(out[0].hdr.flags.syn && out[0].data_seg.is_none());
-    assert_eq!(s.cwnd(), 1.0, "delay_growth_: cwnd 1 until the SYN is acknowledged");
+    assert_eq!(
+        s.cwnd(),
+        1.0,
+        "delay_growth_: cwnd 1 until the SYN is acknowledged"
+    );
     let mut h = H::std("newreno");
     assert!(close(h.s.srtt_s().unwrap(), 0.1));
     assert!(close(h.s.rto_s(), 0.3));
@@ -149,12 +168,18 @@ fn one_way_lost_syn_gives_initial_window_one_and_ssthresh_two() {
     assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 2.0));
     let mut out = Vec::new();
     s.take_output(&mut out);
-    assert_eq!(out.iter().filter_map(|x| x.data_seg).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(
+        out.iter().filter_map(|x| x.data_seg).collect::<Vec<_>>(),
+        vec![0]
+    );
 }
 
 #[test]
 fn handshake_switch_keeps_the_three_way_handshake() {
-    let cfg = TcpConfig { handshake: true, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        handshake: true,
+        ..TcpConfig::default()
+    };
     let mut h = H::new("newreno", cfg, 0.1);
     assert!(close(h.s.rto_s(), 0.3));
     assert_eq!(h.s.cwnd(), 2.0);
@@ -338,7 +363,9 @@ fn sack1_pipe_recovery() {
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (4.5, 4.0));
     // Every further ACK takes one from the pipe: 7, 6, 5, 4 — nothing while pipe ≥ ⌊cwnd⌋ = 4.
     for (k, top) in [7u64, 8, 9, 10].iter().enumerate() {
-        assert!(h.ack(0.33 + 0.001 * k as f64, 1, &[(4, *top), (2, 3)]).is_empty());
+        assert!(h
+            .ack(0.33 + 0.001 * k as f64, 1, &[(4, *top), (2, 3)])
+            .is_empty());
     }
     // pipe 3 < 4: the first unSACKed, unretransmitted segment below the highest SACK: 3.
     assert_eq!(h.ack(0.34, 1, &[(4, 11), (2, 3)]), vec![3]);
@@ -357,7 +384,13 @@ fn sack1_pipe_recovery() {
 
 #[test]
 fn fack_mathis_enters_recovery_when_fack_is_more_than_three_ahead() {
-    let mut h = H::with_params("fack", VariantParams { fack_mathis: true, ..VariantParams::default() });
+    let mut h = H::with_params(
+        "fack",
+        VariantParams {
+            fack_mathis: true,
+            ..VariantParams::default()
+        },
+    );
     h.nine_in_flight();
     assert_eq!(h.ack(0.3, 1, &[(2, 3)]), vec![10]);
     // Second dup ACK, but SACK of 4 puts snd.fack − snd.una = 5 − 1 = 4 > 3: recovery.
@@ -660,7 +693,10 @@ fn vegas_cuts_by_a_quarter_and_by_half_for_a_retransmitted_segment() {
 fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
     // min RTO 1 s keeps the coarse timer away; fine-grained timeout after the first sample
     // (0.1 s): SA = 0.8, SD = 0.1 → (0.8/4 + 0.1)/2 = 0.15 s.
-    let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        min_rto_s: 1.0,
+        ..TcpConfig::default()
+    };
     let mut h = H::new("vegas", cfg, 0.1);
     // Segment 0 sent at 0.1. Dup ACK at 0.2: 0.1 s elapsed < 0.15: wait (no limited transmit).
     assert!(h.ack(0.2, 0, &[]).is_empty());
@@ -680,7 +716,10 @@ fn vegas_fine_grained_retransmit_on_an_early_dup_ack() {
 fn vegas_dup_count_is_three_after_a_fine_grained_retransmission() {
     // ns-2 tcp-vegas.cc 346 and 401-402: after retransmitting a segment sent once (on a
     // duplicate) or on a worried new ACK, dupacks_ = numdupacks_ = 3.
-    let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        min_rto_s: 1.0,
+        ..TcpConfig::default()
+    };
     let mut h = H::new("vegas", cfg, 0.1);
     assert!(h.ack(0.2, 0, &[]).is_empty());
     // As above: retransmit at the 2nd duplicate (v_timeout 0.15 → ·9/8 = 0.16875), cwnd
@@ -709,7 +748,10 @@ fn vegas_dup_count_is_three_after_a_fine_grained_retransmission() {
 /// cwnd 8 with segments 1..=8 out (1 sent at 0.1, 2..=8 at 0.2), min RTO 1 s; then a
 /// fast retransmit at the third duplicate (0.23) and a fourth duplicate (0.24).
 fn vegas_in_recovery() -> H {
-    let cfg = TcpConfig { min_rto_s: 1.0, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        min_rto_s: 1.0,
+        ..TcpConfig::default()
+    };
     let mut h = H::new("vegas", cfg, 0.1);
     h.s.st.cwnd = 8.0;
     // ACK of 0 at 0.2: v_timeout = 0.146 s (see vegas_timeout_then_dup_acks); 2..=8 leave.
@@ -827,7 +869,10 @@ fn vegas_timeout_then_dup_acks(p: VariantParams) -> H {
 #[test]
 fn vegas_window_collapses_to_zero_after_a_timeout_as_ns2() {
     let mut h = vegas_timeout_then_dup_acks(VariantParams::default());
-    assert!(h.ack(0.62, 2, &[]).is_empty(), "window (int)cwnd_ = 0: nothing sent");
+    assert!(
+        h.ack(0.62, 2, &[]).is_empty(),
+        "window (int)cwnd_ = 0: nothing sent"
+    );
     assert_eq!((h.s.cwnd(), h.s.ssthresh()), (0.0, 2.0));
     // newtimer: outstanding data → the timer restarts, RTO still backed off (0.5).
     assert_eq!(h.s.poll_at(), Some(t(1.12)));
@@ -844,7 +889,10 @@ fn vegas_window_collapses_to_zero_after_a_timeout_as_ns2() {
 
 #[test]
 fn vegas_zero_window_switch_off_keeps_one_segment() {
-    let p = VariantParams { vegas_zero_window_after_timeout: false, ..VariantParams::default() };
+    let p = VariantParams {
+        vegas_zero_window_after_timeout: false,
+        ..VariantParams::default()
+    };
     let mut h = vegas_timeout_then_dup_acks(p);
     // Cut to max(v_newcwnd_, 1) = 1; segments 2..=4 are out, so still nothing to send.
     assert!(h.ack(0.62, 2, &[]).is_empty());
@@ -890,7 +938,10 @@ fn zero_window_with_nothing_outstanding_keeps_the_rto_armed() {
     // The timeout (Reno: cwnd 1, ssthresh 2) sends the next new segment.
     h.s.on_timer(t(0.45));
     assert_eq!(h.sent(), vec![2]);
-    assert_eq!((h.s.cwnd(), h.s.ssthresh(), h.s.stats.timeouts), (1.0, 2.0, 1));
+    assert_eq!(
+        (h.s.cwnd(), h.s.ssthresh(), h.s.stats.timeouts),
+        (1.0, 2.0, 1)
+    );
 }
 
 #[test]
@@ -984,7 +1035,11 @@ fn ap_sample(r: f64, h: u32) -> f64 {
     let bw = 2e6 / 8.0;
     let q = 0.5 * (r / f64::from(h) - (1112.0 + 112.0) / bw);
     let one = q + 1112.0 / bw;
-    if h >= 4 { 4.0 * one } else { one }
+    if h >= 4 {
+        4.0 * one
+    } else {
+        one
+    }
 }
 
 #[test]
@@ -992,7 +1047,11 @@ fn tcp_ap_four_hop_delay_adev_and_delay_bound() {
     let mut a = TcpAp::new(0.7, 50, 4);
     let mut s = CcState::new(2.0, 1000, 3, 20.0);
     s.path_hops = Some(8);
-    assert_eq!(a.pacing_gap_s(&s), None, "no pacing before the first sample");
+    assert_eq!(
+        a.pacing_gap_s(&s),
+        None,
+        "no pacing before the first sample"
+    );
     a.on_rtt_sample(&s, 0.2);
     assert!(close(a.fhd_s.unwrap(), ap_sample(0.2, 8)));
     // Short paths are paced by one hop's delay, not the whole path's.
@@ -1061,7 +1120,10 @@ fn mpr_ignores_dup_acks_detects_drops_after_mxrtt_and_halves_once_per_window() {
     for now in [0.3, 0.31, 0.32, 0.325] {
         assert!(h.ack(now, 1, &[]).is_empty());
     }
-    assert_eq!((h.s.stats.retransmissions, h.s.stats.fast_retransmits), (0, 0));
+    assert_eq!(
+        (h.s.stats.retransmissions, h.s.stats.fast_retransmits),
+        (0, 0)
+    );
     assert_eq!(h.s.cwnd(), 9.0);
     // Segment 1 arrives late: ACK up to 5. Sample from 4 (sent 0.2): 0.13 > 0.99^(1/9)·0.1 →
     // ewrtt 0.13, mxrtt 0.39. Slow start +1 per ACK: 9 → 10; to-be-ack {5..9} → 10..=14 go out.
@@ -1107,7 +1169,11 @@ fn elfn_freezes_probes_and_resumes_with_the_frozen_state() {
     // The RTO is off; the first probe is due one interval (2 s) later.
     assert_eq!(h.s.poll_at(), Some(t(2.3)));
     h.s.on_timer(t(2.3));
-    assert_eq!(h.sent(), vec![1], "the probe is the oldest unacknowledged segment");
+    assert_eq!(
+        h.sent(),
+        vec![1],
+        "the probe is the oldest unacknowledged segment"
+    );
     assert_eq!(h.s.poll_at(), Some(t(4.3)));
     h.s.on_timer(t(4.3));
     assert_eq!(h.sent(), vec![1]);
@@ -1158,16 +1224,34 @@ fn vegas_data_segments_leave_out_their_headers_as_ns2() {
         s.open(t(0.0), None);
         let mut v: Vec<Segment> = Vec::new();
         s.take_output(&mut v);
-        assert!(v.iter().all(|seg| !seg.hdr.headerless), "the SYN-like first packet keeps its 40 B");
+        assert!(
+            v.iter().all(|seg| !seg.hdr.headerless),
+            "the SYN-like first packet keeps its 40 B"
+        );
         s.on_segment(t(0.1), &syn_ack(false), 0);
         v.clear();
         s.take_output(&mut v);
         assert!(!v.is_empty());
         v.iter().map(|seg| seg.hdr.headerless).collect::<Vec<_>>()
     };
-    assert_eq!(headerless("vegas", VariantParams::default()), vec![true, true]);
-    assert_eq!(headerless("vegas", VariantParams { vegas_counts_headers: true, ..VariantParams::default() }), vec![false, false]);
-    assert_eq!(headerless("newreno", VariantParams::default()), vec![false, false]);
+    assert_eq!(
+        headerless("vegas", VariantParams::default()),
+        vec![true, true]
+    );
+    assert_eq!(
+        headerless(
+            "vegas",
+            VariantParams {
+                vegas_counts_headers: true,
+                ..VariantParams::default()
+            }
+        ),
+        vec![false, false]
+    );
+    assert_eq!(
+        headerless("newreno", VariantParams::default()),
+        vec![false, false]
+    );
 }
 
 // ----- FACK, ns-2.35 `Agent/TCP/Fack` (default `fack_rules = "ns2"`) ---------------------
@@ -1283,9 +1367,17 @@ fn fack_ns2_a_held_up_dup_ack_samples_its_own_old_echo_and_backoff_stays() {
 
 #[test]
 fn fack_mathis_rules_stay_available() {
-    let p = VariantParams { fack_mathis: true, ..VariantParams::default() };
+    let p = VariantParams {
+        fack_mathis: true,
+        ..VariantParams::default()
+    };
     assert_eq!(by_name("fack", &p).unwrap().recovery(), Recovery::Fack);
-    assert_eq!(by_name("fack", &VariantParams::default()).unwrap().recovery(), Recovery::FackNs2);
+    assert_eq!(
+        by_name("fack", &VariantParams::default())
+            .unwrap()
+            .recovery(),
+        Recovery::FackNs2
+    );
 }
 
 #[test]
@@ -1301,7 +1393,13 @@ fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
     let srtt = h.s.srtt_s().unwrap();
     assert!(srtt > 0.11 && srtt < 0.115, "srtt {srtt}");
     // The RFC engine (Mathis rules) takes no sample from a duplicate ACK.
-    let mut m = H::with_params("fack", VariantParams { fack_mathis: true, ..VariantParams::default() });
+    let mut m = H::with_params(
+        "fack",
+        VariantParams {
+            fack_mathis: true,
+            ..VariantParams::default()
+        },
+    );
     m.nine_in_flight();
     m.ack(0.3, 1, &[(2, 3)]);
     assert!(close(m.s.srtt_s().unwrap(), 0.1));
@@ -1310,13 +1408,22 @@ fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
 #[test]
 fn fack_ns2_a_send_with_nothing_outstanding_restarts_the_timer_with_the_new_rto() {
     // `window_` 9: nothing new goes out during recovery (`t_seqno_ > highest_ack_ + wnd_`).
-    let mut h = H::new("fack", TcpConfig { window_pkts: 9, ..TcpConfig::default() }, 0.1);
+    let mut h = H::new(
+        "fack",
+        TcpConfig {
+            window_pkts: 9,
+            ..TcpConfig::default()
+        },
+        0.1,
+    );
     h.nine_in_flight();
     assert!(h.ack_echo(0.3, 1, &[(2, 3)], 0.1).is_empty());
     assert!(h.ack_echo(0.31, 1, &[(2, 4)], 0.1).is_empty());
     assert_eq!(h.ack_echo(0.32, 1, &[(2, 5)], 0.1), vec![1]);
     for (i, top) in (6..=10).enumerate() {
-        assert!(h.ack_echo(0.33 + 0.01 * i as f64, 1, &[(2, top)], 0.1).is_empty());
+        assert!(h
+            .ack_echo(0.33 + 0.01 * i as f64, 1, &[(2, top)], 0.1)
+            .is_empty());
     }
     let rto_before = h.s.rto_s();
     // The retransmission of 1 (sent at 0.32) fills the hole: ACK of 0..=9, no SACK blocks,

@@ -145,11 +145,17 @@ impl Vegas {
     /// The window to go back to after inflation: the saved window, at least 1 segment
     /// unless the zero window is allowed.
     fn saved_window(&self) -> Option<f64> {
-        self.new_cwnd.map(|w| if self.zero_window { w } else { w.max(1.0) })
+        self.new_cwnd
+            .map(|w| if self.zero_window { w } else { w.max(1.0) })
     }
 
     /// ns-2's Δ = ⌊(expected − actual)·BaseRTT + ½⌋ in segments.
-    pub fn delta(outstanding_plus_one: f64, sent_in_round: f64, base_rtt_s: f64, rtt_s: f64) -> i64 {
+    pub fn delta(
+        outstanding_plus_one: f64,
+        sent_in_round: f64,
+        base_rtt_s: f64,
+        rtt_s: f64,
+    ) -> i64 {
         let expect = outstanding_plus_one / base_rtt_s;
         let actual = sent_in_round / rtt_s;
         ((expect - actual) * base_rtt_s + 0.5) as i64
@@ -202,7 +208,8 @@ impl Vegas {
     }
 
     fn expired(&self, s: &CcState) -> bool {
-        s.una_sent_at.is_some_and(|sent| s.now.since(sent).as_secs_f64() >= self.v_timeout_s)
+        s.una_sent_at
+            .is_some_and(|sent| s.now.since(sent).as_secs_f64() >= self.v_timeout_s)
     }
 }
 
@@ -269,7 +276,11 @@ impl CongestionControl for Vegas {
         // ns-2 numbers are one ahead of ours: t_seqno_ = nxt + 1, last_ack_ = una.
         let in_flight_plus_one = (s.snd_nxt + 1 - s.snd_una) as f64;
         if s.snd_una >= self.beg_seq {
-            let rtt = if self.cnt_rtt > 0 { self.sum_rtt_s / f64::from(self.cnt_rtt) } else { s.now.since(self.beg_time).as_secs_f64() };
+            let rtt = if self.cnt_rtt > 0 {
+                self.sum_rtt_s / f64::from(self.cnt_rtt)
+            } else {
+                s.now.since(self.beg_time).as_secs_f64()
+            };
             self.sum_rtt_s = 0.0;
             self.cnt_rtt = 0;
             let sent_in_round = (s.snd_nxt + 1).saturating_sub(self.beg_seq) as f64;
@@ -277,7 +288,8 @@ impl CongestionControl for Vegas {
                 if rtt < self.base_rtt_s || sent_in_round <= 1.0 {
                     self.base_rtt_s = rtt;
                 }
-                let delta = Self::delta(in_flight_plus_one, sent_in_round, self.base_rtt_s, rtt) as f64;
+                let delta =
+                    Self::delta(in_flight_plus_one, sent_in_round, self.base_rtt_s, rtt) as f64;
                 if s.cwnd < s.ssthresh {
                     self.inc_flag = !self.inc_flag;
                     if !self.inc_flag {
@@ -337,7 +349,10 @@ impl CongestionControl for Vegas {
             s.cwnd += 1.0;
         }
         // ns-2 417: send when dupacks_ is 0 or at least numdupacks_.
-        OwnDupAck { retransmit, send: self.dups == 0 || self.dups >= s.dupthresh }
+        OwnDupAck {
+            retransmit,
+            send: self.dups == 0 || self.dups >= s.dupthresh,
+        }
     }
     fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
         // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.

@@ -87,7 +87,11 @@ impl Westwood {
 
 impl CongestionControl for Westwood {
     fn name(&self) -> &'static str {
-        if self.plus { "westwood+" } else { "westwood" }
+        if self.plus {
+            "westwood+"
+        } else {
+            "westwood"
+        }
     }
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
