@@ -4,6 +4,8 @@ Everything here takes and returns JSON text, so the core never sees Python
 objects; ``manetlab.scenario`` and ``manetlab.results`` wrap it for users.
 """
 
+from collections.abc import Callable
+
 __version__: str
 """Version of manetlab-core; recorded as ``manetlab_version`` in every result."""
 
@@ -48,8 +50,6 @@ def validate(scenario_json: str, base_dir: str | None = None) -> str:
     file's flows appended to ``flows``).
     Raises ScenarioError naming the first offending key.
     """
-
-from collections.abc import Callable
 
 def run(
     scenario_json: str,

@@ -41,8 +41,10 @@ import json
 import os
 import textwrap
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
+
 from manetlab import safeio
 
 KINDS = ("cwnd", "seq", "throughput", "throughput_time", "delay", "jitter", "drops", "queue")
@@ -110,7 +112,7 @@ def ack_throughput(flow: dict[str, Any], end_s: float) -> tuple[list[float], lis
             j += 1
         acked_at.append(ack)
     width = edges[1] - edges[0]
-    rates = [(b - a) * seg_bytes * 8 / width / 1e3 for a, b in zip(acked_at, acked_at[1:])]
+    rates = [(b - a) * seg_bytes * 8 / width / 1e3 for a, b in pairwise(acked_at)]
     return edges, [*rates, rates[-1]] if rates else []
 
 
@@ -439,7 +441,7 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
 def _jitter(ax: Any, s: dict[str, Any]) -> None:
     def jitter_ms(ps: dict[str, Any]) -> tuple[list[float], list[float]]:
         d = ps["delay_s"]
-        return ps["t_s"][1:], [1e3 * (b - a) for a, b in zip(d, d[1:])]
+        return ps["t_s"][1:], [1e3 * (b - a) for a, b in pairwise(d)]
 
     if _per_packet(ax, s, jitter_ms, "jitter: delay(i+1) − delay(i) (ms)"):
         return

@@ -22,6 +22,7 @@ import tempfile
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -422,11 +423,11 @@ def _git_commit() -> str | None:
     "-dirty" when tracked files differ), or None outside a git checkout."""
     here = Path(__file__).resolve().parent
     try:
-        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False)
         if head.returncode != 0:
             return None
         dirty = subprocess.run(
-            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -668,7 +669,7 @@ class Result:
             for s in (self.summary.get("series") or {}).get("flows", []):
                 if s["t_s"]:
                     n, d = len(s["t_s"]), s["delay_s"]
-                    jitter = [None] + [_float(b) - _float(a) for a, b in zip(d, d[1:])]
+                    jitter = [None] + [_float(b) - _float(a) for a, b in pairwise(d)]
                     parts.append({"flow": [s["flow"]] * n, "name": [names[s["flow"]]] * n, "t_s": s["t_s"], "delay_s": d, "jitter_s": jitter})
             return _concat_columns(parts, ["flow", "name", "t_s", "delay_s", "jitter_s"])
         if name == "queue_series":

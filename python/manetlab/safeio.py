@@ -223,9 +223,8 @@ def copy_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
     the new file `dst` (`create_new`)."""
     import shutil
 
-    with os.fdopen(open_regular(src), "rb") as fin:
-        with create_new(dst, "wb") as fout:
-            shutil.copyfileobj(fin, fout, 1 << 20)
+    with os.fdopen(open_regular(src), "rb") as fin, create_new(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
 
 
 def make_dir(parent: Path, prefix: str) -> Path:
@@ -435,9 +434,8 @@ def csv_frame(df: pd.DataFrame) -> pd.DataFrame:
         if isinstance(col.dtype, pd.CategoricalDtype):
             if any(isinstance(c, str) and csv_text(c) != c for c in col.cat.categories):
                 out.isetitem(i, col.astype(object).map(fix))
-        elif col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-            if any(isinstance(v, str) and csv_text(v) != v for v in col):
-                out.isetitem(i, col.map(fix))
+        elif (col.dtype == object or pd.api.types.is_string_dtype(col.dtype)) and any(isinstance(v, str) and csv_text(v) != v for v in col):
+            out.isetitem(i, col.map(fix))
     return out
 
 

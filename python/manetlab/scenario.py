@@ -29,8 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from manetlab import _core
-from manetlab import safeio
+from manetlab import _core, safeio
 from manetlab._core import ScenarioError
 from manetlab.textsafe import MAX_EXCERPT_CHARS, excerpt, quote
 
@@ -49,7 +48,7 @@ class Scenario:
     tree unless ``allow_outside`` (kept for `with_overrides`).
     """
 
-    __slots__ = ("data", "normalized", "source", "allow_outside", "_json")
+    __slots__ = ("_json", "allow_outside", "data", "normalized", "source")
 
     def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None, *, allow_outside: bool = False) -> None:
         _check_nesting(data)

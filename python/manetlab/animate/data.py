@@ -207,7 +207,6 @@ def build(
         raise ValueError(f"--from/--to: [{lo:g}, {hi:g}] is not a time window of the run (allowed: 0 <= from < to, from < {end:g})")
     n = len(summary["nodes"])
     flows = summary["flows"]
-    nflows = len(flows)
     ports = _flow_ports(flows, scenario.get("flows") or [])
 
     waypoints = read_movement(safeio.read_text(rdir / "movement.tcl"), n)

@@ -31,7 +31,7 @@ def read_movement(text: str, node_count: int | None = None) -> list[Waypoints]:
     cmds: list[tuple[float, int, int, float, float, float]] = []  # (t, order, node, x, y, v)
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line or line.startswith("#") or line.startswith("$god_") or "$god_" in line:
+        if not line or line.startswith(("#", "$god_")) or "$god_" in line:
             continue
         if m := _SET.match(line):
             i, axis, v = int(m.group(1)), m.group(2), float(m.group(3))

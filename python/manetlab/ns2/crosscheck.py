@@ -78,7 +78,7 @@ def ns_version(ns: str | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="manetlab-nsver-") as tmp:
         script = Path(tmp) / "v.tcl"
         script.write_text("puts [ns-version]\n", encoding="utf-8")
-        out = subprocess.run([find_ns(ns), str(script)], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([find_ns(ns), str(script)], capture_output=True, text=True, timeout=60, check=False)
     text = out.stdout.strip()
     return text.splitlines()[-1] if text else "unknown"
 

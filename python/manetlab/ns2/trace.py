@@ -35,6 +35,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -267,7 +268,7 @@ def parse_trace(path: str | Path, meta: Mapping[str, Any], ports: Mapping[int, t
                 pdr=rxp / tx[i] if tx[i] else 0.0,
                 throughput_kbps=rxb * 8 / active / 1000 if active > 0 else 0.0,
                 delay_mean_s=sum(d) / len(d) if d else None,
-                jitter_mean_s=(sum(abs(b - a) for a, b in zip(d, d[1:])) / (len(d) - 1)) if len(d) > 1 else None,
+                jitter_mean_s=(sum(abs(b - a) for a, b in pairwise(d)) / (len(d) - 1)) if len(d) > 1 else None,
             )
         else:
             segs = tcp_next[i] - 1

@@ -47,7 +47,6 @@ def get(name: str) -> Paper:
     ps = papers()
     if name not in ps:
         from manetlab.scenario import ScenarioError
-
         from manetlab.textsafe import quote
 
         raise ScenarioError(f"reproduce: {quote(name)} is not a paper we reproduce (allowed: {', '.join(ps)})")
@@ -60,7 +59,8 @@ def default_out(name: str, quick: bool) -> Path:
 
 def _load() -> str:
     try:
-        return "%.2f %.2f %.2f (1/5/15 min, %d cores)" % (*os.getloadavg(), os.cpu_count() or 0)
+        l1, l5, l15 = os.getloadavg()
+        return f"{l1:.2f} {l5:.2f} {l15:.2f} (1/5/15 min, {os.cpu_count() or 0} cores)"
     except OSError:
         return "load average unknown"
 

@@ -15,6 +15,7 @@ import random
 import statistics
 from typing import Any
 
+from manetlab.plots import extend_to_end
 from manetlab.reproduce.base import (
     ASSUMED,
     LOST,
@@ -33,7 +34,6 @@ from manetlab.reproduce.base import (
     positive_test,
     pyplot,
 )
-from manetlab.plots import extend_to_end
 from manetlab.stats import improvement_pct, mean_ci
 from manetlab.study import SeedHook
 
@@ -127,7 +127,7 @@ class Abra(Paper):
     quick_seeds = "1-2"
 
     description = "paper 000 (ABRA): NewReno, Fixed-RTO, ABRA x AODV, DSR x max speed 2, 10, 20 m/s x movement scenarios"
-    metrics = [HACK, "flow0.timeouts", "flow0.throughput_kbps", "total.pdr"]
+    metrics = (HACK, "flow0.timeouts", "flow0.throughput_kbps", "total.pdr")
 
     def scenario(self) -> dict[str, Any]:
         return _base_scenario()

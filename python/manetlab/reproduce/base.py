@@ -458,7 +458,7 @@ def to_html(r: Report) -> str:
              f"<p><code>{_h(run['command'])}</code> — {_h(run['summary'])}</p>",
              "<h2>Setup as we read it</h2><ul>" + "".join(f"<li>{_h(s)}</li>" for s in r.setup) + "</ul>",
              "<h2>Tables: the paper's values beside ours</h2>"]
-    for t in r.tables + ([] if not r.extra_tables else []):
+    for t in r.tables:
         parts.append(f"<h3>{_h(t.title)}</h3>" + _html_table(t.columns, [[_h(c) for c in row] for row in t.rows]) + (f"<p>{_h(t.caption)}</p>" if t.caption else ""))
     if r.extra_tables:
         parts.append("<h2>Our further measurements (no paper values)</h2>")

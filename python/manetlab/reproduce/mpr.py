@@ -244,7 +244,7 @@ class Mpr(Paper):
     quick_seeds = "1"
 
     description = "paper 002: nine TCP variants in six network models (placed 3 km apart in one plane), 150 s, AODV"
-    metrics = ["total.throughput_kbps", "total.tx_packets", "total.rx_packets"]
+    metrics = ("total.throughput_kbps", "total.tx_packets", "total.rx_packets")
 
     def scenario(self) -> dict[str, Any]:
         return copy.deepcopy(BASE)

@@ -90,7 +90,7 @@ class TcpVariantsAodv(Paper):
     quick_seeds = "1-3"
 
     description = "paper 004: Tahoe, Reno, NewReno, Vegas on flows 6->0, 15->1, 5->11; 16 nodes, AODV, DropTail 50, 40 s; random waypoint per seed"
-    metrics = ["total.tx_packets", "total.rx_packets", "flow0.delay_mean_s", "flow0.jitter_mean_s"]
+    metrics = ("total.tx_packets", "total.rx_packets", "flow0.delay_mean_s", "flow0.jitter_mean_s")
 
     def scenario(self) -> dict[str, Any]:
         return _base_scenario()

@@ -159,7 +159,7 @@ def phases() -> dict[str, tuple[float, float]]:
     best: dict[str, tuple[float, float]] = {}
     for label, ok in (("multi-hop", lambda h: h is not None and h >= 2), ("close", lambda h: h == 1)):
         run_start, longest = None, (0.0, 0.0)
-        for t, h in tl + [(tl[-1][0] + 1, None)]:
+        for t, h in [*tl, (tl[-1][0] + 1, None)]:
             if ok(h) and run_start is None:
                 run_start = t
             elif not ok(h) and run_start is not None:
@@ -226,7 +226,7 @@ class TcpApLred(Paper):
     scenario_i_quick_seeds = "1"
 
     description = "paper 001 scenario II: 30 nodes, 750 m x 750 m, random waypoint, 500 s; one TCP connection per pair x NewReno/TCP-AP x DropTail/LRED"
-    metrics = ["flow0.throughput_kbps", "flow0.rx_packets", "flow0.delay_mean_s"]
+    metrics = ("flow0.throughput_kbps", "flow0.rx_packets", "flow0.delay_mean_s")
 
     def scenario(self) -> dict[str, Any]:
         return scenario_ii()
@@ -320,7 +320,7 @@ class TcpApLred(Paper):
             rows1.append([CASE_NAMES[case], str(pr), fmt_ci(_vals(df, case, (5, 12), "received"), 0), fmt(pt, 3),
                           fmt_ci(_vals(df, case, (5, 12), "tput_kbps"), 1), fmt(pdl, 2), fmt_ci(_vals(df, case, (5, 12), "delay_ms"), 1)])
         cols = ["", "paper receivedPkts", "ours receivedPkts", "paper avgTput (kbit/s)", "ours avgTput (kbit/s)", "paper avgDelay (ms)", "ours avgDelay (ms)"]
-        t1 = Table("Table 1: flow 5 → 12 (scenario II) by case", ["case"] + cols[1:], rows1, [cols[1], cols[3], cols[5]], [cols[2], cols[4], cols[6]],
+        t1 = Table("Table 1: flow 5 → 12 (scenario II) by case", ["case", *cols[1:]], rows1, [cols[1], cols[3], cols[5]], [cols[2], cols[4], cols[6]],
                    "Ours: mean [95 % CI] over movement scenarios; the paper's: one run. The paper gives no TCP-AP + DropTail column (ours in the extra table).")
         present = sorted(set(df["pair"]), key=PAIRS.index)
         rows2 = []
@@ -329,7 +329,7 @@ class TcpApLred(Paper):
             case = ("tcp-ap", "lred")
             rows2.append([f"{p[0]} → {p[1]}", str(pr), fmt_ci(_vals(df, case, p, "received"), 0), fmt(pt, 2), fmt_ci(_vals(df, case, p, "tput_kbps"), 1),
                           fmt(pdl, 2), fmt_ci(_vals(df, case, p, "delay_ms"), 1)])
-        t2 = Table("Table 2: TCP-AP + LRED over source–destination pairs (scenario II)", ["pair"] + cols[1:], rows2, [cols[1], cols[3], cols[5]], [cols[2], cols[4], cols[6]],
+        t2 = Table("Table 2: TCP-AP + LRED over source–destination pairs (scenario II)", ["pair", *cols[1:]], rows2, [cols[1], cols[3], cols[5]], [cols[2], cols[4], cols[6]],
                    "One connection per run. The paper's 5 → 12 row (12501 packets, 212.51 kbit/s) differs from its own Table 1 (12500, 200.517): two runs, or two "
                    "throughput windows; our row is the same runs as Table 1's TCP-AP + LRED.")
         return [t1, t2]

@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     res.set_defaults(func=_results)
 
 
-def _study(args: argparse.Namespace):  # noqa: ANN202
+def _study(args: argparse.Namespace):
     from manetlab.study import Study
 
     return Study(args.study, args.dir, allow_outside=args.allow_outside)

@@ -44,7 +44,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["DaskExecutor", "LocalExecutor", "Task", "check_result", "code_version", "metrics_of", "run_task"]
 
@@ -105,7 +105,7 @@ def run_task(task: Task) -> dict[str, Any]:
                 staging.publish(json.loads(summary_json).get("outputs", []))
         metrics = metrics_of(json.loads(summary_json))
         out.update(status="ok", error=None, metrics=metrics, summary_z=zlib.compress(summary_json.encode("utf-8"), 6))
-    except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
+    except BaseException as e:  # pyo3's PanicException derives from BaseException
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         msg = " ".join(str(e).split()) or type(e).__name__
@@ -219,10 +219,10 @@ class TraceStaging:
         except OSError as e:
             raise _TraceFolderError(_oneline(self.out_dir, e)) from None
 
-    def __enter__(self) -> TraceStaging:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.close(self.staging_fd)
         try:
             _remove(self.runs_fd, self.staging)
@@ -379,7 +379,7 @@ def metrics_of(summary: dict[str, Any]) -> dict[str, float]:
         for k, v in fields.items():
             if k in _FLOW_NOT_METRICS:
                 continue
-            if v is None and (k.endswith("_s") or k.endswith("_kbps") or k == "pdr"):
+            if v is None and (k.endswith(("_s", "_kbps")) or k == "pdr"):
                 m[p + k] = math.nan
             elif (x := _number(v)) is not None:
                 m[p + k] = x
@@ -442,7 +442,6 @@ def _start_without_sigint(p: Any) -> None:
     it cannot cut the hand-over of the worker's start-up data (the worker
     would fail reading it, with a traceback); then the handler runs as usual."""
     import threading
-
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()

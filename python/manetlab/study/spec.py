@@ -174,9 +174,8 @@ def load_study(
     axes = _axes(raw)
     seeds = _seeds(raw.get("seeds", [base.seed]))
     metrics = raw.get("metrics")
-    if metrics is not None:
-        if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
-            raise ScenarioError("metrics: expected a non-empty list of metric names (e.g. [\"flow0.throughput_kbps\"])")
+    if metrics is not None and (not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics)):
+        raise ScenarioError("metrics: expected a non-empty list of metric names (e.g. [\"flow0.throughput_kbps\"])")
     derived = _derived(raw.get("derived", []), axes)
 
     spec = StudySpec(name, description, path, base, base_data, axes, seeds, metrics, derived, raw=raw, seed_hook=seed_hook)
@@ -608,7 +607,7 @@ def _no_unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> 
 
 
 def _want(value: Any, typ: type, where: str, what: str) -> None:
-    if not isinstance(value, typ) or isinstance(value, bool) and typ is not bool:
+    if not isinstance(value, typ) or (isinstance(value, bool) and typ is not bool):
         raise ScenarioError(f"{key_text(where)}: {_show(value)} is not {what}")
 
 

@@ -29,7 +29,8 @@ import time
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal, Self
 
 __all__ = ["LOCK_NAME", "STORE_NAME", "Store", "StoreError", "StudyLock", "StudyLocked"]
 
@@ -167,11 +168,11 @@ class StudyLock:
             os.close(self.fd)  # releases the flock
             self.fd = None
 
-    def __enter__(self) -> StudyLock:
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 
@@ -227,10 +228,10 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- manifest ------------------------------------------------------------
@@ -319,7 +320,7 @@ class _Tx:
         except sqlite3.Error as e:
             raise StoreError(io_message(self.path, e)) from None
 
-    def __exit__(self, typ: Any, value: Any, tb: Any) -> bool:
+    def __exit__(self, typ: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         if typ is None:
             try:
                 self.db.execute("COMMIT")
@@ -367,4 +368,4 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")

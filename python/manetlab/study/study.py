@@ -72,7 +72,7 @@ class Study:
     def cells(self) -> list[Cell]:
         return self.spec.cells
 
-    def scenario_for(self, cell: Cell, seed: int):  # noqa: ANN201 - manetlab.Scenario
+    def scenario_for(self, cell: Cell, seed: int):
         """The scenario run (cell, seed) simulates (seed hook applied)."""
         return self.spec.scenario_for(cell, seed)
 
