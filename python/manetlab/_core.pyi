@@ -4,7 +4,22 @@ Everything here takes and returns JSON text, so the core never sees Python
 objects; ``manetlab.scenario`` and ``manetlab.results`` wrap it for users.
 """
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable, Sequence
+
+# PyO3 lists what the module adds, in the order lib.rs adds it.
+__all__ = [
+    "__version__",
+    "__build_git_commit__",
+    "ScenarioError",
+    "InternalError",
+    "default_max_memory_bytes",
+    "estimate_memory_bytes",
+    "_panic_for_tests",
+    "validate",
+    "run",
+    "write_parquet",
+]
 
 __version__: str
 """Version of manetlab-core; recorded as ``manetlab_version`` in every result."""
@@ -40,12 +55,13 @@ def _panic_for_tests(message: str) -> None:
     """Panic in the core with `message`, inside the guard `run` and `validate`
     use: raises InternalError. For tests only (tests/test_security_core.py)."""
 
-def validate(scenario_json: str, base_dir: str | None = None) -> str:
+def validate(scenario_json: str, base_dir: str | None = None, allow_outside: bool = False) -> str:
     """Parse and validate a scenario given as JSON text.
 
     With `base_dir` (the scenario file's folder), an ns-2 movement file named by
     ``mobility.path`` is read from there into ``mobility.ns2_text`` first, and an
-    ns-2 traffic file named by ``traffic.ns2_file`` into ``traffic.ns2_text``.
+    ns-2 traffic file named by ``traffic.ns2_file`` into ``traffic.ns2_text``;
+    such a file must lie inside `base_dir`'s tree unless `allow_outside`.
     Returns the normalised scenario as JSON (defaults filled in; a traffic
     file's flows appended to ``flows``).
     Raises ScenarioError naming the first offending key.
@@ -74,4 +90,14 @@ def run(
     Raises ScenarioError if the scenario is invalid, or if the core's estimate
     of the run's peak memory exceeds `max_memory_bytes` (default:
     `default_max_memory_bytes()`); InternalError if the core panics.
+    """
+
+def write_parquet(path: str | os.PathLike[str], columns: Iterable[tuple[str, str, Sequence[object]]]) -> None:
+    """Write a table as a Parquet file (uncompressed; byte-identical for identical
+    input): `columns` is a list of ``(name, kind, values)``, kind one of "int64",
+    "float64", "bool", "str", "null"; None in `values` is a missing value (not
+    allowed in "int64"). All columns have the same length. Releases the GIL.
+
+    Raises ValueError for an unknown kind, a value of the wrong type or columns of
+    different lengths; OSError if the file cannot be written.
     """
