@@ -69,7 +69,10 @@ class Comparison:
             imps = [self.improvement(i, key) for i in range(1, len(self.results))]
             rows.append([label, *cells, *("-" if x is None else f"{x:+.1f}%" for x in imps)])
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-        line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()  # noqa: E731
+
+        def line(cells: list[str]) -> str:
+            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
         return "\n".join([line(head), *(line(r) for r in rows)])
 
     def figures(self, out: Path) -> list[Path]:

@@ -201,7 +201,8 @@ def load_summary(result_dir: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(result_dir) / "summary.json"
     try:
         # A result folder may come from someone else: no link followed, no FIFO waited on.
-        return json.loads(safeio.read_text(path))
+        summary: dict[str, Any] = json.loads(safeio.read_text(path))
+        return summary
     except FileNotFoundError:
         raise PlotError(f"{path}: no summary.json here (write one with `manetlab run ... --out DIR`)") from None
     except safeio.UnsafePathError as e:
@@ -455,7 +456,7 @@ def _drops(ax: Any, s: dict[str, Any]) -> None:
     keys = sorted({k for n in nodes for k, v in n["drops"].items() if v} - NOT_PACKET_DROPS)
     picked, others = _top(keys, lambda k: sum(n["drops"].get(k, 0) for n in nodes))
     bottom = [0] * len(nodes)
-    parts = [(k, [n["drops"].get(k, 0) for n in nodes], {}) for k in picked]
+    parts: list[tuple[str, list[int], dict[str, Any]]] = [(k, [n["drops"].get(k, 0) for n in nodes], {}) for k in picked]
     if others:
         parts.append((f"others ({len(others)} reasons)", [sum(n["drops"].get(k, 0) for k in others) for n in nodes], {"color": OTHERS_STYLE["color"]}))
     for label, vals, style in parts:

@@ -669,7 +669,8 @@ class Result:
             for s in (self.summary.get("series") or {}).get("flows", []):
                 if s["t_s"]:
                     n, d = len(s["t_s"]), s["delay_s"]
-                    jitter = [None] + [_float(b) - _float(a) for a, b in pairwise(d)]
+                    # A series point is a received packet: its delay is never None.
+                    jitter: list[float | None] = [None, *(float(b) - float(a) for a, b in pairwise(d))]
                     parts.append({"flow": [s["flow"]] * n, "name": [names[s["flow"]]] * n, "t_s": s["t_s"], "delay_s": d, "jitter_s": jitter})
             return _concat_columns(parts, ["flow", "name", "t_s", "delay_s", "jitter_s"])
         if name == "queue_series":

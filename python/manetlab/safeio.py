@@ -433,9 +433,9 @@ def csv_frame(df: pd.DataFrame) -> pd.DataFrame:
         col = out.iloc[:, i]
         if isinstance(col.dtype, pd.CategoricalDtype):
             if any(isinstance(c, str) and csv_text(c) != c for c in col.cat.categories):
-                out.isetitem(i, col.astype(object).map(fix))
+                out.isetitem(i, col.astype(object).map(fix))  # type: ignore[arg-type]  # pandas-stubs: isetitem takes a Series too (pandas' docs: array-like)
         elif (col.dtype == object or pd.api.types.is_string_dtype(col.dtype)) and any(isinstance(v, str) and csv_text(v) != v for v in col):
-            out.isetitem(i, col.map(fix))
+            out.isetitem(i, col.map(fix))  # type: ignore[arg-type]  # pandas-stubs: isetitem takes a Series too (pandas' docs: array-like)
     return out
 
 

@@ -359,11 +359,11 @@ def _plain(value: Any, path: str) -> Any:
             raise ScenarioError(f"{where}: {_short(v)} is out of range (allowed: integers from -2^63 to 2^64-1)")
         return v
     if isinstance(value, numbers.Real):
-        v = float(value)
-        if not math.isfinite(v):
+        x = float(value)
+        if not math.isfinite(x):
             # nan and inf are legal TOML but have no JSON form, so the core would never see the key.
-            raise ScenarioError(f"{where}: {v} is not a finite number (allowed: finite numbers)")
-        return v
+            raise ScenarioError(f"{where}: {x} is not a finite number (allowed: finite numbers)")
+        return x
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():

@@ -35,7 +35,8 @@ class Page:
         return self.driver.execute_script(script, *args)
 
     def state(self) -> dict[str, Any]:
-        return self.js("return window.manetlab.state()")
+        state: dict[str, Any] = self.js("return window.manetlab.state()")
+        return state
 
     def console_errors(self) -> list[dict[str, Any]]:
         return [e for e in self.driver.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
@@ -44,7 +45,8 @@ class Page:
         """Every Content-Security-Policy violation the page reported so far (also
         Trusted Types ones: an HTML string given to innerHTML), as
         ``{"directive", "blocked", "sample"}``; recorded from before the page's first script."""
-        return self.js("return window.__cspViolations || []")
+        violations: list[dict[str, Any]] = self.js("return window.__cspViolations || []")
+        return violations
 
     def requests(self) -> list[str]:
         """URLs the page asked for (the page itself included), from the DevTools log."""

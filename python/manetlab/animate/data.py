@@ -76,7 +76,9 @@ def _ranges(scenario: dict[str, Any], summary: dict[str, Any]) -> tuple[float | 
     radio = scenario.get("radio")
     if radio is None:
         return None, None
-    g = lambda k, d: d if radio.get(k) is None else float(radio[k])  # noqa: E731
+    def g(k: str, d: float) -> float:
+        return d if radio.get(k) is None else float(radio[k])
+
     pt = g("tx_power_w", 0.28183815)
     lam = 299792458.0 / (g("frequency_mhz", 914.0) * 1e6)
     h = g("antenna_height_m", 1.5)
@@ -91,9 +93,10 @@ def _ranges(scenario: dict[str, Any], summary: dict[str, Any]) -> tuple[float | 
             d0 = g("reference_distance_m", 1.0)
             beta = g("path_loss_exponent", 2.0)
             p0 = pt * gain * lam**2 / ((4 * math.pi * d0) ** 2 * loss)
-            return d0 * (p0 / p_w) ** (1 / beta)
+            d_m: float = d0 * (p0 / p_w) ** (1 / beta)
+            return d_m
         crossover = 4 * math.pi * h * h / lam
-        d = (pt * gain * h**4 / (loss * p_w)) ** 0.25
+        d: float = (pt * gain * h**4 / (loss * p_w)) ** 0.25
         if d < crossover:
             d = math.sqrt(pt * gain * lam**2 / ((4 * math.pi) ** 2 * loss * p_w))
         return d
@@ -310,9 +313,9 @@ def build(
                 ctrl_seen.add(ln.uid)
                 if ln.ptype == "AODV":
                     # The message kind from the trace's AODV part; by size for traces without it.
-                    kind = {"REQUEST": "RREQ", "ERROR": "RERR"}.get(ln.aodv) or ("RREQ" if ln.size == _AODV_RREQ_BYTES else "RERR")
+                    msg = {"REQUEST": "RREQ", "ERROR": "RERR"}.get(ln.aodv) or ("RREQ" if ln.size == _AODV_RREQ_BYTES else "RERR")
                     if ln.aodv != "HELLO":
-                        route_ev.append([_r(ln.t), ln.node, kind, BROADCAST])
+                        route_ev.append([_r(ln.t), ln.node, msg, BROADCAST])
                 elif ln.ptype == "DSR":
                     route_ev.append([_r(ln.t), ln.node, "RREQ", BROADCAST])
             continue

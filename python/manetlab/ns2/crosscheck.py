@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -364,7 +364,7 @@ def crosscheck(
     rows: list[tuple[int, str, float, float]] = []
     failed: dict[int, str] = {}
     if jobs <= 1 or len(seed_list) == 1:
-        parts = map(_one_seed_safe, args)
+        parts: Iterator[list[tuple[int, str, float, float]] | str] = map(_one_seed_safe, args)
     else:
         import multiprocessing
 
@@ -448,7 +448,7 @@ def summarize(df: pd.DataFrame, per_flow: bool = True) -> pd.DataFrame:
 def format_summary(table: pd.DataFrame) -> str:
     """The summary as an aligned text table (what `manetlab crosscheck` prints)."""
 
-    def g(v: float) -> str:
+    def g(v: object) -> str:
         if isinstance(v, float) and (math.isinf(v) or math.isnan(v)):
             return str(v)
         return f"{v:.4g}"

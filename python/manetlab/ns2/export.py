@@ -436,7 +436,8 @@ def _mean_rx_w(radio: Mapping[str, Any], d_m: float) -> float:
         return friis(d_m) if d_m < crossover else pt * gt * gr * h**4 / (d_m**4 * loss)
     d0 = float(radio.get("reference_distance_m", 1.0))
     beta = float(radio.get("path_loss_exponent", 2.0))
-    return friis(d0) * (d0 / d_m) ** beta
+    ratio: float = (d0 / d_m) ** beta  # float ** float is typed Any (it may be complex)
+    return friis(d0) * ratio
 
 
 def _static_extent(n: Mapping[str, Any]) -> tuple[float, float]:

@@ -37,6 +37,7 @@ import argparse
 import random
 import sys
 import tomllib
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,7 @@ def _pairs(rng: random.Random, nodes: int, k: int) -> list[tuple[int, int]]:
     return out
 
 
-def _rwp20_for(proto: str):
+def _rwp20_for(proto: str) -> Callable[[int], dict[str, Any]]:
     base = _load(RWP20_BASE)
 
     def make(seed: int) -> dict[str, Any]:
@@ -128,7 +129,7 @@ def _rwp20_for(proto: str):
     return make
 
 
-def _broch_for(proto: str, sources: int, duration_s: float):
+def _broch_for(proto: str, sources: int, duration_s: float) -> Callable[[int], dict[str, Any]]:
     def make(seed: int) -> dict[str, Any]:
         rng = random.Random(50_000_000 + 1000 * sources + seed)
         flows = []
@@ -199,7 +200,7 @@ def run_rows(rows: list[Row], seeds: dict[str, list[int]], jobs: int, ns: str, k
     results: dict[int, list[tuple[int, str, float, float]]] = {i: [] for i in range(len(rows))}
     failures: dict[int, list[str]] = {}
     if jobs <= 1:
-        done = map(_task, tasks)
+        done: Iterator[tuple[int, int, list[tuple[int, str, float, float]] | str]] = map(_task, tasks)
     else:
         import multiprocessing
 

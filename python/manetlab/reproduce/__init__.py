@@ -181,6 +181,6 @@ def main_cli(args: Any) -> int:
     print(report.run["summary"])
     for c in report.claims:
         print(f"  [{c.verdict}] {c.claim}")
-    for p in paths:
-        print(f"wrote {p}")
+    for written in paths:
+        print(f"wrote {written}")
     return 0

@@ -298,7 +298,7 @@ class Abra(Paper):
         width = 0.2
         x = np.arange(len(groups))
         heights: list[float] = []
-        cells = [(routing, g) if routing else (g, "average") for g in groups]
+        cells = [(routing, s) for s in SPEEDS] if routing else [(r, "average") for r in ROUTING]
         series = [("fixed-rto", "paper", "#9ecae1"), ("fixed-rto", "ours", "#3182bd"), ("abra", "paper", "#fdae6b"), ("abra", "ours", "#e6550d")]
         for i, (v, who, color) in enumerate(series):
             if who == "paper":
@@ -314,7 +314,7 @@ class Abra(Paper):
         lo_y, hi_y = min([0.0, *heights]), max([0.0, *heights])
         pad = max(10.0, 0.6 * (hi_y - lo_y))
         ax.set_ylim(lo_y - pad, hi_y + pad)
-        ax.set_xticks(x, [str(g) for g in groups] if routing else [NAMES[g] for g in groups])
+        ax.set_xticks(x, [str(s) for s in SPEEDS] if routing else [NAMES[r] for r in ROUTING])
         ax.set_xlabel("max speed (m/s)" if routing else "routing protocol")
         ax.set_ylabel("improvement over NewReno (%)")
         ax.legend(fontsize=8, ncol=2)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from manetlab import _html
 from manetlab.plots import pyplot
@@ -189,7 +189,7 @@ class Context:
         res = manetlab.run(self.study.scenario_for(cell, seed).with_overrides(overrides), out=out)
         stored = self.results[(self.results["cell"] == cell.index) & (self.results["seed"] == seed)]
         for metric, (flow, column) in checks.items():
-            got, want = float(res.flows.loc[flow, column]), float(stored[metric].iloc[0])
+            got, want = float(res.flows[column].loc[flow]), float(stored[metric].iloc[0])
             if got != want:
                 raise RuntimeError(f"traced rerun of seed {seed} ({cell.label()}) differs from the stored run: {metric} {got} vs {want}")
         return res
@@ -339,7 +339,8 @@ def finite(values: Any) -> list[float]:
 
 def flow_sum(df: pd.DataFrame, field: str, n_flows: int) -> pd.Series:
     """Per run, `field` summed over flows 0 … n_flows − 1 (their ``flowI.field`` columns)."""
-    return sum(df[f"flow{i}.{field}"] for i in range(n_flows))
+    # n_flows >= 1, so never sum's start value 0.
+    return cast("pd.Series", sum(df[f"flow{i}.{field}"] for i in range(n_flows)))
 
 
 def seed_diffs(new: pd.Series, base: pd.Series) -> list[float]:

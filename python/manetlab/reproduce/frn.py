@@ -60,7 +60,7 @@ FIG9_ACK_RS = [3, 4]  # Fig. 9: ACKs 3–4 slots (preferential)
 def _cells() -> list[dict[str, Any]]:
     """The cells the figures need, each once: (threshold, duration, rate, data
     resend, ACK resend, delayed ACK)."""
-    cells: list[tuple] = []
+    cells: list[tuple[int, float, float, tuple[int, ...], tuple[int, ...], bool]] = []
 
     def add(th: int, dur: float, rate: float, data: list[int], ack: list[int], dack: bool) -> None:
         c = (th, dur, rate, tuple(data), tuple(ack), dack)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from manetlab.reproduce.base import (
     ASSUMED,
@@ -234,7 +234,8 @@ class TcpVariantsAodv(Paper):
     def _figure_seed(self, ctx: Context) -> int:
         df = ctx.results
         cols = [f"flow{i}.delivered_packets" for i in range(len(FLOWS))]
-        good = sorted(int(s) for s, g in df.groupby("seed") if len(g) == len(VARIANTS) and bool((g[cols] > 0).all().all()))
+        # groupby keys are typed as any scalar; these are the integer seeds.
+        good = sorted(int(cast(int, s)) for s, g in df.groupby("seed") if len(g) == len(VARIANTS) and bool((g[cols] > 0).all().all()))
         return good[0] if good else int(df["seed"].min())
 
     def _packet_delays(self, ctx: Context, variant: str, seed: int) -> dict[tuple[int, int], list[tuple[float, float]]]:

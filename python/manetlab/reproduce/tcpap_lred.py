@@ -19,8 +19,9 @@ import copy
 import json
 import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from manetlab.reproduce.base import (
     ASSUMED,
@@ -157,7 +158,8 @@ def phases() -> dict[str, tuple[float, float]]:
     with 2 or more hops, "close" = the longest stretch with 1 hop."""
     tl = hop_timeline()
     best: dict[str, tuple[float, float]] = {}
-    for label, ok in (("multi-hop", lambda h: h is not None and h >= 2), ("close", lambda h: h == 1)):
+    stretches: tuple[tuple[str, Callable[[int | None], bool]], ...] = (("multi-hop", lambda h: h is not None and h >= 2), ("close", lambda h: h == 1))
+    for label, ok in stretches:
         run_start, longest = None, (0.0, 0.0)
         for t, h in [*tl, (tl[-1][0] + 1, None)]:
             if ok(h) and run_start is None:
@@ -258,7 +260,7 @@ class TcpApLred(Paper):
         ph = phases()
         rows = []
         for (seed, tp, qk), g in ts.groupby(["seed", TP, QK]):
-            row = {"seed": int(seed), "case": (tp, qk)}
+            row = {"seed": int(cast(int, seed)), "case": (tp, qk)}  # groupby keys are typed Hashable
             for label, (t0, t1) in ph.items():
                 cw, gp = _phase_stats(g, t0, t1)
                 row[f"{label}_cwnd"] = cw

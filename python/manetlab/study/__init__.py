@@ -1,6 +1,24 @@
 """Studies: a base scenario, a grid of parameter values, seeds; run resumably into
 an embedded store, summarised with confidence intervals (docs/studies.md)."""
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # What __getattr__ below imports on first use, for type checkers.
+    from manetlab.study.executor import DaskExecutor as DaskExecutor
+    from manetlab.study.executor import LocalExecutor as LocalExecutor
+    from manetlab.study.executor import code_version as code_version
+    from manetlab.study.executor import metrics_of as metrics_of
+    from manetlab.study.spec import SeedHook as SeedHook
+    from manetlab.study.spec import StudySpec as StudySpec
+    from manetlab.study.spec import load_study as load_study
+    from manetlab.study.store import Store as Store
+    from manetlab.study.store import StoreError as StoreError
+    from manetlab.study.store import StudyLock as StudyLock
+    from manetlab.study.store import StudyLocked as StudyLocked
+    from manetlab.study.study import RunReport as RunReport
+    from manetlab.study.study import Study as Study
+
 # Imported on first use (PEP 562), so that `manetlab.study.cli` (which the CLI
 # loads to build its parser) does not pull in sqlite3 and multiprocessing.
 _LAZY = {
@@ -10,7 +28,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from manetlab.scenario import ScenarioError
+
+if TYPE_CHECKING:
+    from manetlab.study import Study
 
 FORMATS = ("csv", "parquet", "markdown")
 
@@ -49,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     res.set_defaults(func=_results)
 
 
-def _study(args: argparse.Namespace):
+def _study(args: argparse.Namespace) -> Study:
     from manetlab.study import Study
 
     return Study(args.study, args.dir, allow_outside=args.allow_outside)

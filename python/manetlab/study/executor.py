@@ -454,15 +454,15 @@ def _start_without_sigint(p: Any) -> None:
                 handlers[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
         p.start()
     finally:
-        for sig, h in handlers.items():
-            signal.signal(sig, h)
+        for signum, h in handlers.items():
+            signal.signal(signum, h)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    for sig in held[:1]:
-        h = handlers[sig]
+    for signum in held[:1]:
+        h = handlers[signum]
         if callable(h):
-            h(sig, None)
+            h(signum, None)
         elif h == signal.SIG_DFL:
-            signal.raise_signal(sig)
+            signal.raise_signal(signum)
 
 
 class LocalExecutor:
@@ -522,6 +522,7 @@ class LocalExecutor:
                             lost.add(conn)
                             continue
                         workers[conn] = (p, None)
+                        assert task is not None  # a worker answers only the task it was sent
                         yield task, result
                         feed(conn)
                     else:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from manetlab import safeio
 from manetlab.plots import pyplot, save_figure
-from manetlab.scenario import ScenarioError
+from manetlab.scenario import Scenario, ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, check_result, code_version, remove_staging
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
 from manetlab.study.store import Store, StoreError, StudyLock
@@ -72,7 +72,7 @@ class Study:
     def cells(self) -> list[Cell]:
         return self.spec.cells
 
-    def scenario_for(self, cell: Cell, seed: int):
+    def scenario_for(self, cell: Cell, seed: int) -> Scenario:
         """The scenario run (cell, seed) simulates (seed hook applied)."""
         return self.spec.scenario_for(cell, seed)
 
@@ -284,8 +284,8 @@ class Study:
             b = df[df["cell"] == cb].set_index("seed")
             seeds = sorted(set(a.index) & set(b.index))
             for m in metrics:
-                xs = [float(a.at[s, m]) if m in a else math.nan for s in seeds]
-                ys = [float(b.at[s, m]) if m in b else math.nan for s in seeds]
+                xs = [float(a[m].loc[s]) if m in a else math.nan for s in seeds]
+                ys = [float(b[m].loc[s]) if m in b else math.nan for s in seeds]
                 diff = mean_ci([x - y for x, y in zip(xs, ys)], level)
                 pct = mean_ci([improvement_pct(x, y) for x, y in zip(xs, ys) if y != 0 and not math.isnan(x) and not math.isnan(y)], level)
                 rows.append({**dict(other), "metric": m, "new": _cellvalue(new), "base": _cellvalue(base),
