@@ -85,7 +85,7 @@ def save(binary: Path, dest: Path, only: list[str]) -> None:
             scen.write_text(text, encoding="utf-8")
             outdir = dest / name
             outdir.mkdir(exist_ok=True)
-            proc = subprocess.run([str(binary), str(scen), "--out", str(outdir)], capture_output=True, text=True)
+            proc = subprocess.run([str(binary), str(scen), "--out", str(outdir)], capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 sys.exit(f"{name}: {proc.stderr.strip()}")
             summary = json.loads(proc.stdout)

@@ -37,7 +37,7 @@ def profdata_tool() -> Path | None:
     """The toolchain's own llvm-profdata (its LLVM must match rustc's), or None."""
     try:
         sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
-        host = next(l.split(":", 1)[1].strip() for l in subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout.splitlines() if l.startswith("host:"))
+        host = next(ln.split(":", 1)[1].strip() for ln in subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout.splitlines() if ln.startswith("host:"))
     except (OSError, subprocess.CalledProcessError, StopIteration):
         return None
     tool = Path(sysroot) / "lib" / "rustlib" / host / "bin" / "llvm-profdata"

@@ -71,7 +71,7 @@ def build(pgo: str) -> tuple[Path, str]:
 def run_once(binary: Path, scenario: Path) -> tuple[float, int, float, int]:
     """(wall seconds, events, peak RSS MiB, trace bytes) of one run in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="manetlab-bench-") as out:
-        proc = subprocess.run([str(binary), str(scenario), "--time", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run([str(binary), str(scenario), "--time", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
         sys.exit(f"{scenario.name} failed: {proc.stderr.strip()}")
     m = re.search(r"wall_s=([\d.]+) events=(\d+) events_per_s=\d+ peak_rss_kib=(\d+) trace_bytes=(\d+)", proc.stderr)
@@ -163,7 +163,7 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
                     in_core = (float(m.group(1)), int(m.group(2)))
                 if args.kinds:
                     _, _, err, _ = timed([str(args.binary), str(scen), "--kinds"])
-                    kinds_lines.append(f"{stem} seed {seed}: " + ", ".join(l.removeprefix("kind ") for l in err.splitlines() if l.startswith("kind ")))
+                    kinds_lines.append(f"{stem} seed {seed}: " + ", ".join(ln.removeprefix("kind ") for ln in err.splitlines() if ln.startswith("kind ")))
             wo = statistics.median(ours)
             wt = statistics.median(theirs) if theirs else None
             ratio = f"{wt / wo:.2f}" if wt else "—"
@@ -191,7 +191,7 @@ def vs_ns2(args: argparse.Namespace) -> list[str]:
     table.append("")
     table.append(f"Load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.")
     if kinds_lines:
-        table += ["", "Event kinds:", ""] + [f"- {l}" for l in kinds_lines]
+        table += ["", "Event kinds:", ""] + [f"- {ln}" for ln in kinds_lines]
     return table
 
 
@@ -289,7 +289,7 @@ def main() -> None:
         rows.append((f.stem, wall, events, rss, trace_mib))
         print(f"{f.stem:24s} {wall:8.3f} s  {events:>11,d} events  {events / wall / 1e6:6.2f} M ev/s  {rss:7.1f} MiB  trace {trace_mib:.1f} MiB", flush=True)
 
-    table = ["| scenario | wall (s, median of %d) | events | events/s | peak RSS (MiB) | traces (MiB) |" % args.repeat, "|---|---:|---:|---:|---:|---:|"]
+    table = [f"| scenario | wall (s, median of {args.repeat:d}) | events | events/s | peak RSS (MiB) | traces (MiB) |", "|---|---:|---:|---:|---:|---:|"]
     table += [f"| {n} | {w:.3f} | {e:,d} | {e / w / 1e6:.2f} M | {r:.1f} | {t:.1f} |" for n, w, e, r, t in rows]
     record(args, table, "python benchmarks/run.py " + " ".join(sys.argv[1:]))
 
@@ -301,7 +301,7 @@ def record(args: argparse.Namespace, table: list[str], cmd: str) -> None:
             f"## {dt.date.today().isoformat()} — `{cmd.strip()}`",
             "",
             f"Machine: {os.cpu_count()} CPUs (`nproc`), {cpu_model()}; {platform.system()} {platform.release()}; "
-            f"git {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}."
+            f"git {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()}."
             + (f" Build: {args.build}." if getattr(args, "build", None) else ""),
             "",
             *table,

@@ -47,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import run as bench_run  # noqa: E402  (benchmarks/run.py: `timed`, one child's CPU and peak RSS)
+
 BINARY = ROOT / "target" / "release" / "examples" / "run_scenario"
 SPACING_M = 200
 PACKET_BYTES = 512
@@ -84,7 +85,7 @@ def scenario(nodes: int, duration_s: float, routing: str = "static") -> str:
 def run_once(binary: Path, scen: Path) -> tuple[float, dict]:
     """CPU seconds (user + system) of one run, and its summary."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([str(binary), str(scen)], capture_output=True, text=True)
+    proc = subprocess.run([str(binary), str(scen)], capture_output=True, text=True, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.exit(f"{binary} {scen}: {proc.stderr.strip()}")
@@ -106,7 +107,7 @@ def manetlab_command() -> list[str]:
 def run_ns2(ns: str, scen: Path, work: Path) -> tuple[float, float]:
     """CPU seconds and peak RSS (MiB) of ns-2.35 on `scen` (exported into `work` once)."""
     if not (work / "run.tcl").exists():
-        proc = subprocess.run(manetlab_command() + ["export-ns2", str(scen), "--out", str(work)], capture_output=True, text=True)
+        proc = subprocess.run([*manetlab_command(), "export-ns2", str(scen), "--out", str(work)], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             sys.exit(f"manetlab export-ns2 {scen}: {proc.stderr.strip()[-2000:]}")
     _, rss_mib, _, cpu_s = bench_run.timed([ns, "run.tcl"], cwd=work)
@@ -117,7 +118,7 @@ def callgrind_ir(binary: Path, scen: Path) -> int:
     """Instructions executed by one run under callgrind."""
     with tempfile.TemporaryDirectory(prefix="manetlab-scaling-cg-") as tmp:
         out = Path(tmp) / "cg.out"
-        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), str(scen)], capture_output=True, text=True)
+        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), str(scen)], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             sys.exit(f"callgrind {binary} {scen}: {proc.stderr.strip()[-2000:]}")
         m = re.search(r"(?m)^(?:summary|totals):\s*(\d+)", out.read_text())

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import manetlab
-from _util import ROOT
 from manetlab.cli import main
 from manetlab.study.spec import load_study
+from _util import ROOT
 
 EXAMPLES = int(os.environ.get("MANETLAB_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(

@@ -19,7 +19,16 @@ import pytest
 
 import manetlab
 from manetlab.cli import main
-from manetlab.ns2 import Ns2Unsupported, crosscheck, export_ns2, metrics_from_dir, paired_ci, parse_seeds, summarize, t_quantile
+from manetlab.ns2 import (
+    Ns2Unsupported,
+    crosscheck,
+    export_ns2,
+    metrics_from_dir,
+    paired_ci,
+    parse_seeds,
+    summarize,
+    t_quantile,
+)
 from manetlab.ns2.crosscheck import Ns2RunFailed, SeedsError, _scalars, our_metrics
 from manetlab.ns2.trace import drop_code
 

@@ -87,7 +87,7 @@ def test_referenced_files_are_capped_at_64_mb(tmp_path: Path) -> None:
     s = tmp_path / "s.toml"
     s.write_text('duration_s = 1\n[nodes]\ncount = 2\n[radio]\n[mobility]\nmodel = "ns2_file"\npath = "big"\n')
     p = run_cli("validate", s)
-    assert p.returncode == 2 and p.stderr.startswith(f"error: mobility.path: cannot read movement file \"big\": larger than 64 MB"), p.stderr
+    assert p.returncode == 2 and p.stderr.startswith("error: mobility.path: cannot read movement file \"big\": larger than 64 MB"), p.stderr
     s.write_text('duration_s = 1\n[nodes]\ncount = 2\n[traffic]\nns2_file = "big"\n')
     p = run_cli("validate", s)
-    assert p.returncode == 2 and p.stderr.startswith(f"error: traffic.ns2_file: cannot read traffic file \"big\": larger than 64 MB"), p.stderr
+    assert p.returncode == 2 and p.stderr.startswith("error: traffic.ns2_file: cannot read traffic file \"big\": larger than 64 MB"), p.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import manetlab
-from _util import ROOT, run_cli
+from _util import run_cli
 
 TRACED = {
     "duration_s": 2.0,

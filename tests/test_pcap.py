@@ -15,6 +15,7 @@ import pytest
 
 import manetlab
 
+
 # 12 moving nodes, one TCP and one CBR flow: routes break, so every control
 # message type appears and DSR salvages and re-sends.
 def scenario(protocol: str, seed: int = 2, duration_s: float = 30, **outputs) -> dict:
@@ -107,7 +108,7 @@ def test_routing_control_is_the_real_protocol(run):
                     t, ln = b[at], b[at + 1]
                     kinds[t] += 1
                     if t == 1:
-                        assert (ln - 6) % 4 == 0 and b[at + 4:at + 8] != addr(n) or ip.src != addr(n)
+                        assert ((ln - 6) % 4 == 0 and b[at + 4:at + 8] != addr(n)) or ip.src != addr(n)
                     elif t == 2:
                         assert (ln - 1) % 4 == 0
                     elif t == 3:

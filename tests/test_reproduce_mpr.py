@@ -16,7 +16,6 @@ import manetlab
 from manetlab.cli import main
 from manetlab.reproduce import mpr, papers
 from manetlab.reproduce.base import VERDICTS
-
 from _util import ROOT
 
 

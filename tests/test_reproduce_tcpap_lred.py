@@ -12,7 +12,6 @@ import manetlab
 from manetlab.cli import main
 from manetlab.reproduce import papers
 from manetlab.reproduce import tcpap_lred as t
-
 from _util import ROOT
 from test_reproduce_mpr import check_report
 

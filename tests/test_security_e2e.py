@@ -37,9 +37,9 @@ from typing import Any
 
 import pytest
 
-from _util import ROOT, run_cli
 from manetlab.animate.browser import chromium_paths
 from manetlab.textsafe import printable
+from _util import ROOT, run_cli
 from test_security_tcl import comment_body
 
 NS = shutil.which("ns")

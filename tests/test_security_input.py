@@ -28,7 +28,6 @@ from typing import Any
 
 import pytest
 
-import manetlab
 from manetlab import _core
 from manetlab.scenario import MAX_NAME_CHARS, Scenario, ScenarioError, apply_overrides, excerpt, load_scenario, quote
 from manetlab.study import load_study

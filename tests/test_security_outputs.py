@@ -23,11 +23,11 @@ import pandas as pd
 import pytest
 
 import manetlab
-from _util import EXAMPLE, ROOT, run_cli
 from manetlab import safeio
 from manetlab.animate import animate
 from manetlab.plots import plot
 from manetlab.results import MARKER, FolderNotOwnedError, folder_kind
+from _util import EXAMPLE, ROOT, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "robustness-found-2026-11-29"
 TCP = ROOT / "examples" / "tcp_chain_80211.toml"

@@ -154,10 +154,10 @@ def test_03_second_run_refuses_at_once_or_waits_with_wait(tmp_path: Path) -> Non
     env = {**os.environ, "GATE": str(gate), "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, gate_helper\nfrom manetlab.study import Study, LocalExecutor\n"
-         f"Study(sys.argv[1], sys.argv[2]).run(executor=LocalExecutor(1, fn=gate_helper.gated), progress=False)", str(study), str(d)],
+         "Study(sys.argv[1], sys.argv[2]).run(executor=LocalExecutor(1, fn=gate_helper.gated), progress=False)", str(study), str(d)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: lock_held(d) and (d / "study.sqlite").exists() or holder.poll() is not None, "the first run to take the lock")
+        wait_for(lambda: (lock_held(d) and (d / "study.sqlite").exists()) or holder.poll() is not None, "the first run to take the lock")
         assert holder.poll() is None, holder.communicate()
         assert (d / LOCK_NAME).read_text().strip() == str(holder.pid)
         second = run_cli("study", "run", study, "--dir", d, "--no-progress")

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 import manetlab
-from manetlab.study import LocalExecutor, Store, Study, load_study, metrics_of
 from manetlab.stats import mean_ci, t_quantile
-from _util import ROOT, run_cli
+from manetlab.study import LocalExecutor, Store, Study, load_study, metrics_of
 from _study_helpers import MARKERS, flaky
+from _util import ROOT, run_cli
 
 CHAIN = (ROOT / "examples" / "tcp_chain_80211.toml").as_posix()
 DEFAULT = (ROOT / "examples" / "default_study.toml").as_posix()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import shutil
-import sys
 import subprocess
+import sys
 from pathlib import Path
 
 import dpkt
