@@ -1,7 +1,10 @@
 # manetlab developer entry points (see README.md):
 #   make run    set up .venv, build the extension, run the default study
 #               (examples/default_study.toml: NewReno vs ABRA on the same seed)
-#   make test   set up, then cargo tests of the core and the pytest suites
+#   make test   set up, make lint, then cargo tests of the core and the pytest suites
+#   make lint   ruff (python/manetlab, tests, benchmarks, tools), mypy --strict
+#               (python/manetlab) and stubtest (_core.pyi against the built
+#               extension); configured in pyproject.toml
 #   make bench  set up, then benchmarks/run.py --vs-ns2 (ours vs ns-2.35;
 #               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row;
 #               PGO build when the toolchain has llvm-profdata, as below), then
@@ -31,14 +34,23 @@ RUST_INPUTS := $(shell find crates -type f -not -path '*/target/*' 2>/dev/null) 
 # maturin develop drops the extension into python/manetlab/; rebuild if it was removed.
 EXT_MISSING := $(if $(wildcard python/manetlab/_core*.so),,FORCE)
 
-.PHONY: run test bench validate validate-ns2 wheel test-wheel clean distclean FORCE
+.PHONY: run test lint bench validate validate-ns2 wheel test-wheel clean distclean FORCE
 
 run: $(BUILD_STAMP)
 	$(PY) -m manetlab compare $(EXAMPLE) --flow 0 --transports newreno abra --out results/default_study
 
-test: $(BUILD_STAMP)
+test: lint $(BUILD_STAMP)
 	cargo test --workspace --exclude manetlab-py
 	$(PY) -m pytest -q
+
+# The Python gate of `make test` (settings in pyproject.toml; formatting is not
+# checked). stubtest imports the built extension and fails when python/manetlab/_core.pyi,
+# which mypy reads for it, disagrees with what the extension defines.
+LINT_PATHS := python/manetlab tests benchmarks tools
+lint: $(BUILD_STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest manetlab._core
 
 # Issue 15's workloads against ns-2.35 (when `ns` is on PATH), alternating runs.
 BENCH_REPEAT ?= 3
@@ -122,7 +134,7 @@ $(BUILD_STAMP): $(RUST_INPUTS) pyproject.toml $(DEPS_STAMP) $(EXT_MISSING) $(PGO
 
 clean:
 	cargo clean
-	rm -rf results .pytest_cache python/manetlab/_core*.so python/manetlab/_data $(BUILD_STAMP)
+	rm -rf results .pytest_cache .mypy_cache .ruff_cache python/manetlab/_core*.so python/manetlab/_data $(BUILD_STAMP)
 	find python tests -name __pycache__ -prune -exec rm -rf {} +
 
 distclean: clean
