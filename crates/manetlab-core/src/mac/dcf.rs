@@ -41,8 +41,8 @@ use super::frame::{
     MAX_PROPAGATION, RTS_BYTES,
 };
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use crate::wire::Packet;
 use rand::Rng;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
@@ -50,7 +50,7 @@ use std::rc::Rc;
 /// ns-2's trace codes of the frames the DCF discards ([`MacAction::Discard`]):
 /// given up after the retry limit, and received twice (`DROP_MAC_DUPLICATE`,
 /// a frame event, not a packet drop: no `DropReason`).
-pub const DROP_RETRY: &str = crate::metrics::DropReason::RetryLimit.code();
+pub const DROP_RETRY: &str = crate::wire::DropReason::RetryLimit.code();
 pub const DROP_DUPLICATE: &str = "DUP";
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
@@ -1374,8 +1374,8 @@ impl Dcf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
     use crate::sim::{stream, Component};
+    use crate::wire::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     #[test]
     fn fields_the_signal_walks_read_come_first() {

@@ -5,8 +5,8 @@
 //! [`DropTail::new`] holds `limit` waiting packets (point-to-point links).
 
 use super::{Queue, Queued};
-use crate::metrics::DropReason;
 use crate::sim::SimTime;
+use crate::wire::DropReason;
 use std::collections::VecDeque;
 
 pub struct DropTail {
@@ -46,7 +46,7 @@ impl Queue for DropTail {
     fn len(&self) -> usize {
         self.q.len()
     }
-    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::wire::Packet)) {
         self.q.iter().for_each(|q| f(&q.pkt));
     }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
@@ -69,7 +69,7 @@ impl Queue for DropTail {
 pub(crate) mod tests {
     use super::*;
     use crate::ids::NodeId;
-    use crate::packet::*;
+    use crate::wire::*;
 
     pub(crate) fn pkt(uid: u64) -> Queued {
         let pkt = Packet {

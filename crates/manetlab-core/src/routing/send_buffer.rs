@@ -7,8 +7,8 @@
 //! packet is dropped to make room ("drop-front").
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimTime};
+use crate::wire::Packet;
 use std::collections::VecDeque;
 
 pub struct SendBuffer {
@@ -120,7 +120,7 @@ impl SendBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
+    use crate::wire::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64, dst: u32) -> Packet {
         Packet {

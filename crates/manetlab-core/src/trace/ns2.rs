@@ -68,7 +68,7 @@ pub const NO_NEXT_HOP: i64 = -2;
 
 /// An IP address as ns-2 prints it: the node id, or -1 for the broadcast address.
 pub fn ip_addr(n: NodeId) -> i64 {
-    if n == crate::packet::IP_BROADCAST {
+    if n == crate::wire::IP_BROADCAST {
         -1
     } else {
         i64::from(n.0)

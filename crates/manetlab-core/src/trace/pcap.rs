@@ -17,8 +17,8 @@
 pub mod control;
 
 use crate::ids::NodeId;
-use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader, IP_BROADCAST};
 use crate::sim::SimTime;
+use crate::wire::{IpProto, Packet, TcpHeader, TransportHeader, IP_BROADCAST};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -310,7 +310,7 @@ impl PcapFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::*;
+    use crate::wire::*;
 
     fn udp() -> Packet {
         Packet {

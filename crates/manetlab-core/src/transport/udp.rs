@@ -5,8 +5,8 @@
 //! ran on, sends the payload with an IP header and no UDP header.
 
 use crate::ids::{FlowId, NodeId};
-use crate::packet::{AppTag, IpHeader, IpProto, Packet, TransportHeader, UdpHeader, DEFAULT_TTL};
 use crate::sim::SimTime;
+use crate::wire::{AppTag, IpHeader, IpProto, Packet, TransportHeader, UdpHeader, DEFAULT_TTL};
 
 /// Build the datagram carrying one application payload of flow `flow`, from
 /// and to `port`.

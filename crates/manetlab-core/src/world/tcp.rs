@@ -8,11 +8,11 @@ use super::{Event, Simulator};
 use crate::app::ftp::Ftp;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{FlowSummary, TcpFlowSummary};
-use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use crate::scenario::FlowSpec;
 use crate::sim::{stream, Component, SimTime, Timer, TimerToken};
 use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender};
 use crate::transport::TransportNotice;
+use crate::wire::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use rand::Rng;
 
 pub(super) struct TcpFlow {

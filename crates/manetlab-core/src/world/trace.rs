@@ -10,7 +10,6 @@ use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
-use crate::packet::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use crate::routing::aodv::AodvMessage;
 use crate::routing::dsr::DsrMessage;
 use crate::routing::RoutingMessage;
@@ -20,6 +19,7 @@ use crate::trace::ns2::{
 };
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
 use crate::trace::{RxNote, Tracer};
+use crate::wire::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use std::io;
 use std::path::Path;
 

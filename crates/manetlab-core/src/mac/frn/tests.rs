@@ -1,7 +1,7 @@
 use super::*;
 use crate::ids::FlowId;
-use crate::packet::{IpHeader, IpProto, TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::{stream, Component};
+use crate::wire::{IpHeader, IpProto, TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 
 fn tcp(uid: u64, payload_bytes: u32) -> Packet {
     let h = TcpHeader {
@@ -27,7 +27,7 @@ fn tcp(uid: u64, payload_bytes: u32) -> Packet {
         ip: IpHeader::new(NodeId(0), NodeId(2), 32, IpProto::Tcp),
         transport: TransportHeader::Tcp(h),
         payload_bytes,
-        tag: Some(crate::packet::AppTag {
+        tag: Some(crate::wire::AppTag {
             flow: FlowId(0),
             seq: uid,
             created: SimTime::ZERO,

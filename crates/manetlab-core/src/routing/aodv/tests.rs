@@ -2,8 +2,8 @@
 //! feeds messages and timer firings to one node and inspects what it asks for.
 
 use super::*;
-use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
+use crate::wire::{UdpHeader, DEFAULT_TTL};
 
 /// One node's AODV with an outbox.
 struct Node {

@@ -10,7 +10,7 @@
 //! waiting when the run ends are neither delivered nor dropped (as in ns-2).
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
+use crate::wire::Packet;
 use std::collections::{BTreeMap, VecDeque};
 
 pub struct PacketQueue {
@@ -64,7 +64,7 @@ impl PacketQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
+    use crate::wire::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64, dst: u32) -> Packet {
         Packet {

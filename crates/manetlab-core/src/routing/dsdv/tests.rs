@@ -3,8 +3,8 @@
 //! asks for.
 
 use super::*;
-use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
+use crate::wire::{UdpHeader, DEFAULT_TTL};
 
 /// One node's DSDV with an outbox.
 struct Node {
@@ -448,7 +448,7 @@ fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
     // ns-2.35 dsdv.cc `recv`: `cmh->size() += IP_HDR_LEN` on a packet the node
     // originates (num_forwards 0), TCP's too, whose 40-byte header already counts IP.
     fn tcp(uid: u64, src: u32, dst: u32, ttl: u8, payload_bytes: u32) -> Packet {
-        use crate::packet::{TcpFlags, TcpHeader};
+        use crate::wire::{TcpFlags, TcpHeader};
         let h = TcpHeader::for_tests(TcpFlags {
             ack: true,
             ..TcpFlags::default()

@@ -41,20 +41,21 @@
 //! requests, route-cache timeouts.
 
 pub mod cache;
-pub mod packets;
+use crate::wire::dsr as packets;
 pub mod request_table;
 
+pub use crate::wire::dsr::{DsrMessage, FlowMark, Rerr, Rrep, Rreq, SourceRoute};
 pub use cache::RouteCache;
-pub use packets::{DsrMessage, FlowMark, Rerr, Rrep, Rreq, SourceRoute};
 pub use request_table::{RequestKind, RequestTable};
 
 use super::send_buffer::SendBuffer;
 use super::{mark_tcp_ip_twice, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::routing::RoutingCounters;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
-use crate::transport::TransportNotice;
+use crate::wire::DropReason;
+use crate::wire::TransportNotice;
+use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use rand::Rng;
 use std::collections::BTreeMap;
 

@@ -2,8 +2,8 @@
 //! feeds packets and timer firings to one node and inspects what it asks for.
 
 use super::*;
-use crate::packet::UdpHeader;
 use crate::sim::{stream, Component};
+use crate::wire::UdpHeader;
 
 struct Node {
     dsr: Dsr,
@@ -826,7 +826,7 @@ fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
 }
 
 fn tcp_segment(uid: u64, src: u32, dst: u32, payload_bytes: u32) -> Packet {
-    use crate::packet::{TcpFlags, TcpHeader};
+    use crate::wire::{TcpFlags, TcpHeader};
     let h = TcpHeader::for_tests(TcpFlags {
         ack: true,
         ..TcpFlags::default()

@@ -16,11 +16,11 @@
 
 use super::node_addr;
 use crate::ids::NodeId;
-use crate::packet::{IpProto, Packet};
 use crate::routing::aodv::AodvMessage;
 use crate::routing::dsdv::DsdvMessage;
 use crate::routing::dsr::{DsrMessage, SourceRoute};
 use crate::routing::frn::FrnMessage;
+use crate::wire::{IpProto, Packet};
 
 /// AODV's UDP port (RFC 3561 §10, IANA "aodv").
 pub const AODV_UDP_PORT: u16 = 654;
@@ -260,11 +260,11 @@ pub(super) fn encode(pkt: &Packet, m: &crate::routing::RoutingMessage) -> Contro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, TransportHeader, IP_BROADCAST};
     use crate::routing::aodv::{Hello, Rerr as ARerr, Rrep as ARrep, Rreq as ARreq};
     use crate::routing::dsdv::{Advert, UpdateKind, INFINITY};
     use crate::routing::dsr::{Rerr, Rrep, Rreq};
     use crate::routing::RoutingMessage;
+    use crate::wire::{IpHeader, TransportHeader, IP_BROADCAST};
 
     fn ids(v: &[u32]) -> Vec<NodeId> {
         v.iter().map(|&i| NodeId(i)).collect()

@@ -69,10 +69,8 @@ pub const KINDS: [&str; 2] = ["FULL_DUMP", "INCREMENTAL"];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{
-        IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES,
-    };
-    use crate::routing::RoutingMessage;
+    use crate::wire::RoutingMessage;
+    use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 
     #[test]
     fn size_is_twelve_bytes_per_entry_plus_ip_as_in_ns2() {

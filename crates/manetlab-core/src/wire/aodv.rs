@@ -111,8 +111,8 @@ pub const KINDS: [&str; 4] = ["RREQ", "RREP", "RERR", "HELLO"];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_HEADER_BYTES};
-    use crate::routing::RoutingMessage;
+    use crate::wire::RoutingMessage;
+    use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_HEADER_BYTES};
 
     #[test]
     fn sizes_match_rfc_and_ns2() {

@@ -18,7 +18,7 @@
 //! options while its flow is set up, then a 4-byte flow id or no DSR header at all.
 //!
 //! Data packets carry their [`SourceRoute`] in [`Packet::source_route`]
-//! (crate::packet::Packet); control packets are `TransportHeader::Routing`
+//! (crate::wire::Packet); control packets are `TransportHeader::Routing`
 //! messages whose size includes the source route they travel on.
 
 use crate::ids::NodeId;
