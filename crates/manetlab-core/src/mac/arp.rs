@@ -130,22 +130,9 @@ impl ArpTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64) -> Packet {
-        Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(5), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 1,
-                dst_port: 1,
-                on_wire: true,
-            }),
-            payload_bytes: 100,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp(uid, 0, 5, 100)
     }
 
     #[test]

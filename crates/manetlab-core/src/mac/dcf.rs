@@ -1375,7 +1375,6 @@ impl Dcf {
 mod tests {
     use super::*;
     use crate::sim::{stream, Component};
-    use crate::wire::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     #[test]
     fn fields_the_signal_walks_read_come_first() {
@@ -1410,19 +1409,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet {
-            uid: 1,
-            ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 1,
-                dst_port: 1,
-                on_wire: true,
-            }),
-            payload_bytes: 100,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp(1, 0, 1, 100)
     }
 
     /// Drives one DCF alone: fires its timers in time order and ends its

@@ -68,23 +68,10 @@ impl Queue for DropTail {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ids::NodeId;
     use crate::wire::*;
 
     pub(crate) fn pkt(uid: u64) -> Queued {
-        let pkt = Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 0,
-                dst_port: 0,
-                on_wire: false,
-            }),
-            payload_bytes: 10,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = crate::wire::test_support::udp_ns2(uid, 0, 1, 10);
         Queued::packet(std::rc::Rc::new(pkt), None)
     }
 

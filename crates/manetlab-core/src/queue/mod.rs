@@ -48,24 +48,21 @@ impl Queued {
             IpHeader, IpProto, TransportHeader, UdpHeader, DEFAULT_TTL, IP_BROADCAST,
         };
         // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
-        let pkt = Packet {
-            uid: 0,
-            ip: IpHeader::new(
+        let pkt = Packet::new(
+            0,
+            IpHeader::new(
                 m.sender,
                 next_hop.unwrap_or(IP_BROADCAST),
                 DEFAULT_TTL,
                 IpProto::Udp,
             ),
-            transport: TransportHeader::Udp(UdpHeader {
+            TransportHeader::Udp(UdpHeader {
                 src_port: 0,
                 dst_port: 0,
                 on_wire: false,
             }),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            0,
+        );
         Queued {
             pkt: Rc::new(pkt),
             next_hop,

@@ -310,22 +310,17 @@ impl PcapFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::test_support;
     use crate::wire::*;
 
     fn udp() -> Packet {
-        Packet {
-            uid: 7,
-            ip: IpHeader::new(NodeId(0), NodeId(3), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 5000,
-                dst_port: 5000,
-                on_wire: true,
-            }),
-            payload_bytes: 11,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        let mut p = test_support::udp(7, 0, 3, 11);
+        p.transport = TransportHeader::Udp(UdpHeader {
+            src_port: 5000,
+            dst_port: 5000,
+            on_wire: true,
+        });
+        p
     }
 
     #[test]
@@ -363,15 +358,10 @@ mod tests {
             ns2_sack_bytes: false,
             ts_echo: crate::sim::SimTime::ZERO,
         };
-        let p = Packet {
-            transport: TransportHeader::Tcp(h),
-            ip: IpHeader {
-                proto: IpProto::Tcp,
-                ..udp().ip
-            },
-            payload_bytes: 0,
-            ..udp()
-        };
+        let mut p = udp();
+        p.ip.proto = IpProto::Tcp;
+        p.transport = TransportHeader::Tcp(h);
+        p.payload_bytes = 0;
         let b = datagram_bytes(&p);
         let tcp = &b[20..];
         assert_eq!(tcp.len() as u32, h.size_bytes());
@@ -393,10 +383,8 @@ mod tests {
             ..h
         };
         assert_eq!(h2.size_bytes(), 28);
-        let p2 = Packet {
-            transport: TransportHeader::Tcp(h2),
-            ..p
-        };
+        let mut p2 = p.clone();
+        p2.transport = TransportHeader::Tcp(h2);
         assert_eq!(datagram_bytes(&p2), b);
     }
 
@@ -404,15 +392,13 @@ mod tests {
     fn source_routed_data_carries_the_dsr_header_before_udp() {
         use crate::routing::dsr::SourceRoute;
         let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
-        let p = Packet {
-            source_route: Some(Box::new(SourceRoute {
-                path,
-                next: 1,
-                salvaged: 0,
-                flow: Default::default(),
-            })),
-            ..udp()
-        };
+        let mut p = udp();
+        p.source_route = Some(Box::new(SourceRoute {
+            path,
+            next: 1,
+            salvaged: 0,
+            flow: Default::default(),
+        }));
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 48, "IP protocol: DSR");
         assert_eq!(
@@ -446,16 +432,17 @@ mod tests {
     fn aodv_goes_out_on_udp_654_to_the_broadcast_address() {
         use crate::routing::aodv::{AodvMessage, Hello};
         use crate::routing::RoutingMessage;
-        let p = Packet {
-            ip: IpHeader::new(NodeId(4), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello {
+        let p = test_support::control(
+            7,
+            4,
+            IP_BROADCAST,
+            1,
+            RoutingMessage::Aodv(AodvMessage::Hello(Hello {
                 node: NodeId(4),
                 seq: 2,
                 lifetime_ns: 0,
-            }))),
-            payload_bytes: 0,
-            ..udp()
-        };
+            })),
+        );
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 17, "UDP");
         assert_eq!(&b[16..20], &[255, 255, 255, 255]);

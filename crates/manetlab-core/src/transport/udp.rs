@@ -22,21 +22,19 @@ pub fn datagram(
     seq: u64,
     now: SimTime,
 ) -> Packet {
-    Packet {
+    Packet::new(
         uid,
-        ip: IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
-        transport: TransportHeader::Udp(UdpHeader {
+        IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
+        TransportHeader::Udp(UdpHeader {
             src_port: port,
             dst_port: port,
             on_wire,
         }),
         payload_bytes,
-        tag: Some(AppTag {
-            flow,
-            seq,
-            created: now,
-        }),
-        source_route: None,
-        frn: None,
-    }
+    )
+    .with_tag(AppTag {
+        flow,
+        seq,
+        created: now,
+    })
 }

@@ -18,6 +18,8 @@ pub mod frn;
 mod notice;
 mod packet;
 mod routing;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use drop::{DropReason, N_PACKET_DROPS};
 pub use notice::TransportNotice;

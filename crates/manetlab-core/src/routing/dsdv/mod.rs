@@ -249,15 +249,11 @@ impl Dsdv {
             UpdateKind::Incremental
         };
         let msg = DsdvMessage { kind, entries };
-        let pkt = Packet {
-            uid: ctx.new_uid(),
-            ip: IpHeader::new(self.me, IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(
+            ctx.new_uid(),
+            IpHeader::new(self.me, IP_BROADCAST, 1, IpProto::Manet),
+            RoutingMessage::Dsdv(msg),
+        );
         self.counters.on_send(
             if full { "FULL_DUMP" } else { "INCREMENTAL" },
             pkt.size_bytes(),

@@ -507,17 +507,13 @@ impl Dsr {
     }
 
     fn control_with_uid(&self, uid: u64, dst: NodeId, msg: DsrMessage) -> Packet {
-        Packet {
+        // ns-2 sends DSR control packets with TTL 255; hops are bounded by
+        // the source route, so the IP TTL plays no part.
+        Packet::control(
             uid,
-            // ns-2 sends DSR control packets with TTL 255; hops are bounded by
-            // the source route, so the IP TTL plays no part.
-            ip: IpHeader::new(self.me, dst, u8::MAX, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+            IpHeader::new(self.me, dst, u8::MAX, IpProto::Manet),
+            RoutingMessage::Dsr(msg),
+        )
     }
 
     fn count(&mut self, pkt: &Packet, forwarded: bool) {
@@ -955,15 +951,11 @@ impl Dsr {
             rq.stale_bytes += rq.header_bytes();
         }
         rq.path.push(self.me);
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(originator, IP_BROADCAST, u8::MAX, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(originator, IP_BROADCAST, u8::MAX, IpProto::Manet),
+            RoutingMessage::Dsr(DsrMessage::Rreq(rq)),
+        );
         self.broadcast(ctx, pkt, true);
     }
 
@@ -1021,15 +1013,7 @@ impl Dsr {
         // `handleForwarding` snoops every source route it forwards).
         self.cache.notice_route_used(&rp.sr.path, None);
         rp.sr.next += 1;
-        let pkt = Packet {
-            uid,
-            ip,
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(uid, ip, RoutingMessage::Dsr(DsrMessage::Rrep(rp)));
         self.unicast_control(ctx, pkt, true);
         self.release_buffered(ctx);
     }
@@ -1108,15 +1092,7 @@ impl Dsr {
         }
         self.cache.notice_route_used(&re.sr.path, None);
         re.sr.next += 1;
-        let pkt = Packet {
-            uid,
-            ip,
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(uid, ip, RoutingMessage::Dsr(DsrMessage::Rerr(re)));
         self.unicast_control(ctx, pkt, true);
     }
 

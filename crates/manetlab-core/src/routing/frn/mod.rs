@@ -432,20 +432,16 @@ impl FrnRouting {
 }
 
 fn control(uid: u64, src: NodeId, dst: NodeId, msg: FrnMessage) -> Packet {
-    Packet {
+    Packet::control(
         uid,
-        ip: IpHeader::new(
+        IpHeader::new(
             src,
             dst,
             if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL },
             IpProto::Manet,
         ),
-        transport: TransportHeader::Routing(RoutingMessage::Frn(msg)),
-        payload_bytes: 0,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+        RoutingMessage::Frn(msg),
+    )
 }
 
 impl Routing for FrnRouting {

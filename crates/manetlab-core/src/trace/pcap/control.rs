@@ -264,7 +264,7 @@ mod tests {
     use crate::routing::dsdv::{Advert, UpdateKind, INFINITY};
     use crate::routing::dsr::{Rerr, Rrep, Rreq};
     use crate::routing::RoutingMessage;
-    use crate::wire::{IpHeader, TransportHeader, IP_BROADCAST};
+    use crate::wire::IP_BROADCAST;
 
     fn ids(v: &[u32]) -> Vec<NodeId> {
         v.iter().map(|&i| NodeId(i)).collect()
@@ -541,15 +541,13 @@ mod tests {
             seq: 1,
             lifetime_ns: 0,
         });
-        let pkt = Packet {
-            uid: 0,
-            ip: IpHeader::new(NodeId(1), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(hello.clone())),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = crate::wire::test_support::control(
+            0,
+            1,
+            IP_BROADCAST,
+            1,
+            RoutingMessage::Aodv(hello.clone()),
+        );
         assert!(matches!(
             encode(&pkt, &RoutingMessage::Aodv(hello)),
             Control::Udp { port: 654, .. }
