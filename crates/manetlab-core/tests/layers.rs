@@ -581,3 +581,55 @@ fn the_check_catches_upward_references_and_cycles() {
         "{c:?}"
     );
 }
+
+/// The trace and pcap writers and the driver's trace hooks render protocol
+/// messages through `wire::WireFormat` only: outside test modules they name no
+/// protocol's message type.
+#[test]
+fn writers_do_not_match_on_protocol_messages() {
+    const PROTOCOL_TYPES: &[&str] = &[
+        "RoutingMessage::",
+        "AodvMessage",
+        "DsrMessage",
+        "DsdvMessage",
+        "FrnMessage",
+        "SourceRoute",
+        "FrnHeader",
+    ];
+    let mut found = Vec::new();
+    for (rel, src) in crate_sources() {
+        let writer =
+            rel.starts_with("trace") || rel.starts_with("world") || rel == Path::new("world.rs");
+        if !writer {
+            continue;
+        }
+        let code = strip(&src);
+        let tests = cfg_test_spans(&code);
+        for t in PROTOCOL_TYPES {
+            for (pos, _) in code.match_indices(t) {
+                if tests.iter().any(|&(a, b)| a < pos && pos < b) {
+                    continue;
+                }
+                let line = code[..pos].matches('\n').count() + 1;
+                found.push(format!("src/{}:{line}: {t}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "render through WireFormat (wire/render.rs), not by matching on a protocol:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Spans of `#[cfg(test)] mod name { ... }` blocks.
+fn cfg_test_spans(code: &str) -> Vec<(usize, usize)> {
+    inline_mod_depths(code)
+        .into_iter()
+        .filter(|&(start, _)| {
+            let before = code[..start].trim_end();
+            let head = before.rsplit_once("mod").map_or("", |(h, _)| h).trim_end();
+            head.ends_with("#[cfg(test)]")
+        })
+        .collect()
+}

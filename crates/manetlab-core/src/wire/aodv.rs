@@ -8,7 +8,9 @@
 //! top but no UDP header: RFC 3561 runs over UDP port 654, which would add 8 B per
 //! message (docs/routing.md).
 
+use super::render::{ns2_addr, put_addr, put_u32, Ns2Style, PcapBody, WireFormat};
 use crate::ids::NodeId;
+use std::fmt::Write;
 
 /// RREQ length: RFC 3561 §5.1's 24 B + ns-2's timestamp word.
 pub const RREQ_BYTES: u32 = 28;
@@ -107,6 +109,161 @@ impl AodvMessage {
 
 /// Every message kind, for counters that list all of them.
 pub const KINDS: [&str; 4] = ["RREQ", "RREP", "RERR", "HELLO"];
+
+// ---- rendering: ns-2 trace fields and pcap bytes ------------------------------
+
+/// AODV's UDP port (RFC 3561 §10, IANA "aodv").
+pub const AODV_UDP_PORT: u16 = 654;
+
+/// AODV message types (RFC 3561 §5).
+pub const AODV_RREQ: u8 = 1;
+pub const AODV_RREP: u8 = 2;
+pub const AODV_RERR: u8 = 3;
+
+/// Milliseconds, saturating (RFC 3561's Lifetime field is 32 bits of ms).
+fn ms(ns: u64) -> u32 {
+    u32::try_from(ns / 1_000_000).unwrap_or(u32::MAX)
+}
+
+/// An AODV message per RFC 3561 §5.1–5.3 (HELLO: §6.9, an RREP).
+pub fn aodv_body(m: &AodvMessage) -> Vec<u8> {
+    let mut b = Vec::with_capacity(24);
+    match m {
+        AodvMessage::Rreq(r) => {
+            // |type|J R G D U reserved(11)|hop count|
+            let flags = ((r.gratuitous as u8) << 5)
+                | ((r.destination_only as u8) << 4)
+                | ((r.unknown_seq as u8) << 3);
+            b.extend_from_slice(&[AODV_RREQ, flags, 0, r.hop_count]);
+            put_u32(&mut b, r.id);
+            put_addr(&mut b, r.dst);
+            put_u32(&mut b, r.dst_seq);
+            put_addr(&mut b, r.originator);
+            put_u32(&mut b, r.originator_seq);
+        }
+        AodvMessage::Rrep(r) => {
+            // |type|R A reserved(9) prefix size(5)|hop count|: no repair or ack flags, prefix 0.
+            b.extend_from_slice(&[AODV_RREP, 0, 0, r.hop_count]);
+            put_addr(&mut b, r.dst);
+            put_u32(&mut b, r.dst_seq);
+            put_addr(&mut b, r.originator);
+            put_u32(&mut b, ms(r.lifetime_ns));
+        }
+        AodvMessage::Hello(h) => {
+            // §6.9: an RREP whose destination is the sender, hop count 0. The
+            // originator field is not used by a HELLO; we put the sender there too.
+            b.extend_from_slice(&[AODV_RREP, 0, 0, 0]);
+            put_addr(&mut b, h.node);
+            put_u32(&mut b, h.seq);
+            put_addr(&mut b, h.node);
+            put_u32(&mut b, ms(h.lifetime_ns));
+        }
+        AodvMessage::Rerr(e) => {
+            // |type|N reserved(15)|DestCount|, then (address, sequence number) pairs.
+            let count = u8::try_from(e.unreachable.len()).unwrap_or(u8::MAX);
+            b.extend_from_slice(&[AODV_RERR, (e.no_delete as u8) << 7, 0, count]);
+            for &(n, seq) in e.unreachable.iter().take(count as usize) {
+                put_addr(&mut b, n);
+                put_u32(&mut b, seq);
+            }
+        }
+    }
+    b
+}
+
+impl WireFormat for AodvMessage {
+    fn size_bytes(&self) -> u32 {
+        AodvMessage::size_bytes(self)
+    }
+
+    fn ns2_ptype(&self) -> &'static str {
+        "AODV"
+    }
+
+    /// ns-2's `format_aodv`. ns-2 prints RREP, RERR and HELLO through the RREP
+    /// header layout (type, hop count, destination, its sequence number,
+    /// lifetime), and counts hops including the hop the message is crossing (an
+    /// RREQ leaves its originator with hop count 1); RFC 3561, and manetlab,
+    /// count from 0.
+    fn ns2_trace_fields(&self, style: Ns2Style, out: &mut String) {
+        let hops = |h: u8| u32::from(h) + 1;
+        let (code, name, hops, dst, dst_seq, lifetime_s) = match self {
+            AodvMessage::Rreq(r) => {
+                let (hops, id) = (hops(r.hop_count), r.id);
+                let (dst, dst_seq) = (ns2_addr(r.dst), r.dst_seq);
+                let (src, src_seq) = (ns2_addr(r.originator), r.originator_seq);
+                let _ = match style {
+                    Ns2Style::Old => write!(
+                        out,
+                        "[0x2 {hops} {id} [{dst} {dst_seq}] [{src} {src_seq}]] (REQUEST)"
+                    ),
+                    Ns2Style::New => write!(
+                        out,
+                        "-P aodv -Pt 0x2 -Ph {hops} -Pb {id} -Pd {dst} -Pds {dst_seq} -Ps {src} -Pss {src_seq} -Pc REQUEST "
+                    ),
+                };
+                return;
+            }
+            AodvMessage::Rrep(r) => (
+                0x4,
+                "REPLY",
+                hops(r.hop_count),
+                ns2_addr(r.dst),
+                r.dst_seq,
+                r.lifetime_ns as f64 * 1e-9,
+            ),
+            AodvMessage::Hello(h) => (
+                0x1,
+                "HELLO",
+                1,
+                ns2_addr(h.node),
+                h.seq,
+                h.lifetime_ns as f64 * 1e-9,
+            ),
+            // ns-2 prints an RERR through the RREP layout: its destination count
+            // where the hop count is, then the first unreachable destination and
+            // its number (ns-2's overlay shows the second address there; we print
+            // the number) and no lifetime.
+            AodvMessage::Rerr(e) => {
+                let (d, s) = e
+                    .unreachable
+                    .first()
+                    .map_or((-1, 0), |&(d, s)| (ns2_addr(d), s));
+                (0x8, "ERROR", e.unreachable.len() as u32, d, s, 0.0)
+            }
+        };
+        let _ = match style {
+            Ns2Style::Old => write!(
+                out,
+                "[0x{code:x} {hops} [{dst} {dst_seq}] {lifetime_s:.6}] ({name})"
+            ),
+            Ns2Style::New => write!(
+                out,
+                "-P aodv -Pt 0x{code:x} -Ph {hops} -Pd {dst} -Pds {dst_seq} -Pl {lifetime_s:.6} -Pc {name} "
+            ),
+        };
+    }
+
+    fn pcap_bytes(&self, _ip_src: NodeId, _next_header: u8) -> PcapBody {
+        PcapBody::Udp {
+            port: AODV_UDP_PORT,
+            body: aodv_body(self),
+        }
+    }
+
+    /// ns-2's AODV forwards an RREP as the packet it received, IP source kept
+    /// (so the forwarder's line is `f`); manetlab's AODV, as RFC 3561, sends it
+    /// on from its own address (same uid).
+    fn ns2_keeps_received_src(&self) -> bool {
+        matches!(self, AodvMessage::Rrep(_))
+    }
+
+    /// ns-2's AODV sets the callback only in `rt_resolve`, on data; its own
+    /// unicast replies go without (aodv.cc `sendReply`).
+    fn ns2_calls_back(&self) -> bool {
+        false
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ pub mod dsr;
 pub mod frn;
 mod notice;
 mod packet;
+pub mod render;
 mod routing;
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -24,4 +25,5 @@ pub(crate) mod test_support;
 pub use drop::{DropReason, N_PACKET_DROPS};
 pub use notice::TransportNotice;
 pub use packet::*;
+pub use render::{Ns2Style, PcapBody, WireFormat};
 pub use routing::RoutingMessage;

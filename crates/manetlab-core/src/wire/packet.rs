@@ -289,6 +289,17 @@ impl Packet {
         headers + self.ip.extra_bytes as u32 + sr + self.payload_bytes
     }
 
+    /// The per-packet extensions this packet carries (DSR source route, FRN
+    /// header), for writers that render them without knowing which they are.
+    pub fn extensions(&self) -> impl Iterator<Item = &dyn super::WireFormat> {
+        let sr = self
+            .source_route
+            .as_deref()
+            .map(|s| s as &dyn super::WireFormat);
+        let frn = self.frn.as_deref().map(|f| f as &dyn super::WireFormat);
+        sr.into_iter().chain(frn)
+    }
+
     /// Routing-protocol control traffic (served first by PriQueue).
     pub fn is_routing(&self) -> bool {
         self.ip.proto == IpProto::Manet
