@@ -17,6 +17,12 @@
 //!   link failures. Both are wired into runs by [`world`] (docs/mobility.md).
 //! - [`metrics`]: per-flow/node/link counters, the run's results.
 //! - [`world`]: the arenas and the event loop that joins the layers.
+//!
+//! The modules form a strict stack; a module uses only those below it, and
+//! `tests/layers.rs` fails on an upward reference or a cycle:
+//! `sim` ← `wire` (+ `ids`) ← the models (`phy`, `mac`, `queue`, `link`,
+//! `routing`, `transport`, `app`, `mobility`, `faults`) ← output (`metrics`,
+//! `trace`) ← `scenario` ← `world`.
 
 pub mod app;
 pub mod faults;
