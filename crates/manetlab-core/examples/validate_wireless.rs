@@ -9,8 +9,8 @@
 mod bianchi;
 
 use manetlab_core::mac::MacParams;
-use manetlab_core::packet::IP_HEADER_BYTES;
 use manetlab_core::phy::SPEED_OF_LIGHT_MPS;
+use manetlab_core::wire::IP_HEADER_BYTES;
 use manetlab_core::{run, Scenario};
 
 fn main() {

@@ -8,14 +8,21 @@
 //! - [`sim`]: integer-nanosecond time, the (time, sequence) event queue,
 //!   cancellable timers, per-(seed, entity, component) random streams.
 //! - [`scenario`]: the scenario schema, strict parsing and validation.
-//! - [`packet`]: typed packets with on-the-wire header sizes.
+//! - [`wire`]: typed packets with on-the-wire header sizes, every protocol's
+//!   messages and per-packet extensions, drop reasons and transport notices.
 //! - [`app`] → [`transport`] → [`routing`] → [`queue`] → [`link`] / [`mac`] →
 //!   [`phy`]: the stack.
 //! - [`mobility`]: trajectories (placements, random waypoint, scripted, ns-2
 //!   movement files) and connectivity reports; [`faults`]: node switches and
 //!   link failures. Both are wired into runs by [`world`] (docs/mobility.md).
-//! - [`metrics`]: drop reasons, per-flow/node/link counters, the run's results.
+//! - [`metrics`]: per-flow/node/link counters, the run's results.
 //! - [`world`]: the arenas and the event loop that joins the layers.
+//!
+//! The modules form a strict stack; a module uses only those below it, and
+//! `tests/layers.rs` fails on an upward reference or a cycle:
+//! `sim` ← `wire` (+ `ids`) ← the models (`phy`, `mac`, `queue`, `link`,
+//! `routing`, `transport`, `app`, `mobility`, `faults`) ← output (`metrics`,
+//! `trace`) ← `scenario` ← `world`.
 
 pub mod app;
 pub mod faults;
@@ -24,7 +31,6 @@ pub mod link;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
-pub mod packet;
 pub mod phy;
 pub mod queue;
 pub mod routing;
@@ -32,6 +38,7 @@ pub mod scenario;
 pub mod sim;
 pub mod trace;
 pub mod transport;
+pub mod wire;
 pub mod world;
 
 pub use metrics::RunResult;

@@ -31,7 +31,6 @@ use crate::metrics::{
     RunResult,
 };
 use crate::mobility::{placement, ConnectivityTimeline, Trajectory};
-use crate::packet::{Packet, TransportHeader};
 use crate::phy::radio::{RxFailure, TxId};
 use crate::phy::{CaptureParams, Channel, Radio, RadioExtra, RadioParams, Reception, RxResult};
 use crate::queue::{CmuPriQueue, DropTail, Lred, PriQueue, Queue, Queued, Red};
@@ -43,6 +42,7 @@ use crate::scenario::{FlowKind, QueueKind, RoutingProtocol, Scenario, DEFAULT_QU
 use crate::sim::scheduler::{Popped, OWNER_TIMERS};
 use crate::sim::{stream, Component, Scheduler, SimDuration, SimRng, SimTime, TimerToken};
 use crate::transport::udp;
+use crate::wire::{Packet, TransportHeader};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 

@@ -7,8 +7,8 @@ mod common;
 
 use common::bianchi::{saturation, saturation_scenario};
 use manetlab_core::mac::MacParams;
-use manetlab_core::packet::IP_HEADER_BYTES;
 use manetlab_core::phy::SPEED_OF_LIGHT_MPS;
+use manetlab_core::wire::IP_HEADER_BYTES;
 use manetlab_core::{run, Scenario};
 
 const PAYLOAD: u32 = 1000;

@@ -1,7 +1,7 @@
 //! CBR over a chain of point-to-point links: throughput and delay against the
 //! values computed from the link parameters (issue 2, "Must show").
 
-use manetlab_core::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use manetlab_core::wire::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use manetlab_core::{run, Scenario};
 
 /// On the wire a CBR packet is its payload plus the IP header: ns-2's `Agent/UDP`

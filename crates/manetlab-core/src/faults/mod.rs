@@ -5,7 +5,8 @@
 //! according to the Poisson distribution and the duration of link failure has an
 //! exponential distribution", at a rate of 0.01 failures/s with mean durations of
 //! 2.5–20 s. Signal loss by movement (a relay walking out of range and back) is
-//! scripted mobility: see [`crate::mobility::signal_loss`].
+//! scripted mobility: see `mobility::signal_loss` (mobility builds on faults, not
+//! the reverse).
 //!
 //! Random link failures are an alternating renewal process per link (pair of
 //! nodes): the link stays up for an Exp(λ) time, then down for an Exp(1/m) time,

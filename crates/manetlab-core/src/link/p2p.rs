@@ -7,9 +7,9 @@
 //! the queue (as in ns-2, where it sits in the link's `LinkDelay`).
 
 use crate::ids::{LinkId, NodeId};
-use crate::packet::{Packet, TransportHeader};
 use crate::queue::{DropTail, Queue, Queued};
 use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
+use crate::wire::{Packet, TransportHeader};
 use rand::Rng;
 use std::rc::Rc;
 

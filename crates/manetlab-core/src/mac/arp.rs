@@ -17,30 +17,15 @@
 //!   queue after the table's 5 µs delay (`ARPTable set delay_ 5us`).
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::SimDuration;
+pub use crate::wire::arp::{ArpMsg, ArpOp, ARP_BYTES};
+use crate::wire::Packet;
 use std::collections::BTreeMap;
 
-/// ARP message size (ns-2 `ARP_HDR_LEN`); no IP header.
-pub const ARP_BYTES: u32 = 28;
 /// ns-2 `ARP_MAX_REQUEST_COUNT`.
 pub const ARP_MAX_REQUEST_COUNT: u32 = 3;
 /// ns-2 `ARPTable delay_` (ns-mobilenode.tcl).
 pub const ARP_DELAY: SimDuration = SimDuration(5_000);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArpOp {
-    Request,
-    Reply,
-}
-
-/// An ARP message on the air (addresses are node ids: MAC address = IP address = id).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ArpMsg {
-    pub op: ArpOp,
-    pub sender: NodeId,
-    pub target: NodeId,
-}
 
 #[derive(Default)]
 struct Entry {
@@ -145,22 +130,9 @@ impl ArpTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64) -> Packet {
-        Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(5), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 1,
-                dst_port: 1,
-                on_wire: true,
-            }),
-            payload_bytes: 100,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp(uid, 0, 5, 100)
     }
 
     #[test]

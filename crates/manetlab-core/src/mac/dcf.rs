@@ -41,8 +41,8 @@ use super::frame::{
     MAX_PROPAGATION, RTS_BYTES,
 };
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+use crate::wire::Packet;
 use rand::Rng;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
@@ -50,7 +50,7 @@ use std::rc::Rc;
 /// ns-2's trace codes of the frames the DCF discards ([`MacAction::Discard`]):
 /// given up after the retry limit, and received twice (`DROP_MAC_DUPLICATE`,
 /// a frame event, not a packet drop: no `DropReason`).
-pub const DROP_RETRY: &str = crate::metrics::DropReason::RetryLimit.code();
+pub const DROP_RETRY: &str = crate::wire::DropReason::RetryLimit.code();
 pub const DROP_DUPLICATE: &str = "DUP";
 
 /// The DCF's timers (ns-2 `mhBackoff_`, `mhDefer_`, `mhSend_`, `mhNav_`).
@@ -1374,7 +1374,6 @@ impl Dcf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
     use crate::sim::{stream, Component};
 
     #[test]
@@ -1410,19 +1409,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet {
-            uid: 1,
-            ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 1,
-                dst_port: 1,
-                on_wire: true,
-            }),
-            payload_bytes: 100,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp(1, 0, 1, 100)
     }
 
     /// Drives one DCF alone: fires its timers in time order and ends its

@@ -11,8 +11,8 @@
 
 use super::arp::ArpMsg;
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::SimDuration;
+use crate::wire::Packet;
 use std::rc::Rc;
 
 pub const RTS_BYTES: u32 = 20;
@@ -257,7 +257,7 @@ mod tests {
 #[derive(Debug, Default)]
 pub struct Outbox {
     frame: Option<Frame>,
-    parcels: std::collections::VecDeque<std::rc::Rc<crate::packet::Packet>>,
+    parcels: std::collections::VecDeque<std::rc::Rc<crate::wire::Packet>>,
 }
 
 impl Outbox {
@@ -271,16 +271,16 @@ impl Outbox {
         self.frame.take().expect("a Transmit action's frame")
     }
     #[inline]
-    pub fn push_parcel(&mut self, p: std::rc::Rc<crate::packet::Packet>) {
+    pub fn push_parcel(&mut self, p: std::rc::Rc<crate::wire::Packet>) {
         self.parcels.push_back(p);
     }
     /// The packet of the oldest parcel-carrying action not yet carried out.
     #[inline]
-    pub fn take_parcel(&mut self) -> std::rc::Rc<crate::packet::Packet> {
+    pub fn take_parcel(&mut self) -> std::rc::Rc<crate::wire::Packet> {
         self.parcels.pop_front().expect("an action's parcel")
     }
     /// The packet of the newest parcel-carrying action (tests).
-    pub fn last_parcel(&self) -> Option<&std::rc::Rc<crate::packet::Packet>> {
+    pub fn last_parcel(&self) -> Option<&std::rc::Rc<crate::wire::Packet>> {
         self.parcels.back()
     }
 }

@@ -13,8 +13,8 @@ pub mod frn;
 pub use frn::{FrnHandle, FrnMac, FrnParams, FrnShared};
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimTime, TimerToken};
+use crate::wire::Packet;
 
 /// A wireless interface's MAC: the 802.11 DCF or FRN's slotted MAC, behind
 /// the handlers the simulator calls (`[mac] kind`).

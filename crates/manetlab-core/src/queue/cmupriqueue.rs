@@ -9,9 +9,9 @@
 
 use super::{Queue, Queued};
 use crate::ids::NodeId;
-use crate::metrics::DropReason;
-use crate::packet::{Packet, TransportHeader};
 use crate::sim::SimTime;
+use crate::wire::DropReason;
+use crate::wire::{Packet, TransportHeader};
 use std::collections::VecDeque;
 
 const BANDS: usize = 4;
@@ -94,8 +94,8 @@ impl Queue for CmuPriQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpProto, TcpFlags, TcpHeader};
     use crate::queue::droptail::tests::pkt;
+    use crate::wire::{IpProto, TcpFlags, TcpHeader};
 
     fn tcp(uid: u64, payload_bytes: u32, syn: bool) -> Queued {
         let mut q = pkt(uid);

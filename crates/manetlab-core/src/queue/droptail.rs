@@ -5,8 +5,8 @@
 //! [`DropTail::new`] holds `limit` waiting packets (point-to-point links).
 
 use super::{Queue, Queued};
-use crate::metrics::DropReason;
 use crate::sim::SimTime;
+use crate::wire::DropReason;
 use std::collections::VecDeque;
 
 pub struct DropTail {
@@ -46,7 +46,7 @@ impl Queue for DropTail {
     fn len(&self) -> usize {
         self.q.len()
     }
-    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::wire::Packet)) {
         self.q.iter().for_each(|q| f(&q.pkt));
     }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
@@ -68,23 +68,10 @@ impl Queue for DropTail {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ids::NodeId;
-    use crate::packet::*;
+    use crate::wire::*;
 
     pub(crate) fn pkt(uid: u64) -> Queued {
-        let pkt = Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(1), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 0,
-                dst_port: 0,
-                on_wire: false,
-            }),
-            payload_bytes: 10,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = crate::wire::test_support::udp_ns2(uid, 0, 1, 10);
         Queued::packet(std::rc::Rc::new(pkt), None)
     }
 

@@ -24,8 +24,8 @@
 
 use super::priqueue::PriQueue;
 use super::{Queue, Queued};
-use crate::metrics::DropReason;
 use crate::sim::{SimRng, SimTime};
+use crate::wire::DropReason;
 use rand::Rng;
 
 #[derive(Clone, Copy, Debug)]
@@ -100,7 +100,7 @@ impl Queue for Lred {
     fn len(&self) -> usize {
         self.inner.len()
     }
-    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::wire::Packet)) {
         self.inner.for_each_packet(f)
     }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn routing_packets_jump_the_queue_and_are_never_dropped_early() {
-        use crate::packet::IpProto;
+        use crate::wire::IpProto;
         let mut q = lred();
         q.avg_retry = 10.0; // drop probability max_p
         for i in 0..1000 {

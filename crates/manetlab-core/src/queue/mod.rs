@@ -14,9 +14,9 @@ pub use priqueue::PriQueue;
 pub use red::{Red, RedParams};
 
 use crate::ids::NodeId;
-use crate::metrics::DropReason;
-use crate::packet::Packet;
 use crate::sim::SimTime;
+use crate::wire::DropReason;
+use crate::wire::Packet;
 use std::rc::Rc;
 
 /// A packet waiting for a transmitter, with the neighbour it is for
@@ -30,7 +30,7 @@ pub struct Queued {
     /// An ARP message queued like a data packet (ns-2 sends ARP through the
     /// interface queue); `pkt` then only stands in for it in the disciplines
     /// (a non-routing packet of ARP's 28 bytes, see [`Queued::arp`]).
-    pub arp: Option<crate::mac::ArpMsg>,
+    pub arp: Option<crate::wire::arp::ArpMsg>,
 }
 
 impl Queued {
@@ -43,29 +43,26 @@ impl Queued {
     }
 
     /// An ARP message from `m.sender` to `next_hop` (`None` = broadcast).
-    pub fn arp(m: crate::mac::ArpMsg, next_hop: Option<NodeId>) -> Self {
-        use crate::packet::{
+    pub fn arp(m: crate::wire::arp::ArpMsg, next_hop: Option<NodeId>) -> Self {
+        use crate::wire::{
             IpHeader, IpProto, TransportHeader, UdpHeader, DEFAULT_TTL, IP_BROADCAST,
         };
         // Stand-in: IP 20 + UDP 8 + 0 = 28 bytes, the ARP message's size; never sent.
-        let pkt = Packet {
-            uid: 0,
-            ip: IpHeader::new(
+        let pkt = Packet::new(
+            0,
+            IpHeader::new(
                 m.sender,
                 next_hop.unwrap_or(IP_BROADCAST),
                 DEFAULT_TTL,
                 IpProto::Udp,
             ),
-            transport: TransportHeader::Udp(UdpHeader {
+            TransportHeader::Udp(UdpHeader {
                 src_port: 0,
                 dst_port: 0,
                 on_wire: false,
             }),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            0,
+        );
         Queued {
             pkt: Rc::new(pkt),
             next_hop,

@@ -6,8 +6,8 @@
 
 use super::droptail::DropTail;
 use super::{Queue, Queued};
-use crate::metrics::DropReason;
 use crate::sim::SimTime;
+use crate::wire::DropReason;
 
 pub struct PriQueue {
     inner: DropTail,
@@ -42,7 +42,7 @@ impl Queue for PriQueue {
     fn len(&self) -> usize {
         self.inner.len()
     }
-    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::wire::Packet)) {
         self.inner.for_each_packet(f)
     }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {
@@ -53,8 +53,8 @@ impl Queue for PriQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::IpProto;
     use crate::queue::droptail::tests::pkt;
+    use crate::wire::IpProto;
 
     #[test]
     fn routing_packets_go_first_and_evict_the_tail() {

@@ -12,8 +12,8 @@
 
 use super::droptail::DropTail;
 use super::{Queue, Queued};
-use crate::metrics::DropReason;
 use crate::sim::{SimRng, SimTime};
+use crate::wire::DropReason;
 use rand::Rng;
 
 /// ns-2 defaults: thresh_ 5, maxthresh_ 15, linterm_ 10 (max_p 0.1), q_weight_ 0.002.
@@ -115,7 +115,7 @@ impl Queue for Red {
     fn len(&self) -> usize {
         self.inner.len()
     }
-    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::packet::Packet)) {
+    fn for_each_packet(&self, f: &mut dyn FnMut(&crate::wire::Packet)) {
         self.inner.for_each_packet(f)
     }
     fn drain_for(&mut self, next_hop: crate::ids::NodeId, out: &mut Vec<Queued>) {

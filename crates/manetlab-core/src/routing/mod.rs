@@ -22,6 +22,7 @@
 //!   that this node's MAC decoded, if [`Routing::promiscuous`] says so (DSR's
 //!   promiscuous "tap").
 
+mod counters;
 mod static_routes;
 
 pub mod aodv;
@@ -31,44 +32,23 @@ pub mod frn;
 pub mod send_buffer;
 
 pub use aodv::Aodv;
+pub use counters::RoutingCounters;
 pub use dsdv::Dsdv;
 pub use dsr::Dsr;
 pub use frn::FrnRouting;
 pub use static_routes::{StaticRouteTable, StaticRouting};
 
 use crate::ids::NodeId;
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimTime, TimerToken};
+pub use crate::wire::RoutingMessage;
+use crate::wire::{DropReason, Packet};
 
 /// ns-2.35's DSR and DSDV agents add the IP header's 20 bytes to every packet
 /// they originate; ns-2's TCP segments already count it, so theirs is counted
 /// twice. Assigned, not added, so a packet routed again is not charged twice.
 pub(crate) fn mark_tcp_ip_twice(pkt: &mut Packet, on: bool) {
-    if on && pkt.ip.proto == crate::packet::IpProto::Tcp {
-        pkt.ip.extra_bytes = crate::packet::IP_HEADER_BYTES as u8;
-    }
-}
-
-/// A routing protocol's control message, carried as a packet's transport header
-/// (`TransportHeader::Routing`, `ip.proto = Manet`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RoutingMessage {
-    Aodv(aodv::AodvMessage),
-    Dsdv(dsdv::DsdvMessage),
-    Dsr(dsr::DsrMessage),
-    Frn(frn::FrnMessage),
-}
-
-impl RoutingMessage {
-    /// Bytes after the IP header, as ns-2 counts them.
-    pub fn size_bytes(&self) -> u32 {
-        match self {
-            RoutingMessage::Aodv(m) => m.size_bytes(),
-            RoutingMessage::Dsdv(m) => m.size_bytes(),
-            RoutingMessage::Dsr(m) => m.size_bytes(),
-            RoutingMessage::Frn(m) => m.size_bytes(),
-        }
+    if on && pkt.ip.proto == crate::wire::IpProto::Tcp {
+        pkt.ip.extra_bytes = crate::wire::IP_HEADER_BYTES as u8;
     }
 }
 
@@ -100,7 +80,7 @@ pub enum RoutingAction {
     Drop { pkt: Packet, reason: DropReason },
     /// Tell this node's transport layer about its route to a destination (route
     /// failure / re-established: ELFN, ERDN/ERSN). Static routing never raises it.
-    Notify(crate::transport::TransportNotice),
+    Notify(crate::wire::TransportNotice),
     /// Send the packet to every neighbour (MAC broadcast on the wireless
     /// interface, a copy on every point-to-point link) after `delay` (jitter).
     Broadcast { pkt: Packet, delay: SimDuration },

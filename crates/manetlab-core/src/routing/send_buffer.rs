@@ -7,8 +7,8 @@
 //! packet is dropped to make room ("drop-front").
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::{SimDuration, SimTime};
+use crate::wire::Packet;
 use std::collections::VecDeque;
 
 pub struct SendBuffer {
@@ -120,22 +120,9 @@ impl SendBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64, dst: u32) -> Packet {
-        Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(dst), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 0,
-                dst_port: 0,
-                on_wire: false,
-            }),
-            payload_bytes: 10,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp_ns2(uid, 0, dst, 10)
     }
 
     #[test]

@@ -12,8 +12,8 @@
 
 use super::{Routing, RoutingAction, RoutingCtx};
 use crate::ids::NodeId;
-use crate::metrics::DropReason;
-use crate::packet::Packet;
+use crate::wire::DropReason;
+use crate::wire::Packet;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;

@@ -903,16 +903,9 @@ pub(crate) fn dur(
     v.map_or(d, |x| crate::sim::SimDuration::from_secs_f64(x * scale))
 }
 
-/// A number as a user would write it: plain for everyday magnitudes, scientific
-/// otherwise (so 1e300 does not print 301 digits).
-pub(crate) fn num(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 || (1e-4..1e9).contains(&a) || !v.is_finite() {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
+// Defined in `sim` so models (TCP's parameter checks) use it without importing
+// the scenario layer above them.
+pub(crate) use crate::sim::num;
 
 /// Smallest CBR interval (s): one microsecond, far below any 802.11 frame time, and
 /// large enough that every interval is a whole number of nanoseconds > 0.

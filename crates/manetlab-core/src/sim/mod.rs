@@ -12,3 +12,15 @@ pub mod time;
 pub use rng::{stream, Component, SimRng};
 pub use scheduler::{Scheduler, Timer, TimerToken};
 pub use time::{SimDuration, SimTime};
+
+/// A number as a user would write it: plain for everyday magnitudes, scientific
+/// otherwise (so 1e300 does not print 301 digits). Used in validation messages
+/// by every layer, hence kept at the bottom of the stack.
+pub(crate) fn num(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || (1e-4..1e9).contains(&a) || !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}

@@ -7,8 +7,8 @@ pub mod ns2;
 pub mod pcap;
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
 use crate::sim::SimTime;
+use crate::wire::Packet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};

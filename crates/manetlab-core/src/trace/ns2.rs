@@ -17,6 +17,7 @@
 
 use crate::ids::NodeId;
 use crate::sim::SimTime;
+use crate::wire::{Ns2Style, WireFormat};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,85 +68,19 @@ impl Level {
 pub const NO_NEXT_HOP: i64 = -2;
 
 /// An IP address as ns-2 prints it: the node id, or -1 for the broadcast address.
-pub fn ip_addr(n: NodeId) -> i64 {
-    if n == crate::packet::IP_BROADCAST {
-        -1
-    } else {
-        i64::from(n.0)
-    }
-}
-
-/// The AODV part (ns-2 `format_aodv`). ns-2 prints RREP, RERR and HELLO through the
-/// RREP header layout (type, hop count, destination, its sequence number, lifetime).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AodvPart {
-    Request {
-        hops: u32,
-        id: u32,
-        dst: i64,
-        dst_seq: u32,
-        src: i64,
-        src_seq: u32,
-    },
-    Reply {
-        kind: AodvReply,
-        hops: u32,
-        dst: i64,
-        dst_seq: u32,
-        lifetime_s: f64,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AodvReply {
-    Reply,
-    Error,
-    Hello,
-}
-
-impl AodvReply {
-    /// ns-2's `AODVTYPE_*` code and name.
-    fn code_name(self) -> (u32, &'static str) {
-        match self {
-            AodvReply::Reply => (0x4, "REPLY"),
-            AodvReply::Error => (0x8, "ERROR"),
-            AodvReply::Hello => (0x1, "HELLO"),
-        }
-    }
-}
-
-/// The DSR part (ns-2 `format_dsr`): addresses in the source route, request flag and
-/// id, reply flag and route length with its first and last address, error flag,
-/// count and the last broken link (tell, from → to).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DsrPart {
-    pub num_addrs: u32,
-    pub request: bool,
-    pub request_id: u32,
-    pub reply: bool,
-    pub reply_len: u32,
-    pub reply_ends: (i64, i64),
-    pub error: bool,
-    pub num_errors: u32,
-    pub error_link: (i64, i64, i64),
-}
+pub use crate::wire::render::ns2_addr as ip_addr;
 
 /// The part of a line after the IP header, by packet type.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AppPart {
+#[derive(Clone, Copy, Debug)]
+pub enum AppPart<'a> {
     /// `[seqno] fwd opt` (ns-2 `format_rtp`).
-    Cbr {
-        seq: u64,
-    },
+    Cbr { seq: u64 },
     /// `[seqno ackno] fwd opt` (ns-2 `format_tcp`).
-    Tcp {
-        seq: i64,
-        ack: i64,
-    },
-    Aodv(AodvPart),
-    Dsr(DsrPart),
-    /// Nothing (ns-2 `format_msg`: DSDV's `message` packets).
-    None,
+    Tcp { seq: i64, ack: i64 },
+    /// A routing protocol's message, which writes its own fields
+    /// ([`WireFormat::ns2_trace_fields`]: AODV's `format_aodv`, DSR's
+    /// `format_dsr`; nothing for DSDV's `message` packets).
+    Routing(&'a dyn WireFormat),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,12 +105,12 @@ pub struct ArpPart {
 }
 
 /// What follows the MAC header.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Body {
+#[derive(Clone, Copy, Debug)]
+pub enum Body<'a> {
     /// An IP packet with its transport or routing part.
     Ip {
         ip: IpPart,
-        app: AppPart,
+        app: AppPart<'a>,
     },
     Arp(ArpPart),
     /// An 802.11 control frame (RTS, CTS, ACK): the MAC header only.
@@ -201,7 +136,7 @@ pub struct Record<'a> {
     /// ns-2's `next_hop_` (`-Hd`, and the last field of the old format's IP part,
     /// where negative prints as 0): [`NO_NEXT_HOP`] until a router chose one.
     pub next_hop: i64,
-    pub body: Body,
+    pub body: Body<'a>,
     /// Hops travelled so far (ns-2 `num_forwards`).
     pub forwards: u32,
 }
@@ -253,52 +188,7 @@ pub fn write_old(r: &Record, out: &mut String) {
                 AppPart::Tcp { seq, ack } => {
                     let _ = write!(out, "[{seq} {ack}] {} 0", r.forwards);
                 }
-                AppPart::Aodv(AodvPart::Request {
-                    hops,
-                    id,
-                    dst,
-                    dst_seq,
-                    src,
-                    src_seq,
-                }) => {
-                    let _ = write!(
-                        out,
-                        "[0x2 {hops} {id} [{dst} {dst_seq}] [{src} {src_seq}]] (REQUEST)"
-                    );
-                }
-                AppPart::Aodv(AodvPart::Reply {
-                    kind,
-                    hops,
-                    dst,
-                    dst_seq,
-                    lifetime_s,
-                }) => {
-                    let (code, name) = kind.code_name();
-                    let _ = write!(
-                        out,
-                        "[0x{code:x} {hops} [{dst} {dst_seq}] {lifetime_s:.6}] ({name})"
-                    );
-                }
-                AppPart::Dsr(d) => {
-                    let _ = write!(
-                        out,
-                        "{} [{} {}] [{} {} {} {}->{}] [{} {} {} {}->{}]",
-                        d.num_addrs,
-                        u8::from(d.request),
-                        d.request_id,
-                        u8::from(d.reply),
-                        d.request_id,
-                        d.reply_len,
-                        d.reply_ends.0,
-                        d.reply_ends.1,
-                        u8::from(d.error),
-                        d.num_errors,
-                        d.error_link.0,
-                        d.error_link.1,
-                        d.error_link.2
-                    );
-                }
-                AppPart::None => {}
+                AppPart::Routing(m) => m.ns2_trace_fields(Ns2Style::Old, out),
             }
         }
     }
@@ -359,46 +249,7 @@ pub fn write_new(r: &Record, out: &mut String) {
                 AppPart::Tcp { seq, ack } => {
                     let _ = write!(out, "-Pn tcp -Ps {seq} -Pa {ack} -Pf {} -Po 0 ", r.forwards);
                 }
-                AppPart::Aodv(AodvPart::Request {
-                    hops,
-                    id,
-                    dst,
-                    dst_seq,
-                    src,
-                    src_seq,
-                }) => {
-                    let _ = write!(out, "-P aodv -Pt 0x2 -Ph {hops} -Pb {id} -Pd {dst} -Pds {dst_seq} -Ps {src} -Pss {src_seq} -Pc REQUEST ");
-                }
-                AppPart::Aodv(AodvPart::Reply {
-                    kind,
-                    hops,
-                    dst,
-                    dst_seq,
-                    lifetime_s,
-                }) => {
-                    let (code, name) = kind.code_name();
-                    let _ = write!(out, "-P aodv -Pt 0x{code:x} -Ph {hops} -Pd {dst} -Pds {dst_seq} -Pl {lifetime_s:.6} -Pc {name} ");
-                }
-                AppPart::Dsr(d) => {
-                    let _ = write!(
-                        out,
-                        "-P dsr -Ph {} -Pq {} -Ps {} -Pp {} -Pn {} -Pl {} -Pe {}->{} -Pw {} -Pm {} -Pc {} -Pb {}->{} ",
-                        d.num_addrs,
-                        u8::from(d.request),
-                        d.request_id,
-                        u8::from(d.reply),
-                        d.request_id,
-                        d.reply_len,
-                        d.reply_ends.0,
-                        d.reply_ends.1,
-                        u8::from(d.error),
-                        d.num_errors,
-                        d.error_link.0,
-                        d.error_link.1,
-                        d.error_link.2
-                    );
-                }
-                AppPart::None => {}
+                AppPart::Routing(m) => m.ns2_trace_fields(Ns2Style::New, out),
             }
         }
     }
@@ -408,6 +259,7 @@ pub fn write_new(r: &Record, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::aodv::{AodvMessage, Rrep, Rreq};
 
     fn cbr_recv() -> Record<'static> {
         Record {
@@ -483,14 +335,19 @@ mod tests {
         r.size = 48;
         r.mac = [0; 4];
         r.next_hop = NO_NEXT_HOP;
-        let req = AodvPart::Request {
-            hops: 1,
+        // hop counts as ns-2 prints them: manetlab's + 1.
+        let req = AodvMessage::Rreq(Rreq {
+            gratuitous: false,
+            destination_only: false,
+            unknown_seq: false,
+            hop_count: 0,
             id: 1,
-            dst: 2,
+            dst: NodeId(2),
             dst_seq: 0,
-            src: 0,
-            src_seq: 4,
-        };
+            originator: NodeId(0),
+            originator_seq: 4,
+            timestamp_ns: 0,
+        });
         r.body = Body::Ip {
             ip: IpPart {
                 src: 0,
@@ -499,7 +356,7 @@ mod tests {
                 dport: 255,
                 ttl: 30,
             },
-            app: AppPart::Aodv(req),
+            app: AppPart::Routing(&req),
         };
         let mut s = String::new();
         write_old(&r, &mut s);
@@ -517,13 +374,14 @@ mod tests {
         r.size = 44;
         r.mac = [0x13a, 1, 2, 0x800];
         r.next_hop = 0;
-        let rep = AodvPart::Reply {
-            kind: AodvReply::Reply,
-            hops: 2,
-            dst: 2,
+        let rep = AodvMessage::Rrep(Rrep {
+            hop_count: 1,
+            dst: NodeId(2),
             dst_seq: 4,
-            lifetime_s: 10.0,
-        };
+            originator: NodeId(0),
+            lifetime_ns: 10_000_000_000,
+            timestamp_ns: 0,
+        });
         r.body = Body::Ip {
             ip: IpPart {
                 src: 2,
@@ -532,7 +390,7 @@ mod tests {
                 dport: 255,
                 ttl: 29,
             },
-            app: AppPart::Aodv(rep),
+            app: AppPart::Routing(&rep),
         };
         s.clear();
         write_old(&r, &mut s);

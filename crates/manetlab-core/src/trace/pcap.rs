@@ -17,8 +17,9 @@
 pub mod control;
 
 use crate::ids::NodeId;
-use crate::packet::{IpProto, Packet, TcpHeader, TransportHeader, IP_BROADCAST};
 use crate::sim::SimTime;
+use crate::wire::dsr::IPPROTO_NONE;
+use crate::wire::{IpProto, Packet, PcapBody, TcpHeader, TransportHeader};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -27,16 +28,8 @@ use std::path::{Path, PathBuf};
 const MAGIC_NS: u32 = 0xa1b2_3c4d;
 const LINKTYPE_IPV4: u32 = 228;
 
-/// IPv4 address of a node ([`IP_BROADCAST`] is 255.255.255.255).
-pub fn node_addr(n: NodeId) -> [u8; 4] {
-    if n == IP_BROADCAST {
-        return [255; 4];
-    }
-    0x0A00_0000u32
-        .wrapping_add(n.0)
-        .wrapping_add(1)
-        .to_be_bytes()
-}
+/// IPv4 address of a node ([`crate::wire::IP_BROADCAST`] is 255.255.255.255).
+pub use crate::wire::render::pcap_addr as node_addr;
 
 /// RFC 1071 ones'-complement sum, folded.
 fn ones_sum(mut acc: u32, bytes: &[u8]) -> u32 {
@@ -125,37 +118,44 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     let (src, dst) = (node_addr(pkt.ip.src), node_addr(pkt.ip.dst));
     let payload = pkt.payload_bytes as usize;
     // The transport part (with its checksum) and its IP protocol number.
-    let (mut proto, mut l4) = match &pkt.transport {
+    let (mut proto, mut l4, summed) = match &pkt.transport {
         TransportHeader::Udp(u) => (
             IpProto::Udp as u8,
             udp_bytes(u.src_port, u.dst_port, &[], payload),
+            true,
         ),
         TransportHeader::Tcp(h) => {
             let mut b = tcp_bytes(h);
             b.resize(b.len() + payload, 0);
-            (IpProto::Tcp as u8, b)
+            (IpProto::Tcp as u8, b, true)
         }
-        TransportHeader::Routing(m) => match control::encode(pkt, m) {
-            control::Control::Udp { port, body } => {
-                (IpProto::Udp as u8, udp_bytes(port, port, &body, payload))
-            }
-            control::Control::Dsr(b) => (control::IPPROTO_DSR, b),
+        // The protocol's own encoding (wire/<protocol>.rs).
+        TransportHeader::Routing(m) => match m.wire().pcap_bytes(pkt.ip.src, IPPROTO_NONE) {
+            PcapBody::Udp { port, body } => (
+                IpProto::Udp as u8,
+                udp_bytes(port, port, &body, payload),
+                true,
+            ),
+            PcapBody::Ip { proto, bytes } => (proto, bytes, false),
+            PcapBody::None => (IPPROTO_NONE, Vec::new(), false),
         },
     };
-    if proto != control::IPPROTO_DSR {
+    if summed {
         set_l4_checksum(&mut l4, proto, src, dst);
     }
-    if let Some(sr) = &pkt.source_route {
-        // RFC 4728 §6.1: the DSR header sits between IP and the transport header.
-        // (RFC 4728 has no flow state: flow-only packets are written with their route.)
+    // Per-packet extensions (a DSR source route) sit between IP and the transport
+    // header, each naming what follows it.
+    for ext in pkt.extensions() {
         let next = if proto == IpProto::Tcp as u8 {
             IpProto::Tcp
         } else {
             IpProto::Udp
         };
-        let mut b = control::dsr_data(sr, next);
-        b.extend_from_slice(&l4);
-        (proto, l4) = (control::IPPROTO_DSR, b);
+        if let PcapBody::Ip { proto: p, bytes } = ext.pcap_bytes(pkt.ip.src, next as u8) {
+            let mut b = bytes;
+            b.extend_from_slice(&l4);
+            (proto, l4) = (p, b);
+        }
     }
 
     let total = 20 + l4.len();
@@ -310,22 +310,17 @@ impl PcapFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::*;
+    use crate::wire::test_support;
+    use crate::wire::*;
 
     fn udp() -> Packet {
-        Packet {
-            uid: 7,
-            ip: IpHeader::new(NodeId(0), NodeId(3), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 5000,
-                dst_port: 5000,
-                on_wire: true,
-            }),
-            payload_bytes: 11,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        let mut p = test_support::udp(7, 0, 3, 11);
+        p.transport = TransportHeader::Udp(UdpHeader {
+            src_port: 5000,
+            dst_port: 5000,
+            on_wire: true,
+        });
+        p
     }
 
     #[test]
@@ -363,15 +358,10 @@ mod tests {
             ns2_sack_bytes: false,
             ts_echo: crate::sim::SimTime::ZERO,
         };
-        let p = Packet {
-            transport: TransportHeader::Tcp(h),
-            ip: IpHeader {
-                proto: IpProto::Tcp,
-                ..udp().ip
-            },
-            payload_bytes: 0,
-            ..udp()
-        };
+        let mut p = udp();
+        p.ip.proto = IpProto::Tcp;
+        p.transport = TransportHeader::Tcp(h);
+        p.payload_bytes = 0;
         let b = datagram_bytes(&p);
         let tcp = &b[20..];
         assert_eq!(tcp.len() as u32, h.size_bytes());
@@ -393,26 +383,22 @@ mod tests {
             ..h
         };
         assert_eq!(h2.size_bytes(), 28);
-        let p2 = Packet {
-            transport: TransportHeader::Tcp(h2),
-            ..p
-        };
+        let mut p2 = p.clone();
+        p2.transport = TransportHeader::Tcp(h2);
         assert_eq!(datagram_bytes(&p2), b);
     }
 
     #[test]
     fn source_routed_data_carries_the_dsr_header_before_udp() {
-        use crate::routing::dsr::SourceRoute;
+        use crate::wire::dsr::SourceRoute;
         let path = vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
-        let p = Packet {
-            source_route: Some(Box::new(SourceRoute {
-                path,
-                next: 1,
-                salvaged: 0,
-                flow: Default::default(),
-            })),
-            ..udp()
-        };
+        let mut p = udp();
+        p.source_route = Some(Box::new(SourceRoute {
+            path,
+            next: 1,
+            salvaged: 0,
+            flow: Default::default(),
+        }));
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 48, "IP protocol: DSR");
         assert_eq!(
@@ -444,18 +430,19 @@ mod tests {
 
     #[test]
     fn aodv_goes_out_on_udp_654_to_the_broadcast_address() {
-        use crate::routing::aodv::{AodvMessage, Hello};
-        use crate::routing::RoutingMessage;
-        let p = Packet {
-            ip: IpHeader::new(NodeId(4), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Hello(Hello {
+        use crate::wire::aodv::{AodvMessage, Hello};
+        use crate::wire::RoutingMessage;
+        let p = test_support::control(
+            7,
+            4,
+            IP_BROADCAST,
+            1,
+            RoutingMessage::Aodv(AodvMessage::Hello(Hello {
                 node: NodeId(4),
                 seq: 2,
                 lifetime_ns: 0,
-            }))),
-            payload_bytes: 0,
-            ..udp()
-        };
+            })),
+        );
         let b = datagram_bytes(&p);
         assert_eq!(b[9], 17, "UDP");
         assert_eq!(&b[16..20], &[255, 255, 255, 255]);

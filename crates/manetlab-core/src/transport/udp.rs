@@ -5,8 +5,8 @@
 //! ran on, sends the payload with an IP header and no UDP header.
 
 use crate::ids::{FlowId, NodeId};
-use crate::packet::{AppTag, IpHeader, IpProto, Packet, TransportHeader, UdpHeader, DEFAULT_TTL};
 use crate::sim::SimTime;
+use crate::wire::{AppTag, IpHeader, IpProto, Packet, TransportHeader, UdpHeader, DEFAULT_TTL};
 
 /// Build the datagram carrying one application payload of flow `flow`, from
 /// and to `port`.
@@ -22,21 +22,19 @@ pub fn datagram(
     seq: u64,
     now: SimTime,
 ) -> Packet {
-    Packet {
+    Packet::new(
         uid,
-        ip: IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
-        transport: TransportHeader::Udp(UdpHeader {
+        IpHeader::new(src, dst, DEFAULT_TTL, IpProto::Udp),
+        TransportHeader::Udp(UdpHeader {
             src_port: port,
             dst_port: port,
             on_wire,
         }),
         payload_bytes,
-        tag: Some(AppTag {
-            flow,
-            seq,
-            created: now,
-        }),
-        source_route: None,
-        frn: None,
-    }
+    )
+    .with_tag(AppTag {
+        flow,
+        seq,
+        created: now,
+    })
 }

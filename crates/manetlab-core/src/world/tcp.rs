@@ -8,11 +8,11 @@ use super::{Event, Simulator};
 use crate::app::ftp::Ftp;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{FlowSummary, TcpFlowSummary};
-use crate::packet::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use crate::scenario::FlowSpec;
 use crate::sim::{stream, Component, SimTime, Timer, TimerToken};
 use crate::transport::tcp::{self, Delivery, Segment, TcpReceiver, TcpSender};
 use crate::transport::TransportNotice;
+use crate::wire::{AppTag, IpHeader, IpProto, Packet, TcpHeader, TransportHeader, DEFAULT_TTL};
 use rand::Rng;
 
 pub(super) struct TcpFlow {
@@ -218,19 +218,17 @@ impl Simulator {
                 c.ctrl_tx_packets += 1;
             }
             self.ledger.created(self.next_uid, f.0, data);
-            let pkt = Packet {
-                uid: self.next_uid,
-                ip: IpHeader::new(from, to, DEFAULT_TTL, IpProto::Tcp),
-                transport: TransportHeader::Tcp(seg.hdr),
-                payload_bytes: seg.payload_bytes,
-                tag: Some(AppTag {
-                    flow: f,
-                    seq: seg.data_seg.unwrap_or(0),
-                    created: now,
-                }),
-                source_route: None,
-                frn: None,
-            };
+            let pkt = Packet::new(
+                self.next_uid,
+                IpHeader::new(from, to, DEFAULT_TTL, IpProto::Tcp),
+                TransportHeader::Tcp(seg.hdr),
+                seg.payload_bytes,
+            )
+            .with_tag(AppTag {
+                flow: f,
+                seq: seg.data_seg.unwrap_or(0),
+                created: now,
+            });
             self.next_uid += 1;
             self.nodes[from.index()].counters.originated_packets += 1;
             self.originate(now, from, pkt);

@@ -10,16 +10,12 @@ use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
-use crate::packet::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
-use crate::routing::aodv::AodvMessage;
-use crate::routing::dsr::DsrMessage;
-use crate::routing::RoutingMessage;
 use crate::trace::ns2::{
-    ip_addr, AodvPart, AodvReply, AppPart, ArpPart, Body, DsrPart, Event, IpPart, Level, Record,
-    NO_NEXT_HOP,
+    ip_addr, AppPart, ArpPart, Body, Event, IpPart, Level, Record, NO_NEXT_HOP,
 };
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
 use crate::trace::{RxNote, Tracer};
+use crate::wire::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use std::io;
 use std::path::Path;
 
@@ -39,11 +35,7 @@ fn ptype(pkt: &Packet) -> &'static str {
         // A pure ACK; SYN and FIN segments count as "tcp" like data.
         TransportHeader::Tcp(h) if pkt.payload_bytes == 0 && !h.flags.syn && !h.flags.fin => "ack",
         TransportHeader::Tcp(_) => "tcp",
-        TransportHeader::Routing(RoutingMessage::Aodv(_)) => "AODV",
-        // ns-2's DSDV agent sends PT_MESSAGE packets.
-        TransportHeader::Routing(RoutingMessage::Dsdv(_)) => "message",
-        TransportHeader::Routing(RoutingMessage::Dsr(_)) => "DSR",
-        TransportHeader::Routing(RoutingMessage::Frn(_)) => "FRN",
+        TransportHeader::Routing(m) => m.wire().ns2_ptype(),
     }
 }
 
@@ -78,7 +70,7 @@ fn frame_size(msdu_bytes: u32) -> u32 {
     msdu_bytes + DATA_HEADER_BYTES + PLCP_BYTES
 }
 
-fn app_part(pkt: &Packet) -> AppPart {
+fn app_part(pkt: &Packet) -> AppPart<'_> {
     match &pkt.transport {
         TransportHeader::Udp(_) => AppPart::Cbr {
             seq: pkt.tag.map_or(0, |t| t.seq),
@@ -88,114 +80,17 @@ fn app_part(pkt: &Packet) -> AppPart {
             seq: h.seq as i64,
             ack: h.ack as i64,
         },
-        TransportHeader::Routing(RoutingMessage::Aodv(m)) => AppPart::Aodv(aodv_part(m)),
-        TransportHeader::Routing(RoutingMessage::Dsr(m)) => AppPart::Dsr(dsr_part(m)),
-        TransportHeader::Routing(RoutingMessage::Dsdv(_)) => AppPart::None,
-        // FRN control has no ns-2 counterpart: no application part, as DSDV's.
-        TransportHeader::Routing(RoutingMessage::Frn(_)) => AppPart::None,
+        TransportHeader::Routing(m) => AppPart::Routing(m.wire()),
     }
 }
 
-/// ns-2 counts AODV hops including the hop the message is crossing (an RREQ leaves
-/// its originator with hop count 1); RFC 3561, and manetlab, count from 0.
-fn aodv_part(m: &AodvMessage) -> AodvPart {
-    let hops = |h: u8| u32::from(h) + 1;
-    match m {
-        AodvMessage::Rreq(r) => AodvPart::Request {
-            hops: hops(r.hop_count),
-            id: r.id,
-            dst: ip_addr(r.dst),
-            dst_seq: r.dst_seq,
-            src: ip_addr(r.originator),
-            src_seq: r.originator_seq,
-        },
-        AodvMessage::Rrep(r) => AodvPart::Reply {
-            kind: AodvReply::Reply,
-            hops: hops(r.hop_count),
-            dst: ip_addr(r.dst),
-            dst_seq: r.dst_seq,
-            lifetime_s: r.lifetime_ns as f64 * 1e-9,
-        },
-        AodvMessage::Hello(h) => AodvPart::Reply {
-            kind: AodvReply::Hello,
-            hops: 1,
-            dst: ip_addr(h.node),
-            dst_seq: h.seq,
-            lifetime_s: h.lifetime_ns as f64 * 1e-9,
-        },
-        // ns-2 prints an RERR through the RREP layout: its destination count where
-        // the hop count is, then the first unreachable destination and its number
-        // (ns-2's overlay shows the second address there; we print the number) and
-        // no lifetime.
-        AodvMessage::Rerr(e) => {
-            let (d, s) = e
-                .unreachable
-                .first()
-                .map_or((-1, 0), |&(d, s)| (ip_addr(d), s));
-            AodvPart::Reply {
-                kind: AodvReply::Error,
-                hops: e.unreachable.len() as u32,
-                dst: d,
-                dst_seq: s,
-                lifetime_s: 0.0,
-            }
-        }
-    }
-}
-
-fn dsr_part(m: &DsrMessage) -> DsrPart {
-    let none = DsrPart {
-        num_addrs: 0,
-        request: false,
-        request_id: 0,
-        reply: false,
-        reply_len: 0,
-        reply_ends: (0, 0),
-        error: false,
-        num_errors: 0,
-        error_link: (0, 0, 0),
-    };
-    match m {
-        DsrMessage::Rreq(r) => DsrPart {
-            num_addrs: r.path.len() as u32,
-            request: true,
-            request_id: r.id,
-            error: r.error.is_some(),
-            num_errors: u32::from(r.error.is_some()),
-            error_link: r
-                .error
-                .map_or((0, 0, 0), |(f, t)| (0, ip_addr(f), ip_addr(t))),
-            ..none
-        },
-        DsrMessage::Rrep(r) => DsrPart {
-            num_addrs: r.sr.path.len() as u32,
-            request_id: r.req_id,
-            reply: true,
-            reply_len: r.route.len() as u32,
-            reply_ends: (
-                r.route.first().map_or(0, |&n| ip_addr(n)),
-                r.route.last().map_or(0, |&n| ip_addr(n)),
-            ),
-            ..none
-        },
-        DsrMessage::Rerr(e) => DsrPart {
-            num_addrs: e.sr.path.len() as u32,
-            error: true,
-            num_errors: 1 + e.nested.len() as u32,
-            error_link: (ip_addr(e.tell), ip_addr(e.from), ip_addr(e.to)),
-            ..none
-        },
-    }
-}
-
-/// The IP source ns-2 would show. ns-2's AODV forwards an RREP as the packet it
-/// received, IP source kept (so the forwarder's line is `f`); manetlab's AODV, as
-/// RFC 3561, sends it on from its own address (same uid). `rx` is the note of the
+/// The IP source ns-2 would show: where ns-2 forwards a message as received
+/// (`WireFormat::ns2_keeps_received_src`: AODV's RREP), the source noted by the
 /// node that last received the packet (the one writing the line, or a frame's
-/// transmitter), whose noted source is already ns-2's.
+/// transmitter), which is already ns-2's.
 fn ns2_src(pkt: &Packet, rx: Option<RxNote>) -> NodeId {
     match (rx, &pkt.transport) {
-        (Some(r), TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(_)))) => r.ip_src,
+        (Some(r), TransportHeader::Routing(m)) if m.wire().ns2_keeps_received_src() => r.ip_src,
         _ => pkt.ip.src,
     }
 }
@@ -206,9 +101,9 @@ fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
         TransportHeader::Tcp(h) => (h.src_port, h.dst_port),
         TransportHeader::Routing(_) => (255, 255), // ns-2's RT_PORT
     };
-    // ns-2's DSR addresses a route request to its target (and broadcasts it at the MAC).
+    // ns-2 may print another destination (DSR: a route request's target).
     let dst = match &pkt.transport {
-        TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(r))) => r.target,
+        TransportHeader::Routing(m) => m.wire().ns2_ip_dst().unwrap_or(pkt.ip.dst),
         _ => pkt.ip.dst,
     };
     IpPart {
@@ -229,14 +124,13 @@ fn forwards(pkt: &Packet, received_here: bool) -> u32 {
 
 /// Whether ns-2's routing agent would have set the packet's `xmit_failure_`
 /// callback, so that its MAC hands it back after the retry limit (and traces it
-/// without the MAC header). ns-2's AODV sets it only in `rt_resolve`, on data;
-/// its own unicast replies go without (aodv.cc `sendReply`); DSR and DSDV set it
-/// on every unicast they send.
+/// without the MAC header): set on data, and on the control messages whose
+/// protocol sets it (`WireFormat::ns2_calls_back`).
 fn ns2_calls_back(pkt: &Packet) -> bool {
-    !matches!(
-        pkt.transport,
-        TransportHeader::Routing(RoutingMessage::Aodv(_))
-    )
+    match &pkt.transport {
+        TransportHeader::Routing(m) => m.wire().ns2_calls_back(),
+        _ => true,
+    }
 }
 
 /// The trace level of a drop reason.

@@ -18,8 +18,9 @@
 use super::dcf::{MacAction, MacTimer};
 use super::frame::{Frame, FrameKind, MacParams, Outbox, ACK_BYTES};
 use crate::ids::NodeId;
-use crate::packet::{Packet, TransportHeader};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
+pub use crate::wire::frn::FrnHeader;
+use crate::wire::{Packet, TransportHeader};
 use rand::Rng;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -78,22 +79,6 @@ impl Default for FrnParams {
             miss_at_resend: true,
         }
     }
-}
-
-/// The FRN header of a data packet, carried in `Packet::frn` (each copy its own).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FrnHeader {
-    /// The slot in which the lifetime reaches 0. Slots are a run-wide grid, so
-    /// "decrement every slot" is the same as this absolute deadline.
-    pub expires_slot: u64,
-    /// Backward route: the node the packet must reach first (§II, Fig. 2).
-    pub checkpoint: Option<NodeId>,
-    /// The packet is coming back with an ERDN (§III-A, Fig. 4).
-    pub erdn: bool,
-    /// Nodes that forwarded it, in order (where an ERDN walks back to).
-    pub trail: Vec<NodeId>,
-    /// The neighbour the packet last came from.
-    pub prev: Option<NodeId>,
 }
 
 /// A node's view of the link to one neighbour (§III-A).

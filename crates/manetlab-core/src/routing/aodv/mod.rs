@@ -28,22 +28,23 @@
 //! as ns-2 does, so that neighbours rebroadcasting the same request do not
 //! collide systematically.
 
-pub mod packets;
+use crate::wire::aodv as packets;
 pub mod rreq_cache;
 pub use super::send_buffer;
 pub mod table;
 
-pub use packets::{AodvMessage, Hello, Rerr, Rrep, Rreq};
+pub use crate::wire::aodv::{AodvMessage, Hello, Rerr, Rrep, Rreq};
 pub use rreq_cache::RreqCache;
 pub use send_buffer::SendBuffer;
 pub use table::{seq_newer, Route, RouteInfo, RouteState, RouteTable};
 
 use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::routing::RoutingCounters;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
-use crate::transport::TransportNotice;
+use crate::wire::DropReason;
+use crate::wire::TransportNotice;
+use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use rand::Rng;
 use std::collections::BTreeMap;
 

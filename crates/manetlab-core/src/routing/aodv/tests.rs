@@ -2,8 +2,8 @@
 //! feeds messages and timer firings to one node and inspects what it asks for.
 
 use super::*;
-use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
+use crate::wire::{test_support, DEFAULT_TTL};
 
 /// One node's AODV with an outbox.
 struct Node {
@@ -53,15 +53,7 @@ impl Node {
         self.run(|a, ctx| a.route(ctx, pkt))
     }
     fn recv(&mut self, msg: AodvMessage, from: u32, ttl: u8) -> Vec<RoutingAction> {
-        let pkt = Packet {
-            uid: 1,
-            ip: IpHeader::new(NodeId(from), IP_BROADCAST, ttl, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = test_support::control(1, from, IP_BROADCAST, ttl, RoutingMessage::Aodv(msg));
         self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
     }
     fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
@@ -74,23 +66,7 @@ impl Node {
 }
 
 fn data(src: u32, dst: u32, ttl: u8) -> Packet {
-    Packet {
-        uid: 7,
-        // The hops so far as a TTL below the default, as a relay sees them.
-        ip: IpHeader {
-            forwards: DEFAULT_TTL.saturating_sub(ttl),
-            ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp)
-        },
-        transport: TransportHeader::Udp(UdpHeader {
-            src_port: 1,
-            dst_port: 1,
-            on_wire: true,
-        }),
-        payload_bytes: 512,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+    test_support::relayed_udp(7, src, dst, ttl, 512)
 }
 
 fn msg(a: &RoutingAction) -> Option<&AodvMessage> {
@@ -1494,13 +1470,8 @@ fn ns2_data_leaves_its_source_with_ttl_30_and_a_relay_drops_it_on_its_30th_hop()
     // The loop test comes first: our own packet back on its 30th hop (TTL 0,
     // which the world hands to routing at the source) is a loop.
     let mut s = ns2(0);
-    let back = Packet {
-        ip: IpHeader {
-            ttl: 0,
-            forwards: 30,
-            ..data(0, 9, 30).ip
-        },
-        ..data(0, 9, 30)
-    };
+    let mut back = data(0, 9, 30);
+    back.ip.ttl = 0;
+    back.ip.forwards = 30;
     assert_eq!(drops(&s.route(back)), vec![DropReason::RouteLoop]);
 }

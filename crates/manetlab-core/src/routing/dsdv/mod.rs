@@ -35,20 +35,21 @@
 //! Randomness (jitter of updates, start times, periodic intervals) comes from
 //! the node's `Component::Routing` stream.
 
-pub mod packets;
+use crate::wire::dsdv as packets;
 pub mod queue;
 pub mod table;
 
-pub use packets::{Advert, DsdvMessage, UpdateKind, INFINITY};
+pub use crate::wire::dsdv::{Advert, DsdvMessage, UpdateKind, INFINITY};
 pub use queue::PacketQueue;
 pub use table::{seq_newer, Applied, Route, RouteTable};
 
 use super::{RouteView, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
+use crate::routing::RoutingCounters;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
-use crate::transport::TransportNotice;
+use crate::wire::DropReason;
+use crate::wire::TransportNotice;
+use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -248,15 +249,11 @@ impl Dsdv {
             UpdateKind::Incremental
         };
         let msg = DsdvMessage { kind, entries };
-        let pkt = Packet {
-            uid: ctx.new_uid(),
-            ip: IpHeader::new(self.me, IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(
+            ctx.new_uid(),
+            IpHeader::new(self.me, IP_BROADCAST, 1, IpProto::Manet),
+            RoutingMessage::Dsdv(msg),
+        );
         self.counters.on_send(
             if full { "FULL_DUMP" } else { "INCREMENTAL" },
             pkt.size_bytes(),
@@ -370,7 +367,7 @@ impl Dsdv {
             pkt.ip.extra_bytes = pkt
                 .ip
                 .extra_bytes
-                .saturating_add(crate::packet::IP_HEADER_BYTES as u8);
+                .saturating_add(crate::wire::IP_HEADER_BYTES as u8);
         } else {
             if pkt.ip.hop() == 0 {
                 ctx.actions.push(RoutingAction::Drop {

@@ -10,7 +10,7 @@
 //! waiting when the run ends are neither delivered nor dropped (as in ns-2).
 
 use crate::ids::NodeId;
-use crate::packet::Packet;
+use crate::wire::Packet;
 use std::collections::{BTreeMap, VecDeque};
 
 pub struct PacketQueue {
@@ -64,22 +64,9 @@ impl PacketQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, IpProto, TransportHeader, UdpHeader};
 
     fn pkt(uid: u64, dst: u32) -> Packet {
-        Packet {
-            uid,
-            ip: IpHeader::new(NodeId(0), NodeId(dst), 32, IpProto::Udp),
-            transport: TransportHeader::Udp(UdpHeader {
-                src_port: 0,
-                dst_port: 0,
-                on_wire: false,
-            }),
-            payload_bytes: 10,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        crate::wire::test_support::udp_ns2(uid, 0, dst, 10)
     }
 
     #[test]

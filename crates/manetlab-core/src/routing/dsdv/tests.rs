@@ -3,8 +3,8 @@
 //! asks for.
 
 use super::*;
-use crate::packet::{UdpHeader, DEFAULT_TTL};
 use crate::sim::{stream, Component};
+use crate::wire::{test_support, DEFAULT_TTL};
 
 /// One node's DSDV with an outbox.
 struct Node {
@@ -56,15 +56,7 @@ impl Node {
                 })
                 .collect(),
         };
-        let pkt = Packet {
-            uid: 1,
-            ip: IpHeader::new(NodeId(from), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsdv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = test_support::control(1, from, IP_BROADCAST, 1, RoutingMessage::Dsdv(msg));
         self.run(|a, ctx| a.recv_control(ctx, pkt, NodeId(from)))
     }
     fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
@@ -77,23 +69,7 @@ impl Node {
 }
 
 fn data(uid: u64, src: u32, dst: u32, ttl: u8) -> Packet {
-    Packet {
-        uid,
-        // The hops so far as a TTL below the default, as a relay sees them.
-        ip: IpHeader {
-            forwards: DEFAULT_TTL.saturating_sub(ttl),
-            ..IpHeader::new(NodeId(src), NodeId(dst), ttl, IpProto::Udp)
-        },
-        transport: TransportHeader::Udp(UdpHeader {
-            src_port: 1,
-            dst_port: 1,
-            on_wire: true,
-        }),
-        payload_bytes: 512,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+    test_support::relayed_udp(uid, src, dst, ttl, 512)
 }
 
 /// The updates broadcast among `actions`, with their jitter.
@@ -448,20 +424,7 @@ fn originated_tcp_counts_the_ip_header_twice_as_ns2() {
     // ns-2.35 dsdv.cc `recv`: `cmh->size() += IP_HDR_LEN` on a packet the node
     // originates (num_forwards 0), TCP's too, whose 40-byte header already counts IP.
     fn tcp(uid: u64, src: u32, dst: u32, ttl: u8, payload_bytes: u32) -> Packet {
-        use crate::packet::{TcpFlags, TcpHeader};
-        let h = TcpHeader::for_tests(TcpFlags {
-            ack: true,
-            ..TcpFlags::default()
-        });
-        Packet {
-            transport: TransportHeader::Tcp(h),
-            ip: IpHeader {
-                proto: IpProto::Tcp,
-                ..data(uid, src, dst, ttl).ip
-            },
-            payload_bytes,
-            ..data(uid, src, dst, ttl)
-        }
+        test_support::as_tcp(data(uid, src, dst, ttl), payload_bytes)
     }
     fn sizes(a: &[RoutingAction]) -> Vec<u32> {
         a.iter()

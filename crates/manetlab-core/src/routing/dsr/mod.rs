@@ -41,20 +41,21 @@
 //! requests, route-cache timeouts.
 
 pub mod cache;
-pub mod packets;
+use crate::wire::dsr as packets;
 pub mod request_table;
 
+pub use crate::wire::dsr::{DsrMessage, FlowMark, Rerr, Rrep, Rreq, SourceRoute};
 pub use cache::RouteCache;
-pub use packets::{DsrMessage, FlowMark, Rerr, Rrep, Rreq, SourceRoute};
 pub use request_table::{RequestKind, RequestTable};
 
 use super::send_buffer::SendBuffer;
 use super::{mark_tcp_ip_twice, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::routing::RoutingCounters;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
-use crate::transport::TransportNotice;
+use crate::wire::DropReason;
+use crate::wire::TransportNotice;
+use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -506,17 +507,13 @@ impl Dsr {
     }
 
     fn control_with_uid(&self, uid: u64, dst: NodeId, msg: DsrMessage) -> Packet {
-        Packet {
+        // ns-2 sends DSR control packets with TTL 255; hops are bounded by
+        // the source route, so the IP TTL plays no part.
+        Packet::control(
             uid,
-            // ns-2 sends DSR control packets with TTL 255; hops are bounded by
-            // the source route, so the IP TTL plays no part.
-            ip: IpHeader::new(self.me, dst, u8::MAX, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+            IpHeader::new(self.me, dst, u8::MAX, IpProto::Manet),
+            RoutingMessage::Dsr(msg),
+        )
     }
 
     fn count(&mut self, pkt: &Packet, forwarded: bool) {
@@ -954,15 +951,11 @@ impl Dsr {
             rq.stale_bytes += rq.header_bytes();
         }
         rq.path.push(self.me);
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(originator, IP_BROADCAST, u8::MAX, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rreq(rq))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(originator, IP_BROADCAST, u8::MAX, IpProto::Manet),
+            RoutingMessage::Dsr(DsrMessage::Rreq(rq)),
+        );
         self.broadcast(ctx, pkt, true);
     }
 
@@ -1020,15 +1013,7 @@ impl Dsr {
         // `handleForwarding` snoops every source route it forwards).
         self.cache.notice_route_used(&rp.sr.path, None);
         rp.sr.next += 1;
-        let pkt = Packet {
-            uid,
-            ip,
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(uid, ip, RoutingMessage::Dsr(DsrMessage::Rrep(rp)));
         self.unicast_control(ctx, pkt, true);
         self.release_buffered(ctx);
     }
@@ -1107,15 +1092,7 @@ impl Dsr {
         }
         self.cache.notice_route_used(&re.sr.path, None);
         re.sr.next += 1;
-        let pkt = Packet {
-            uid,
-            ip,
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = Packet::control(uid, ip, RoutingMessage::Dsr(DsrMessage::Rerr(re)));
         self.unicast_control(ctx, pkt, true);
     }
 

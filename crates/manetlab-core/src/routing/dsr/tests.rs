@@ -2,8 +2,8 @@
 //! feeds packets and timer firings to one node and inspects what it asks for.
 
 use super::*;
-use crate::packet::UdpHeader;
 use crate::sim::{stream, Component};
+use crate::wire::test_support;
 
 struct Node {
     dsr: Dsr,
@@ -42,15 +42,7 @@ impl Node {
         self.run(|d, ctx| d.route(ctx, pkt))
     }
     fn recv(&mut self, msg: DsrMessage, src: u32, dst: NodeId, from: u32) -> Vec<RoutingAction> {
-        let pkt = Packet {
-            uid: 1,
-            ip: IpHeader::new(NodeId(src), dst, 255, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Dsr(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        let pkt = test_support::control(1, src, dst, 255, RoutingMessage::Dsr(msg));
         self.run(|d, ctx| d.recv_control(ctx, pkt, NodeId(from)))
     }
     fn fire(&mut self, set: &RoutingAction) -> Vec<RoutingAction> {
@@ -68,19 +60,7 @@ impl Node {
 }
 
 fn data(uid: u64, src: u32, dst: u32) -> Packet {
-    Packet {
-        uid,
-        ip: IpHeader::new(NodeId(src), NodeId(dst), 32, IpProto::Udp),
-        transport: TransportHeader::Udp(UdpHeader {
-            src_port: 1,
-            dst_port: 1,
-            on_wire: true,
-        }),
-        payload_bytes: 512,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+    test_support::udp(uid, src, dst, 512)
 }
 
 fn routed(uid: u64, path: &[u32], next: u8) -> Packet {
@@ -691,20 +671,13 @@ fn rrep_pkt(uid: u64, route: &[u32], sr: &[u32], next: u8) -> Packet {
             flow: FlowMark::None,
         },
     };
-    Packet {
+    test_support::control(
         uid,
-        ip: IpHeader::new(
-            NodeId(sr[0]),
-            NodeId(*sr.last().unwrap()),
-            255,
-            IpProto::Manet,
-        ),
-        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rrep(rp))),
-        payload_bytes: 0,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+        sr[0],
+        NodeId(*sr.last().unwrap()),
+        255,
+        RoutingMessage::Dsr(DsrMessage::Rrep(rp)),
+    )
 }
 
 #[test]
@@ -758,15 +731,13 @@ fn a_failed_route_error_is_nested_in_a_new_one_and_unwrapped_by_its_tell() {
             flow: FlowMark::None,
         },
     };
-    let pkt = Packet {
-        uid: 5,
-        ip: IpHeader::new(NodeId(7), NodeId(0), 255, IpProto::Manet),
-        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
-        payload_bytes: 0,
-        tag: None,
-        source_route: None,
-        frn: None,
-    };
+    let pkt = test_support::control(
+        5,
+        7,
+        NodeId(0),
+        255,
+        RoutingMessage::Dsr(DsrMessage::Rerr(re)),
+    );
     let a = n.run(|d, ctx| d.tx_failed(ctx, pkt, NodeId(1)));
     let e = rerrs(&a);
     assert_eq!(e.len(), 1);
@@ -826,20 +797,7 @@ fn a_full_send_buffer_evicts_the_oldest_as_a_timeout() {
 }
 
 fn tcp_segment(uid: u64, src: u32, dst: u32, payload_bytes: u32) -> Packet {
-    use crate::packet::{TcpFlags, TcpHeader};
-    let h = TcpHeader::for_tests(TcpFlags {
-        ack: true,
-        ..TcpFlags::default()
-    });
-    Packet {
-        transport: TransportHeader::Tcp(h),
-        ip: IpHeader {
-            proto: IpProto::Tcp,
-            ..data(uid, src, dst).ip
-        },
-        payload_bytes,
-        ..data(uid, src, dst)
-    }
+    test_support::as_tcp(data(uid, src, dst), payload_bytes)
 }
 
 /// Size on the air of what the node forwarded, without the source-route option.
@@ -1326,15 +1284,13 @@ fn source_flows_stay_bounded_over_a_long_run() {
 
 fn rerr_pkt(uid: u64, re: Rerr, src: u32) -> Packet {
     let tell = re.tell;
-    Packet {
+    test_support::control(
         uid,
-        ip: IpHeader::new(NodeId(src), tell, 255, IpProto::Manet),
-        transport: TransportHeader::Routing(RoutingMessage::Dsr(DsrMessage::Rerr(re))),
-        payload_bytes: 0,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+        src,
+        tell,
+        255,
+        RoutingMessage::Dsr(DsrMessage::Rerr(re)),
+    )
 }
 
 #[test]

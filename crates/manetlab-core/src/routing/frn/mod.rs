@@ -22,12 +22,14 @@
 //!   MAC restores the link on the probe's ACK or on traffic from the neighbour.
 
 use crate::ids::NodeId;
-use crate::mac::frn::{FrnHandle, FrnHeader};
-use crate::metrics::{DropReason, RoutingCounters};
-use crate::packet::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST};
+use crate::mac::frn::FrnHandle;
+use crate::routing::RoutingCounters;
 use crate::routing::{RouteView, Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
-use crate::transport::TransportNotice;
+pub use crate::wire::frn::{FrnHeader, FrnMessage};
+use crate::wire::DropReason;
+use crate::wire::TransportNotice;
+use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, DEFAULT_TTL, IP_BROADCAST};
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,42 +65,6 @@ impl Default for Params {
             probe_interval: SimDuration::from_millis(500),
             erdn_hold: SimDuration::from_secs_f64(5.0),
             multi_route: true,
-        }
-    }
-}
-
-/// FRN control messages.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FrnMessage {
-    /// Distances and forward next hops: (destination, hops, next hops).
-    Config {
-        entries: Vec<(NodeId, u8, Vec<NodeId>)>,
-    },
-    /// Probe of a link judged failed (unicast to the neighbour).
-    Probe,
-    /// Explicit Route Successful Notification (§III-A, Fig. 3): the sender,
-    /// which returned packets with an ERDN, has a route again.
-    Ersn,
-}
-
-impl FrnMessage {
-    pub fn size_bytes(&self) -> u32 {
-        match self {
-            // 4 B header; per entry: 4 B address, 1 B hops, 1 B count, 4 B per hop.
-            FrnMessage::Config { entries } => {
-                4 + entries
-                    .iter()
-                    .map(|(_, _, h)| 6 + 4 * h.len() as u32)
-                    .sum::<u32>()
-            }
-            FrnMessage::Probe | FrnMessage::Ersn => 4,
-        }
-    }
-    pub fn name(&self) -> &'static str {
-        match self {
-            FrnMessage::Config { .. } => "CONFIG",
-            FrnMessage::Probe => "PROBE",
-            FrnMessage::Ersn => "ERSN",
         }
     }
 }
@@ -466,20 +432,16 @@ impl FrnRouting {
 }
 
 fn control(uid: u64, src: NodeId, dst: NodeId, msg: FrnMessage) -> Packet {
-    Packet {
+    Packet::control(
         uid,
-        ip: IpHeader::new(
+        IpHeader::new(
             src,
             dst,
             if dst == IP_BROADCAST { 1 } else { DEFAULT_TTL },
             IpProto::Manet,
         ),
-        transport: TransportHeader::Routing(RoutingMessage::Frn(msg)),
-        payload_bytes: 0,
-        tag: None,
-        source_route: None,
-        frn: None,
-    }
+        RoutingMessage::Frn(msg),
+    )
 }
 
 impl Routing for FrnRouting {

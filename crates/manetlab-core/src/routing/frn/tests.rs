@@ -1,8 +1,8 @@
 use super::*;
-use crate::ids::FlowId;
 use crate::mac::frn::{FrnParams, FrnShared};
 use crate::sim::stream;
 use crate::sim::Component;
+use crate::wire::test_support;
 
 /// FRN routing at every node of `links` (undirected), tables converged by
 /// exchanging configuration packets directly.
@@ -43,17 +43,7 @@ fn converged(n: usize, links: &[(u32, u32)]) -> (Vec<FrnRouting>, FrnHandle) {
 }
 
 fn data(src: u32, dst: u32) -> Packet {
-    crate::transport::udp::datagram(
-        7,
-        FlowId(0),
-        NodeId(src),
-        NodeId(dst),
-        1000,
-        100,
-        false,
-        0,
-        SimTime::ZERO,
-    )
+    test_support::udp_ns2(7, src, dst, 100).with_tag(test_support::tag(0, 0))
 }
 
 /// Route `pkt` at `node` having come from `prev` (as the MAC notes it in the
@@ -138,17 +128,7 @@ fn the_checkpoint_keeps_a_backward_detour_from_bouncing() {
         "4 goes to the checkpoint (cleared there)"
     );
     // Without the checkpoint 4's first shortest route leads straight back to 1.
-    let mut other = crate::transport::udp::datagram(
-        8,
-        FlowId(0),
-        NodeId(0),
-        NodeId(2),
-        1000,
-        100,
-        false,
-        1,
-        SimTime::ZERO,
-    );
+    let mut other = test_support::udp_ns2(8, 0, 2, 100).with_tag(test_support::tag(0, 1));
     other.frn = Some(Box::new(FrnHeader {
         expires_slot: 1000,
         prev: Some(NodeId(1)),

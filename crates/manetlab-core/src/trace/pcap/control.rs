@@ -1,270 +1,31 @@
 //! Routing control as the real protocols' bytes, so Wireshark's own dissectors
-//! read every field (docs/metrics.md, "What a pcap holds"):
+//! read every field (docs/metrics.md, "What a pcap holds"). Each protocol's
+//! encoding lives with its messages (`wire/<protocol>.rs`, `WireFormat::pcap_bytes`);
+//! the tests here read the bytes back per the RFCs:
 //!
 //! * AODV: RFC 3561 §5 messages in a UDP datagram from and to port 654.
 //! * DSR: an RFC 4728 §6.1 DSR Options header (IP protocol 48) holding the
 //!   request, reply, error and source-route options; data packets on a source
 //!   route carry the header in front of their TCP/UDP header.
 //! * DSDV (no standard encoding): a UDP datagram from and to
-//!   [`DSDV_UDP_PORT`], 12 bytes per advertised destination.
+//!   [`crate::wire::dsdv::DSDV_UDP_PORT`], 12 bytes per advertised destination.
 //! * FRN (paper 003; no public encoding): a UDP datagram from and to
-//!   [`FRN_UDP_PORT`] laid out as `FrnMessage::size_bytes` counts it.
+//!   [`crate::wire::frn::FRN_UDP_PORT`] laid out as `FrnMessage::size_bytes` counts it.
 //!
 //! These are the protocols' own encodings, not ns-2's accounting: the sizes
 //! differ from the simulated on-air sizes by a few bytes (table in
 //! docs/metrics.md); the simulation's sizes are untouched.
 
-use super::node_addr;
-use crate::ids::NodeId;
-use crate::packet::{IpProto, Packet};
-use crate::routing::aodv::AodvMessage;
-use crate::routing::dsdv::DsdvMessage;
-use crate::routing::dsr::{DsrMessage, SourceRoute};
-use crate::routing::frn::FrnMessage;
-
-/// AODV's UDP port (RFC 3561 §10, IANA "aodv").
-pub const AODV_UDP_PORT: u16 = 654;
-/// DSDV's UDP port in our pcap files: IANA-unassigned (dynamic range) and
-/// claimed by no Wireshark 4.0 dissector, so the body shows as plain data.
-pub const DSDV_UDP_PORT: u16 = 65_000;
-/// FRN's UDP port in our pcap files (unassigned, no dissector), as DSDV's.
-pub const FRN_UDP_PORT: u16 = 65_001;
-/// IP protocol number of the DSR Options header (RFC 4728 §10).
-pub const IPPROTO_DSR: u8 = 48;
-/// "No Next Header" (RFC 4728 §6.1, IANA protocol 59): a DSR packet carrying options only.
-pub const IPPROTO_NONE: u8 = 59;
-
-/// AODV message types (RFC 3561 §5).
-pub const AODV_RREQ: u8 = 1;
-pub const AODV_RREP: u8 = 2;
-pub const AODV_RERR: u8 = 3;
-
-/// DSR option types (RFC 4728 §6).
-pub const DSR_OPT_RREQ: u8 = 1;
-pub const DSR_OPT_RREP: u8 = 2;
-pub const DSR_OPT_RERR: u8 = 3;
-pub const DSR_OPT_SRCRT: u8 = 96;
-/// RFC 4728 §6.4.1: error type NODE_UNREACHABLE.
-pub const DSR_ERR_NODE_UNREACHABLE: u8 = 1;
-
-/// What follows the IP header of a routing control packet.
-pub(super) enum Control {
-    /// A UDP datagram from and to `port` with this body.
-    Udp { port: u16, body: Vec<u8> },
-    /// A DSR Options header (IP protocol 48) with nothing after it.
-    Dsr(Vec<u8>),
-}
-
-fn put_addr(b: &mut Vec<u8>, n: NodeId) {
-    b.extend_from_slice(&node_addr(n));
-}
-
-fn put_u32(b: &mut Vec<u8>, v: u32) {
-    b.extend_from_slice(&v.to_be_bytes());
-}
-
-/// Milliseconds, saturating (RFC 3561's Lifetime field is 32 bits of ms).
-fn ms(ns: u64) -> u32 {
-    u32::try_from(ns / 1_000_000).unwrap_or(u32::MAX)
-}
-
-/// An AODV message per RFC 3561 §5.1–5.3 (HELLO: §6.9, an RREP).
-pub fn aodv_body(m: &AodvMessage) -> Vec<u8> {
-    let mut b = Vec::with_capacity(24);
-    match m {
-        AodvMessage::Rreq(r) => {
-            // |type|J R G D U reserved(11)|hop count|
-            let flags = ((r.gratuitous as u8) << 5)
-                | ((r.destination_only as u8) << 4)
-                | ((r.unknown_seq as u8) << 3);
-            b.extend_from_slice(&[AODV_RREQ, flags, 0, r.hop_count]);
-            put_u32(&mut b, r.id);
-            put_addr(&mut b, r.dst);
-            put_u32(&mut b, r.dst_seq);
-            put_addr(&mut b, r.originator);
-            put_u32(&mut b, r.originator_seq);
-        }
-        AodvMessage::Rrep(r) => {
-            // |type|R A reserved(9) prefix size(5)|hop count|: no repair or ack flags, prefix 0.
-            b.extend_from_slice(&[AODV_RREP, 0, 0, r.hop_count]);
-            put_addr(&mut b, r.dst);
-            put_u32(&mut b, r.dst_seq);
-            put_addr(&mut b, r.originator);
-            put_u32(&mut b, ms(r.lifetime_ns));
-        }
-        AodvMessage::Hello(h) => {
-            // §6.9: an RREP whose destination is the sender, hop count 0. The
-            // originator field is not used by a HELLO; we put the sender there too.
-            b.extend_from_slice(&[AODV_RREP, 0, 0, 0]);
-            put_addr(&mut b, h.node);
-            put_u32(&mut b, h.seq);
-            put_addr(&mut b, h.node);
-            put_u32(&mut b, ms(h.lifetime_ns));
-        }
-        AodvMessage::Rerr(e) => {
-            // |type|N reserved(15)|DestCount|, then (address, sequence number) pairs.
-            let count = u8::try_from(e.unreachable.len()).unwrap_or(u8::MAX);
-            b.extend_from_slice(&[AODV_RERR, (e.no_delete as u8) << 7, 0, count]);
-            for &(n, seq) in e.unreachable.iter().take(count as usize) {
-                put_addr(&mut b, n);
-                put_u32(&mut b, seq);
-            }
-        }
-    }
-    b
-}
-
-/// The DSDV body: per advertised destination its address, its sequence number
-/// and the metric as a 32-bit number (250 = infinity), 12 bytes as ns-2 counts.
-pub fn dsdv_body(m: &DsdvMessage) -> Vec<u8> {
-    let mut b = Vec::with_capacity(12 * m.entries.len());
-    for e in &m.entries {
-        put_addr(&mut b, e.dst);
-        put_u32(&mut b, e.seq);
-        put_u32(&mut b, u32::from(e.metric));
-    }
-    b
-}
-
-/// An FRN control message: a 4-byte header (type 1 configuration, 2 probe,
-/// 3 ERSN; 3 bytes zero), then per configuration entry the destination's
-/// address, its hop count, the number of next hops and their addresses.
-pub fn frn_body(m: &FrnMessage) -> Vec<u8> {
-    let mut b = Vec::with_capacity(m.size_bytes() as usize);
-    let kind = match m {
-        FrnMessage::Config { .. } => 1,
-        FrnMessage::Probe => 2,
-        FrnMessage::Ersn => 3,
-    };
-    b.extend_from_slice(&[kind, 0, 0, 0]);
-    if let FrnMessage::Config { entries } = m {
-        for (dst, hops, next) in entries {
-            put_addr(&mut b, *dst);
-            b.push(*hops);
-            b.push(next.len() as u8);
-            for &n in next {
-                put_addr(&mut b, n);
-            }
-        }
-    }
-    b
-}
-
-/// RFC 4728 §6.7 Source Route option for a packet on the air from
-/// `sr.path[sr.next - 1]` to `sr.path[sr.next]`: the intermediate nodes
-/// (source and destination are the IP addresses), and Segments Left = the
-/// listed nodes still to be visited. None for a one-hop route (§8.1.3: no
-/// option is needed).
-fn srcrt_option(b: &mut Vec<u8>, sr: &SourceRoute) {
-    if sr.path.len() <= 2 {
-        return;
-    }
-    let hops = &sr.path[1..sr.path.len() - 1];
-    let segs_left = (sr.path.len() - 1).saturating_sub(sr.next.max(1) as usize) as u16;
-    b.push(DSR_OPT_SRCRT);
-    b.push(2 + 4 * hops.len() as u8);
-    // |F|L|reserved(4)|salvage(4)|segments left(6)|
-    let bits = (u16::from(sr.salvaged & 0x0f) << 6) | (segs_left & 0x3f);
-    b.extend_from_slice(&bits.to_be_bytes());
-    for &n in hops {
-        put_addr(b, n);
-    }
-}
-
-/// RFC 4728 §6.4 Route Error option, type NODE_UNREACHABLE.
-fn rerr_option(b: &mut Vec<u8>, from: NodeId, tell: NodeId, unreachable: NodeId) {
-    b.extend_from_slice(&[DSR_OPT_RERR, 14, DSR_ERR_NODE_UNREACHABLE, 0]);
-    put_addr(b, from);
-    put_addr(b, tell);
-    put_addr(b, unreachable);
-}
-
-/// The DSR Options header (RFC 4728 §6.1) around `options`.
-fn dsr_header(next_header: u8, options: &[u8]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(4 + options.len());
-    b.extend_from_slice(&[next_header, 0]);
-    b.extend_from_slice(&(options.len() as u16).to_be_bytes());
-    b.extend_from_slice(options);
-    b
-}
-
-/// The DSR header of a control packet from IP source `src`.
-pub fn dsr_control(m: &DsrMessage, src: NodeId) -> Vec<u8> {
-    let mut o = Vec::with_capacity(48);
-    match m {
-        DsrMessage::Rreq(r) => {
-            // §6.2: the addresses recorded so far; the initiator is the IP source, not listed.
-            let hops = r.path.get(1..).unwrap_or(&[]);
-            o.push(DSR_OPT_RREQ);
-            o.push(6 + 4 * hops.len() as u8);
-            o.extend_from_slice(&((r.id & 0xffff) as u16).to_be_bytes());
-            put_addr(&mut o, r.target);
-            for &n in hops {
-                put_addr(&mut o, n);
-            }
-            if let Some((from, to)) = r.error {
-                // §8.2.1: the last route error, addressed to the initiator.
-                rerr_option(&mut o, from, src, to);
-            }
-        }
-        DsrMessage::Rrep(r) => {
-            // §6.3: the route from the initiator (the reply's IP destination), not listed.
-            let hops = r.route.get(1..).unwrap_or(&[]);
-            o.push(DSR_OPT_RREP);
-            o.push(1 + 4 * hops.len() as u8);
-            o.push(0); // L (last hop external) = 0, reserved
-            for &n in hops {
-                put_addr(&mut o, n);
-            }
-            srcrt_option(&mut o, &r.sr);
-        }
-        DsrMessage::Rerr(r) => {
-            rerr_option(&mut o, r.from, r.tell, r.to);
-            for &(tell, from, to) in r.nested.iter().rev() {
-                rerr_option(&mut o, from, tell, to);
-            }
-            srcrt_option(&mut o, &r.sr);
-        }
-    }
-    dsr_header(IPPROTO_NONE, &o)
-}
-
-/// The DSR header a data packet on source route `sr` carries before its
-/// transport header (`next_header`: that header's protocol).
-pub fn dsr_data(sr: &SourceRoute, next_header: IpProto) -> Vec<u8> {
-    let mut o = Vec::with_capacity(4 + 4 * sr.path.len());
-    srcrt_option(&mut o, sr);
-    dsr_header(next_header as u8, &o)
-}
-
-/// The bytes after the IP header of a routing packet.
-pub(super) fn encode(pkt: &Packet, m: &crate::routing::RoutingMessage) -> Control {
-    use crate::routing::RoutingMessage as R;
-    match m {
-        R::Aodv(a) => Control::Udp {
-            port: AODV_UDP_PORT,
-            body: aodv_body(a),
-        },
-        R::Dsdv(d) => Control::Udp {
-            port: DSDV_UDP_PORT,
-            body: dsdv_body(d),
-        },
-        R::Frn(f) => Control::Udp {
-            port: FRN_UDP_PORT,
-            body: frn_body(f),
-        },
-        R::Dsr(d) => Control::Dsr(dsr_control(d, pkt.ip.src)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::packet::{IpHeader, TransportHeader, IP_BROADCAST};
-    use crate::routing::aodv::{Hello, Rerr as ARerr, Rrep as ARrep, Rreq as ARreq};
-    use crate::routing::dsdv::{Advert, UpdateKind, INFINITY};
-    use crate::routing::dsr::{Rerr, Rrep, Rreq};
-    use crate::routing::RoutingMessage;
+    use crate::ids::NodeId;
+    use crate::wire::aodv::*;
+    use crate::wire::aodv::{Hello, Rerr as ARerr, Rrep as ARrep, Rreq as ARreq};
+    use crate::wire::dsdv::*;
+    use crate::wire::dsr::*;
+    use crate::wire::dsr::{Rerr, Rrep, Rreq};
+    use crate::wire::frn::*;
+    use crate::wire::{IpProto, PcapBody, RoutingMessage};
 
     fn ids(v: &[u32]) -> Vec<NodeId> {
         v.iter().map(|&i| NodeId(i)).collect()
@@ -511,7 +272,7 @@ mod tests {
         };
         for (next, left) in [(1, 3), (2, 2), (3, 1), (4, 0)] {
             sr.next = next;
-            let (nh, opts) = dsr_options(&dsr_data(&sr, IpProto::Tcp));
+            let (nh, opts) = dsr_options(&dsr_data(&sr, IpProto::Tcp as u8));
             assert_eq!(nh, 6, "next header TCP");
             let d = &opts[0].1;
             assert_eq!(opts[0].0, DSR_OPT_SRCRT);
@@ -527,7 +288,10 @@ mod tests {
             );
             assert_eq!(&d[2..], &[addr(1), addr(2), addr(3)].concat());
         }
-        let (_, opts) = dsr_options(&dsr_data(&SourceRoute::new(ids(&[0, 1])), IpProto::Udp));
+        let (_, opts) = dsr_options(&dsr_data(
+            &SourceRoute::new(ids(&[0, 1])),
+            IpProto::Udp as u8,
+        ));
         assert!(
             opts.is_empty(),
             "a one-hop route needs no source route option (RFC 4728 §8.1.3)"
@@ -535,33 +299,32 @@ mod tests {
     }
 
     #[test]
-    fn encode_picks_the_protocol_and_port() {
-        let hello = AodvMessage::Hello(Hello {
+    fn each_message_picks_its_protocol_and_port() {
+        let hello = RoutingMessage::Aodv(AodvMessage::Hello(Hello {
             node: NodeId(1),
             seq: 1,
             lifetime_ns: 0,
-        });
-        let pkt = Packet {
-            uid: 0,
-            ip: IpHeader::new(NodeId(1), IP_BROADCAST, 1, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(hello.clone())),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+        }));
         assert!(matches!(
-            encode(&pkt, &RoutingMessage::Aodv(hello)),
-            Control::Udp { port: 654, .. }
+            hello.wire().pcap_bytes(NodeId(1), 0),
+            PcapBody::Udp { port: 654, .. }
         ));
         let dsdv = RoutingMessage::Dsdv(DsdvMessage {
             kind: UpdateKind::Incremental,
             entries: vec![],
         });
         assert!(matches!(
-            encode(&pkt, &dsdv),
-            Control::Udp {
+            dsdv.wire().pcap_bytes(NodeId(1), 0),
+            PcapBody::Udp {
                 port: DSDV_UDP_PORT,
+                ..
+            }
+        ));
+        let probe = RoutingMessage::Frn(FrnMessage::Probe);
+        assert!(matches!(
+            probe.wire().pcap_bytes(NodeId(1), 0),
+            PcapBody::Udp {
+                port: FRN_UDP_PORT,
                 ..
             }
         ));

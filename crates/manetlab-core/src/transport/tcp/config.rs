@@ -3,7 +3,7 @@
 //! Strict: unknown keys are errors. Every field has a unit and an ns-2 default
 //! (MODEL_DEFAULTS.md, ns-2.35 `tcl/lib/ns-default.tcl`).
 
-use crate::scenario::num;
+use crate::sim::num;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

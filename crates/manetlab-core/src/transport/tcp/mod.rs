@@ -24,7 +24,7 @@ pub use config::TcpConfig;
 pub use receiver::{Delivery, TcpReceiver};
 pub use sender::TcpSender;
 
-use crate::packet::TcpHeader;
+use crate::wire::TcpHeader;
 use serde::Serialize;
 
 /// A segment the engine wants sent.

@@ -21,8 +21,8 @@
 
 use super::config::TcpConfig;
 use super::{unwrap_seq, Segment};
-use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::{SimDuration, SimTime};
+use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

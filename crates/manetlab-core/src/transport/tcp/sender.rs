@@ -72,8 +72,8 @@ use super::cc::{CcState, CongestionControl, LostSegment, Recovery};
 use super::config::TcpConfig;
 use super::rto::{RtoEstimator, RtoParams};
 use super::{unwrap_seq, Segment, TcpTrace};
-use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::{SimDuration, SimTime};
+use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
 mod fack_ns2;

@@ -11,10 +11,10 @@ use super::mpr::Mpr;
 use super::tcp_ap::TcpAp;
 use super::vegas::Vegas;
 use super::westwood::Westwood;
-use crate::packet::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery, VariantParams};
 use crate::transport::tcp::{by_name, Segment, TcpConfig, TcpSender};
+use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 
 const MSS: u64 = 1000;
 

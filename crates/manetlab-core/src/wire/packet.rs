@@ -4,10 +4,10 @@
 //! them only when asked. `size_bytes()` is what a link or radio transmits, so the
 //! sizes below are the ones that cost air time.
 
+use super::dsr::SourceRoute;
+use super::frn::FrnHeader;
+use super::RoutingMessage;
 use crate::ids::{FlowId, NodeId};
-use crate::mac::frn::FrnHeader;
-use crate::routing::dsr::SourceRoute;
-use crate::routing::RoutingMessage;
 use crate::sim::SimTime;
 
 /// IPv4 header without options.
@@ -248,6 +248,36 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A packet without an application tag and without per-packet extensions
+    /// (no DSR source route, no FRN header). Every packet is built here or in
+    /// [`Packet::control`], so a new per-packet extension is one field added in
+    /// this file, not a field in every struct literal of the crate.
+    #[inline]
+    pub fn new(uid: u64, ip: IpHeader, transport: TransportHeader, payload_bytes: u32) -> Packet {
+        Packet {
+            uid,
+            ip,
+            transport,
+            payload_bytes,
+            tag: None,
+            source_route: None,
+            frn: None,
+        }
+    }
+
+    /// A routing protocol's control packet: `msg` as the transport header, no payload.
+    #[inline]
+    pub fn control(uid: u64, ip: IpHeader, msg: RoutingMessage) -> Packet {
+        Packet::new(uid, ip, TransportHeader::Routing(msg), 0)
+    }
+
+    /// The packet with its application bookkeeping set.
+    #[inline]
+    pub fn with_tag(mut self, tag: AppTag) -> Packet {
+        self.tag = Some(tag);
+        self
+    }
+
     /// Bytes on the wire at the network layer: IP + source route (DSR) +
     /// transport headers + payload.
     pub fn size_bytes(&self) -> u32 {
@@ -257,6 +287,17 @@ impl Packet {
             t => IP_HEADER_BYTES + t.size_bytes(),
         };
         headers + self.ip.extra_bytes as u32 + sr + self.payload_bytes
+    }
+
+    /// The per-packet extensions this packet carries (DSR source route, FRN
+    /// header), for writers that render them without knowing which they are.
+    pub fn extensions(&self) -> impl Iterator<Item = &dyn super::WireFormat> {
+        let sr = self
+            .source_route
+            .as_deref()
+            .map(|s| s as &dyn super::WireFormat);
+        let frn = self.frn.as_deref().map(|f| f as &dyn super::WireFormat);
+        sr.into_iter().chain(frn)
     }
 
     /// Routing-protocol control traffic (served first by PriQueue).

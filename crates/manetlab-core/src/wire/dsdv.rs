@@ -14,6 +14,7 @@
 //! it writes is not counted). We count the same, so the routing overhead in
 //! bytes matches ns-2's.
 
+use super::render::{put_addr, put_u32, PcapBody, WireFormat};
 use crate::ids::NodeId;
 
 /// Bytes per advertised destination (ns-2 `makeUpdate`: `change_count * 12`).
@@ -66,13 +67,47 @@ impl DsdvMessage {
 /// Every message kind, for counters that list all of them.
 pub const KINDS: [&str; 2] = ["FULL_DUMP", "INCREMENTAL"];
 
+// ---- rendering: ns-2 trace fields and pcap bytes ------------------------------
+
+/// DSDV's UDP port in our pcap files: IANA-unassigned (dynamic range) and
+/// claimed by no Wireshark 4.0 dissector, so the body shows as plain data.
+pub const DSDV_UDP_PORT: u16 = 65_000;
+
+/// The DSDV body: per advertised destination its address, its sequence number
+/// and the metric as a 32-bit number (250 = infinity), 12 bytes as ns-2 counts.
+pub fn dsdv_body(m: &DsdvMessage) -> Vec<u8> {
+    let mut b = Vec::with_capacity(12 * m.entries.len());
+    for e in &m.entries {
+        put_addr(&mut b, e.dst);
+        put_u32(&mut b, e.seq);
+        put_u32(&mut b, u32::from(e.metric));
+    }
+    b
+}
+
+impl WireFormat for DsdvMessage {
+    fn size_bytes(&self) -> u32 {
+        DsdvMessage::size_bytes(self)
+    }
+
+    /// ns-2's DSDV agent sends PT_MESSAGE packets, traced without a routing part.
+    fn ns2_ptype(&self) -> &'static str {
+        "message"
+    }
+
+    fn pcap_bytes(&self, _ip_src: NodeId, _next_header: u8) -> PcapBody {
+        PcapBody::Udp {
+            port: DSDV_UDP_PORT,
+            body: dsdv_body(self),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{
-        IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES,
-    };
-    use crate::routing::RoutingMessage;
+    use crate::wire::RoutingMessage;
+    use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 
     #[test]
     fn size_is_twelve_bytes_per_entry_plus_ip_as_in_ns2() {

@@ -18,10 +18,12 @@
 //! options while its flow is set up, then a 4-byte flow id or no DSR header at all.
 //!
 //! Data packets carry their [`SourceRoute`] in [`Packet::source_route`]
-//! (crate::packet::Packet); control packets are `TransportHeader::Routing`
+//! (crate::wire::Packet); control packets are `TransportHeader::Routing`
 //! messages whose size includes the source route they travel on.
 
+use super::render::{ns2_addr, put_addr, Ns2Style, PcapBody, WireFormat};
 use crate::ids::NodeId;
+use std::fmt::Write;
 
 /// The fixed part of the DSR header (ns-2 `SR_HDR_SZ`).
 pub const SR_HDR_BYTES: u32 = 4;
@@ -232,6 +234,254 @@ impl DsrMessage {
 
 /// Every message kind, for counters that list all of them.
 pub const KINDS: [&str; 3] = ["RREQ", "RREP", "RERR"];
+
+// ---- rendering: ns-2 trace fields and pcap bytes ------------------------------
+
+/// IP protocol number of the DSR Options header (RFC 4728 §10).
+pub const IPPROTO_DSR: u8 = 48;
+/// "No Next Header" (RFC 4728 §6.1, IANA protocol 59): a DSR packet carrying options only.
+pub const IPPROTO_NONE: u8 = 59;
+
+/// DSR option types (RFC 4728 §6).
+pub const DSR_OPT_RREQ: u8 = 1;
+pub const DSR_OPT_RREP: u8 = 2;
+pub const DSR_OPT_RERR: u8 = 3;
+pub const DSR_OPT_SRCRT: u8 = 96;
+/// RFC 4728 §6.4.1: error type NODE_UNREACHABLE.
+pub const DSR_ERR_NODE_UNREACHABLE: u8 = 1;
+
+/// RFC 4728 §6.7 Source Route option for a packet on the air from
+/// `sr.path[sr.next - 1]` to `sr.path[sr.next]`: the intermediate nodes
+/// (source and destination are the IP addresses), and Segments Left = the
+/// listed nodes still to be visited. None for a one-hop route (§8.1.3: no
+/// option is needed).
+fn srcrt_option(b: &mut Vec<u8>, sr: &SourceRoute) {
+    if sr.path.len() <= 2 {
+        return;
+    }
+    let hops = &sr.path[1..sr.path.len() - 1];
+    let segs_left = (sr.path.len() - 1).saturating_sub(sr.next.max(1) as usize) as u16;
+    b.push(DSR_OPT_SRCRT);
+    b.push(2 + 4 * hops.len() as u8);
+    // |F|L|reserved(4)|salvage(4)|segments left(6)|
+    let bits = (u16::from(sr.salvaged & 0x0f) << 6) | (segs_left & 0x3f);
+    b.extend_from_slice(&bits.to_be_bytes());
+    for &n in hops {
+        put_addr(b, n);
+    }
+}
+
+/// RFC 4728 §6.4 Route Error option, type NODE_UNREACHABLE.
+fn rerr_option(b: &mut Vec<u8>, from: NodeId, tell: NodeId, unreachable: NodeId) {
+    b.extend_from_slice(&[DSR_OPT_RERR, 14, DSR_ERR_NODE_UNREACHABLE, 0]);
+    put_addr(b, from);
+    put_addr(b, tell);
+    put_addr(b, unreachable);
+}
+
+/// The DSR Options header (RFC 4728 §6.1) around `options`.
+fn dsr_header(next_header: u8, options: &[u8]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(4 + options.len());
+    b.extend_from_slice(&[next_header, 0]);
+    b.extend_from_slice(&(options.len() as u16).to_be_bytes());
+    b.extend_from_slice(options);
+    b
+}
+
+/// The DSR header of a control packet from IP source `src`.
+pub fn dsr_control(m: &DsrMessage, src: NodeId) -> Vec<u8> {
+    let mut o = Vec::with_capacity(48);
+    match m {
+        DsrMessage::Rreq(r) => {
+            // §6.2: the addresses recorded so far; the initiator is the IP source, not listed.
+            let hops = r.path.get(1..).unwrap_or(&[]);
+            o.push(DSR_OPT_RREQ);
+            o.push(6 + 4 * hops.len() as u8);
+            o.extend_from_slice(&((r.id & 0xffff) as u16).to_be_bytes());
+            put_addr(&mut o, r.target);
+            for &n in hops {
+                put_addr(&mut o, n);
+            }
+            if let Some((from, to)) = r.error {
+                // §8.2.1: the last route error, addressed to the initiator.
+                rerr_option(&mut o, from, src, to);
+            }
+        }
+        DsrMessage::Rrep(r) => {
+            // §6.3: the route from the initiator (the reply's IP destination), not listed.
+            let hops = r.route.get(1..).unwrap_or(&[]);
+            o.push(DSR_OPT_RREP);
+            o.push(1 + 4 * hops.len() as u8);
+            o.push(0); // L (last hop external) = 0, reserved
+            for &n in hops {
+                put_addr(&mut o, n);
+            }
+            srcrt_option(&mut o, &r.sr);
+        }
+        DsrMessage::Rerr(r) => {
+            rerr_option(&mut o, r.from, r.tell, r.to);
+            for &(tell, from, to) in r.nested.iter().rev() {
+                rerr_option(&mut o, from, tell, to);
+            }
+            srcrt_option(&mut o, &r.sr);
+        }
+    }
+    dsr_header(IPPROTO_NONE, &o)
+}
+
+/// The DSR header a data packet on source route `sr` carries before its
+/// transport header (`next_header`: that header's protocol).
+pub fn dsr_data(sr: &SourceRoute, next_header: u8) -> Vec<u8> {
+    let mut o = Vec::with_capacity(4 + 4 * sr.path.len());
+    srcrt_option(&mut o, sr);
+    dsr_header(next_header, &o)
+}
+
+/// The fields of ns-2's `format_dsr`: addresses in the source route, request
+/// flag and id, reply flag and route length with its first and last address,
+/// error flag, count and the last broken link (tell, from → to).
+struct Ns2DsrFields {
+    num_addrs: u32,
+    request: bool,
+    request_id: u32,
+    reply: bool,
+    reply_len: u32,
+    reply_ends: (i64, i64),
+    error: bool,
+    num_errors: u32,
+    error_link: (i64, i64, i64),
+}
+
+impl Ns2DsrFields {
+    fn of(m: &DsrMessage) -> Self {
+        let none = Ns2DsrFields {
+            num_addrs: 0,
+            request: false,
+            request_id: 0,
+            reply: false,
+            reply_len: 0,
+            reply_ends: (0, 0),
+            error: false,
+            num_errors: 0,
+            error_link: (0, 0, 0),
+        };
+        match m {
+            DsrMessage::Rreq(r) => Ns2DsrFields {
+                num_addrs: r.path.len() as u32,
+                request: true,
+                request_id: r.id,
+                error: r.error.is_some(),
+                num_errors: u32::from(r.error.is_some()),
+                error_link: r
+                    .error
+                    .map_or((0, 0, 0), |(f, t)| (0, ns2_addr(f), ns2_addr(t))),
+                ..none
+            },
+            DsrMessage::Rrep(r) => Ns2DsrFields {
+                num_addrs: r.sr.path.len() as u32,
+                request_id: r.req_id,
+                reply: true,
+                reply_len: r.route.len() as u32,
+                reply_ends: (
+                    r.route.first().map_or(0, |&n| ns2_addr(n)),
+                    r.route.last().map_or(0, |&n| ns2_addr(n)),
+                ),
+                ..none
+            },
+            DsrMessage::Rerr(e) => Ns2DsrFields {
+                num_addrs: e.sr.path.len() as u32,
+                error: true,
+                num_errors: 1 + e.nested.len() as u32,
+                error_link: (ns2_addr(e.tell), ns2_addr(e.from), ns2_addr(e.to)),
+                ..none
+            },
+        }
+    }
+}
+
+impl WireFormat for DsrMessage {
+    fn size_bytes(&self) -> u32 {
+        DsrMessage::size_bytes(self)
+    }
+
+    fn ns2_ptype(&self) -> &'static str {
+        "DSR"
+    }
+
+    fn ns2_trace_fields(&self, style: Ns2Style, out: &mut String) {
+        let d = Ns2DsrFields::of(self);
+        let _ = match style {
+            Ns2Style::Old => write!(
+                out,
+                "{} [{} {}] [{} {} {} {}->{}] [{} {} {} {}->{}]",
+                d.num_addrs,
+                u8::from(d.request),
+                d.request_id,
+                u8::from(d.reply),
+                d.request_id,
+                d.reply_len,
+                d.reply_ends.0,
+                d.reply_ends.1,
+                u8::from(d.error),
+                d.num_errors,
+                d.error_link.0,
+                d.error_link.1,
+                d.error_link.2
+            ),
+            Ns2Style::New => write!(
+                out,
+                "-P dsr -Ph {} -Pq {} -Ps {} -Pp {} -Pn {} -Pl {} -Pe {}->{} -Pw {} -Pm {} -Pc {} -Pb {}->{} ",
+                d.num_addrs,
+                u8::from(d.request),
+                d.request_id,
+                u8::from(d.reply),
+                d.request_id,
+                d.reply_len,
+                d.reply_ends.0,
+                d.reply_ends.1,
+                u8::from(d.error),
+                d.num_errors,
+                d.error_link.0,
+                d.error_link.1,
+                d.error_link.2
+            ),
+        };
+    }
+
+    fn pcap_bytes(&self, ip_src: NodeId, _next_header: u8) -> PcapBody {
+        PcapBody::Ip {
+            proto: IPPROTO_DSR,
+            bytes: dsr_control(self, ip_src),
+        }
+    }
+
+    /// ns-2's DSR addresses a route request to its target (and broadcasts it at the MAC).
+    fn ns2_ip_dst(&self) -> Option<NodeId> {
+        match self {
+            DsrMessage::Rreq(r) => Some(r.target),
+            _ => None,
+        }
+    }
+}
+
+impl WireFormat for SourceRoute {
+    fn size_bytes(&self) -> u32 {
+        SourceRoute::size_bytes(self)
+    }
+
+    fn ns2_ptype(&self) -> &'static str {
+        "DSR"
+    }
+
+    /// RFC 4728 §6.1: the DSR header sits between IP and the transport header.
+    /// (RFC 4728 has no flow state: flow-only packets are written with their route.)
+    fn pcap_bytes(&self, _ip_src: NodeId, next_header: u8) -> PcapBody {
+        PcapBody::Ip {
+            proto: IPPROTO_DSR,
+            bytes: dsr_data(self, next_header),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
