@@ -583,35 +583,6 @@ impl Simulator {
         }
     }
 
-    /// The DCF gave `pkt` up after its retry limit and hands it back to routing
-    /// (ns-2's `xmit_failure_` callback), unless routing set none on it
-    /// ([`Routing::failure_callback`]): then it ends here as `mac.RET`. The MAC traces the frame itself when
-    /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
-    /// drop of the packet during the callback is not traced a second time.
-    pub(super) fn mac_tx_failed(
-        &mut self,
-        now: crate::sim::SimTime,
-        n: NodeId,
-        pkt: Packet,
-        next_hop: NodeId,
-    ) {
-        let dcf = self.air[n.index()].mac.dcf().is_some();
-        let before = self
-            .tracer
-            .as_mut()
-            .filter(|_| dcf)
-            .map(|t| t.handing_back.replace((n, pkt.uid)));
-        if self.nodes[n.index()].routing.failure_callback(&pkt) {
-            self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
-        } else {
-            // No callback (ns-2): the packet ends at the MAC, whose discard line is its trace.
-            self.drop_packet(n, &pkt, crate::metrics::DropReason::RetryLimit);
-        }
-        if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
-            t.handing_back = before;
-        }
-    }
-
     /// A frame the DCF discarded (`code`): after its retry limit, ns-2 traces
     /// every such frame `D … MAC RET` (mac-802_11.cc `RetransmitRTS`/
     /// `RetransmitDATA`), the RTS when the RTS failed and then the data frame,
@@ -754,42 +725,5 @@ impl Simulator {
                 t.pcap(node, now, pkt);
             }
         }
-    }
-}
-
-impl Simulator {
-    /// Queue-length series, event-driven mode: record node `n`'s interface-queue
-    /// length if it changed since the last point.
-    pub(super) fn note_queue(&mut self, now: crate::sim::SimTime, n: NodeId) {
-        if self.series_interval.is_some() {
-            return;
-        }
-        let Some(s) = self.series.as_mut() else {
-            return;
-        };
-        let len = self.nodes[n.index()]
-            .wifi
-            .as_ref()
-            .map_or(0, |w| w.ifq.len() as u32);
-        let q = &mut s.queues[n.index()];
-        if q.len_pkts.last() != Some(&len) {
-            q.t_s.push(now.as_secs_f64());
-            q.len_pkts.push(len);
-        }
-    }
-
-    /// Queue-length series, sampled mode: every node's length now, then again
-    /// one interval later.
-    pub(super) fn sample_queues(&mut self, now: crate::sim::SimTime) {
-        let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else {
-            return;
-        };
-        for (i, node) in self.nodes.iter().enumerate() {
-            let q = &mut s.queues[i];
-            q.t_s.push(now.as_secs_f64());
-            q.len_pkts
-                .push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
-        }
-        self.sched.schedule_at(now + iv, super::Event::SampleQueues);
     }
 }
