@@ -10,7 +10,7 @@
 //! events would have (their sequence numbers are reserved at `transmit`), and
 //! count each receiver as one event of its kind.
 
-use super::event::{Event, KIND_SIGNAL_END, KIND_SIGNAL_START, KIND_TX_END};
+use super::event::{Event, EventKind};
 use super::mac::release_nav;
 use super::{trace, Simulator};
 use crate::ids::NodeId;
@@ -162,41 +162,6 @@ pub(super) fn start_seq(seq0: u64, i: usize) -> u64 {
     seq0 + 2 * i as u64
 }
 
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-    use crate::mac::{Dcf, MacParams};
-    use crate::sim::{stream, Component};
-    use std::mem::{align_of, offset_of};
-
-    /// The signal walks read a receiver's radio and its DCF's first 32 bytes
-    /// (`Dcf`'s layout test): one line.
-    #[test]
-    fn air_keeps_the_walks_fields_in_one_line() {
-        assert_eq!(align_of::<Air>(), 64);
-        assert_eq!(offset_of!(Air, radio), 0);
-        assert!(std::mem::size_of::<Radio>() <= 32);
-        assert_eq!(offset_of!(Air, mac), 32);
-        let a = Air {
-            radio: Radio::new(),
-            mac: WifiMac::Dcf(Dcf::new(
-                NodeId(0),
-                MacParams::default(),
-                stream(1, 0, Component::Mac),
-            )),
-            radio_extra: RadioExtra::default(),
-        };
-        let WifiMac::Dcf(d) = &a.mac else {
-            unreachable!()
-        };
-        // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
-        assert_eq!(
-            d as *const Dcf as usize - &a as *const Air as usize,
-            offset_of!(Air, mac)
-        );
-    }
-}
-
 impl Simulator {
     /// Run the signal starts of transmission `tx`, from the next one on, as long
     /// as each is the earliest pending event (receivers hear a frame within
@@ -249,7 +214,7 @@ impl Simulator {
             now = b.start;
         }
         // The first start was counted by `dispatch`.
-        self.event_counts[KIND_SIGNAL_START] += (i - first - 1) as u64;
+        self.event_counts[EventKind::SignalStart] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_start = i;
@@ -275,8 +240,8 @@ impl Simulator {
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         if let Some(n) = rec.tx_end.take() {
             // This event was the TxEnd (counted as a signal end by `dispatch`).
-            self.event_counts[KIND_SIGNAL_END] -= 1;
-            self.event_counts[KIND_TX_END] += 1;
+            self.event_counts[EventKind::SignalEnd] -= 1;
+            self.event_counts[EventKind::TxEnd] += 1;
             self.tx_end(now, n);
             let rec = self.txs[tx as usize].as_ref().expect("live transmission");
             let (at, seq) = (rec.rx[0].start + rec.airtime, start_seq(rec.seq0, 0) + 1);
@@ -284,7 +249,7 @@ impl Simulator {
                 self.sched.schedule_reserved(at, seq, Event::SignalEnd(tx));
                 return;
             }
-            self.event_counts[KIND_SIGNAL_END] += 1;
+            self.event_counts[EventKind::SignalEnd] += 1;
             now = at;
         }
         match self.faults {
@@ -319,7 +284,7 @@ impl Simulator {
             self.signal_end::<PLAIN>(now, a.node, tx, head, &params);
             let Some(b) = rx.get(i) else {
                 // The first end was counted by `dispatch` (or the TxEnd's walk step).
-                self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
+                self.event_counts[EventKind::SignalEnd] += (i - first - 1) as u64;
                 // All of `tx`'s signals have ended: its slot and receiver list are reused.
                 self.txs[tx as usize] = None;
                 self.free_txs.push(tx);
@@ -334,7 +299,7 @@ impl Simulator {
             }
             now = at;
         }
-        self.event_counts[KIND_SIGNAL_END] += (i - first - 1) as u64;
+        self.event_counts[EventKind::SignalEnd] += (i - first - 1) as u64;
         let rec = self.txs[tx as usize].as_mut().expect("live transmission");
         rec.rx = rx;
         rec.next_end = i;
@@ -518,5 +483,40 @@ impl Simulator {
         // Every frame kind, RTS/CTS/ACK included, as ns-2 traces them.
         self.trace_frame(trace::Ev::Drop, n, f);
         self.nodes[n.index()].counters.mac_collisions += 1;
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::mac::{Dcf, MacParams};
+    use crate::sim::{stream, Component};
+    use std::mem::{align_of, offset_of};
+
+    /// The signal walks read a receiver's radio and its DCF's first 32 bytes
+    /// (`Dcf`'s layout test): one line.
+    #[test]
+    fn air_keeps_the_walks_fields_in_one_line() {
+        assert_eq!(align_of::<Air>(), 64);
+        assert_eq!(offset_of!(Air, radio), 0);
+        assert!(std::mem::size_of::<Radio>() <= 32);
+        assert_eq!(offset_of!(Air, mac), 32);
+        let a = Air {
+            radio: Radio::new(),
+            mac: WifiMac::Dcf(Dcf::new(
+                NodeId(0),
+                MacParams::default(),
+                stream(1, 0, Component::Mac),
+            )),
+            radio_extra: RadioExtra::default(),
+        };
+        let WifiMac::Dcf(d) = &a.mac else {
+            unreachable!()
+        };
+        // The DCF sits at the start of its enum (the variant is told by a niche, not a tag before it).
+        assert_eq!(
+            d as *const Dcf as usize - &a as *const Air as usize,
+            offset_of!(Air, mac)
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! [`Simulator::run`] and its relatives except each routing protocol's `start`.
 
 use super::air::Air;
-use super::event::{Event, Parcels, EVENT_KINDS};
+use super::event::{Event, EventCounts, Parcels};
 use super::faults::Faults;
 use super::ll::Wifi;
 use super::{tcp, Flow, Node, Simulator};
@@ -362,7 +362,7 @@ impl Simulator {
                 .map(SimDuration::from_secs_f64),
             faults,
             mobile: s.has_mobility(),
-            event_counts: [0; EVENT_KINDS.len()],
+            event_counts: EventCounts::new(),
         };
         if sim.series.is_some() && sim.series_interval.is_some() {
             sim.sched.schedule_at(SimTime::ZERO, Event::SampleQueues);

@@ -11,7 +11,7 @@
 //! every NAV arming had been its own event.
 
 use super::air::{start_seq, Arrival, TxRecord};
-use super::event::{Event, KIND_MAC_STALE};
+use super::event::{Event, EventKind};
 use super::{trace, Simulator};
 use crate::ids::NodeId;
 use crate::mac::{Frame, FrameKind, FrnMac, MacAction, MacTimer, WifiMac};
@@ -94,7 +94,7 @@ impl Simulator {
             }
         }
         if !mac.timer_is_live(timer, tok) {
-            self.event_counts[KIND_MAC_STALE] += 1;
+            self.event_counts[EventKind::MacStale] += 1;
             self.release_nav(n);
             return;
         }

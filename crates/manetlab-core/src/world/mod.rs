@@ -1,7 +1,23 @@
 //! The simulator: arenas of nodes, links and flows, and the event loop that joins
 //! the layers. Events carry ids (and packets by value), never references.
 //!
-//! A node's network layer is here: local delivery, TTL, and handing packets that
+//! The driver layer: it owns every model's state and carries out what the
+//! models ask for. A model handler takes `now` and returns actions; the
+//! driver turns them into events, hands packets between layers, counts and
+//! traces them. Each event runs to completion, in (time, insertion sequence)
+//! order, so a run is a function of its scenario and seed alone.
+//!
+//! One file per layer's dispatch, each an `impl Simulator` block opening with
+//! its contract: this file (the arenas, the run loop, `Simulator::dispatch`,
+//! public accessors); `event` (the `Event` enum, its kinds and parcels);
+//! `build` (a run from a scenario); `net` (applications, network layer,
+//! routing actions); `p2p` (point-to-point links); `ll` (LL, ARP, interface
+//! queue); `mac` (MAC actions and timers, putting frames on the air); `air`
+//! (the signal walks and receptions); `tcp` (TCP connections); `faults`;
+//! `accounting` (packet fates, the ledger, results); `trace` (trace and pcap
+//! rendering only); `memory` (the memory estimate before a run).
+//!
+//! A node's network layer: local delivery, TTL, and handing packets that
 //! are not for this node to its [`Routing`] protocol, whose actions it carries out.
 //! Below it a node has point-to-point ports and, with `[radio]`, one wireless
 //! interface: LL delay → interface queue → 802.11 DCF → radio → shared channel.
@@ -16,14 +32,14 @@
 //! point-to-point link packets arriving over it are dropped (`LNK`).
 
 use self::air::{Air, Arrival, TxRecord};
-use self::event::{Event, Parcels};
+use self::event::{Event, EventCounts, EventKind, Parcels};
 use self::faults::Faults;
 use self::ll::Wifi;
 use crate::app::cbr::Cbr;
 use crate::ids::{LinkId, NodeId};
 use crate::link::p2p::P2pLink;
 use crate::mac::{MacAction, MacParams, MacTimer};
-use crate::metrics::{DropReason, FlowCounters, NodeCounters, PacketLedger, RunResult};
+use crate::metrics::{FlowCounters, NodeCounters, PacketLedger, RunResult};
 use crate::mobility::Trajectory;
 use crate::phy::radio::TxId;
 use crate::phy::Channel;
@@ -119,8 +135,8 @@ pub struct Simulator {
     faults: Option<Faults>,
     /// Whether the scenario has mobility (for the connectivity report).
     mobile: bool,
-    /// Events executed per kind ([`EVENT_KINDS`]); not part of the results.
-    event_counts: [u64; EVENT_KINDS.len()],
+    /// Events executed per kind; not part of the results.
+    event_counts: EventCounts,
 }
 
 /// Events between two calls of the check in [`Simulator::run_to_end_checked`]:
@@ -188,11 +204,7 @@ impl Simulator {
     /// Events executed so far by kind, named as in [`EVENT_KINDS`] (a profile
     /// aid: benchmarks print it; it is not part of the results).
     pub fn event_counts(&self) -> Vec<(&'static str, u64)> {
-        let mut v: Vec<(&'static str, u64)> = EVENT_KINDS
-            .iter()
-            .copied()
-            .zip(self.event_counts.iter().copied())
-            .collect();
+        let mut v: Vec<(&'static str, u64)> = self.event_counts.named().collect();
         v.push(("(heap pops)", self.sched.heap_pops()));
         let (timer_pops, overwritten) = self.sched.timer_counts();
         v.push(("(MAC timer pops)", timer_pops));
@@ -207,86 +219,61 @@ impl Simulator {
         match p {
             Popped::Event(ev) => self.dispatch(now, ev),
             Popped::Timer(n, which, tok) => {
+                // The owned timers, by `which` (= `MacTimer as usize`).
                 const TIMERS: [MacTimer; OWNER_TIMERS] = [
                     MacTimer::Backoff,
                     MacTimer::Defer,
                     MacTimer::Send,
                     MacTimer::Nav,
                 ];
-                // Their indices in `EVENT_KINDS` (as `Event::kind`).
-                const KINDS: [usize; OWNER_TIMERS] = [4, 18, 19, 20];
                 let timer = TIMERS[which];
                 debug_assert_eq!(timer as usize, which);
-                self.event_counts[KINDS[which]] += 1;
+                self.event_counts[EventKind::mac(timer)] += 1;
                 self.mac_timer(now, NodeId(n), timer, tok)
             }
         }
     }
 
+    /// Count `ev` under its kind and hand it to its layer (the world file
+    /// [`Event`] names for its group).
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         self.event_counts[ev.kind()] += 1;
-        {
-            match ev {
-                Event::AppSend(f) => self.app_send(now, f),
-                Event::LinkTxDone(l, d) => {
-                    let step = self.links[l.index()].tx_done(now, d as usize);
-                    self.link_step(l, d, step, None);
-                }
-                Event::LinkArrive(l, d, p) => {
-                    let pkt = self.parcels.take(p);
-                    let dir = &self.links[l.index()].dirs[d as usize];
-                    let (from, to) = (dir.from, dir.to);
-                    if pkt.tag.is_some() {
-                        // Handed over: the copy is now `to`'s, whatever happens to it there.
-                        self.nodes[from.index()].counters.sent_packets += 1;
-                        self.nodes[to.index()].counters.received_packets += 1;
-                    }
-                    let link = &mut self.links[l.index()];
-                    // Draw the error first so faults do not shift the link's error stream.
-                    if !link.survives(d as usize) || link.scripted_drop(d as usize, &pkt) {
-                        self.drop_packet(to, &pkt, DropReason::LinkError);
-                    } else if let Some(why) = self.fault_blocks(from, to) {
-                        self.drop_packet(to, &pkt, why);
-                    } else {
-                        self.pcap(to, &pkt);
-                        self.receive_from(now, to, pkt, from);
-                    }
-                }
-                Event::IfqArrive(n, p, next_hop) => {
-                    let pkt = self.parcels.take(p);
-                    self.ifq_arrive(now, n, pkt, next_hop)
-                }
-                Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
-                Event::LlUp(n, p, from) => {
-                    let pkt = self.parcels.take(p);
-                    self.receive_from(now, n, pkt, from)
-                }
-                Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
-                Event::TxEnd(n) => self.tx_end(now, n),
-                Event::SignalStart(tx) => self.signal_starts(now, tx),
-                Event::SignalEnd(tx) => self.signal_ends(now, tx),
-                Event::SampleQueues => self.sample_queues(now),
-                Event::TcpOpen(f) => self.tcp_open(now, f),
-                Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
-                Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
-                Event::Fault => self.apply_fault(now),
-                Event::RoutingTimer(n, key, token) => {
-                    self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token))
-                }
-                Event::RoutingBroadcast(n, p) => {
-                    let pkt = self.parcels.take(p);
-                    self.broadcast(now, n, Rc::unwrap_or_clone(pkt))
-                }
-                Event::RoutingForward(n, p, next_hop) => {
-                    let pkt = self.parcels.take(p);
-                    if self.is_off(n) {
-                        // Switched off while the packet waited for its delay.
-                        self.drop_packet(n, &pkt, DropReason::NodeOff);
-                    } else {
-                        self.routing_forward(now, n, Rc::unwrap_or_clone(pkt), next_hop);
-                    }
-                }
+        match ev {
+            Event::AppSend(f) => self.app_send(now, f),
+            Event::RoutingTimer(n, key, token) => {
+                self.with_routing(now, n, |r, ctx| r.timer(ctx, key, token))
             }
+            Event::RoutingBroadcast(n, p) => {
+                let pkt = self.parcels.take(p);
+                self.broadcast(now, n, Rc::unwrap_or_clone(pkt))
+            }
+            Event::RoutingForward(n, p, next_hop) => {
+                let pkt = self.parcels.take(p);
+                self.routing_forward_due(now, n, pkt, next_hop)
+            }
+            Event::LinkTxDone(l, d) => self.link_tx_done(now, l, d),
+            Event::LinkArrive(l, d, p) => {
+                let pkt = self.parcels.take(p);
+                self.link_arrive(now, l, d, pkt)
+            }
+            Event::IfqArrive(n, p, next_hop) => {
+                let pkt = self.parcels.take(p);
+                self.ifq_arrive(now, n, pkt, next_hop)
+            }
+            Event::ArpOut(n, m, to) => self.arp_out(now, n, m, to),
+            Event::LlUp(n, p, from) => {
+                let pkt = self.parcels.take(p);
+                self.receive_from(now, n, pkt, from)
+            }
+            Event::SampleQueues => self.sample_queues(now),
+            Event::Mac(n, timer, tok) => self.mac_timer(now, n, timer, tok),
+            Event::TxEnd(n) => self.tx_end(now, n),
+            Event::SignalStart(tx) => self.signal_starts(now, tx),
+            Event::SignalEnd(tx) => self.signal_ends(now, tx),
+            Event::TcpOpen(f) => self.tcp_open(now, f),
+            Event::TcpAppStop(f) => self.tcp_app_stop(now, f),
+            Event::TcpTimer(f, side, token) => self.tcp_timer(now, f, side, token),
+            Event::Fault => self.apply_fault(now),
         }
     }
 

@@ -239,6 +239,23 @@ impl Simulator {
         self.send_to_neighbour(now, node, next_hop, pkt)
     }
 
+    /// `RoutingForward`: a unicast whose routing delay has passed goes down
+    /// towards `next_hop`, unless `node` was switched off meanwhile.
+    pub(super) fn routing_forward_due(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        pkt: Rc<Packet>,
+        next_hop: NodeId,
+    ) {
+        if self.is_off(node) {
+            // Switched off while the packet waited for its delay.
+            self.drop_packet(node, &pkt, DropReason::NodeOff);
+        } else {
+            self.routing_forward(now, node, Rc::unwrap_or_clone(pkt), next_hop);
+        }
+    }
+
     /// Send a routing broadcast from `node`: to the wireless interface queue
     /// (MAC broadcast, after the LL delay) and a copy over every point-to-point link.
     pub(super) fn broadcast(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
