@@ -416,7 +416,7 @@ impl Simulator {
             }
             RxResult::Failed(why) => {
                 // Most errors are signals too weak to decode: no frame to look at.
-                if why == RxFailure::Collision && head.dst.map_or(true, |d| d == n) {
+                if why == RxFailure::Collision && head.dst.is_none_or(|d| d == n) {
                     self.collision_for_us(now, n, tx, changed);
                 } else {
                     let quiet = w.reception_quiet(now, n, None, changed, sched);
@@ -440,7 +440,7 @@ impl Simulator {
     #[inline(never)]
     fn collision_drop(&mut self, n: NodeId, tx: TxId) {
         let frame = self.frame_of(tx);
-        if frame.dst.map_or(true, |d| d == n) {
+        if frame.dst.is_none_or(|d| d == n) {
             self.trace_frame(trace::Ev::Drop, n, &frame);
         }
     }

@@ -387,7 +387,7 @@ impl Simulator {
     ) {
         // A copy while the MAC reads it (a few words; the packet is shared).
         let frame = self.frame_of(tx);
-        if frame.dst.map_or(true, |d| d == n) {
+        if frame.dst.is_none_or(|d| d == n) {
             self.trace_frame(trace::Ev::Recv, n, &frame);
         }
         self.mac_reception(now, n, Ok(&frame), sensing, changed);

@@ -111,7 +111,7 @@ impl Simulator {
     }
 
     fn deliver(&mut self, now: SimTime, node: NodeId, pkt: &Packet) {
-        self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, &pkt, None, None);
+        self.trace_pkt(trace::Ev::Recv, trace::Lv::Agt, node, pkt, None, None);
         self.nodes[node.index()].counters.delivered_packets += 1;
         // One packet, one fate: only its first copy counts as delivered; later
         // copies (DSR salvage after a lost MAC ACK) are duplicates.
