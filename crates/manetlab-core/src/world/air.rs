@@ -59,12 +59,7 @@ impl Air {
     /// signals come and go only in signal events, and each one tells the
     /// MAC (here, or with a reception) when it changes the carrier.
     #[inline]
-    pub(super) fn note_carrier(
-        &mut self,
-        now: SimTime,
-        sensing: bool,
-        changed: bool,
-    ) -> Option<bool> {
+    fn note_carrier(&mut self, now: SimTime, sensing: bool, changed: bool) -> Option<bool> {
         debug_assert_eq!(sensing, self.radio.sensing());
         if !changed {
             return None;
@@ -88,7 +83,7 @@ impl Air {
     /// [`Air::note_carrier`]), for [`Simulator::mac_reception`].
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn reception_quiet(
+    fn reception_quiet(
         &mut self,
         now: SimTime,
         n: NodeId,

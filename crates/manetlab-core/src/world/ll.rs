@@ -158,7 +158,7 @@ impl Simulator {
 
     /// Queue-length series, event-driven mode: record node `n`'s interface-queue
     /// length if it changed since the last point.
-    pub(super) fn note_queue(&mut self, now: crate::sim::SimTime, n: NodeId) {
+    pub(super) fn note_queue(&mut self, now: SimTime, n: NodeId) {
         if self.series_interval.is_some() {
             return;
         }
@@ -178,7 +178,7 @@ impl Simulator {
 
     /// Queue-length series, sampled mode: every node's length now, then again
     /// one interval later.
-    pub(super) fn sample_queues(&mut self, now: crate::sim::SimTime) {
+    pub(super) fn sample_queues(&mut self, now: SimTime) {
         let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else {
             return;
         };
@@ -188,6 +188,6 @@ impl Simulator {
             q.len_pkts
                 .push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
         }
-        self.sched.schedule_at(now + iv, super::Event::SampleQueues);
+        self.sched.schedule_at(now + iv, Event::SampleQueues);
     }
 }

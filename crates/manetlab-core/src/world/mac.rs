@@ -413,7 +413,7 @@ impl Simulator {
     /// part of a reception [`Air::reception_quiet`] left to the MAC's handlers
     /// (`sensing` and whether it `changed` are already noted).
     #[inline(never)]
-    pub(super) fn mac_reception(
+    fn mac_reception(
         &mut self,
         now: SimTime,
         n: NodeId,
@@ -437,13 +437,7 @@ impl Simulator {
     /// ([`Routing::failure_callback`]): then it ends here as `mac.RET`. The MAC traces the frame itself when
     /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
     /// drop of the packet during the callback is not traced a second time.
-    pub(super) fn mac_tx_failed(
-        &mut self,
-        now: crate::sim::SimTime,
-        n: NodeId,
-        pkt: Packet,
-        next_hop: NodeId,
-    ) {
+    fn mac_tx_failed(&mut self, now: SimTime, n: NodeId, pkt: Packet, next_hop: NodeId) {
         let dcf = self.air[n.index()].mac.dcf().is_some();
         let before = self
             .tracer
@@ -454,7 +448,7 @@ impl Simulator {
             self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
         } else {
             // No callback (ns-2): the packet ends at the MAC, whose discard line is its trace.
-            self.drop_packet(n, &pkt, crate::metrics::DropReason::RetryLimit);
+            self.drop_packet(n, &pkt, DropReason::RetryLimit);
         }
         if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
             t.handing_back = before;

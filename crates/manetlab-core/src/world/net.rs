@@ -154,7 +154,7 @@ impl Simulator {
     }
 
     /// Ask `node`'s routing protocol what to do with `pkt`, then do it.
-    pub(super) fn route(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+    fn route(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         if self.is_off(node) {
             // A switched-off node neither originates nor forwards.
             self.drop_packet(node, &pkt, DropReason::NodeOff);
@@ -223,13 +223,7 @@ impl Simulator {
     }
 
     /// A unicast the routing protocol of `node` hands down towards `next_hop`.
-    pub(super) fn routing_forward(
-        &mut self,
-        now: SimTime,
-        node: NodeId,
-        pkt: Packet,
-        next_hop: NodeId,
-    ) {
+    fn routing_forward(&mut self, now: SimTime, node: NodeId, pkt: Packet, next_hop: NodeId) {
         let ev = if pkt.ip.src == node {
             trace::Ev::Send
         } else {
