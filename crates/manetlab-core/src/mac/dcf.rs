@@ -214,7 +214,7 @@ enum NicheMark {
 }
 
 /// A NAV timer arming whose event the simulator holds back: (time, reserved
-/// sequence number, token). The simulator's (`world.rs`, `Air`), stored here
+/// sequence number, token). The simulator's (`world/mac.rs`, `Air`), stored here
 /// beside the NAV timer, which every NAV extension writes too; the DCF never
 /// reads it.
 pub type HeldNav = Option<(SimTime, u64, TimerToken)>;

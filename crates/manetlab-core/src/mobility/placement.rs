@@ -4,7 +4,7 @@
 //! 200 m spacing is the classic TCP-over-multihop setup, e.g. Fu et al. 2003).
 //! Uniform placement follows the kernel's contract for `Component::Placement`
 //! (one stream per run, entity 0) and draws x then y for node 0, 1, …, so adding
-//! nodes never moves existing ones (the same draws as world.rs makes today).
+//! nodes never moves existing ones (the same draws as world/build.rs makes today).
 
 use rand::Rng;
 

@@ -105,7 +105,7 @@ impl Simulator {
     pub(super) fn tcp_timer(&mut self, now: SimTime, f: FlowId, side: u8, token: TimerToken) {
         let t = self.tcp_flow(f);
         if !t.timers[side as usize].fire(token) {
-            self.event_counts[super::KIND_TCP_STALE] += 1;
+            self.event_counts[super::event::EventKind::TcpTimerStale] += 1;
             return; // re-armed or cancelled since: stale
         }
         match side {

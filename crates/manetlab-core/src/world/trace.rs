@@ -1,146 +1,34 @@
 //! The simulator's trace hooks: ns-2 trace records at the AGT, RTR, IFQ and MAC
 //! levels, per-node pcap, and the movement file. Every hook starts with one
 //! `Option` test, so a run without `[outputs]` pays nothing else.
+//!
+//! Contract: rendering only. A hook decides which line a packet or frame gets
+//! and writes it (the record's parts come from `records`); it changes no
+//! state a result depends on, so a traced run's results equal an untraced one's.
 
 use super::Simulator;
 use crate::ids::NodeId;
 use crate::mac::arp::{ArpOp, ARP_BYTES};
 use crate::mac::dcf::{DROP_DUPLICATE, DROP_RETRY};
-use crate::mac::frame::{ACK_BYTES, DATA_HEADER_BYTES, PLCP_BYTES};
+use crate::mac::frame::{ACK_BYTES, PLCP_BYTES};
 use crate::mac::{Frame, FrameKind};
 use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
-use crate::trace::ns2::{
-    ip_addr, AppPart, ArpPart, Body, Event, IpPart, Level, Record, NO_NEXT_HOP,
-};
+use crate::trace::ns2::{ArpPart, Body, Event, Level, Record, NO_NEXT_HOP};
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
 use crate::trace::{RxNote, Tracer};
-use crate::wire::{Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
+use crate::wire::{Packet, IP_BROADCAST};
+use records::{
+    agent_size, app_part, drop_level, forwards, frame_size, ip_part, ip_size, ns2_calls_back,
+    ns2_src, ptype, ETHERTYPE_ARP, ETHERTYPE_IP, MAC_BROADCAST,
+};
 use std::io;
 use std::path::Path;
 
+mod records;
+
 /// Name of the movement file.
 pub const MOVEMENT_FILE: &str = "movement.tcl";
-
-/// ns-2's ether types in the MAC header.
-const ETHERTYPE_IP: u32 = 0x800;
-const ETHERTYPE_ARP: u32 = 0x806;
-/// How ns-2 prints the MAC broadcast address (`%x` of -1).
-const MAC_BROADCAST: u32 = u32::MAX;
-
-/// ns-2's packet type name.
-fn ptype(pkt: &Packet) -> &'static str {
-    match &pkt.transport {
-        TransportHeader::Udp(_) => "cbr",
-        // A pure ACK; SYN and FIN segments count as "tcp" like data.
-        TransportHeader::Tcp(h) if pkt.payload_bytes == 0 && !h.flags.syn && !h.flags.fin => "ack",
-        TransportHeader::Tcp(_) => "tcp",
-        TransportHeader::Routing(m) => m.wire().ns2_ptype(),
-    }
-}
-
-/// Size as the sending agent hands the packet down, before any router added to it:
-/// a CBR packet is its UDP payload (ns-2's `Agent/UDP` adds no header; ours adds 8
-/// bytes when `udp_header` is on), a TCP segment its payload + 40 (ns-2's TCP
-/// agents count the IP header in; Vegas its payload only), a routing message its
-/// whole datagram.
-fn agent_size(pkt: &Packet) -> u32 {
-    match &pkt.transport {
-        TransportHeader::Udp(_) => pkt.transport.size_bytes() + pkt.payload_bytes,
-        // ns-2.35 Vegas hands down packetSize_ bytes without its header.
-        TransportHeader::Tcp(h) if h.headerless => pkt.payload_bytes,
-        TransportHeader::Tcp(_) => IP_HEADER_BYTES + pkt.transport.size_bytes() + pkt.payload_bytes,
-        TransportHeader::Routing(_) => pkt.size_bytes(),
-    }
-}
-
-/// The IP datagram's size: what ns-2 prints once a router has handled the packet
-/// (from `s RTR` on, at the IFQ, and on `r MAC` lines, whose MAC header ns-2 has
-/// already taken off). ns-2's AODV adds its 20-byte IP header to everything but
-/// TCP, so a 1000-byte segment is 1040 B after routing, as here; ns-2's DSR and
-/// DSDV add it to TCP too (1060 B). The trace prints the size the model sends
-/// (docs/ns2-differences.md).
-fn ip_size(pkt: &Packet) -> u32 {
-    pkt.size_bytes()
-}
-
-/// A data frame's size on `s MAC` lines: the MSDU + the 802.11 header and FCS +
-/// ns-2's 24 bytes for the PLCP (its `getHdrLen11()`: 58 B in all).
-fn frame_size(msdu_bytes: u32) -> u32 {
-    msdu_bytes + DATA_HEADER_BYTES + PLCP_BYTES
-}
-
-fn app_part(pkt: &Packet) -> AppPart<'_> {
-    match &pkt.transport {
-        TransportHeader::Udp(_) => AppPart::Cbr {
-            seq: pkt.tag.map_or(0, |t| t.seq),
-        },
-        // Byte sequence numbers (ns-2 prints segment numbers; docs/metrics.md).
-        TransportHeader::Tcp(h) => AppPart::Tcp {
-            seq: h.seq as i64,
-            ack: h.ack as i64,
-        },
-        TransportHeader::Routing(m) => AppPart::Routing(m.wire()),
-    }
-}
-
-/// The IP source ns-2 would show: where ns-2 forwards a message as received
-/// (`WireFormat::ns2_keeps_received_src`: AODV's RREP), the source noted by the
-/// node that last received the packet (the one writing the line, or a frame's
-/// transmitter), which is already ns-2's.
-fn ns2_src(pkt: &Packet, rx: Option<RxNote>) -> NodeId {
-    match (rx, &pkt.transport) {
-        (Some(r), TransportHeader::Routing(m)) if m.wire().ns2_keeps_received_src() => r.ip_src,
-        _ => pkt.ip.src,
-    }
-}
-
-fn ip_part(pkt: &Packet, src: NodeId) -> IpPart {
-    let (sport, dport) = match &pkt.transport {
-        TransportHeader::Udp(u) => (u.src_port, u.dst_port),
-        TransportHeader::Tcp(h) => (h.src_port, h.dst_port),
-        TransportHeader::Routing(_) => (255, 255), // ns-2's RT_PORT
-    };
-    // ns-2 may print another destination (DSR: a route request's target).
-    let dst = match &pkt.transport {
-        TransportHeader::Routing(m) => m.wire().ns2_ip_dst().unwrap_or(pkt.ip.dst),
-        _ => pkt.ip.dst,
-    };
-    IpPart {
-        src: ip_addr(src),
-        sport,
-        dst: ip_addr(dst),
-        dport,
-        ttl: pkt.ip.ttl,
-    }
-}
-
-/// Hops a data packet has crossed (ns-2 `num_forwards`, which the receiving side
-/// counts): each forwarder took one off the TTL, and a copy just taken off the air
-/// has crossed one more hop than its TTL says.
-fn forwards(pkt: &Packet, received_here: bool) -> u32 {
-    u32::from(pkt.ip.forwards()) + u32::from(received_here)
-}
-
-/// Whether ns-2's routing agent would have set the packet's `xmit_failure_`
-/// callback, so that its MAC hands it back after the retry limit (and traces it
-/// without the MAC header): set on data, and on the control messages whose
-/// protocol sets it (`WireFormat::ns2_calls_back`).
-fn ns2_calls_back(pkt: &Packet) -> bool {
-    match &pkt.transport {
-        TransportHeader::Routing(m) => m.wire().ns2_calls_back(),
-        _ => true,
-    }
-}
-
-/// The trace level of a drop reason.
-fn drop_level(r: DropReason) -> Level {
-    match r.layer() {
-        "mac" => Level::Mac,
-        "ifq" => Level::Ifq,
-        _ => Level::Rtr,
-    }
-}
 
 /// Where a packet is in ns-2's stack when a line is written about it.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -477,35 +365,6 @@ impl Simulator {
         }
     }
 
-    /// The DCF gave `pkt` up after its retry limit and hands it back to routing
-    /// (ns-2's `xmit_failure_` callback), unless routing set none on it
-    /// ([`Routing::failure_callback`]): then it ends here as `mac.RET`. The MAC traces the frame itself when
-    /// it discards it right after (its `Discard`), so routing's own `RetryLimit`
-    /// drop of the packet during the callback is not traced a second time.
-    pub(super) fn mac_tx_failed(
-        &mut self,
-        now: crate::sim::SimTime,
-        n: NodeId,
-        pkt: Packet,
-        next_hop: NodeId,
-    ) {
-        let dcf = self.air[n.index()].mac.dcf().is_some();
-        let before = self
-            .tracer
-            .as_mut()
-            .filter(|_| dcf)
-            .map(|t| t.handing_back.replace((n, pkt.uid)));
-        if self.nodes[n.index()].routing.failure_callback(&pkt) {
-            self.with_routing(now, n, |r, ctx| r.tx_failed(ctx, pkt, next_hop));
-        } else {
-            // No callback (ns-2): the packet ends at the MAC, whose discard line is its trace.
-            self.drop_packet(n, &pkt, crate::metrics::DropReason::RetryLimit);
-        }
-        if let (Some(t), Some(before)) = (self.tracer.as_mut(), before) {
-            t.handing_back = before;
-        }
-    }
-
     /// A frame the DCF discarded (`code`): after its retry limit, ns-2 traces
     /// every such frame `D … MAC RET` (mac-802_11.cc `RetransmitRTS`/
     /// `RetransmitDATA`), the RTS when the RTS failed and then the data frame,
@@ -648,42 +507,5 @@ impl Simulator {
                 t.pcap(node, now, pkt);
             }
         }
-    }
-}
-
-impl Simulator {
-    /// Queue-length series, event-driven mode: record node `n`'s interface-queue
-    /// length if it changed since the last point.
-    pub(super) fn note_queue(&mut self, now: crate::sim::SimTime, n: NodeId) {
-        if self.series_interval.is_some() {
-            return;
-        }
-        let Some(s) = self.series.as_mut() else {
-            return;
-        };
-        let len = self.nodes[n.index()]
-            .wifi
-            .as_ref()
-            .map_or(0, |w| w.ifq.len() as u32);
-        let q = &mut s.queues[n.index()];
-        if q.len_pkts.last() != Some(&len) {
-            q.t_s.push(now.as_secs_f64());
-            q.len_pkts.push(len);
-        }
-    }
-
-    /// Queue-length series, sampled mode: every node's length now, then again
-    /// one interval later.
-    pub(super) fn sample_queues(&mut self, now: crate::sim::SimTime) {
-        let (Some(s), Some(iv)) = (self.series.as_mut(), self.series_interval) else {
-            return;
-        };
-        for (i, node) in self.nodes.iter().enumerate() {
-            let q = &mut s.queues[i];
-            q.t_s.push(now.as_secs_f64());
-            q.len_pkts
-                .push(node.wifi.as_ref().map_or(0, |w| w.ifq.len() as u32));
-        }
-        self.sched.schedule_at(now + iv, super::Event::SampleQueues);
     }
 }
