@@ -27,8 +27,8 @@ PREFIX selects the block's lines that start with it. A marker that selects no li
 or that stands anywhere but directly above a block, fails the test.
 
 **Stated values.** Ports, TTLs, sizes and defaults the docs state (tables of
-docs/scenarios.md, docs/metrics.md, docs/animate.md; the TTL paragraph of
-docs/scenarios.md) are read from the docs' text and compared with what short runs
+docs/scenarios.md, docs/metrics.md, docs/animate.md, docs/wireless.md, docs/tcp.md;
+the TTL paragraph of docs/scenarios.md) are read from the docs' text and compared with what short runs
 of the core do (traces, pcap files, summaries). Tables are found by their section
 heading and read by column name, so columns may be reordered or regenerated.
 """
@@ -62,7 +62,7 @@ SHELL_LANGS = {"sh", "bash", "shell", "console"}
 #: --figures`, takes about 12 s on a loaded 2-core machine).
 LINE_TIMEOUT_S = 120
 
-MARKER = re.compile(r"<!--\s*docs-test:(.*?)-->", re.S)
+MARKER = re.compile(r"^[ \t]*<!--\s*docs-test:(.*?)-->", re.S | re.M)  # at the start of a line (a mention in text is no marker)
 
 
 # ---------------------------------------------------------------- collecting
@@ -454,6 +454,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
         "aodv": _run(_wireless("aodv", mac={"data_rate_mbps": 2}), d / "aodv"),
         "aodv_no_mac_header": _run(_wireless("aodv", mac={"data_rate_mbps": 2, "data_header_bytes": 0}), d / "aodv0"),
         "aodv_default_levels": _run(_wireless("aodv", outputs={"trace": "old"}), d / "levels"),
+        "aodv_default_mac": _run(_wireless("aodv"), d / "aodv_default_mac"),
+        "aodv_1mbps": _run(_wireless("aodv", mac={"data_rate_mbps": 1}), d / "aodv1"),
         "dsdv": _run(_wireless("dsdv"), d / "dsdv"),
         "frn": _run(frn, d / "frn"),
         "wired": _run(wired, d / "wired"),
@@ -526,6 +528,20 @@ def air_time(r: Run) -> Decimal:
     return Decimal(got[1]) - Decimal(sent[1])
 
 
+def default_data_rate(rs: dict[str, Run]) -> int | None:
+    """The explicit data rate (Mb/s) whose frames take as long as the default's."""
+    default = air_time(rs["aodv_default_mac"])
+    return next((r for r, run in ((1, "aodv_1mbps"), (2, "aodv")) if air_time(rs[run]) == default), None)
+
+
+def plcp_us(r: Run) -> Decimal:
+    """The air time of flow 0's first frame at 2 Mb/s less its bits (IP datagram + 34-B MAC
+    header) and the 200-m propagation delay, in µs."""
+    bits = (ip_size(r, "cbr") + 34) * 8
+    prop_s = Decimal(200) / Decimal(299_792_458)
+    return ((air_time(r) - Decimal(bits) / Decimal(2_000_000) - prop_s) * 1_000_000).quantize(Decimal(1))
+
+
 def cbr_jitter(r: Run) -> Decimal:
     """Largest departure of flow 0's gaps from its interval (0.25 s), from its `s AGT` times."""
     times = [Decimal(f[1]) for f in agent_lines(r, "s", "AGT", "cbr")]
@@ -537,6 +553,7 @@ def cbr(r: Run) -> dict[str, Any]:
     return r.summary["flows"][0]
 
 
+WI = "docs/wireless.md"
 SC = "docs/scenarios.md"
 ME = "docs/metrics.md"
 AN = "docs/animate.md"
@@ -613,6 +630,19 @@ def checks() -> list[Check]:
                   arithmetic(cell(ME, "What a pcap holds", "CBR without `udp_header`", "in the pcap"), payload=512)),
          lambda rs: (ip_size(rs["aodv"], "cbr"),
                      {len(ip) for ip in rs["aodv"].pcaps[2] if isinstance(ip.data, dpkt.udp.UDP) and ip.data.dport == 50000}.pop())),
+        ("tcp.md flows[].tcp: mss_bytes default", lambda: number(r"^(\d+)$", cell("docs/tcp.md", "`flows[].tcp`", "`mss_bytes`", "default")),
+         lambda rs: rs["aodv"].summary["flows"][1]["tcp"]["mss_bytes"]),
+        ("wireless.md [mac]: data_rate_mbps default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`data_rate_mbps`", "default")),
+         default_data_rate),
+        ("wireless.md [mac]: plcp_us default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`plcp_us`", "default")),
+         lambda rs: plcp_us(rs["aodv"])),
+        ("wireless.md [mac]: data_header_bytes default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`data_header_bytes`", "default")),
+         lambda rs: (air_time(rs["aodv"]) - air_time(rs["aodv_no_mac_header"])) * 2_000_000 / 8),
+        ("wireless.md [queue]: limit_pkts default and the packets waiting",
+         lambda: tuple(map(Decimal, re.search(r"^(\d+) \(ns-2 `qlim_`: (\d+) waiting", cell(WI, "`[queue]`", "`limit_pkts`", "default")).groups())),  # type: ignore[union-attr]
+         lambda rs: (Decimal(rs["saturated"].summary["nodes"][0]["ifq_max_pkts"] + 1), Decimal(rs["saturated"].summary["nodes"][0]["ifq_max_pkts"]))),
+        ("wireless.md [radio]: rx_threshold_w default's range (m)", lambda: number(r"\((\d+) m under two-ray\)", cell(WI, "`[radio]`", "`rx_threshold_w`", "source")),
+         lambda rs: Decimal(round(rs["rwp"].summary["connectivity"]["range_m"]))),
         ("animate.md: flow ports by default", lambda: number(r"by default (\d+) \+ \*f\*", section(AN, "What it reads")),
          lambda rs: default_port_base(rs["aodv"])),
         ("animate.md ranges: reception range by default (m)",
