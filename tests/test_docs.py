@@ -31,6 +31,10 @@ docs/scenarios.md, docs/metrics.md, docs/animate.md, docs/wireless.md, docs/tcp.
 the TTL paragraph of docs/scenarios.md) are read from the docs' text and compared with what short runs
 of the core do (traces, pcap files, summaries). Tables are found by their section
 heading and read by column name, so columns may be reordered or regenerated.
+Every plain default of the parameter tables of docs/scenarios.md `[mac]`,
+docs/wireless.md `[radio]`, `[mac]`, `[queue]` and docs/tcp.md `flows[].tcp` is also
+checked generically: a run that sets the key to the stated value equals the run that
+leaves it out (in the mode the row applies to), in a run where most of them matter.
 """
 
 from __future__ import annotations
@@ -671,3 +675,127 @@ def test_stated_value_is_the_codes(check: Check, runs: dict[str, Run]):
     elif isinstance(s, Decimal):
         o = Decimal(o) if isinstance(o, int) else o
     assert s == o, f"{what}: the docs say {s!r}, the code gives {o!r}"
+
+
+# ---------------------------------------------------------------- stated defaults, generically
+
+# A parameter table's default is the code's when a run that sets the key to the stated
+# value equals, summary for summary, the run that leaves it out. Tables: (doc, heading,
+# key prefix of the override). Rows whose default is not a plain value ("—", "true for
+# sack/fack, else false", a formula) are listed as not checked; a row that applies
+# only in a mode ("only with `transport = "vegas"`", "shadowing only", "red") runs in it.
+DEFAULT_TABLES = [
+    (SC, "`[mac]`", "mac."),
+    (WI, "`[radio]`", "radio."),
+    (WI, "`[mac]`", "mac."),
+    (WI, "`[queue]`", "queue."),
+    ("docs/tcp.md", "`flows[].tcp`", "flows[1].tcp."),
+]
+_LITERAL = r'(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|true|false|"[^"]*")'
+
+
+def _stated_defaults(cell_text: str, n_keys: int) -> list[str] | None:
+    """The literal default(s) a cell states ("20", "`\\"ns2\\"`", "31, 1023",
+    "50 (ns-2 ...)", "`\\"priqueue\\"`; `\\"cmupriqueue\\"` with DSR"), or None."""
+    text = cell_text.replace("**", "").replace("`", "").strip()
+    m = re.fullmatch(rf"({_LITERAL}(?:, {_LITERAL})*)(?:\s*(?:\(.*\)|;.*))?", text)
+    if not m:
+        return None
+    values = [v.strip() for v in m.group(1).split(", ")]
+    if len(values) == 1:
+        values *= n_keys  # "`tx_antenna_gain`, `rx_antenna_gain` | 1.0": each
+    return values if len(values) == n_keys else None
+
+
+def _mode(heading: str, row: dict[str, str]) -> dict[str, Any]:
+    """The overrides a row applies under (both runs get them)."""
+    text = " ".join(row.values())
+    if heading == "`flows[].tcp`":
+        m = re.search(r'only with `(?:transport = )?"([\w+-]+)"`', text)
+        return {"flows[1].transport": m.group(1)} if m else {}
+    if heading == "`[radio]`":
+        if "shadowing only" in text:
+            return {"radio.propagation": "shadowing"}
+        return {"radio.reception": "sinr"} if "sinr mode only" in text else {}
+    if heading == "`[queue]`":
+        kind = row.get("applies to", "").split(" ")[0].strip(",:")
+        return {"queue.kind": kind} if kind in ("red", "lred") else {}
+    return {}
+
+
+def default_rows() -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+    """(what, mode, {override key: stated value} or None when not a plain value)."""
+    from manetlab.scenario import parse_value
+
+    out = []
+    for doc, heading, prefix in DEFAULT_TABLES:
+        rows = next(t for t in tables(section(doc, heading)) if t and "default" in t[0])
+        for row in rows:
+            keys = re.findall(r"`([a-z_0-9]+)`", next(iter(row.values())))
+            values = _stated_defaults(row["default"], len(keys))
+            what = f"{doc.removeprefix('docs/')} {heading.strip('`')}: {', '.join(keys)} = {row['default'][:40]}"
+            out.append((what, _mode(heading, row), None if values is None else {prefix + k: parse_value(v) for k, v in zip(keys, values, strict=True)}))
+    return out
+
+
+DEFAULT_ROWS = default_rows()
+
+
+#: A run in which most parameters matter: a 5-node chain at 240 m (near the 250-m
+#: range: hidden nodes, retries, collisions), CBR above the chain's capacity and TCP the
+#: other way, so queues fill, the MAC retries and gives up, TCP times out.
+STRESS: dict[str, Any] = {
+    "duration_s": 6,
+    "nodes": {"count": 5, "placement": {"kind": "chain", "spacing_m": 240}},
+    "radio": {},
+    "routing": {"protocol": "aodv"},
+    "flows": [
+        {"kind": "cbr", "src": 0, "dst": 4, "interval_s": 0.005, "start_s": 0.5},
+        {"kind": "ftp", "src": 4, "dst": 0},
+    ],
+}
+
+
+def _summary(overrides: dict[str, Any], cache: dict[str, Any] = {}) -> dict[str, Any]:  # noqa: B006 - a cache on purpose
+    import json
+
+    key = json.dumps(overrides, sort_keys=True)
+    if key not in cache:
+        cache[key] = manetlab.run(manetlab.Scenario(STRESS).with_overrides(overrides)).summary
+    return cache[key]
+
+
+def test_default_tables_are_read() -> None:
+    checked = [w for w, _, ov in DEFAULT_ROWS if ov is not None]
+    assert len(checked) >= 45, checked
+    # Those left out state no plain value: "—" (computed from another key), "true for
+    # `sack`/`fack`, else false", "see frn.md".
+    assert {w.split(" = ")[0] for w, _, ov in DEFAULT_ROWS if ov is None} == {
+        "wireless.md [radio]: rx_range_m", "wireless.md [radio]: cs_range_m", "tcp.md flows[].tcp: sack", "scenarios.md [mac]: frn"}
+
+
+@pytest.mark.parametrize(("what", "mode", "stated"), [r for r in DEFAULT_ROWS if r[2] is not None], ids=lambda v: v if isinstance(v, str) else "")
+def test_stated_default_equals_leaving_the_key_out(what: str, mode: dict[str, Any], stated: dict[str, Any]) -> None:
+    assert _summary(mode) == _summary({**mode, **stated}), f"{what}: setting the stated default changes the run, so it is not the code's default"
+
+
+def test_most_checked_defaults_matter_in_the_run() -> None:
+    """The check above means something only for keys the run depends on: another
+    value (a bool flipped, a number doubled) changes the summary for most rows."""
+    from manetlab.scenario import ScenarioError
+
+    matter, not_here = 0, []
+    for what, mode, stated in DEFAULT_ROWS:
+        if stated is None or any(isinstance(v, str) for v in stated.values()):
+            continue
+        other = {k: (not v) if isinstance(v, bool) else (2 * v if v else 1) for k, v in stated.items()}
+        try:
+            changed = _summary(mode) != _summary({**mode, **other})
+        except ScenarioError:
+            changed = False  # doubled out of its range (cw_min, an alpha)
+        if changed:
+            matter += 1
+        else:
+            not_here.append(what)
+    print(f"{matter} stated defaults change the run when changed; not in this run: {not_here}")
+    assert matter >= 40
