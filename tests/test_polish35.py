@@ -279,4 +279,4 @@ def test_compare_says_its_table_is_of_one_seed(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     table_end = next(i for i, ln in enumerate(lines) if ln.startswith("jitter"))
     assert lines[table_end + 1] == ("one seed: a single run per variant proves nothing about a difference; "
-                                    "use a study (manetlab study run, docs/studies.md) for many seeds")
+                                    "--seeds 1-10 runs every variant on each of many seeds (means, 95% CI of the difference), as does a study (docs/studies.md)")

@@ -5,9 +5,9 @@
     manetlab plot RESULT_DIR --kind KIND [--out DIR] [--flows F ...] [--nodes N ...]
     manetlab report RESULT_DIR [--out FILE]
     manetlab animate RESULT_DIR [--out FILE.html] [--from S] [--to S]   (docs/animate.md)
-    manetlab compare SCENARIO --flow N --transports A B ... [--seed N] [--out DIR] [--force] [--max-memory SIZE] [--set k=v]...
+    manetlab compare SCENARIO --flow N --transports A B ... [--seed N | --seeds 1-10] [--out DIR] [--force] [--no-progress] [--max-memory SIZE] [--set k=v]...
     manetlab export-ns2 SCENARIO --out DIR [--seed N] [--trace old|new] [--set k=v]...
-    manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--set k=v]...
+    manetlab crosscheck SCENARIO [--seeds 1-20] [--jobs N] [--per-flow] [--mac-trace] [--keep DIR] [--csv FILE] [--no-progress] [--set k=v]...
     manetlab study run|status|results STUDY [...]   (docs/studies.md)
     manetlab reproduce NAME [--quick] [--jobs N] [--scheduler ADDR] [--out DIR] [--max-memory SIZE] | --list   (docs/reproduce.md)
     manetlab examples DIR [--docs]   (copy the example scenarios and studies, and with --docs the docs, into DIR)
@@ -239,9 +239,12 @@ def _parser() -> argparse.ArgumentParser:
     scenario_args(cp)
     cp.add_argument("--flow", type=int, required=True, help="index of the FTP flow whose transport changes")
     cp.add_argument("--transports", nargs="+", required=True, metavar="VARIANT", help="TCP variants; the first is the baseline")
-    cp.add_argument("--seed", help="run seed (replaces the scenario's seed)")
+    cp_seed = cp.add_mutually_exclusive_group()
+    cp_seed.add_argument("--seed", help="run seed (replaces the scenario's seed)")
+    cp_seed.add_argument("--seeds", metavar="SEEDS", help="run every variant on each of these seeds, e.g. 1-10 or 1,4,9: means and the paired difference's 95%% CI")
     cp.add_argument("--out", type=Path, help="output directory (default: results/<scenario file stem>-compare); replaced as a whole if manetlab wrote it")
     cp.add_argument("--force", action="store_true", help="replace --out even if it is not a folder manetlab wrote (deleted whole)")
+    cp.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
     _max_memory_arg(cp)
     cp.set_defaults(func=_compare)
 
@@ -260,6 +263,7 @@ def _parser() -> argparse.ArgumentParser:
     xc.add_argument("--keep", type=Path, help="keep each seed's ns-2 directory (script, trace) under DIR/seed<N>")
     xc.add_argument("--mac-trace", action="store_true", help="trace ns-2's MAC too, to compare MAC drops (mac.RET, mac.COL); larger traces")
     xc.add_argument("--csv", type=Path, help="write the per-seed values (seed, metric, ours, ns2) to this CSV file")
+    xc.add_argument("--no-progress", action="store_true", help="no progress bar (none is drawn when stderr is not a terminal)")
     xc.set_defaults(func=_crosscheck)
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a result directory")
@@ -432,8 +436,10 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 #: Printed under `compare`'s table: its differences come from one run per variant.
+SEEDS_NOTE = ("means over the seeds; A - B [95% CI]: the mean paired difference (same seed, common random numbers) "
+              "with its Student-t interval; an interval that holds 0 shows no difference at this many seeds")
 ONE_SEED_NOTE = ("one seed: a single run per variant proves nothing about a difference; "
-                 "use a study (manetlab study run, docs/studies.md) for many seeds")
+                 "--seeds 1-10 runs every variant on each of many seeds (means, 95% CI of the difference), as does a study (docs/studies.md)")
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -445,16 +451,27 @@ def _compare(args: argparse.Namespace) -> int:
     if not (0 <= args.flow < len(s.normalized["flows"])) or s.normalized["flows"][args.flow]["kind"] != "ftp":
         raise ScenarioError(f"--flow: {args.flow} is not an FTP (TCP) flow of this scenario")
     out = args.out if args.out is not None else Path("results") / f"{Path(args.scenario).stem}-compare"
+    seeds = None
+    if args.seeds is not None:
+        from manetlab.ns2.crosscheck import parse_seeds
+
+        seeds = parse_seeds(args.seeds)  # the same grammar as crosscheck's; a bad one is one line, exit 2
     check_replaceable(out, "comparison", args.force)  # before the runs, not after
-    c = compare(s, args.flow, args.transports)
+    c = compare(s, args.flow, args.transports, seeds=seeds, progress=False if args.no_progress else None)
     try:
         report_path = c.write(out, force=args.force)  # before printing: a closed stdout must not lose the results
     except OSError as e:
         print(f"error: {_write_error(out, e)}", file=sys.stderr)
         return EXIT_IO_ERROR
-    print(f"{printable(s.label)}: seed {s.seed}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
-    print(c.table())
-    print(ONE_SEED_NOTE)
+    if len(c.seeds) == 1:
+        print(f"{printable(s.label)}: seed {c.seeds[0]}, {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} (same seed)")
+        print(c.table())
+        print(ONE_SEED_NOTE)
+    else:
+        print(f"{printable(s.label)}: seeds {printable(args.seeds)} ({len(c.seeds)}), {_describe(s)}; flow {args.flow} with {', '.join(args.transports)} "
+              "(every variant on each seed)")
+        print(c.table())
+        print(SEEDS_NOTE)
     print(f"wrote {report_path}")
     return 0
 
@@ -491,7 +508,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
     s = _load(args)
     if args.jobs < 1:
         raise ScenarioError(f"--jobs: {args.jobs} is out of range (allowed: >= 1)")
-    df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace)
+    df = crosscheck(s, seeds, jobs=args.jobs, keep_dir=args.keep, mac_trace=args.mac_trace, progress=False if args.no_progress else None)
     print(f"{printable(s.label)}: {_describe(s)}; manetlab {__version__} vs ns-{printable(ns_version())}, seeds {printable(args.seeds)} ({len(seeds)})")
     print(format_summary(summarize(df, per_flow=args.per_flow)))
     for msg in df.attrs.get("failed", {}).values():

@@ -342,12 +342,43 @@ def _seq(ax: Any, s: dict[str, Any]) -> None:
     _traced_pairs(ax, s, "seq_segs", "sequence sent", "ack_segs", "ACK received", "sequence number (segments)", linestyle=":")
 
 
-def _labels(s: dict[str, Any]) -> list[str]:
-    return [f"{_bar_label(f['name'])}\n{f['src']}→{f['dst']}" for f in s["flows"]]
+#: Up to this many bars, each is labelled in full (name wrapped, src→dst under it);
+#: above, one short line per bar turned 90°.
+FLAT_BAR_LABELS = 8
+#: Most labels an x axis of bars shows: with more bars, every k-th bar is labelled
+#: (the first always), so labels never overlap.
+MAX_BAR_LABELS = 40
+
+
+def _bar_ticks(ax: Any, full: list[str], short: list[str], flat_max: int = FLAT_BAR_LABELS, what: str = "flows") -> None:
+    """Label bars drawn at x = 0, 1, …: `full` labels when there are at most
+    `flat_max` bars, else the `short` ones turned 90° (smaller), at most
+    MAX_BAR_LABELS of them (every k-th bar, said in the x axis label)."""
+    n = len(full)
+    if n <= flat_max:
+        ax.set_xticks(range(n), full)
+        return
+    step = -(-n // MAX_BAR_LABELS)
+    shown = list(range(0, n, step))
+    ax.set_xticks(shown, [short[i] for i in shown], rotation=90, fontsize=7)
+    ax.set_xlim(-0.6, n - 0.4)
+    if step > 1:
+        ax.set_xlabel(f"{what} (1 in {step} of {n} labelled)")
+
+
+def _flow_bars(ax: Any, s: dict[str, Any], values: list[float], **kwargs: Any) -> None:
+    """One bar per flow at x = flow position, labelled by name and src→dst; drawn
+    by position, so flows of equal names stay separate bars."""
+    flows = s["flows"]
+    if not flows:
+        raise PlotError("no flows in this result: no bars to draw")
+    ax.bar(range(len(flows)), values, **kwargs)
+    _bar_ticks(ax, [f"{_bar_label(f['name'])}\n{f['src']}→{f['dst']}" for f in flows],
+               [f"{_short(f['name'], 16)} {f['src']}→{f['dst']}" for f in flows])
 
 
 def _throughput(ax: Any, s: dict[str, Any]) -> None:
-    ax.bar(_labels(s), [f["throughput_kbps"] for f in s["flows"]], color="tab:blue")
+    _flow_bars(ax, s, [f["throughput_kbps"] for f in s["flows"]], color="tab:blue")
     ax.set_ylabel("throughput (kbit/s)")
 
 
@@ -423,7 +454,7 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
     mean = [1e3 * (f["delay_mean_s"] or 0.0) for f in flows]
     lo = [m - 1e3 * (f["delay_min_s"] or 0.0) for m, f in zip(mean, flows)]
     hi = [1e3 * (f["delay_max_s"] or 0.0) - m for m, f in zip(mean, flows)]
-    ax.bar(_labels(s), mean, yerr=[lo, hi], capsize=4, color="tab:orange")
+    _flow_bars(ax, s, mean, yerr=[lo, hi], capsize=4 if len(flows) <= FLAT_BAR_LABELS else 1, color="tab:orange")
     ax.set_ylabel("end-to-end delay (ms): mean, min–max")
     # A whisker far above the means (one late packet; over 5 × the highest mean)
     # would flatten the bars: cut the axis at 1.5 × the highest mean and write each
@@ -432,11 +463,24 @@ def _delay(ax: Any, s: dict[str, Any]) -> None:
     maxima = [m + h for m, h in zip(mean, hi)]
     if top > 0 and max(maxima) > WHISKER_CUT * max(mean):
         ax.set_ylim(0, top)
-        for x, peak in enumerate(maxima):
-            if peak > top:
-                text = f"max {peak / 1e3:.1f} s" if peak >= 1e3 else f"max {peak:.0f} ms"
-                ax.annotate(text, xy=(x, top), xytext=(x, 0.9 * top), ha="center", va="top", fontsize=7,
+        cut = [(x, peak) for x, peak in enumerate(maxima) if peak > top]
+        if len(cut) <= MAX_WHISKER_NOTES:
+            for x, peak in cut:
+                ax.annotate(_ms_text(peak), xy=(x, top), xytext=(x, 0.9 * top), ha="center", va="top", fontsize=7,
                             arrowprops={"arrowstyle": "->", "linewidth": 0.8})
+        else:
+            # Side by side, many notes would be one smear: one line says it for all.
+            x, peak = max(cut, key=lambda c: c[1])
+            ax.text(0.99, 0.99, f"{len(cut)} whiskers cut at {top:.0f} ms; highest {_ms_text(peak)} "
+                    f"({_short(flows[x]['name'], LEGEND_NAME_CHARS)})", transform=ax.transAxes, ha="right", va="top", fontsize=7)
+
+
+#: Most cut delay whiskers marked one by one (above, one note for them all).
+MAX_WHISKER_NOTES = 3
+
+
+def _ms_text(peak_ms: float) -> str:
+    return f"max {peak_ms / 1e3:.1f} s" if peak_ms >= 1e3 else f"max {peak_ms:.0f} ms"
 
 
 def _jitter(ax: Any, s: dict[str, Any]) -> None:
@@ -446,7 +490,7 @@ def _jitter(ax: Any, s: dict[str, Any]) -> None:
 
     if _per_packet(ax, s, jitter_ms, "jitter: delay(i+1) − delay(i) (ms)"):
         return
-    ax.bar(_labels(s), [1e3 * (f["jitter_mean_s"] or 0.0) for f in s["flows"]], color="tab:green")
+    _flow_bars(ax, s, [1e3 * (f["jitter_mean_s"] or 0.0) for f in s["flows"]], color="tab:green")
     ax.set_ylabel("jitter: mean |Δ delay| (ms)")
 
 
@@ -460,9 +504,15 @@ def _drops(ax: Any, s: dict[str, Any]) -> None:
     if others:
         parts.append((f"others ({len(others)} reasons)", [sum(n["drops"].get(k, 0) for k in others) for n in nodes], {"color": OTHERS_STYLE["color"]}))
     for label, vals, style in parts:
-        ax.bar([str(n["node"]) for n in nodes], vals, bottom=bottom, label=label, **style)
-        bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.bar(range(len(nodes)), vals, bottom=bottom, label=label, **style)
+        bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
+    if not parts:  # nothing dropped: the nodes' axis all the same, and said
+        ax.bar(range(len(nodes)), [0] * len(nodes))
+        ax.set_ylim(0, 1)
+        ax.text(0.5, 0.5, "no packet dropped", transform=ax.transAxes, ha="center", va="center")
+    names = [str(n["node"]) for n in nodes]
     ax.set_xlabel("node")
+    _bar_ticks(ax, names, names, flat_max=20, what="node")
     ax.set_ylabel("packets dropped")
     if keys:
         ax.legend(fontsize=8, title="layer.reason")

@@ -17,10 +17,11 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -336,6 +337,7 @@ def crosscheck(
     timeout_s: float | None = None,
     mac_trace: bool = False,
     stall_s: float | None = STALL_S,
+    progress: bool | None = False,
 ) -> pd.DataFrame:
     """Per-seed metrics of manetlab and ns-2 for `scenario`: a long DataFrame with
     columns ``seed``, ``metric``, ``ours``, ``ns2``. `seeds` is "1-20"-style text or
@@ -349,6 +351,8 @@ def crosscheck(
     whose ns-2 run fails or hangs is left out of the table for both simulators and
     listed in ``df.attrs["failed"]`` ({seed: message}); if every seed fails,
     Ns2RunFailed is raised.
+    `progress` (None: when stderr is a terminal; the CLI's default) shows a bar of
+    finished seeds on stderr, with the last one's seed and time (ours + ns-2).
     Raises Ns2NotFound without ns, Ns2Unsupported for what ns-2 cannot build.
     """
     import pandas as pd
@@ -363,21 +367,38 @@ def crosscheck(
     ]
     rows: list[tuple[int, str, float, float]] = []
     failed: dict[int, str] = {}
-    if jobs <= 1 or len(seed_list) == 1:
-        parts: Iterator[list[tuple[int, str, float, float]] | str] = map(_one_seed_safe, args)
-    else:
-        import multiprocessing
+    parts: dict[int, list[tuple[int, str, float, float]] | str] = {}
+    from tqdm import tqdm
 
-        # spawn: no fork of a process that may hold threads (pandas, the core's runs).
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
-        parts = pool.map(_one_seed_safe, args)
-    for seed, part in zip(seed_list, parts):
+    bar = tqdm(total=len(seed_list), desc="crosscheck", unit="seed", file=sys.stderr, dynamic_ncols=True,
+               disable=(None if progress is None else not progress))
+
+    def done(seed: int, took_s: float, part: list[tuple[int, str, float, float]] | str) -> None:
+        parts[seed] = part
+        bar.set_postfix_str(f"seed {seed} {'failed' if isinstance(part, str) else 'done'} ({took_s:.1f} s)", refresh=False)
+        bar.update(1)
+        bar.refresh()  # every finished seed shown, however close together they end
+
+    try:
+        if jobs <= 1 or len(seed_list) == 1:
+            for a in args:
+                done(a[2], *_one_seed_timed(a))
+        else:
+            import multiprocessing
+
+            # spawn: no fork of a process that may hold threads (pandas, the core's runs).
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {pool.submit(_one_seed_timed, a): a[2] for a in args}
+                for fut in as_completed(futures):  # as they finish, for the progress bar; the table keeps seed order
+                    done(futures[fut], *fut.result())
+    finally:
+        bar.close()
+    for seed in seed_list:
+        part = parts[seed]
         if isinstance(part, str):
             failed[seed] = part
         else:
             rows += part
-    if jobs > 1 and len(seed_list) > 1:
-        pool.shutdown()
     if not rows:
         raise Ns2RunFailed("every seed failed: " + "; ".join(failed.values()))
     seed_list = [sd for sd in seed_list if sd not in failed]
@@ -392,6 +413,13 @@ def crosscheck(
     df = df.sort_values(["_o", "seed"], kind="stable").drop(columns="_o").reset_index(drop=True)
     df.attrs["failed"] = failed
     return df
+
+
+def _one_seed_timed(a: tuple[Any, ...]) -> tuple[float, list[tuple[int, str, float, float]] | str]:
+    """`_one_seed_safe` and its wall time (s), measured where it ran."""
+    t0 = time.monotonic()
+    part = _one_seed_safe(a)
+    return time.monotonic() - t0, part
 
 
 def _one_seed_safe(a: tuple[Any, ...]) -> list[tuple[int, str, float, float]] | str:

@@ -50,6 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     res.add_argument("--metrics", nargs="+", metavar="METRIC", help="metrics to summarise (default: the study's metrics, else all)")
     res.add_argument("--figures", action="store_true", help="also draw a figure per metric (mean ± CI across an axis)")
     res.add_argument("--x", metavar="AXIS", help="the figures' x axis (default: the first numeric axis)")
+    res.add_argument("--html", action="store_true", help="also write OUT/report.html: the tables and figures on one self-contained page (figures in OUT/figures)")
     res.set_defaults(func=_results)
 
 
@@ -136,9 +137,11 @@ def _results(args: argparse.Namespace) -> int:
             if args.format == "parquet":
                 for p in s.write_tables(out):
                     print(f"wrote {p}")
-        if args.figures:
+        if args.figures and not args.html:  # --html draws them too
             figs = s.figures(out / "figures", x=args.x, metrics=args.metrics)
             print(f"wrote {len(figs) // 2} figures (PNG and SVG) in {out / 'figures'}")
+        if args.html:
+            print(f"wrote {s.write_html(out, metrics=args.metrics, x=args.x)}")
     except safeio.OutputError as e:  # a planted link or other refusal: its own line
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from manetlab import safeio
-from manetlab.plots import pyplot, save_figure
+from manetlab.plots import LEGEND_NAME_CHARS, TITLE_CHARS, _short, pyplot, save_figure
 from manetlab.scenario import Scenario, ScenarioError
 from manetlab.study.executor import DaskExecutor, LocalExecutor, Task, check_result, code_version, remove_staging
 from manetlab.study.spec import Cell, SeedHook, StudySpec, load_study
@@ -396,7 +396,8 @@ class Study:
         """One figure per metric: mean ± 95 % CI against axis `x` (default: the first
         axis with numeric values, else the first axis), one line per combination of
         the other axes; and one per [[derived]] quantity. PNG and SVG into `out`
-        (default: <study dir>/figures)."""
+        (default: <study dir>/figures), named after the metric or derived quantity
+        (`figure_stem`: a name is never a path)."""
         plt = pyplot()
         out = Path(out) if out is not None else self.dir / "figures"
         out.mkdir(parents=True, exist_ok=True)
@@ -410,20 +411,76 @@ class Study:
         summ = self.summary(metrics)
         others = [k for k in keys if k != x]
         paths = []
-        for m in metrics:
-            g = summ[summ["metric"] == m]
-            fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-            _ci_lines(ax, g, x, others)
-            ax.set_xlabel(x or "")
-            ax.set_ylabel(m)
-            ax.set_title(f"{self.spec.name}: {m} (mean ± 95 % CI)", fontsize=10)
-            if others:
-                ax.legend(fontsize=7)
-            safe = m.replace("/", "_")
-            paths += save_figure(fig, out, safe, dpi=110)
-            plt.close(fig)
-        paths += self._derived_figures(out, x, plt)
+        # Names are text: "$...$" in a study, axis value or derived name is not TeX
+        # (mathtext would misdraw it, or fail on an unknown command).
+        with plt.rc_context({"text.parse_math": False}):
+            for m in metrics:
+                g = summ[summ["metric"] == m]
+                fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+                _ci_lines(ax, g, x, others)
+                ax.set_xlabel(x or "")
+                ax.set_ylabel(m)
+                ax.set_title(f"{_short(self.spec.name, TITLE_CHARS - 30)}: {m} (mean ± 95 % CI)", fontsize=10)
+                if others:
+                    ax.legend(fontsize=7)
+                paths += save_figure(fig, out, figure_stem(m), dpi=110)
+                plt.close(fig)
+            paths += self._derived_figures(out, x, plt)
         return paths
+
+    def to_html(self, metrics: Sequence[str] | None = None, x: str | None = None, figures_dir: str | os.PathLike[str] | None = None) -> str:
+        """The study as one self-contained HTML page: status, derived quantities,
+        one table per metric (per cell: n, mean ± sd, 95 % CI) and the figures
+        (drawn into `figures_dir`, default <study dir>/figures, and embedded as SVG
+        images). Every name and value is escaped, the page runs no script, and its
+        Content-Security-Policy admits only its own style (`manetlab._html`)."""
+        from manetlab import _html
+
+        summ = self.summary(metrics)
+        keys = self.spec.axis_keys
+        st = self.status()
+        der = self.derived()
+        parts = [f"<h1>{_html.text(self.spec.name)}</h1>"]
+        if self.spec.description:
+            parts.append(f"<p>{_html.text(self.spec.description)}</p>")
+        parts.append(
+            f"<p>{_html.number(st['cells'], 'd')} cells × {_html.number(st['seeds'], 'd')} seeds = {_html.number(st['planned'], 'd')} runs: "
+            f"{_html.number(st['ok'], 'd')} ok, {_html.number(st['failed'], 'd')} failed, {_html.number(st['missing'], 'd')} missing; "
+            f"code {_html.text(st['code_version'])}. Mean, sample sd and 95 % Student-t confidence interval over the seeds.</p>"
+        )
+        if len(der):
+            dk = [c for c in der.columns if c not in ("name", "metric", *STAT_COLUMNS)]
+            parts.append("<h2>derived</h2>" + _html.table(
+                ["name", "metric", *dk, "n", "mean", "sd", "95 % CI"],
+                ([r["name"], r["metric"], *(r[k] for k in dk), r["n"], r["mean"], r["sd"], f"[{_g(r['ci_low'])}, {_g(r['ci_high'])}]"] for _, r in der.iterrows()),
+            ))
+        for m, g in summ.groupby("metric", sort=False):
+            parts.append(f"<h2>{_html.text(m)}</h2>" + _html.table(
+                [*keys, "n", "mean ± sd", "95 % CI"],
+                ([*(r[k] for k in keys), r["n"], f"{_g(r['mean'])} ± {_g(r['sd'])}", f"[{_g(r['ci_low'])}, {_g(r['ci_high'])}]"] for _, r in g.iterrows()),
+            ))
+        figs = [p for p in self.figures(figures_dir, x=x, metrics=metrics) if p.suffix == ".svg"]
+        parts.append("<h2>figures</h2>" + ("".join(
+            f"<figure>{_html.svg_img(p.read_text(encoding='utf-8'), p.stem)}</figure>" for p in figs) or "<p>(none)</p>"))
+        return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+{_html.csp_meta(styles=[_HTML_CSS], images=True)}
+<title>manetlab study: {_html.text(self.spec.name)}</title>
+<style>{_HTML_CSS}</style></head>
+<body>{"".join(parts)}
+</body></html>
+"""
+
+    def write_html(self, out: str | os.PathLike[str] | None = None, metrics: Sequence[str] | None = None, x: str | None = None) -> Path:
+        """Write `to_html` as ``report.html`` in `out` (default: the study directory),
+        whole (a temporary file renamed over it; a link there is refused), the
+        figures into ``out/figures``; returns the page's path."""
+        folder = Path(out) if out is not None else self.dir
+        folder.mkdir(parents=True, exist_ok=True)
+        page = self.to_html(metrics, x, folder / "figures")
+        path = folder / "report.html"
+        safeio.write_text(path, page)
+        return path
 
     def _derived_figures(self, out: Path, x: str | None, plt: Any) -> list[Path]:
         """One figure per [[derived]] quantity: mean ± CI against `x` (or the first
@@ -441,11 +498,12 @@ class Study:
             ax.axhline(0, color="0.6", linewidth=0.8)
             ax.set_xlabel(dx or "")
             unit = " (%)" if d.kind == "improvement_pct" else ""
-            ax.set_ylabel(f"{d.name}{unit}")
-            ax.set_title(f"{d.name}: {d.metric}, {d.new} vs {d.base}, paired per seed (mean ± 95 % CI)", fontsize=9)
+            ax.set_ylabel(f"{_short(d.name, LEGEND_NAME_CHARS)}{unit}")
+            ax.set_title(f"{_short(d.name, TITLE_CHARS - 30)}: {d.metric}, {_short(str(d.new), 20)} vs {_short(str(d.base), 20)}, paired per seed (mean ± 95 % CI)",
+                         fontsize=9)
             if others:
                 ax.legend(fontsize=7)
-            paths += save_figure(fig, out, d.name, dpi=110)
+            paths += save_figure(fig, out, figure_stem(d.name), dpi=110)
             plt.close(fig)
         return paths
 
@@ -458,6 +516,26 @@ class Study:
         ms += [f"flow{i}.highest_ack_segs" for i, f in enumerate(flows) if f.get("kind") == "ftp"]
         ms += [d.metric for d in self.spec.derived if d.metric not in ms]
         return ms
+
+
+_HTML_CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
+table{border-collapse:collapse;font-size:12px;margin-bottom:1.5em}td,th{padding:2px 8px;text-align:right;border-bottom:1px solid #ddd}
+figure{margin:1em 0}img{max-width:100%;height:auto}"""
+
+
+def figure_stem(name: str) -> str:
+    """A metric or derived quantity's name as a file name stem: letters, digits, ``.``,
+    ``_``, ``-`` kept, anything else ``_``, no leading dot, at most 100 characters,
+    and a short hash of the name when anything was changed, so two names never share
+    a file. A name (from a study file, which may come from others) never becomes a
+    path: ``../x`` or ``a/b`` stays inside the figures folder."""
+    import hashlib
+    import re
+
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")[:100]
+    if stem != name:
+        stem = f"{stem}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+    return stem
 
 
 def _cellvalue(v: Any) -> Any:
@@ -477,7 +555,7 @@ def _ci_lines(ax: Any, g: Any, x: str | None, others: list[str]) -> None:
         xs = (line[x].tolist() if _numeric(line[x]) else line[x].astype(str).tolist()) if x is not None else ["all"]
         ys = line["mean"].to_numpy(dtype=float)
         err = (ys - line["ci_low"].to_numpy(dtype=float), line["ci_high"].to_numpy(dtype=float) - ys)
-        name = ", ".join(f"{k}={v}" for k, v in zip(others, label if isinstance(label, tuple) else (label,)))
+        name = ", ".join(f"{k}={_short(str(v), LEGEND_NAME_CHARS)}" for k, v in zip(others, label if isinstance(label, tuple) else (label,), strict=False))
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name or None)
 
 
