@@ -25,6 +25,7 @@ pub mod mac;
 pub mod metrics;
 pub mod mobility;
 pub mod packet;
+pub mod param;
 pub mod phy;
 pub mod queue;
 pub mod routing;

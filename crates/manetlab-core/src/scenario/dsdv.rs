@@ -25,8 +25,9 @@ pub struct DsdvSpec {
 }
 
 impl DsdvSpec {
-    pub fn params(&self) -> dsdv::Params {
-        let d = dsdv::Params::default();
+    /// The DSDV parameters: the given keys over the `fidelity` profile.
+    pub fn params(&self, fidelity: crate::param::Fidelity) -> dsdv::Params {
+        let d = dsdv::Params::for_fidelity(fidelity);
         dsdv::Params {
             periodic_update_interval: dur(
                 self.periodic_update_interval_s,
@@ -52,7 +53,7 @@ impl DsdvSpec {
         }
     }
 
-    pub(super) fn validate(&self) -> Result<(), ScenarioError> {
+    pub(super) fn validate(&self, fidelity: crate::param::Fidelity) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.dsdv.{k}");
         // Times: up to 10⁶ s keeps every timer inside simulated time.
         let times: [(&str, Option<f64>, f64, bool); 5] = [
@@ -100,7 +101,7 @@ impl DsdvSpec {
                 "0 is out of range (allowed: >= 1)",
             ));
         }
-        let q = self.params();
+        let q = self.params(fidelity);
         if q.neighbour_timeout().as_secs_f64() > 1e6 {
             return Err(ScenarioError::new(
                 p("min_update_periods"),

@@ -134,6 +134,20 @@ impl Default for Params {
 }
 
 impl Params {
+    /// The defaults of a fidelity profile (docs/scenarios.md#fidelity): ns-2's,
+    /// or ns-2's without the ns-2.35 artefacts that have a switch.
+    pub fn for_fidelity(f: crate::param::Fidelity) -> Self {
+        match f {
+            crate::param::Fidelity::Ns2 => Params::default(),
+            crate::param::Fidelity::Standard => Params {
+                release_through_recv: false,
+                stale_advert_bug: false,
+                tcp_ip_header_twice: false,
+                ..Params::default()
+            },
+        }
+    }
+
     /// How long a neighbour may stay silent: min_update_periods × the periodic
     /// interval (ns-2 schedules the timeout at `min_update_periods_ * perup_`).
     pub fn neighbour_timeout(&self) -> SimDuration {
