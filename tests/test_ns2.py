@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import manetlab
+from manetlab import _core
 from manetlab.cli import main
 from manetlab.ns2 import Ns2Unsupported, crosscheck, export_ns2, metrics_from_dir, paired_ci, parse_seeds, summarize, t_quantile
 from manetlab.ns2.crosscheck import Ns2RunFailed, SeedsError, _scalars, our_metrics
@@ -83,6 +84,23 @@ def test_export_contains_the_scenarios_settings(tmp_path: Path) -> None:
     # The movement is manetlab's own for this seed (its writer, same trajectories).
     r = manetlab.run(RWP20, seed=5, overrides={"outputs.movement": True, "flows": []})
     assert (r.output_dir / "movement.tcl").read_text() == mv
+
+
+def test_export_writes_every_mac_key_with_an_ns2_variable_from_the_core_table(tmp_path: Path) -> None:
+    """export-ns2's [mac] mapping is the core's declaration (`ns2_tcl`, `scale`):
+    each key ns-2 lets a script set comes out as its Tcl variable in SI units."""
+    rows = [r for r in json.loads(_core.param_table()) if r["section"] == "mac" and r["ns2_tcl"]]
+    assert {r["key"] for r in rows} >= {"data_rate_mbps", "rts_threshold_bytes", "cw_min", "slot_us", "ll_delay_us"}
+    values = {"data_rate_mbps": 2, "basic_rate_mbps": 2, "rts_threshold_bytes": 3000, "short_retry_limit": 5,
+              "long_retry_limit": 3, "cw_min": 15, "cw_max": 511, "slot_us": 9, "sifs_us": 16, "ll_delay_us": 50}
+    assert {r["key"] for r in rows} == set(values), "a new [mac] key with an ns-2 variable needs a value here"
+    export_ns2(RWP20, tmp_path, overrides={f"mac.{k}": v for k, v in values.items()})
+    tcl = (tmp_path / "run.tcl").read_text()
+    for r in rows:
+        cls, var = r["ns2_tcl"].split(" ")
+        si = values[r["key"]] * r["scale"]
+        shown = str(int(si)) if float(si).is_integer() else repr(float(si))
+        assert f"{cls} set {var} {shown}\n" in tcl, (r["key"], shown)
 
 
 def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
