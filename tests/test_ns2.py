@@ -103,6 +103,20 @@ def test_export_writes_every_mac_key_with_an_ns2_variable_from_the_core_table(tm
         assert f"{cls} set {var} {shown}\n" in tcl, (r["key"], shown)
 
 
+def test_export_writes_dsdv_keys_as_agent_dsdv_variables_from_the_core_table(tmp_path: Path) -> None:
+    rows = {r["key"]: r["ns2_tcl"] for r in json.loads(_core.param_table()) if r["section"] == "routing.dsdv" and r["ns2_tcl"]}
+    assert rows == {"periodic_update_interval_s": "Agent/DSDV perup_", "min_update_periods": "Agent/DSDV min_update_periods_",
+                    "initial_settling_time_s": "Agent/DSDV wst0_", "settling_alpha": "Agent/DSDV alpha_",
+                    "link_layer_detection": "Agent/DSDV use_mac_"}
+    ov = {"routing.protocol": "dsdv", "routing.dsdv.periodic_update_interval_s": 10, "routing.dsdv.min_update_periods": 4,
+          "routing.dsdv.initial_settling_time_s": 3, "routing.dsdv.settling_alpha": 0.5, "routing.dsdv.link_layer_detection": True}
+    export_ns2(CHAIN, tmp_path, overrides=ov)
+    tcl = (tmp_path / "run.tcl").read_text()
+    for line in ["Agent/DSDV set perup_ 10", "Agent/DSDV set min_update_periods_ 4", "Agent/DSDV set wst0_ 3",
+                 "Agent/DSDV set alpha_ 0.5", "Agent/DSDV set use_mac_ 1"]:
+        assert line + "\n" in tcl, line
+
+
 def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
     export_ns2(CHAIN, tmp_path, overrides={"routing.protocol": "dsr"})
     tcl = (tmp_path / "run.tcl").read_text()
@@ -120,6 +134,7 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "aodv", "queue.kind": "lred"}, "queue.kind"),
         ({"routing.protocol": "aodv", "radio.reception": "sinr"}, "radio.reception"),
         ({"routing.protocol": "aodv", "routing.aodv.rreq_retries": 2}, "routing.aodv.rreq_retries"),
+        ({"routing.protocol": "aodv", "fidelity": "standard"}, "fidelity"),
         ({"routing.protocol": "dsr", "queue.kind": "droptail"}, "queue.kind"),
         ({"routing.protocol": "aodv", "faults.node_switches": [{"node": 1, "off_s": 5}]}, "faults"),
         ({"routing.protocol": "aodv", "flows[0].transport": "fack", "flows[0].tcp.fack_rules": "mathis"}, "flows[0].tcp.fack_rules"),

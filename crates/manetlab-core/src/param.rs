@@ -809,6 +809,7 @@ mod tests {
         }
         check::<aodv::Params>();
         check::<MacParams>();
+        check::<crate::routing::dsdv::Params>();
     }
 
     #[test]

@@ -82,7 +82,6 @@ def _param_rows(section: str) -> list[dict[str, Any]]:
 
     return [r for r in json.loads(_core.param_table()) if r["section"] == section]
 
-#: `[routing.dsdv]` keys ns-2's Agent/DSDV exposes to Tcl (the others are #defines in dsdv.cc).
 # Scenario switches whose value here is ns-2.35's compiled-in behaviour (the
 # other value has no ns-2 equivalent and is refused).
 _NS2_SWITCHES = {
@@ -98,12 +97,6 @@ _NS2_SWITCHES = {
     ("dsdv", "stale_advert_bug"): True,
 }
 
-_DSDV_KEYS = {
-    "periodic_update_interval_s": "perup_",
-    "min_update_periods": "min_update_periods_",
-    "initial_settling_time_s": "wst0_",
-    "settling_alpha": "alpha_",
-}
 
 _PROPAGATION = {
     "two_ray_ground": "Propagation/TwoRayGround",
@@ -306,6 +299,8 @@ def _plan(s: Scenario) -> _Plan:
         raise _refuse("links", "point-to-point [[links]] are not exported (ns-2 wired links cannot join this wireless scenario: export a wireless-only scenario)")
     if n.get("faults"):
         raise _refuse("faults", "ns-2.35 has no node switch-off / link outage model")
+    if n.get("fidelity", "ns2-2.35") != "ns2-2.35":
+        raise _refuse("fidelity", f'{_q(n["fidelity"])}: ns-2.35 runs its own behaviour only (allowed: "ns2-2.35", the default)')
     if "radio" not in n:
         raise _refuse("radio", "the scenario has no [radio]; export-ns2 builds ns-2 mobile nodes, which need the wireless model")
     # Routing.
@@ -332,13 +327,14 @@ def _plan(s: Scenario) -> _Plan:
         if extra:
             raise _refuse(f"routing.dsr.{extra[0]}", "ns-2.35 compiles DSR's parameters in (dsr/*.cc); only its defaults can be exported")
     elif proto == "dsdv":
+        # Agent/DSDV's Tcl variables come from the core's declarations (`ns2_tcl`).
+        tcl = {row["key"]: row for row in _param_rows("routing.dsdv") if row["ns2_tcl"]}
         for k, v in sorted((r.get("dsdv") or {}).items()):
             if v is None or _NS2_SWITCHES.get(("dsdv", k)) == v:
                 continue
-            if k in _DSDV_KEYS:
-                dsdv.append((_DSDV_KEYS[k], _num(v)))
-            elif k == "link_layer_detection":
-                dsdv.append(("use_mac_", "1" if v else "0"))
+            if k in tcl:
+                var = tcl[k]["ns2_tcl"].split(" ")[1]
+                dsdv.append((var, ("1" if v else "0") if isinstance(v, bool) else _num(float(v) * tcl[k]["scale"])))
             else:
                 raise _refuse(f"routing.dsdv.{k}", "not settable in ns-2.35's Agent/DSDV (a #define in dsdv.cc); only its default can be exported")
     routing = _ROUTING[proto]

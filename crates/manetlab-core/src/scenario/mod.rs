@@ -42,6 +42,7 @@ use serde_json::Value;
 /// source of docs/scenarios.md's generated tables and of export-ns2's mapping.
 pub const PARAM_SECTIONS: &[crate::param::Section] = &[
     crate::param::Section::of::<crate::routing::aodv::Params>("routing.aodv"),
+    crate::param::Section::of::<crate::routing::dsdv::Params>("routing.dsdv"),
     crate::param::Section::of::<crate::mac::MacParams>("mac"),
 ];
 
@@ -215,10 +216,10 @@ impl Scenario {
 
     /// The DSDV parameters: `[routing.dsdv]` over the `fidelity` profile.
     pub fn dsdv_params(&self) -> crate::routing::dsdv::Params {
-        match self.routing.as_ref().and_then(|r| r.dsdv.as_ref()) {
-            Some(d) => d.params(self.fidelity),
-            None => crate::routing::dsdv::Params::for_fidelity(self.fidelity),
-        }
+        dsdv::dsdv_params(
+            self.routing.as_ref().and_then(|r| r.dsdv.as_ref()),
+            self.fidelity,
+        )
     }
 
     /// The DSR parameters: `[routing.dsr]` over the `fidelity` profile.
@@ -405,7 +406,7 @@ impl RoutingSpec {
             (None, _) => {}
         }
         match (&self.dsdv, self.protocol) {
-            (Some(d), RoutingProtocol::Dsdv) => d.validate(fidelity)?,
+            (Some(d), RoutingProtocol::Dsdv) => dsdv::validate_dsdv(d, fidelity)?,
             (Some(_), _) => {
                 return Err(ScenarioError::new(
                     "routing.dsdv",
