@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import manetlab
+from manetlab import _core
 from manetlab.cli import main
 from manetlab.ns2 import (
     Ns2Unsupported,
@@ -94,6 +95,37 @@ def test_export_contains_the_scenarios_settings(tmp_path: Path) -> None:
     assert (r.output_dir / "movement.tcl").read_text() == mv
 
 
+def test_export_writes_every_mac_key_with_an_ns2_variable_from_the_core_table(tmp_path: Path) -> None:
+    """export-ns2's [mac] mapping is the core's declaration (`ns2_tcl`, `scale`):
+    each key ns-2 lets a script set comes out as its Tcl variable in SI units."""
+    rows = [r for r in json.loads(_core.param_table()) if r["section"] == "mac" and r["ns2_tcl"]]
+    assert {r["key"] for r in rows} >= {"data_rate_mbps", "rts_threshold_bytes", "cw_min", "slot_us", "ll_delay_us"}
+    values = {"data_rate_mbps": 2, "basic_rate_mbps": 2, "rts_threshold_bytes": 3000, "short_retry_limit": 5,
+              "long_retry_limit": 3, "cw_min": 15, "cw_max": 511, "slot_us": 9, "sifs_us": 16, "ll_delay_us": 50}
+    assert {r["key"] for r in rows} == set(values), "a new [mac] key with an ns-2 variable needs a value here"
+    export_ns2(RWP20, tmp_path, overrides={f"mac.{k}": v for k, v in values.items()})
+    tcl = (tmp_path / "run.tcl").read_text()
+    for r in rows:
+        cls, var = r["ns2_tcl"].split(" ")
+        si = values[r["key"]] * r["scale"]
+        shown = str(int(si)) if float(si).is_integer() else repr(float(si))
+        assert f"{cls} set {var} {shown}\n" in tcl, (r["key"], shown)
+
+
+def test_export_writes_dsdv_keys_as_agent_dsdv_variables_from_the_core_table(tmp_path: Path) -> None:
+    rows = {r["key"]: r["ns2_tcl"] for r in json.loads(_core.param_table()) if r["section"] == "routing.dsdv" and r["ns2_tcl"]}
+    assert rows == {"periodic_update_interval_s": "Agent/DSDV perup_", "min_update_periods": "Agent/DSDV min_update_periods_",
+                    "initial_settling_time_s": "Agent/DSDV wst0_", "settling_alpha": "Agent/DSDV alpha_",
+                    "link_layer_detection": "Agent/DSDV use_mac_"}
+    ov = {"routing.protocol": "dsdv", "routing.dsdv.periodic_update_interval_s": 10, "routing.dsdv.min_update_periods": 4,
+          "routing.dsdv.initial_settling_time_s": 3, "routing.dsdv.settling_alpha": 0.5, "routing.dsdv.link_layer_detection": True}
+    export_ns2(CHAIN, tmp_path, overrides=ov)
+    tcl = (tmp_path / "run.tcl").read_text()
+    for line in ["Agent/DSDV set perup_ 10", "Agent/DSDV set min_update_periods_ 4", "Agent/DSDV set wst0_ 3",
+                 "Agent/DSDV set alpha_ 0.5", "Agent/DSDV set use_mac_ 1"]:
+        assert line + "\n" in tcl, line
+
+
 def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
     export_ns2(CHAIN, tmp_path, overrides={"routing.protocol": "dsr"})
     tcl = (tmp_path / "run.tcl").read_text()
@@ -111,6 +143,7 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "aodv", "queue.kind": "lred"}, "queue.kind"),
         ({"routing.protocol": "aodv", "radio.reception": "sinr"}, "radio.reception"),
         ({"routing.protocol": "aodv", "routing.aodv.rreq_retries": 2}, "routing.aodv.rreq_retries"),
+        ({"routing.protocol": "aodv", "fidelity": "standard"}, "fidelity"),
         ({"routing.protocol": "dsr", "queue.kind": "droptail"}, "queue.kind"),
         ({"routing.protocol": "aodv", "faults.node_switches": [{"node": 1, "off_s": 5}]}, "faults"),
         ({"routing.protocol": "aodv", "flows[0].transport": "fack", "flows[0].tcp.fack_rules": "mathis"}, "flows[0].tcp.fack_rules"),

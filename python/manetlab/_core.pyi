@@ -55,6 +55,12 @@ def _panic_for_tests(message: str) -> None:
     """Panic in the core with `message`, inside the guard `run` and `validate`
     use: raises InternalError. For tests only (tests/test_security_core.py)."""
 
+def param_table() -> str:
+    """Every parameter the core's models declare, as a JSON list of rows
+    (``section``, ``key``, ``unit``, ``scale``, ``allowed``, ``defaults`` per
+    fidelity profile, ``source``, ``ns2_tcl``, ``doc``); export-ns2's mapping
+    of keys to ns-2 Tcl variables reads it."""
+
 def validate(scenario_json: str, base_dir: str | None = None, allow_outside: bool = False) -> str:
     """Parse and validate a scenario given as JSON text.
 

@@ -31,6 +31,7 @@ pub mod link;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
+pub mod param;
 pub mod phy;
 pub mod queue;
 pub mod routing;

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 /// Layers, bottom first, with their top-level modules.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("sim", &["sim"]),
+    ("sim", &["sim", "param"]),
     ("wire", &["ids", "wire"]),
     (
         "models",
@@ -49,6 +49,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// The only references allowed between two modules of the same layer, each with
 /// its reason. Keep this list acyclic (the cycle check below enforces it).
 const SAME_LAYER_EDGES: &[(&str, &str)] = &[
+    // Parameter declarations (`params!`) use the kernel's time and number formatting.
+    ("param", "sim"),
     // Packet headers carry node and flow ids.
     ("wire", "ids"),
     // A point-to-point link serialises out of its own queue.
@@ -65,8 +67,9 @@ const SAME_LAYER_EDGES: &[(&str, &str)] = &[
     ("metrics", "faults"),
 ];
 
-/// Items of the crate root (`lib.rs`) that any layer may name: plain constants.
-const ROOT_ITEMS: &[&str] = &["VERSION"];
+/// Items of the crate root (`lib.rs`) that any layer may name: plain constants and
+/// the parameter-declaration macros (`#[macro_export]`, defined in `param`).
+const ROOT_ITEMS: &[&str] = &["VERSION", "params", "param_choice", "int_param"];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|(_, ms)| ms.contains(&module))

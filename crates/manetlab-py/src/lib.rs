@@ -147,6 +147,15 @@ fn estimate_memory_bytes(scenario_json: &str) -> PyResult<u64> {
     })
 }
 
+/// Every parameter the models declare (crate `manetlab_core::param`), as JSON
+/// rows: `section`, `key`, `unit`, `scale` (model units per scenario unit),
+/// `allowed`, `defaults` per fidelity profile, `source`, `ns2_tcl`, `doc`.
+/// export-ns2 maps keys to ns-2 Tcl variables from it.
+#[pyfunction]
+fn param_table() -> String {
+    manetlab_core::scenario::param_table().to_string()
+}
+
 /// Panic on purpose, inside the same guard as `run` and `validate`: lets
 /// tests check that a panic reaches Python as one-line `InternalError`
 /// (and the CLI's exit status 70). Not part of the API.
@@ -311,6 +320,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate_memory_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(param_table, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_table::write_parquet, m)?)?;
     Ok(())

@@ -72,7 +72,16 @@ _TCP_SENDER_KEYS = {
 _TCP_OTHER_KEYS = {"delayed_ack", "delayed_ack_timeout_s", "sack", "trace"}
 
 _ROUTING = {"aodv": "AODV", "dsr": "DSR", "dsdv": "DSDV"}
-#: `[routing.dsdv]` keys ns-2's Agent/DSDV exposes to Tcl (the others are #defines in dsdv.cc).
+#: `[mac]` keys written even when the scenario leaves them out.
+_ALWAYS_WRITTEN = {"data_rate_mbps", "basic_rate_mbps"}
+
+
+def _param_rows(section: str) -> list[dict[str, Any]]:
+    """The core's declared parameters of one scenario section (`_core.param_table()`)."""
+    from manetlab import _core
+
+    return [r for r in json.loads(_core.param_table()) if r["section"] == section]
+
 # Scenario switches whose value here is ns-2.35's compiled-in behaviour (the
 # other value has no ns-2 equivalent and is refused).
 _NS2_SWITCHES = {
@@ -88,12 +97,6 @@ _NS2_SWITCHES = {
     ("dsdv", "stale_advert_bug"): True,
 }
 
-_DSDV_KEYS = {
-    "periodic_update_interval_s": "perup_",
-    "min_update_periods": "min_update_periods_",
-    "initial_settling_time_s": "wst0_",
-    "settling_alpha": "alpha_",
-}
 
 _PROPAGATION = {
     "two_ray_ground": "Propagation/TwoRayGround",
@@ -296,6 +299,8 @@ def _plan(s: Scenario) -> _Plan:
         raise _refuse("links", "point-to-point [[links]] are not exported (ns-2 wired links cannot join this wireless scenario: export a wireless-only scenario)")
     if n.get("faults"):
         raise _refuse("faults", "ns-2.35 has no node switch-off / link outage model")
+    if n.get("fidelity", "ns2-2.35") != "ns2-2.35":
+        raise _refuse("fidelity", f'{_q(n["fidelity"])}: ns-2.35 runs its own behaviour only (allowed: "ns2-2.35", the default)')
     if "radio" not in n:
         raise _refuse("radio", "the scenario has no [radio]; export-ns2 builds ns-2 mobile nodes, which need the wireless model")
     # Routing.
@@ -322,13 +327,14 @@ def _plan(s: Scenario) -> _Plan:
         if extra:
             raise _refuse(f"routing.dsr.{extra[0]}", "ns-2.35 compiles DSR's parameters in (dsr/*.cc); only its defaults can be exported")
     elif proto == "dsdv":
+        # Agent/DSDV's Tcl variables come from the core's declarations (`ns2_tcl`).
+        tcl = {row["key"]: row for row in _param_rows("routing.dsdv") if row["ns2_tcl"]}
         for k, v in sorted((r.get("dsdv") or {}).items()):
             if v is None or _NS2_SWITCHES.get(("dsdv", k)) == v:
                 continue
-            if k in _DSDV_KEYS:
-                dsdv.append((_DSDV_KEYS[k], _num(v)))
-            elif k == "link_layer_detection":
-                dsdv.append(("use_mac_", "1" if v else "0"))
+            if k in tcl:
+                var = tcl[k]["ns2_tcl"].split(" ")[1]
+                dsdv.append((var, ("1" if v else "0") if isinstance(v, bool) else _num(float(v) * tcl[k]["scale"])))
             else:
                 raise _refuse(f"routing.dsdv.{k}", "not settable in ns-2.35's Agent/DSDV (a #define in dsdv.cc); only its default can be exported")
     routing = _ROUTING[proto]
@@ -378,29 +384,23 @@ def _plan(s: Scenario) -> _Plan:
             settings.append(("Phy/WirelessPhy", var, repr(_mean_rx_w(radio, float(radio[key])))))
     # MAC.
     mac = d.get("mac") or {}
-    settings.append(("Mac/802_11", "dataRate_", _num(float(mac.get("data_rate_mbps", 1.0)) * 1e6)))
-    settings.append(("Mac/802_11", "basicRate_", _num(float(mac.get("basic_rate_mbps", 1.0)) * 1e6)))
-    for key, var in (
-        ("rts_threshold_bytes", "RTSThreshold_"),
-        ("short_retry_limit", "ShortRetryLimit_"),
-        ("long_retry_limit", "LongRetryLimit_"),
-        ("cw_min", "CWMin_"),
-        ("cw_max", "CWMax_"),
-    ):
-        if mac.get(key) is not None:
-            settings.append(("Mac/802_11", var, str(int(mac[key]))))
-    if mac.get("slot_us") is not None:
-        settings.append(("Mac/802_11", "SlotTime_", _num(mac["slot_us"] * 1e-6)))
-    if mac.get("sifs_us") is not None:
-        settings.append(("Mac/802_11", "SIFS_", _num(mac["sifs_us"] * 1e-6)))
-    if mac.get("plcp_us") is not None:
-        # PLCP time = (PreambleLength_ + PLCPHeaderLength_) / PLCPDataRate_ at 1 Mb/s.
-        bits = float(mac["plcp_us"])
-        if bits < _PLCP_HEADER_BITS or not bits.is_integer():
-            raise _refuse("mac.plcp_us", f"{excerpt(mac['plcp_us'], 60)}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
-        settings.append(("Mac/802_11", "PreambleLength_", str(int(bits) - _PLCP_HEADER_BITS)))
-    if mac.get("ll_delay_us") is not None:
-        settings.append(("LL", "delay_", _num(mac["ll_delay_us"] * 1e-6)))
+    # Keys with an ns-2 Tcl variable come from the core's declarations
+    # (`_core.param_table()`: `ns2_tcl`, and `scale` = SI units per scenario unit).
+    for row in _param_rows("mac"):
+        key = row["key"]
+        if key == "plcp_us" and mac.get(key) is not None:
+            # PLCP time = (PreambleLength_ + PLCPHeaderLength_) / PLCPDataRate_ at 1 Mb/s.
+            bits = float(mac["plcp_us"])
+            if bits < _PLCP_HEADER_BITS or not bits.is_integer():
+                raise _refuse("mac.plcp_us", f"{excerpt(mac['plcp_us'], 60)}: ns-2 builds the PLCP time from whole bits at 1 Mb/s with a 48-bit header (allowed: an integer >= 48)")
+            settings.append(("Mac/802_11", "PreambleLength_", str(int(bits) - _PLCP_HEADER_BITS)))
+        if row["ns2_tcl"] is None:
+            continue
+        # The rates are written even when left out: ns-2 versions differ in their defaults.
+        value = mac.get(key, row["defaults"]["ns2-2.35"] if key in _ALWAYS_WRITTEN else None)
+        if value is not None:
+            cls, var = row["ns2_tcl"].split(" ")
+            settings.append((cls, var, _num(float(value) * row["scale"])))
     # Area: ns-2's flat grid; positions from a chain/grid/explicit placement must lie inside it.
     area = n.get("area")
     if area:

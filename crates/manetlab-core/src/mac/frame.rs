@@ -11,8 +11,10 @@
 
 use super::arp::ArpMsg;
 use crate::ids::NodeId;
+use crate::param::{Fidelity, ParamChoice};
 use crate::sim::SimDuration;
 use crate::wire::Packet;
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
 pub const RTS_BYTES: u32 = 20;
@@ -26,8 +28,9 @@ pub const PLCP_BYTES: u32 = 24;
 /// ns-2's `DSSS_MaxPropagationDelay` (2 µs), added twice to response timeouts.
 pub const MAX_PROPAGATION: SimDuration = SimDuration(2_000);
 
-/// How the MAC defers after a frame it could not decode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the MAC defers after a frame it could not decode (`[mac] eifs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EifsMode {
     /// ns-2: the NAV is set to EIFS when the errored frame ends, and the backoff
     /// resumes DIFS after that (EIFS + DIFS in all); a captured frame sets the NAV
@@ -36,65 +39,97 @@ pub enum EifsMode {
     /// IEEE 802.11 §9.2.3.4: EIFS replaces DIFS; a captured frame is only noise.
     Standard,
 }
+crate::param_choice!(EifsMode, ["ns2", "standard"]);
 
-/// DCF parameters (ns-2 `Mac/802_11` defaults; MODEL_DEFAULTS.md) and the
-/// switches between ns-2's behaviour (default) and the standard's.
-#[derive(Clone, Copy, Debug)]
-pub struct MacParams {
-    pub cw_min: u32,
-    pub cw_max: u32,
-    pub slot: SimDuration,
-    pub sifs: SimDuration,
-    /// PLCP preamble + header duration (sent at the PLCP rate).
-    pub plcp: SimDuration,
-    pub basic_rate_bps: f64,
-    pub data_rate_bps: f64,
-    /// RTS/CTS precedes unicast frames whose size, counted as ns-2 does
-    /// (MSDU + data header + 24 B PLCP), is at least this; 0 = always.
-    pub rts_threshold_bytes: u32,
-    pub short_retry_limit: u32,
-    pub long_retry_limit: u32,
-    /// ns-2 `LL` delay: before a packet reaches the interface queue, and before a
-    /// received packet reaches the network layer (`LL::sendUp`).
-    pub ll_delay: SimDuration,
-    /// MAC header + FCS of data frames.
-    pub data_header_bytes: u32,
-    /// A frame that finds the medium idle for DIFS is sent at once (§9.2.5.1);
-    /// ns-2 (`bugFix_timer_`) always defers DIFS plus a random backoff.
-    pub immediate_access: bool,
-    pub eifs_mode: EifsMode,
-    /// ACK (and deliver) a unicast data frame that did not follow our own CTS
-    /// (§9.2.8); ns-2 discards it (`recvDATA`, `DROP_MAC_BUSY`).
-    pub ack_data_without_cts: bool,
-    /// Draw backoffs from 0..=CW (§9.2.4); ns-2 draws `Random::random() % cw`,
-    /// i.e. 0..=CW−1.
-    pub backoff_includes_cw: bool,
-    /// ns-2's ARP (`mac/arp.cc`) resolves each next hop before its first packet.
-    pub arp: bool,
-}
-
-impl Default for MacParams {
-    fn default() -> Self {
-        MacParams {
-            cw_min: 31,
-            cw_max: 1023,
-            slot: SimDuration::from_micros(20),
-            sifs: SimDuration::from_micros(10),
-            plcp: SimDuration::from_micros(192),
-            basic_rate_bps: 1e6,
-            data_rate_bps: 1e6,
-            rts_threshold_bytes: 0,
-            short_retry_limit: 7,
-            long_retry_limit: 4,
-            ll_delay: SimDuration::from_micros(25),
-            data_header_bytes: DATA_HEADER_BYTES,
-            immediate_access: false,
-            eifs_mode: EifsMode::Ns2,
-            ack_data_without_cts: false,
-            backoff_includes_cw: false,
-            arp: true,
-        }
+crate::params! {
+    /// DCF parameters, declared once (crate::param): `Default` is ns-2's
+    /// `Mac/802_11` (MODEL_DEFAULTS.md), the `standard` profile
+    /// ([`MacParams::standard`]) switches ns-2's departures to the standard's.
+    #[derive(Clone, Copy, Debug)]
+    pub struct MacParams {
+        /// Data rate of unicast data frames (much of the literature sets 2 Mb/s).
+        pub data_rate_bps: f64 = 1e6,
+            { key: "data_rate_mbps", unit: MBPS, allowed: Real { lo: 1e-3, hi: 1e5 },
+              source: "ns-2.35 mac-802_11.cc", ns2: "Mac/802_11 dataRate_" },
+        /// Basic rate: RTS, CTS, ACK and broadcast data (§9.6).
+        pub basic_rate_bps: f64 = 1e6,
+            { key: "basic_rate_mbps", unit: MBPS, allowed: Real { lo: 1e-3, hi: 1e5 },
+              source: "ns-2.35 mac-802_11.cc", ns2: "Mac/802_11 basicRate_" },
+        /// RTS/CTS precedes unicast frames whose size, counted as ns-2 does
+        /// (MSDU + data header + 24 B PLCP), is at least this; 0 = always.
+        pub rts_threshold_bytes: u32 = 0,
+            { key: "rts_threshold_bytes", unit: BYTES, allowed: Int { lo: 0, hi: u32::MAX as u64 },
+              source: "ns-2 mac-802_11.cc sendRTS", ns2: "Mac/802_11 RTSThreshold_" },
+        /// Station short retry limit (RTS attempts).
+        pub short_retry_limit: u32 = 7,
+            { key: "short_retry_limit", unit: ATTEMPTS, allowed: Int { lo: 1, hi: u32::MAX as u64 },
+              source: "802.11 §9.2.5.3; ns-2", ns2: "Mac/802_11 ShortRetryLimit_" },
+        /// Station long retry limit (DATA attempts after RTS/CTS).
+        pub long_retry_limit: u32 = 4,
+            { key: "long_retry_limit", unit: ATTEMPTS, allowed: Int { lo: 1, hi: u32::MAX as u64 },
+              source: "802.11 §9.2.5.3; ns-2", ns2: "Mac/802_11 LongRetryLimit_" },
+        /// Smallest contention window (slots, 2^k − 1).
+        pub cw_min: u32 = 31,
+            { key: "cw_min", unit: SLOTS, allowed: Int { lo: 0, hi: u32::MAX as u64 },
+              source: "802.11 §15 DSSS; ns-2", ns2: "Mac/802_11 CWMin_" },
+        /// Largest contention window (slots, 2^k − 1, >= cw_min).
+        pub cw_max: u32 = 1023,
+            { key: "cw_max", unit: SLOTS, allowed: Int { lo: 0, hi: u32::MAX as u64 },
+              source: "802.11 §15 DSSS; ns-2", ns2: "Mac/802_11 CWMax_" },
+        /// Slot time (DSSS PHY).
+        pub slot: SimDuration = SimDuration::from_micros(20),
+            { key: "slot_us", unit: US, allowed: Real { lo: 1e-3, hi: 1e6 },
+              source: "802.11 §15 DSSS; ns-2", ns2: "Mac/802_11 SlotTime_" },
+        /// SIFS; DIFS = SIFS + 2·slot.
+        pub sifs: SimDuration = SimDuration::from_micros(10),
+            { key: "sifs_us", unit: US, allowed: Real { lo: 1e-3, hi: 1e6 },
+              source: "802.11 §15 DSSS; ns-2", ns2: "Mac/802_11 SIFS_" },
+        /// PLCP preamble + header duration (sent at the PLCP rate): ns-2
+        /// `PreambleLength_` 144 + `PLCPHeaderLength_` 48 bits at
+        /// `PLCPDataRate_` 1 Mb/s.
+        pub plcp: SimDuration = SimDuration::from_micros(192),
+            { key: "plcp_us", unit: US, allowed: Real { lo: 0.0, hi: 1e6 },
+              source: "802.11 §15.2.2; ns-2 mac-802_11.h" },
+        /// ns-2 `LL` delay: before a packet reaches the interface queue, and before a
+        /// received packet reaches the network layer (`LL::sendUp`).
+        pub ll_delay: SimDuration = SimDuration::from_micros(25),
+            { key: "ll_delay_us", unit: US, allowed: Real { lo: 0.0, hi: 1e6 },
+              source: "ns-2 ll.cc", ns2: "LL delay_" },
+        /// MAC header + FCS of data frames: 34 = ns-2's `hdr_mac802_11` with
+        /// four addresses; the standard's three-address header is 28.
+        pub data_header_bytes: u32 = DATA_HEADER_BYTES,
+            { key: "data_header_bytes", unit: BYTES, allowed: Int { lo: 0, hi: 100 },
+              source: "ns-2 mac-802_11.h hdr_mac802_11; 802.11 §7.2.2" },
+        /// A frame that finds the medium idle for DIFS is sent at once (§9.2.5.1);
+        /// ns-2 (`bugFix_timer_`) always defers DIFS plus a random backoff.
+        pub immediate_access: bool = false,
+            { key: "immediate_access", unit: NONE, allowed: Any,
+              source: "802.11 §9.2.5.1; ns-2 mac-802_11.cc bugFix_timer_" },
+        /// After a frame received in error: `"ns2"` sets the NAV to EIFS and then
+        /// waits DIFS, and a captured frame sets the NAV to its end + EIFS;
+        /// `"standard"`: EIFS replaces DIFS (§9.2.3.4).
+        pub eifs_mode: EifsMode = EifsMode::Ns2,
+            { key: "eifs", unit: NONE, allowed: Choice(EifsMode::CHOICES),
+              source: "802.11 §9.2.3.4; ns-2 mac-802_11.cc recv_timer, capture" },
+        /// ACK (and deliver) a unicast data frame that did not follow our own CTS
+        /// (§9.2.8); ns-2 discards it (`recvDATA`, `DROP_MAC_BUSY`).
+        pub ack_data_without_cts: bool = false,
+            { key: "ack_data_without_cts", unit: NONE, allowed: Any,
+              source: "802.11 §9.2.8; ns-2 mac-802_11.cc recvDATA" },
+        /// Draw backoffs from 0..=CW (§9.2.4); ns-2 draws `Random::random() % cw`,
+        /// i.e. 0..=CW−1.
+        pub backoff_includes_cw: bool = false,
+            { key: "backoff_includes_cw", unit: NONE, allowed: Any,
+              source: "802.11 §9.2.4; ns-2 mac-802_11.h BackoffTimer" },
+        /// ns-2's ARP (`mac/arp.cc`) resolves each next hop before its first
+        /// packet (off by default with `[mac] kind = "frn"`).
+        pub arp: bool = true,
+            { key: "arp", unit: NONE, allowed: Any, source: "ns-2 mac/arp.cc" },
     }
+    profile(f) = match f {
+        Fidelity::Ns2 => MacParams::default(),
+        Fidelity::Standard => MacParams::standard(),
+    };
 }
 
 impl MacParams {

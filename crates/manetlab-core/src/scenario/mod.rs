@@ -23,6 +23,7 @@ pub use crate::faults::FaultSpec;
 /// The simulation area (random placement, random waypoint, area checks): one
 /// type shared with the mobility models.
 pub use crate::mobility::Area;
+pub use crate::param::Fidelity;
 pub use dsdv::DsdvSpec;
 pub use error::{
     excerpt, is_control_or_format, quote, value_excerpt, ScenarioError, MAX_EXCERPT_CHARS,
@@ -30,12 +31,34 @@ pub use error::{
 pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
-pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
+pub use routing::{aodv_params, AodvSpec, DsrSpec};
 pub use traffic::TrafficSpec;
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Every scenario section whose keys a model declares (crate::param): the
+/// source of docs/scenarios.md's generated tables and of export-ns2's mapping.
+pub const PARAM_SECTIONS: &[crate::param::Section] = &[
+    crate::param::Section::of::<crate::routing::aodv::Params>("routing.aodv"),
+    crate::param::Section::of::<crate::routing::dsdv::Params>("routing.dsdv"),
+    crate::param::Section::of::<crate::mac::MacParams>("mac"),
+];
+
+/// Every declared parameter as JSON rows (`section`, `key`, `unit`, `scale`,
+/// `allowed`, `defaults` per fidelity, `source`, `ns2_tcl`, `doc`).
+pub fn param_table() -> Value {
+    Value::Array(
+        PARAM_SECTIONS
+            .iter()
+            .flat_map(|s| match (s.rows)(s.path) {
+                Value::Array(rows) => rows,
+                _ => unreachable!("table_json gives an array"),
+            })
+            .collect(),
+    )
+}
 
 /// Default interface/link queue limit in packets (ns-2 `Queue set limit_ 50` as the CMU scripts use).
 pub const DEFAULT_QUEUE_LIMIT_PKTS: u32 = 50;
@@ -58,6 +81,12 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated duration in seconds.
     pub duration_s: f64,
+    /// Whose behaviour every layer's defaults reproduce: `"ns2-2.35"` (the
+    /// default) or `"standard"` (docs/scenarios.md#fidelity). Left out of the
+    /// normalised form when default, so scenarios that do not set it keep
+    /// their normalised text.
+    #[serde(default, skip_serializing_if = "is_default_fidelity")]
+    pub fidelity: Fidelity,
     #[serde(default)]
     pub area: Option<Area>,
     pub nodes: Nodes,
@@ -92,6 +121,10 @@ pub struct Scenario {
 
 fn default_seed() -> u64 {
     DEFAULT_SEED
+}
+
+fn is_default_fidelity(f: &Fidelity) -> bool {
+    *f == Fidelity::default()
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -173,6 +206,38 @@ pub struct QueueSpec {
 }
 
 impl Scenario {
+    /// The AODV parameters: `[routing.aodv]` over the `fidelity` profile.
+    pub fn aodv_params(&self) -> crate::routing::aodv::Params {
+        aodv_params(
+            self.routing.as_ref().and_then(|r| r.aodv.as_ref()),
+            self.fidelity,
+        )
+    }
+
+    /// The DSDV parameters: `[routing.dsdv]` over the `fidelity` profile.
+    pub fn dsdv_params(&self) -> crate::routing::dsdv::Params {
+        dsdv::dsdv_params(
+            self.routing.as_ref().and_then(|r| r.dsdv.as_ref()),
+            self.fidelity,
+        )
+    }
+
+    /// The DSR parameters: `[routing.dsr]` over the `fidelity` profile.
+    pub fn dsr_params(&self) -> crate::routing::dsr::Params {
+        match self.routing.as_ref().and_then(|r| r.dsr.as_ref()) {
+            Some(d) => d.params(self.fidelity),
+            None => crate::routing::dsr::Params::for_fidelity(self.fidelity),
+        }
+    }
+
+    /// The DCF parameters: `[mac]` over the `fidelity` profile.
+    pub fn mac_params(&self) -> crate::mac::MacParams {
+        match &self.mac {
+            Some(m) => m.params(self.fidelity),
+            None => crate::param::ParamSet::profile(self.fidelity),
+        }
+    }
+
     /// The wireless interface queue: the one asked for, else ns-2's — PriQueue,
     /// or CMUPriQueue with DSR (the only queue ns-2.35's DSR agent works with).
     pub fn wireless_queue_kind(&self) -> QueueKind {
@@ -321,27 +386,6 @@ pub struct RoutingSpec {
 }
 
 impl RoutingSpec {
-    /// The AODV parameters, defaults filled in.
-    pub fn aodv_params(&self) -> crate::routing::aodv::Params {
-        self.aodv
-            .as_ref()
-            .map_or_else(crate::routing::aodv::Params::default, |a| a.params())
-    }
-
-    /// The DSDV parameters, defaults filled in.
-    pub fn dsdv_params(&self) -> crate::routing::dsdv::Params {
-        self.dsdv
-            .as_ref()
-            .map_or_else(crate::routing::dsdv::Params::default, |d| d.params())
-    }
-
-    /// The DSR parameters, defaults filled in.
-    pub fn dsr_params(&self) -> crate::routing::dsr::Params {
-        self.dsr
-            .as_ref()
-            .map_or_else(crate::routing::dsr::Params::default, |d| d.params())
-    }
-
     /// The FRN routing parameters, defaults filled in.
     pub fn frn_params(&self) -> crate::routing::frn::Params {
         self.frn
@@ -349,7 +393,7 @@ impl RoutingSpec {
             .map_or_else(crate::routing::frn::Params::default, |f| f.params())
     }
 
-    fn validate(&self) -> Result<(), ScenarioError> {
+    fn validate(&self, fidelity: Fidelity) -> Result<(), ScenarioError> {
         let name = format!("{:?}", self.protocol).to_lowercase();
         match (&self.frn, self.protocol) {
             (Some(f), RoutingProtocol::Frn) => f.validate()?,
@@ -362,7 +406,7 @@ impl RoutingSpec {
             (None, _) => {}
         }
         match (&self.dsdv, self.protocol) {
-            (Some(d), RoutingProtocol::Dsdv) => d.validate()?,
+            (Some(d), RoutingProtocol::Dsdv) => dsdv::validate_dsdv(d, fidelity)?,
             (Some(_), _) => {
                 return Err(ScenarioError::new(
                     "routing.dsdv",
@@ -372,7 +416,7 @@ impl RoutingSpec {
             (None, _) => {}
         }
         match (&self.dsr, self.protocol) {
-            (Some(d), RoutingProtocol::Dsr) => d.validate()?,
+            (Some(d), RoutingProtocol::Dsr) => d.validate(fidelity)?,
             (Some(_), _) => {
                 return Err(ScenarioError::new(
                     "routing.dsr",
@@ -382,7 +426,7 @@ impl RoutingSpec {
             (None, _) => {}
         }
         match (&self.aodv, self.protocol) {
-            (Some(a), RoutingProtocol::Aodv) => a.validate(),
+            (Some(a), RoutingProtocol::Aodv) => routing::validate_aodv(a, fidelity),
             (Some(_), _) => Err(ScenarioError::new(
                 "routing.aodv",
                 format!("only applies with protocol = \"aodv\" (protocol is \"{name}\")"),
@@ -585,7 +629,7 @@ impl Scenario {
                     "needs a [radio] section (the MAC drives a wireless interface)",
                 ));
             }
-            m.validate()?;
+            m.validate(self.fidelity)?;
         }
         // FRN is one protocol over two layers: its MAC and routing go together.
         let mac_frn = self.mac.as_ref().is_some_and(|m| m.kind == MacKind::Frn);
@@ -616,7 +660,7 @@ impl Scenario {
             q.validate(self.wireless_queue_kind())?;
         }
         if let Some(r) = &self.routing {
-            r.validate()?;
+            r.validate(self.fidelity)?;
         }
         self.validate_links()?;
         for (i, f) in self.flows.iter().enumerate() {
@@ -1097,10 +1141,7 @@ pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// Smallest strictly positive protocol time (s): a timer period or timeout
-/// below it would be 0 ns on the clock, and a periodic timer of 0 ns fires
-/// forever at one instant.
-pub const MIN_POSITIVE_TIME_S: f64 = 1e-6;
+pub use crate::param::MIN_POSITIVE_TIME_S;
 
 /// Protocol times `(key, value, seconds per unit, strictly positive)`: finite,
 /// at most 10⁶ s (every timer stays inside simulated time), and >= 0, or >=
@@ -1147,5 +1188,7 @@ fn at_least_one(path: &str, v: u32) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+#[cfg(test)]
+mod param_tests;
 #[cfg(test)]
 mod tests;

@@ -1,283 +1,101 @@
-//! `[routing.aodv]`: AODV parameters with units, ns-2 defaults (or RFC 3561's
-//! with `preset = "rfc3561"`), and their conversion into [`aodv::Params`];
+//! `[routing.aodv]`: the given keys of [`aodv::Params`] (declared there once),
+//! over ns-2's defaults or RFC 3561's (`preset = "rfc3561"` or the scenario's
+//! `fidelity = "standard"`), and their cross-key checks;
 //! `[routing.dsr]`: the same for DSR ([`dsr::Params`], ns-2 defaults)
 //! (docs/routing.md).
 
 use super::{dur, num, ScenarioError};
+use crate::param::{Fidelity, Overrides, ParamSet};
 use crate::routing::aodv::{self, LinkDetection, Rules};
 use crate::routing::dsr;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AodvPreset {
-    /// ns-2.35's `aodv/` constants (the default).
-    #[default]
-    Ns2,
-    /// RFC 3561 §10's suggested values.
-    Rfc3561,
-}
+/// `[routing.aodv]`: the keys a scenario gives, each declared once in
+/// [`aodv::Params`] (unit, range, source); unset keys take the profile's value:
+/// `preset` (`"ns2"` or `"rfc3561"`) when given, else the scenario's `fidelity`.
+pub type AodvSpec = Overrides<aodv::Params>;
 
-/// `rules`: whose discovery and maintenance rules AODV follows.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum AodvRules {
-    Ns2,
-    Rfc3561,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkDetectionKind {
-    Mac,
-    Hello,
-}
-
-/// `[routing.aodv]`: every key optional; unset keys take the preset's value.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AodvSpec {
-    #[serde(default)]
-    pub preset: AodvPreset,
-    pub rules: Option<AodvRules>,
-    pub first_request_network_wide: Option<bool>,
-    pub local_repair_timer_bug: Option<bool>,
-    pub local_repair_new_seq: Option<bool>,
-    pub reply_lifetime_wraps: Option<bool>,
-    pub rerr_purges_queue: Option<bool>,
-    pub release_spacing_ms: Option<f64>,
-    pub route_purge_interval_s: Option<f64>,
-    pub active_route_timeout_s: Option<f64>,
-    pub my_route_timeout_s: Option<f64>,
-    pub reverse_route_life_s: Option<f64>,
-    pub rreq_id_save_s: Option<f64>,
-    pub node_traversal_time_ms: Option<f64>,
-    pub net_diameter_hops: Option<u8>,
-    pub ttl_start: Option<u8>,
-    pub ttl_increment: Option<u8>,
-    pub ttl_threshold: Option<u8>,
-    pub timeout_buffer: Option<u8>,
-    pub rreq_retries: Option<u32>,
-    pub max_rreq_timeout_s: Option<f64>,
-    pub intermediate_replies: Option<bool>,
-    pub gratuitous_rrep: Option<bool>,
-    pub local_repair: Option<bool>,
-    pub local_add_ttl: Option<u8>,
-    pub max_repair_ttl: Option<u8>,
-    pub link_detection: Option<LinkDetectionKind>,
-    pub hello_interval_s: Option<f64>,
-    pub allowed_hello_loss: Option<u32>,
-    pub broadcast_jitter_ms: Option<f64>,
-    pub send_buffer_pkts: Option<u32>,
-    pub send_buffer_timeout_s: Option<f64>,
-}
-
-impl AodvSpec {
-    pub fn params(&self) -> aodv::Params {
-        let d = match self.preset {
-            AodvPreset::Ns2 => aodv::Params::default(),
-            AodvPreset::Rfc3561 => aodv::Params::rfc3561(),
-        };
-        let rules = match self.rules {
-            None => d.rules,
-            Some(AodvRules::Ns2) => Rules::Ns2,
-            Some(AodvRules::Rfc3561) => Rules::Rfc3561,
-        };
-        let ns2 = rules == Rules::Ns2;
-        aodv::Params {
-            rules,
-            // The ns-2 quirks apply only under ns-2's rules.
-            first_request_network_wide: self
-                .first_request_network_wide
-                .unwrap_or(ns2 && aodv::Params::default().first_request_network_wide),
-            repair_timer_bug: self
-                .local_repair_timer_bug
-                .unwrap_or(ns2 && aodv::Params::default().repair_timer_bug),
-            local_repair_new_seq: self.local_repair_new_seq.unwrap_or(d.local_repair_new_seq),
-            reply_lifetime_wraps: self
-                .reply_lifetime_wraps
-                .unwrap_or(ns2 && aodv::Params::default().reply_lifetime_wraps),
-            rerr_purges_queue: self.rerr_purges_queue.unwrap_or(d.rerr_purges_queue),
-            release_spacing: dur(self.release_spacing_ms, 1e-3, d.release_spacing),
-            route_purge_interval: dur(self.route_purge_interval_s, 1.0, d.route_purge_interval),
-            active_route_timeout: dur(self.active_route_timeout_s, 1.0, d.active_route_timeout),
-            my_route_timeout: dur(self.my_route_timeout_s, 1.0, d.my_route_timeout),
-            reverse_route_life: dur(self.reverse_route_life_s, 1.0, d.reverse_route_life),
-            rreq_id_save: dur(self.rreq_id_save_s, 1.0, d.rreq_id_save),
-            node_traversal_time: dur(self.node_traversal_time_ms, 1e-3, d.node_traversal_time),
-            net_diameter: self.net_diameter_hops.unwrap_or(d.net_diameter),
-            ttl_start: self.ttl_start.unwrap_or(d.ttl_start),
-            ttl_increment: self.ttl_increment.unwrap_or(d.ttl_increment),
-            ttl_threshold: self.ttl_threshold.unwrap_or(d.ttl_threshold),
-            timeout_buffer: self.timeout_buffer.unwrap_or(d.timeout_buffer),
-            rreq_retries: self.rreq_retries.unwrap_or(d.rreq_retries),
-            max_rreq_timeout: dur(self.max_rreq_timeout_s, 1.0, d.max_rreq_timeout),
-            intermediate_replies: self.intermediate_replies.unwrap_or(d.intermediate_replies),
-            gratuitous_rrep: self.gratuitous_rrep.unwrap_or(d.gratuitous_rrep),
-            local_repair: self.local_repair.unwrap_or(d.local_repair),
-            local_add_ttl: self.local_add_ttl.unwrap_or(d.local_add_ttl),
-            max_repair_ttl: self.max_repair_ttl.unwrap_or(d.max_repair_ttl),
-            link_detection: match self.link_detection {
-                None => d.link_detection,
-                Some(LinkDetectionKind::Mac) => LinkDetection::Mac,
-                Some(LinkDetectionKind::Hello) => LinkDetection::Hello,
-            },
-            hello_interval: dur(self.hello_interval_s, 1.0, d.hello_interval),
-            allowed_hello_loss: self.allowed_hello_loss.unwrap_or(d.allowed_hello_loss),
-            broadcast_jitter: dur(self.broadcast_jitter_ms, 1e-3, d.broadcast_jitter),
-            send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
-            send_buffer_timeout: dur(self.send_buffer_timeout_s, 1.0, d.send_buffer_timeout),
-        }
+/// The AODV parameters of a `[routing.aodv]` section (or of none) under `fidelity`.
+pub fn aodv_params(spec: Option<&AodvSpec>, fidelity: Fidelity) -> aodv::Params {
+    let Some(spec) = spec else {
+        return aodv::Params::profile(fidelity);
+    };
+    let mut base = aodv::Params::profile(spec.profile.unwrap_or(fidelity));
+    if let Some(v) = spec.value("rules") {
+        // `rules` decides the default of the ns-2 bug switches, which only
+        // ns-2's rules have; the other keys are then set over it.
+        base = base.under_rules(Rules::deserialize(v).expect("checked when read"));
     }
+    spec.apply(base)
+}
 
-    pub(super) fn validate(&self) -> Result<(), ScenarioError> {
-        let p = |k: &str| format!("routing.aodv.{k}");
-        // Times: up to 10⁶ s keeps every timer inside simulated time.
-        let times: [(&str, Option<f64>, f64, bool); 11] = [
-            ("release_spacing_ms", self.release_spacing_ms, 1e-3, false),
-            (
-                "route_purge_interval_s",
-                self.route_purge_interval_s,
-                1.0,
-                true,
+pub(super) fn validate_aodv(spec: &AodvSpec, fidelity: Fidelity) -> Result<(), ScenarioError> {
+    let p = |k: &str| format!("routing.aodv.{k}");
+    let q = aodv_params(Some(spec), fidelity);
+    if q.ttl_start > q.net_diameter {
+        return Err(ScenarioError::new(
+            p("ttl_start"),
+            format!(
+                "{} is out of range (allowed: 1..={} = net_diameter_hops)",
+                q.ttl_start, q.net_diameter
             ),
-            (
-                "active_route_timeout_s",
-                self.active_route_timeout_s,
-                1.0,
-                true,
+        ));
+    }
+    if q.ttl_threshold > q.net_diameter {
+        return Err(ScenarioError::new(
+            p("ttl_threshold"),
+            format!(
+                "{} is out of range (allowed: <= {} = net_diameter_hops)",
+                q.ttl_threshold, q.net_diameter
             ),
-            ("my_route_timeout_s", self.my_route_timeout_s, 1.0, true),
-            ("reverse_route_life_s", self.reverse_route_life_s, 1.0, true),
-            ("rreq_id_save_s", self.rreq_id_save_s, 1.0, true),
-            (
-                "node_traversal_time_ms",
-                self.node_traversal_time_ms,
-                1e-3,
-                true,
-            ),
-            ("max_rreq_timeout_s", self.max_rreq_timeout_s, 1.0, true),
-            ("hello_interval_s", self.hello_interval_s, 1.0, true),
-            (
-                "send_buffer_timeout_s",
-                self.send_buffer_timeout_s,
-                1.0,
-                true,
-            ),
-            ("broadcast_jitter_ms", self.broadcast_jitter_ms, 1e-3, false),
-        ];
-        super::check_times(&p, &times)?;
-        let q = self.params();
-        if q.net_diameter == 0 {
-            return Err(ScenarioError::new(
-                p("net_diameter_hops"),
-                "0 is out of range (allowed: 1..=255)",
-            ));
-        }
-        if q.ttl_start == 0 || q.ttl_start > q.net_diameter {
-            return Err(ScenarioError::new(
-                p("ttl_start"),
-                format!(
-                    "{} is out of range (allowed: 1..={} = net_diameter_hops)",
-                    q.ttl_start, q.net_diameter
-                ),
-            ));
-        }
-        if q.ttl_increment == 0 {
-            return Err(ScenarioError::new(
-                p("ttl_increment"),
-                "0 is out of range (allowed: >= 1)",
-            ));
-        }
-        if q.ttl_threshold > q.net_diameter {
-            return Err(ScenarioError::new(
-                p("ttl_threshold"),
-                format!(
-                    "{} is out of range (allowed: <= {} = net_diameter_hops)",
-                    q.ttl_threshold, q.net_diameter
-                ),
-            ));
-        }
-        if q.send_buffer_pkts == 0 {
-            return Err(ScenarioError::new(
-                p("send_buffer_pkts"),
-                "0 is out of range (allowed: >= 1)",
-            ));
-        }
-        if q.rreq_retries > 32 {
-            return Err(ScenarioError::new(
-                p("rreq_retries"),
-                format!("{} is out of range (allowed: 0..=32)", q.rreq_retries),
-            ));
-        }
-        if q.allowed_hello_loss == 0 {
-            return Err(ScenarioError::new(
-                p("allowed_hello_loss"),
-                "0 is out of range (allowed: >= 1)",
-            ));
-        }
-        if q.link_detection != LinkDetection::Hello {
-            for (key, given) in [
-                ("hello_interval_s", self.hello_interval_s.is_some()),
-                ("allowed_hello_loss", self.allowed_hello_loss.is_some()),
-            ] {
-                if given {
-                    return Err(ScenarioError::new(
-                        p(key),
-                        "only applies with link_detection = \"hello\" (link_detection is \"mac\")",
-                    ));
-                }
-            }
-        }
-        if q.rules != Rules::Ns2 {
-            for (key, given) in [
-                (
-                    "first_request_network_wide",
-                    self.first_request_network_wide.is_some(),
-                ),
-                (
-                    "local_repair_timer_bug",
-                    self.local_repair_timer_bug.is_some(),
-                ),
-                ("reply_lifetime_wraps", self.reply_lifetime_wraps.is_some()),
-                (
-                    "route_purge_interval_s",
-                    self.route_purge_interval_s.is_some(),
-                ),
-            ] {
-                if given {
-                    return Err(ScenarioError::new(
-                        p(key),
-                        "only applies with rules = \"ns2\" (rules is \"rfc3561\")",
-                    ));
-                }
-            }
-        }
-        for (key, given) in [
-            ("local_add_ttl", self.local_add_ttl.is_some()),
-            ("max_repair_ttl", self.max_repair_ttl.is_some()),
-            (
-                "local_repair_timer_bug",
-                self.local_repair_timer_bug.is_some(),
-            ),
-            ("local_repair_new_seq", self.local_repair_new_seq.is_some()),
-        ] {
-            if given && !q.local_repair {
+        ));
+    }
+    if q.link_detection != LinkDetection::Hello {
+        for key in ["hello_interval_s", "allowed_hello_loss"] {
+            if spec.given(key) {
                 return Err(ScenarioError::new(
                     p(key),
-                    "only applies with local_repair = true",
+                    "only applies with link_detection = \"hello\" (link_detection is \"mac\")",
                 ));
             }
         }
-        if self.reply_lifetime_wraps.is_some() && !q.intermediate_replies {
-            // Only an intermediate node's reply carries the wrapped lifetime.
+    }
+    if q.rules != Rules::Ns2 {
+        for key in [
+            "first_request_network_wide",
+            "local_repair_timer_bug",
+            "reply_lifetime_wraps",
+            "route_purge_interval_s",
+        ] {
+            if spec.given(key) {
+                return Err(ScenarioError::new(
+                    p(key),
+                    "only applies with rules = \"ns2\" (rules is \"rfc3561\")",
+                ));
+            }
+        }
+    }
+    for key in [
+        "local_add_ttl",
+        "max_repair_ttl",
+        "local_repair_timer_bug",
+        "local_repair_new_seq",
+    ] {
+        if spec.given(key) && !q.local_repair {
             return Err(ScenarioError::new(
-                p("reply_lifetime_wraps"),
-                "only applies with intermediate_replies = true",
+                p(key),
+                "only applies with local_repair = true",
             ));
         }
-        Ok(())
     }
+    if spec.given("reply_lifetime_wraps") && !q.intermediate_replies {
+        // Only an intermediate node's reply carries the wrapped lifetime.
+        return Err(ScenarioError::new(
+            p("reply_lifetime_wraps"),
+            "only applies with intermediate_replies = true",
+        ));
+    }
+    Ok(())
 }
 
 /// `[routing.dsr]`: every key optional; unset keys take ns-2's value.
@@ -317,8 +135,9 @@ pub struct DsrSpec {
 }
 
 impl DsrSpec {
-    pub fn params(&self) -> dsr::Params {
-        let d = dsr::Params::default();
+    /// The DSR parameters: the given keys over the `fidelity` profile.
+    pub fn params(&self, fidelity: Fidelity) -> dsr::Params {
+        let d = dsr::Params::for_fidelity(fidelity);
         let promiscuous = self.promiscuous.unwrap_or(d.promiscuous);
         dsr::Params {
             send_buffer_pkts: self.send_buffer_pkts.unwrap_or(d.send_buffer_pkts),
@@ -374,7 +193,7 @@ impl DsrSpec {
         }
     }
 
-    pub(super) fn validate(&self) -> Result<(), ScenarioError> {
+    pub(super) fn validate(&self, fidelity: Fidelity) -> Result<(), ScenarioError> {
         let p = |k: &str| format!("routing.dsr.{k}");
         let times: [(&str, Option<f64>, f64, bool); 9] = [
             ("buffer_poll_ms", self.buffer_poll_ms, 1e-3, false),
@@ -403,7 +222,7 @@ impl DsrSpec {
             ("error_hold_s", self.error_hold_s, 1.0, false),
         ];
         super::check_times(&p, &times)?;
-        let q = self.params();
+        let q = self.params(fidelity);
         if q.send_buffer_pkts == 0 {
             return Err(ScenarioError::new(
                 p("send_buffer_pkts"),
@@ -529,13 +348,7 @@ mod tests {
 
     #[test]
     fn aodv_ns2_rule_keys_are_validated() {
-        let p = aodv("")
-            .unwrap()
-            .routing
-            .unwrap()
-            .aodv
-            .unwrap_or_default()
-            .params();
+        let p = aodv("").unwrap().aodv_params();
         assert_eq!(
             (
                 p.rules,
@@ -545,13 +358,7 @@ mod tests {
             ),
             (Rules::Ns2, true, true, false)
         );
-        let q = aodv("preset = \"rfc3561\"")
-            .unwrap()
-            .routing
-            .unwrap()
-            .aodv
-            .unwrap()
-            .params();
+        let q = aodv("preset = \"rfc3561\"").unwrap().aodv_params();
         assert_eq!(
             (
                 q.rules,
@@ -565,11 +372,7 @@ mod tests {
         assert!(
             !aodv("reply_lifetime_wraps = false")
                 .unwrap()
-                .routing
-                .unwrap()
-                .aodv
-                .unwrap()
-                .params()
+                .aodv_params()
                 .reply_lifetime_wraps
         );
         let e = aodv("rules = \"rfc3561\"\nreply_lifetime_wraps = true").unwrap_err();

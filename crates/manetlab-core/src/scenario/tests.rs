@@ -227,11 +227,11 @@ fn aodv_table_defaults_and_presets() {
             .unwrap()
     };
     let s = with("");
-    assert_eq!(s.routing.as_ref().unwrap().aodv_params(), Params::default());
+    assert_eq!(s.aodv_params(), Params::default());
     let s = with("aodv = { preset = \"rfc3561\" }");
-    assert_eq!(s.routing.as_ref().unwrap().aodv_params(), Params::rfc3561());
+    assert_eq!(s.aodv_params(), Params::rfc3561());
     let s = with("aodv = { node_traversal_time_ms = 40, broadcast_jitter_ms = 0, send_buffer_timeout_s = 5 }");
-    let p = s.routing.as_ref().unwrap().aodv_params();
+    let p = s.aodv_params();
     assert_eq!(p.node_traversal_time.as_nanos(), 40_000_000);
     assert_eq!(p.broadcast_jitter.as_nanos(), 0);
     assert_eq!(p.send_buffer_timeout.as_nanos(), 5_000_000_000);
@@ -512,4 +512,103 @@ fn timer_values_that_broke_runs_are_rejected() {
         assert_eq!(e.path, key, "{e}");
         assert!(e.message.contains("is out of range (allowed: "), "{e}");
     }
+}
+
+#[test]
+fn fidelity_sets_every_layers_defaults_and_each_key_still_wins() {
+    use crate::mac::{EifsMode, MacParams};
+    use crate::param::Fidelity;
+    use crate::routing::{aodv, dsdv, dsr};
+    let radio = "duration_s = 1\n[nodes]\ncount = 2\n[radio]\n";
+    let s = Scenario::from_toml_str(radio).unwrap();
+    assert_eq!(s.fidelity, Fidelity::Ns2);
+    assert!(
+        !s.to_json().contains("fidelity"),
+        "the default is not written"
+    );
+    assert_eq!(s.aodv_params(), aodv::Params::default());
+    assert!(!s.mac_params().immediate_access);
+    let std = |extra: &str| {
+        Scenario::from_toml_str(&format!("fidelity = \"standard\"\n{radio}{extra}")).unwrap()
+    };
+    let s = std("");
+    assert!(s.to_json().contains(r#""fidelity":"standard""#));
+    assert_eq!(s.aodv_params(), aodv::Params::rfc3561());
+    let m = s.mac_params();
+    let w = MacParams::standard();
+    assert_eq!(
+        (
+            m.immediate_access,
+            m.eifs_mode,
+            m.backoff_includes_cw,
+            m.ack_data_without_cts
+        ),
+        (w.immediate_access, EifsMode::Standard, true, true)
+    );
+    assert_eq!(
+        s.dsr_params(),
+        dsr::Params::for_fidelity(Fidelity::Standard)
+    );
+    assert!(!s.dsr_params().request_size_bug && !s.dsdv_params().stale_advert_bug);
+    assert_eq!(
+        dsdv::Params::for_fidelity(Fidelity::Ns2),
+        dsdv::Params::default()
+    );
+    // A key set on its own wins over the profile; AODV's preset over fidelity.
+    let s = std("[mac]\neifs = \"ns2\"\n[routing]\nprotocol = \"aodv\"\n[routing.aodv]\npreset = \"ns2\"\nttl_start = 3\n");
+    assert_eq!(s.mac_params().eifs_mode, EifsMode::Ns2);
+    assert!(s.mac_params().immediate_access);
+    let p = s.aodv_params();
+    assert_eq!(
+        (p.rules, p.ttl_start, p.net_diameter),
+        (aodv::Rules::Ns2, 3, 30)
+    );
+    let s = std("[routing]\nprotocol = \"dsr\"\n[routing.dsr]\nrequest_size_bug = true\n");
+    assert!(s.dsr_params().request_size_bug && !s.dsr_params().grat_holdoff_bug);
+    let e = Scenario::from_toml_str(&format!("fidelity = \"ns3\"\n{radio}"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        r#"fidelity: "ns3" is not allowed (allowed: "ns2-2.35" or "standard")"#
+    );
+}
+
+#[test]
+fn declared_parameters_give_one_line_errors_naming_key_value_and_range() {
+    let radio = "duration_s = 1\n[nodes]\ncount = 2\n[radio]\n";
+    let err = |extra: &str| {
+        Scenario::from_toml_str(&format!("{radio}{extra}"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err("[mac]\ndata_rate_mbps = 0"),
+        "mac.data_rate_mbps: 0 is out of range (allowed: 0.001 <= value <= 100000)"
+    );
+    assert_eq!(
+        err("[mac]\ndata_header_bytes = 101"),
+        "mac.data_header_bytes: 101 is out of range (allowed: 0..=100 bytes)"
+    );
+    assert_eq!(
+        err("[mac]\neifs = \"ieee\""),
+        r#"mac.eifs: "ieee" is not allowed (allowed: "ns2" or "standard")"#
+    );
+    assert_eq!(
+        err("[mac]\ncw_min = 1.5"),
+        "mac.cw_min: wrong type: got floating point `1.5`, expected an integer in 0..=4294967295"
+    );
+    let e = err("[mac]\nslot = 20");
+    assert!(
+        e.starts_with("mac.slot: unknown key (allowed here: kind, frn, data_rate_mbps,"),
+        "{e}"
+    );
+    assert_eq!(
+        err("[routing]\nprotocol = \"aodv\"\n[routing.aodv]\nactive_route_timeout_s = 0"),
+        "routing.aodv.active_route_timeout_s: 0 is out of range (allowed: 1e-6 <= value <= 1000000)"
+    );
+    assert_eq!(
+        err("[routing]\nprotocol = \"aodv\"\n[routing.aodv]\npreset = \"rfc\""),
+        r#"routing.aodv.preset: "rfc" is not allowed (allowed: "ns2" or "rfc3561")"#
+    );
 }

@@ -1,11 +1,14 @@
 //! The `[radio]` and `[mac]` sections: keys with units, ns-2 defaults, and their
 //! conversion into the PHY/MAC parameter structs (docs/wireless.md).
 
-use super::{non_negative, positive, within, ScenarioError};
-use crate::mac::{EifsMode, MacParams};
+use super::{non_negative, positive, ScenarioError};
+use crate::mac::MacParams;
+use crate::param::{Fidelity, Overrides, ParamSet};
 use crate::phy::{Propagation, RadioParams, Reception, SPEED_OF_LIGHT_MPS};
-use crate::sim::SimDuration;
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
+use serde::{Deserializer, Serializer};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -22,17 +25,6 @@ pub enum ReceptionKind {
     #[default]
     Capture,
     Sinr,
-}
-
-/// `[mac] eifs`: how the MAC defers after a frame it could not decode.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum EifsKind {
-    /// ns-2: NAV = EIFS, then DIFS; captured frames extend the NAV by EIFS.
-    #[default]
-    Ns2,
-    /// IEEE 802.11 §9.2.3.4: EIFS in place of DIFS.
-    Standard,
 }
 
 /// `[radio]`: every key optional; an empty `[radio]` gives ns-2's WaveLAN radio.
@@ -63,47 +55,63 @@ pub struct RadioSpec {
     pub reference_distance_m: Option<f64>,
 }
 
-/// `[mac]`: IEEE 802.11 DCF; defaults are ns-2's `Mac/802_11`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// `[mac]`: the MAC `kind`, FRN's table, and the given keys of [`MacParams`]
+/// (declared there once) over the `fidelity` profile's values.
+#[derive(Clone, Debug, Default)]
 pub struct MacSpec {
     /// `"dcf"` (802.11, default) or `"frn"` (paper 003's slotted MAC).
-    #[serde(default)]
     pub kind: super::MacKind,
     /// FRN MAC parameters (`kind = "frn"` only; docs/frn.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frn: Option<super::FrnMacSpec>,
-    pub data_rate_mbps: Option<f64>,
-    pub basic_rate_mbps: Option<f64>,
-    pub rts_threshold_bytes: Option<u32>,
-    pub short_retry_limit: Option<u32>,
-    pub long_retry_limit: Option<u32>,
-    pub cw_min: Option<u32>,
-    pub cw_max: Option<u32>,
-    pub slot_us: Option<f64>,
-    pub sifs_us: Option<f64>,
-    /// PLCP preamble + header duration.
-    pub plcp_us: Option<f64>,
-    pub ll_delay_us: Option<f64>,
-    /// Data MAC header + FCS (ns-2: 34, four addresses; standard three-address: 28).
-    pub data_header_bytes: Option<u32>,
-    /// Send at once on a medium idle for DIFS (§9.2.5.1); ns-2 always backs off.
-    pub immediate_access: Option<bool>,
-    pub eifs: Option<EifsKind>,
-    /// ACK data frames that did not follow our CTS (§9.2.8); ns-2 discards them.
-    pub ack_data_without_cts: Option<bool>,
-    /// Backoff drawn from 0..=CW (§9.2.4); ns-2 draws 0..=CW−1.
-    pub backoff_includes_cw: Option<bool>,
-    /// ns-2's ARP before the first packet to each next hop.
-    pub arp: Option<bool>,
+    /// The DCF keys given (`data_rate_mbps`, `eifs`, ...).
+    pub params: Overrides<MacParams>,
+}
+
+impl<'de> Deserialize<'de> for MacSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MacSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of MAC parameters")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MacSpec, A::Error> {
+                let mut m = MacSpec::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "kind" => m.kind = map.next_value()?,
+                        "frn" => m.frn = Some(map.next_value()?),
+                        _ => {
+                            if !m.params.read_key(&key, &mut map)? {
+                                return Err(Overrides::<MacParams>::unknown_key(
+                                    &key,
+                                    &["kind", "frn"],
+                                ));
+                            }
+                        }
+                    }
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Serialize for MacSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", &self.kind)?;
+        if let Some(f) = &self.frn {
+            m.serialize_entry("frn", f)?;
+        }
+        self.params.serialize_into(&mut m)?;
+        m.end()
+    }
 }
 
 fn opt_positive(path: &str, v: Option<f64>) -> Result<(), ScenarioError> {
     v.map_or(Ok(()), |v| positive(path, v))
-}
-
-fn us(v: f64) -> SimDuration {
-    SimDuration::from_secs_f64(v * 1e-6)
 }
 
 impl RadioSpec {
@@ -251,7 +259,7 @@ impl MacSpec {
         })
     }
 
-    pub fn validate(&self) -> Result<(), ScenarioError> {
+    pub fn validate(&self, fidelity: Fidelity) -> Result<(), ScenarioError> {
         match (&self.frn, self.kind) {
             (Some(f), super::MacKind::Frn) => f.validate()?,
             (Some(_), _) => {
@@ -263,20 +271,20 @@ impl MacSpec {
             (None, _) => {}
         }
         if self.kind == super::MacKind::Frn {
-            if self.arp == Some(true) {
+            if self.params.value("arp") == Some(&serde_json::Value::Bool(true)) {
                 return Err(ScenarioError::new(
                     "mac.arp",
                     "true is not allowed with kind = \"frn\" (FRN has no ARP)",
                 ));
             }
-            for (key, given) in [
-                ("rts_threshold_bytes", self.rts_threshold_bytes.is_some()),
-                ("short_retry_limit", self.short_retry_limit.is_some()),
-                ("long_retry_limit", self.long_retry_limit.is_some()),
-                ("cw_min", self.cw_min.is_some()),
-                ("cw_max", self.cw_max.is_some()),
+            for key in [
+                "rts_threshold_bytes",
+                "short_retry_limit",
+                "long_retry_limit",
+                "cw_min",
+                "cw_max",
             ] {
-                if given {
+                if self.params.given(key) {
                     return Err(ScenarioError::new(
                         format!("mac.{key}"),
                         "is an 802.11 DCF key; it does not apply with kind = \"frn\"",
@@ -284,45 +292,9 @@ impl MacSpec {
                 }
             }
         }
-        // Bounded so frame and timer times stay far inside u64 nanoseconds.
-        for (k, v) in [
-            ("data_rate_mbps", self.data_rate_mbps),
-            ("basic_rate_mbps", self.basic_rate_mbps),
-        ] {
-            if let Some(v) = v {
-                within(&format!("mac.{k}"), v, 1e-3, 1e5)?;
-            }
-        }
-        for (k, v) in [("slot_us", self.slot_us), ("sifs_us", self.sifs_us)] {
-            if let Some(v) = v {
-                within(&format!("mac.{k}"), v, 1e-3, 1e6)?;
-            }
-        }
-        for (k, v) in [("plcp_us", self.plcp_us), ("ll_delay_us", self.ll_delay_us)] {
-            if let Some(v) = v {
-                within(&format!("mac.{k}"), v, 0.0, 1e6)?;
-            }
-        }
-        for (k, v) in [
-            ("short_retry_limit", self.short_retry_limit),
-            ("long_retry_limit", self.long_retry_limit),
-        ] {
-            if v == Some(0) {
-                return Err(ScenarioError::new(
-                    format!("mac.{k}"),
-                    "0 is out of range (allowed: >= 1)",
-                ));
-            }
-        }
-        if let Some(h) = self.data_header_bytes {
-            if h > 100 {
-                return Err(ScenarioError::new(
-                    "mac.data_header_bytes",
-                    format!("{h} is out of range (allowed: 0..=100 bytes)"),
-                ));
-            }
-        }
-        let p = self.params();
+        // Each key's range was checked when read (MacParams' declaration);
+        // what is left are checks across keys.
+        let p = self.params(fidelity);
         let pow2m1 = |v: u32| (v + 1).is_power_of_two();
         if !pow2m1(p.cw_min) || p.cw_min < 1 {
             return Err(ScenarioError::new(
@@ -345,33 +317,12 @@ impl MacSpec {
         Ok(())
     }
 
-    pub fn params(&self) -> MacParams {
-        let d = MacParams::default();
-        MacParams {
-            cw_min: self.cw_min.unwrap_or(d.cw_min),
-            cw_max: self.cw_max.unwrap_or(d.cw_max),
-            slot: self.slot_us.map_or(d.slot, us),
-            sifs: self.sifs_us.map_or(d.sifs, us),
-            plcp: self.plcp_us.map_or(d.plcp, us),
-            basic_rate_bps: self.basic_rate_mbps.map_or(d.basic_rate_bps, |r| r * 1e6),
-            data_rate_bps: self.data_rate_mbps.map_or(d.data_rate_bps, |r| r * 1e6),
-            rts_threshold_bytes: self.rts_threshold_bytes.unwrap_or(d.rts_threshold_bytes),
-            short_retry_limit: self.short_retry_limit.unwrap_or(d.short_retry_limit),
-            long_retry_limit: self.long_retry_limit.unwrap_or(d.long_retry_limit),
-            ll_delay: self.ll_delay_us.map_or(d.ll_delay, us),
-            data_header_bytes: self.data_header_bytes.unwrap_or(d.data_header_bytes),
-            immediate_access: self.immediate_access.unwrap_or(d.immediate_access),
-            eifs_mode: match self.eifs {
-                None => d.eifs_mode,
-                Some(EifsKind::Ns2) => EifsMode::Ns2,
-                Some(EifsKind::Standard) => EifsMode::Standard,
-            },
-            ack_data_without_cts: self.ack_data_without_cts.unwrap_or(d.ack_data_without_cts),
-            backoff_includes_cw: self.backoff_includes_cw.unwrap_or(d.backoff_includes_cw),
-            // FRN has no ARP: relays are addressed by the routing table.
-            arp: self
-                .arp
-                .unwrap_or(d.arp && self.kind == super::MacKind::Dcf),
-        }
+    /// The DCF parameters: the given keys over the `fidelity` profile (FRN
+    /// has no ARP unless asked for, which validation refuses).
+    pub fn params(&self, fidelity: Fidelity) -> MacParams {
+        let mut base = MacParams::profile(fidelity);
+        // FRN has no ARP: relays are addressed by the routing table.
+        base.arp &= self.kind == super::MacKind::Dcf;
+        self.params.apply(base)
     }
 }

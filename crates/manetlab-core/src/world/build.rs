@@ -57,11 +57,7 @@ pub(super) fn make_routing(
             ))
         }
         RoutingProtocol::Aodv => {
-            let p = s
-                .routing
-                .as_ref()
-                .expect("aodv comes from a [routing] table")
-                .aodv_params();
+            let p = s.aodv_params();
             Box::new(Aodv::new(
                 id,
                 p,
@@ -69,11 +65,7 @@ pub(super) fn make_routing(
             ))
         }
         RoutingProtocol::Dsdv => {
-            let p = s
-                .routing
-                .as_ref()
-                .expect("dsdv comes from a [routing] table")
-                .dsdv_params();
+            let p = s.dsdv_params();
             Box::new(Dsdv::new(
                 id,
                 p,
@@ -81,11 +73,7 @@ pub(super) fn make_routing(
             ))
         }
         RoutingProtocol::Dsr => {
-            let p = s
-                .routing
-                .as_ref()
-                .expect("dsr comes from a [routing] table")
-                .dsr_params();
+            let p = s.dsr_params();
             Box::new(Dsr::new(
                 id,
                 p,
@@ -160,7 +148,7 @@ impl Simulator {
         if let (Some(ch), Some(t)) = (channel.as_mut(), trajectories) {
             ch.set_trajectories(t);
         }
-        let mac_params = s.mac.as_ref().map(|m| m.params()).unwrap_or_default();
+        let mac_params = s.mac_params();
         // Static routes: shortest paths over wired links and, with a radio, the
         // radio-range graph at start time.
         let mut adjacency = match channel.as_mut() {

@@ -40,16 +40,19 @@ pub use table::{seq_newer, Route, RouteInfo, RouteState, RouteTable};
 
 use super::{Routing, RoutingAction, RoutingCtx, RoutingMessage};
 use crate::ids::NodeId;
+use crate::param::{Fidelity, ParamChoice};
 use crate::routing::RoutingCounters;
 use crate::sim::{SimDuration, SimRng, SimTime, Timer, TimerToken};
 use crate::wire::DropReason;
 use crate::wire::TransportNotice;
 use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_HEADER_BYTES};
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How a node learns that a link to a neighbour broke.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LinkDetection {
     /// The MAC's retry limit (ns-2 `AODV_LINK_LAYER_DETECTION`, the default).
     Mac,
@@ -58,7 +61,8 @@ pub enum LinkDetection {
 }
 
 /// Which discovery and maintenance rules AODV follows (docs/routing.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Rules {
     /// ns-2.35's `aodv.cc`: requests (re)sent by a 0.5 s route-purge timer or
     /// the next packet once their deadline has passed, linear backoff, per-hop
@@ -71,22 +75,30 @@ pub enum Rules {
     Rfc3561,
 }
 
-/// Every AODV timer and constant. `Default` is ns-2.35's value; each field's
-/// doc gives the RFC 3561 §10 value where it differs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Params {
+crate::param_choice!(LinkDetection, ["mac", "hello"]);
+crate::param_choice!(Rules, ["ns2", "rfc3561"]);
+
+crate::params! {
+    /// Every AODV timer and constant, declared once (crate::param): `Default`
+    /// is ns-2.35's value, the `standard` profile RFC 3561 §10's
+    /// ([`Params::rfc3561`]); each field's doc gives the RFC value where it differs.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Params {
     /// Discovery and maintenance rules. ns-2's by default.
-    pub rules: Rules,
+    pub rules: Rules = Rules::Ns2,
+        { key: "rules", unit: NONE, allowed: Choice(Rules::CHOICES), source: "ns-2.35 aodv.cc; RFC 3561 §6" },
     /// ns-2 rules: a destination never routed before is asked for with a
     /// network-wide request at once. In ns-2 a new entry's last hop count is
     /// `INFINITY2`, so `sendRequest` never uses TTL_START (an ns-2 bug; false
     /// gives the intended expanding ring from TTL_START).
-    pub first_request_network_wide: bool,
+    pub first_request_network_wide: bool = true,
+        { key: "first_request_network_wide", unit: NONE, allowed: Any, source: "ns-2 aodv.cc sendRequest (rt_last_hop_count = INFINITY2); RFC 3561 §6.4: TTL_START ring" },
     /// ns-2 rules: the local-repair timer is scheduled with the request's
     /// absolute deadline as its *delay* (`schedule(&lrtimer, p, rt_req_timeout)`),
     /// so it fires at about twice the current time (an ns-2 bug; false: at the
     /// deadline). When it fires an unrepaired route is brought down silently.
-    pub repair_timer_bug: bool,
+    pub repair_timer_bug: bool = true,
+        { key: "local_repair_timer_bug", unit: NONE, allowed: Any, source: "ns-2 aodv.cc local_rt_repair: schedule(&lrtimer, p, rt_req_timeout)" },
     /// ns-2 rules: a local repair asks for the broken route's number + 1
     /// (RFC §6.12). ns-2 asks with the same number (`rt_seqno++` is commented
     /// out), so the neighbours, which hold that number, answer instead of
@@ -94,7 +106,8 @@ pub struct Params {
     /// fewer hops: [`RouteTable::update_ns2`]): the route stays in repair, its
     /// packets buffered, until a newer number turns up or the retries run out.
     /// An ns-2 bug, off by default.
-    pub local_repair_new_seq: bool,
+    pub local_repair_new_seq: bool = false,
+        { key: "local_repair_new_seq", unit: NONE, allowed: Any, source: "RFC 3561 §6.12 (number + 1); ns-2 aodv.cc local_rt_repair (rt_seqno++ commented out)" },
     /// ns-2 rules: an intermediate node replies with lifetime
     /// `(u_int32_t)(rt_expire − now)`, and for a route in repair (where
     /// `sendRequest` set rt_expire to 0) that difference is −now: ns-2.35's
@@ -104,114 +117,111 @@ pub struct Params {
     /// ACTIVE_ROUTE_TIMEOUT. (An expired route not yet purged is at most the
     /// purge interval past, which truncates to 0.) An
     /// ns-2 bug (true reproduces it; false: a lifetime of 0).
-    pub reply_lifetime_wraps: bool,
+    pub reply_lifetime_wraps: bool = true,
+        { key: "reply_lifetime_wraps", unit: NONE, allowed: Any, source: "ns-2 aodv.cc recvRequest: (u_int32_t)(rt_expire − now)" },
     /// A RERR from a neighbour drops every packet queued for that neighbour
     /// (ns-2 `recvError` → `ifqueue->filter`). ns-2: on.
-    pub rerr_purges_queue: bool,
+    pub rerr_purges_queue: bool = true,
+        { key: "rerr_purges_queue", unit: NONE, allowed: Any, source: "ns-2 aodv.cc recvError → ifqueue->filter" },
     /// Packets released from the send buffer by a reply or the purge timer
     /// leave this far apart (ns-2 `ARP_DELAY` 10 ms, "to keep ARP happy").
-    pub release_spacing: SimDuration,
+    pub release_spacing: SimDuration = SimDuration::from_millis(10),
+        { key: "release_spacing_ms", unit: MS, allowed: Time { positive: false }, source: "ns-2 aodv.h ARP_DELAY" },
     /// ns-2 rules: period of the route-purge timer (`rt_purge`, 0.5 s), which
     /// expires routes, releases buffered packets and retries requests.
-    pub route_purge_interval: SimDuration,
+    pub route_purge_interval: SimDuration = SimDuration::from_millis(500),
+        { key: "route_purge_interval_s", unit: S, allowed: Time { positive: true }, source: "ns-2 aodv.cc rt_purge, FREQUENCY" },
     /// Lifetime of a route after it is used for data (ACTIVE_ROUTE_TIMEOUT).
     /// ns-2 10 s; RFC 3 s.
-    pub active_route_timeout: SimDuration,
+    pub active_route_timeout: SimDuration = SimDuration::from_secs_f64(10.0),
+        { key: "active_route_timeout_s", unit: S, allowed: Time { positive: true }, source: "RFC 3561 §10 ACTIVE_ROUTE_TIMEOUT; ns-2 aodv.h" },
     /// Lifetime the destination puts in its RREPs (MY_ROUTE_TIMEOUT).
     /// ns-2 10 s; RFC 2·ACTIVE_ROUTE_TIMEOUT = 6 s.
-    pub my_route_timeout: SimDuration,
+    pub my_route_timeout: SimDuration = SimDuration::from_secs_f64(10.0),
+        { key: "my_route_timeout_s", unit: S, allowed: Time { positive: true }, source: "RFC 3561 §10 MY_ROUTE_TIMEOUT; ns-2 aodv.h" },
     /// Lifetime of a reverse route set up by a RREQ. ns-2 `REV_ROUTE_LIFE` 6 s;
     /// RFC 2·NET_TRAVERSAL_TIME − 2·hops·NODE_TRAVERSAL_TIME (§6.5).
-    pub reverse_route_life: SimDuration,
+    pub reverse_route_life: SimDuration = SimDuration::from_secs_f64(6.0),
+        { key: "reverse_route_life_s", unit: S, allowed: Time { positive: true }, source: "RFC 3561 §6.5; ns-2 aodv.h REV_ROUTE_LIFE" },
     /// How long an (originator, RREQ ID) pair is remembered. ns-2
     /// `BCAST_ID_SAVE` 6 s; RFC PATH_DISCOVERY_TIME = 2·NET_TRAVERSAL_TIME = 5.6 s.
-    pub rreq_id_save: SimDuration,
+    pub rreq_id_save: SimDuration = SimDuration::from_secs_f64(6.0),
+        { key: "rreq_id_save_s", unit: S, allowed: Time { positive: true }, source: "RFC 3561 §10 PATH_DISCOVERY_TIME; ns-2 aodv.h BCAST_ID_SAVE" },
     /// NODE_TRAVERSAL_TIME: a conservative per-hop delay. ns-2 30 ms; RFC 40 ms.
-    pub node_traversal_time: SimDuration,
+    pub node_traversal_time: SimDuration = SimDuration::from_millis(30),
+        { key: "node_traversal_time_ms", unit: MS, allowed: Time { positive: true }, source: "RFC 3561 §10 NODE_TRAVERSAL_TIME; ns-2 aodv.h" },
     /// NET_DIAMETER (hops): TTL of network-wide requests. ns-2 30; RFC 35.
-    pub net_diameter: u8,
+    pub net_diameter: u8 = 30,
+        { key: "net_diameter_hops", unit: HOPS, allowed: Int { lo: 1, hi: 255 }, source: "RFC 3561 §10 NET_DIAMETER; ns-2 aodv.h" },
     /// TTL of the first request of an expanding-ring search. ns-2 5; RFC 1.
-    pub ttl_start: u8,
+    pub ttl_start: u8 = 5,
+        { key: "ttl_start", unit: NONE, allowed: Int { lo: 1, hi: 255 }, source: "RFC 3561 §10 TTL_START; ns-2 aodv.h" },
     /// TTL added per ring. 2 (both).
-    pub ttl_increment: u8,
+    pub ttl_increment: u8 = 2,
+        { key: "ttl_increment", unit: NONE, allowed: Int { lo: 1, hi: 255 }, source: "RFC 3561 §10 TTL_INCREMENT; ns-2 aodv.h" },
     /// Last ring TTL before a network-wide request. 7 (both).
-    pub ttl_threshold: u8,
+    pub ttl_threshold: u8 = 7,
+        { key: "ttl_threshold", unit: NONE, allowed: Int { lo: 0, hi: 255 }, source: "RFC 3561 §10 TTL_THRESHOLD; ns-2 aodv.h" },
     /// TIMEOUT_BUFFER added to the TTL in RING_TRAVERSAL_TIME =
     /// 2·NODE_TRAVERSAL_TIME·(TTL + TIMEOUT_BUFFER). ns-2 0 (its wait is
     /// 2·TTL·NODE_TRAVERSAL_TIME); RFC 2.
-    pub timeout_buffer: u8,
+    pub timeout_buffer: u8 = 0,
+        { key: "timeout_buffer", unit: NONE, allowed: Int { lo: 0, hi: 255 }, source: "RFC 3561 §10 TIMEOUT_BUFFER; ns-2 aodv.cc sendRequest" },
     /// Network-wide retries after the first network-wide request (RREQ_RETRIES).
     /// ns-2 3; RFC 2.
-    pub rreq_retries: u32,
+    pub rreq_retries: u32 = 3,
+        { key: "rreq_retries", unit: NONE, allowed: Int { lo: 0, hi: 32 }, source: "RFC 3561 §10 RREQ_RETRIES; ns-2 aodv.h" },
     /// Cap on one request's wait, and how long a destination whose discovery
     /// failed is left alone before new packets may start another one
     /// (ns-2 `MAX_RREQ_TIMEOUT` 10 s; not in the RFC).
-    pub max_rreq_timeout: SimDuration,
+    pub max_rreq_timeout: SimDuration = SimDuration::from_secs_f64(10.0),
+        { key: "max_rreq_timeout_s", unit: S, allowed: Time { positive: true }, source: "ns-2 aodv.h MAX_RREQ_TIMEOUT" },
     /// Intermediate nodes with a fresh-enough route reply (RFC §6.6.2; ns-2 yes).
-    pub intermediate_replies: bool,
+    pub intermediate_replies: bool = true,
+        { key: "intermediate_replies", unit: NONE, allowed: Any, source: "RFC 3561 §6.6.2; ns-2 aodv.cc recvRequest" },
     /// Set the G flag in our requests: an intermediate replier also sends a
     /// gratuitous RREP to the destination (RFC §6.6.3). ns-2: off.
-    pub gratuitous_rrep: bool,
+    pub gratuitous_rrep: bool = false,
+        { key: "gratuitous_rrep", unit: NONE, allowed: Any, source: "RFC 3561 §6.6.3; ns-2 RREQ_GRAT_RREP" },
     /// Repair a break locally when closer to the destination (RFC §6.12; ns-2
     /// `AODV_LOCAL_REPAIR` is on).
-    pub local_repair: bool,
+    pub local_repair: bool = true,
+        { key: "local_repair", unit: NONE, allowed: Any, source: "RFC 3561 §6.12; ns-2 AODV_LOCAL_REPAIR" },
     /// LOCAL_ADD_TTL: extra TTL of a local-repair request. 2 (RFC; ns-2 uses its
     /// expanding ring instead).
-    pub local_add_ttl: u8,
+    pub local_add_ttl: u8 = 2,
+        { key: "local_add_ttl", unit: NONE, allowed: Int { lo: 0, hi: 255 }, source: "RFC 3561 §10 LOCAL_ADD_TTL" },
     /// MAX_REPAIR_TTL: repair only destinations at most this many hops away.
     /// RFC 0.3·NET_DIAMETER; ns-2 no limit (30 = its diameter).
-    pub max_repair_ttl: u8,
-    pub link_detection: LinkDetection,
+    pub max_repair_ttl: u8 = 30,
+        { key: "max_repair_ttl", unit: HOPS, allowed: Int { lo: 0, hi: 255 }, source: "RFC 3561 §10 MAX_REPAIR_TTL (0.3·NET_DIAMETER)" },
+    /// How link breaks are detected: `"mac"` (the MAC's retry limit) or
+    /// `"hello"` (missing HELLOs, RFC 3561 §6.9).
+    pub link_detection: LinkDetection = LinkDetection::Mac,
+        { key: "link_detection", unit: NONE, allowed: Choice(LinkDetection::CHOICES), source: "RFC 3561 §6.9 / §6.11; ns-2 AODV_LINK_LAYER_DETECTION" },
     /// HELLO_INTERVAL (both 1 s); ns-2 jitters each interval uniformly in
     /// [0.75, 1.25]·HELLO_INTERVAL, and so do we.
-    pub hello_interval: SimDuration,
+    pub hello_interval: SimDuration = SimDuration::from_secs_f64(1.0),
+        { key: "hello_interval_s", unit: S, allowed: Time { positive: true }, source: "RFC 3561 §10 HELLO_INTERVAL; ns-2 aodv.h" },
     /// ALLOWED_HELLO_LOSS. ns-2 3; RFC 2.
-    pub allowed_hello_loss: u32,
+    pub allowed_hello_loss: u32 = 3,
+        { key: "allowed_hello_loss", unit: NONE, allowed: Int { lo: 1, hi: u32::MAX as u64 }, source: "RFC 3561 §10 ALLOWED_HELLO_LOSS; ns-2 aodv.h" },
     /// Forwarded broadcasts (RREQ, propagated RERR) wait U(0, this). ns-2 10 ms.
-    pub broadcast_jitter: SimDuration,
+    pub broadcast_jitter: SimDuration = SimDuration::from_millis(10),
+        { key: "broadcast_jitter_ms", unit: MS, allowed: Time { positive: false }, source: "ns-2 aodv.cc 0.01·Random::uniform()" },
     /// Send-buffer capacity (packets). ns-2 `AODV_RTQ_MAX_LEN` 64.
-    pub send_buffer_pkts: u32,
+    pub send_buffer_pkts: u32 = 64,
+        { key: "send_buffer_pkts", unit: PKTS, allowed: Int { lo: 1, hi: u32::MAX as u64 }, source: "ns-2 aodv_rqueue.h AODV_RTQ_MAX_LEN" },
     /// Send-buffer timeout. ns-2 `AODV_RTQ_TIMEOUT` 30 s.
-    pub send_buffer_timeout: SimDuration,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            rules: Rules::Ns2,
-            first_request_network_wide: true,
-            repair_timer_bug: true,
-            local_repair_new_seq: false,
-            reply_lifetime_wraps: true,
-            rerr_purges_queue: true,
-            release_spacing: SimDuration::from_millis(10),
-            route_purge_interval: SimDuration::from_millis(500),
-            active_route_timeout: SimDuration::from_secs_f64(10.0),
-            my_route_timeout: SimDuration::from_secs_f64(10.0),
-            reverse_route_life: SimDuration::from_secs_f64(6.0),
-            rreq_id_save: SimDuration::from_secs_f64(6.0),
-            node_traversal_time: SimDuration::from_millis(30),
-            net_diameter: 30,
-            ttl_start: 5,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            timeout_buffer: 0,
-            rreq_retries: 3,
-            max_rreq_timeout: SimDuration::from_secs_f64(10.0),
-            intermediate_replies: true,
-            gratuitous_rrep: false,
-            local_repair: true,
-            local_add_ttl: 2,
-            // ns-2 has no limit: any route of the diameter qualifies.
-            max_repair_ttl: 30,
-            link_detection: LinkDetection::Mac,
-            hello_interval: SimDuration::from_secs_f64(1.0),
-            allowed_hello_loss: 3,
-            broadcast_jitter: SimDuration::from_millis(10),
-            send_buffer_pkts: 64,
-            send_buffer_timeout: SimDuration::from_secs_f64(30.0),
-        }
+    pub send_buffer_timeout: SimDuration = SimDuration::from_secs_f64(30.0),
+        { key: "send_buffer_timeout_s", unit: S, allowed: Time { positive: true }, source: "ns-2 aodv_rqueue.h AODV_RTQ_TIMEOUT" },
     }
+    profile(f) = match f {
+        Fidelity::Ns2 => Params::default(),
+        Fidelity::Standard => Params::rfc3561(),
+    };
+    // `[routing.aodv] preset` names the section's profile.
+    profile_key = ("preset", &[("ns2", Fidelity::Ns2), ("rfc3561", Fidelity::Standard)]);
 }
 
 impl Params {
@@ -247,6 +257,23 @@ impl Params {
             reply_lifetime_wraps: false,
             rerr_purges_queue: false,
             release_spacing: SimDuration::ZERO,
+            ..self
+        }
+    }
+
+    /// These values under `rules`: the ns-2 bugs that only ns-2's rules have
+    /// (`first_request_network_wide`, `repair_timer_bug`,
+    /// `reply_lifetime_wraps`) take ns-2's value under its rules and are off
+    /// under the RFC's; the rest is kept (what a scenario's `rules` key does
+    /// before its other keys).
+    pub fn under_rules(self, rules: Rules) -> Self {
+        let ns2 = rules == Rules::Ns2;
+        let d = Params::default();
+        Params {
+            rules,
+            first_request_network_wide: ns2 && d.first_request_network_wide,
+            repair_timer_bug: ns2 && d.repair_timer_bug,
+            reply_lifetime_wraps: ns2 && d.reply_lifetime_wraps,
             ..self
         }
     }

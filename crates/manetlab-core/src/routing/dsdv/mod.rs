@@ -53,55 +53,68 @@ use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST};
 use rand::Rng;
 use std::collections::BTreeMap;
 
-/// Every DSDV timer and constant. `Default` is ns-2.35's value; each field's
-/// doc gives the paper's where it has one.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Params {
+crate::params! {
+    /// Every DSDV timer and constant. `Default` is ns-2.35's value; each field's
+    /// doc gives the paper's where it has one.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Params {
     /// Mean spacing of full dumps: each next one is drawn in
     /// [0.75, 1]·this. ns-2 `perup_` 15 s (its Tcl calls it "as given in the
     /// paper"); the paper leaves it to the implementation.
-    pub periodic_update_interval: SimDuration,
+    pub periodic_update_interval: SimDuration = SimDuration::from_secs_f64(15.0),
+        { key: "periodic_update_interval_s", unit: S, allowed: Time { positive: true }, source: "ns-2 dsdv.cc perup_; Perkins & Bhagwat 1994 §3", ns2: "Agent/DSDV perup_" },
     /// A neighbour not heard for this many periodic intervals is lost (ns-2
     /// `min_update_periods_` 3). The paper: "no broadcasts received for a while".
-    pub min_update_periods: u32,
+    pub min_update_periods: u32 = 3,
+        { key: "min_update_periods", unit: NONE, allowed: Int { lo: 1, hi: 1000 }, source: "ns-2 dsdv.cc min_update_periods_", ns2: "Agent/DSDV min_update_periods_" },
     /// Settling time a new route starts with (ns-2 `wst0_` 6 s, "as specified
     /// by Pravin").
-    pub initial_settling_time: SimDuration,
+    pub initial_settling_time: SimDuration = SimDuration::from_secs_f64(6.0),
+        { key: "initial_settling_time_s", unit: S, allowed: Time { positive: false }, source: "ns-2 dsdv.cc wst0_", ns2: "Agent/DSDV wst0_" },
     /// Weight of the old value in the running settling-time average (ns-2
     /// `alpha_` 0.875 = 7/8; the paper: a weighted average, weight unstated).
-    pub settling_alpha: f64,
+    pub settling_alpha: f64 = 0.875,
+        { key: "settling_alpha", unit: NONE, allowed: Real { lo: 0.0, hi: 1.0 }, source: "ns-2 dsdv.cc alpha_", ns2: "Agent/DSDV alpha_" },
     /// Least spacing of triggered updates (ns-2 `DSDV_MIN_TUP_PERIOD` 1 s).
-    pub min_triggered_update_interval: SimDuration,
+    pub min_triggered_update_interval: SimDuration = SimDuration::from_secs_f64(1.0),
+        { key: "min_triggered_update_interval_s", unit: S, allowed: Time { positive: false }, source: "ns-2 dsdv.cc DSDV_MIN_TUP_PERIOD" },
     /// Every update waits U(0, this) before it is sent (ns-2
     /// `DSDV_BROADCAST_JITTER` 10 ms).
-    pub broadcast_jitter: SimDuration,
+    pub broadcast_jitter: SimDuration = SimDuration::from_millis(10),
+        { key: "broadcast_jitter_ms", unit: MS, allowed: Time { positive: false }, source: "ns-2 dsdv.cc DSDV_BROADCAST_JITTER" },
     /// The first full dump goes out at U(0, this) (ns-2
     /// `DSDV_STARTUP_JITTER` 2 s).
-    pub startup_jitter: SimDuration,
+    pub startup_jitter: SimDuration = SimDuration::from_secs_f64(2.0),
+        { key: "startup_jitter_s", unit: S, allowed: Time { positive: false }, source: "ns-2 dsdv.cc DSDV_STARTUP_JITTER" },
     /// Treat the MAC's retry failure as a link break (ns-2 `use_mac_`, 0 by
     /// default: "performance suffers with this on"). Off: the packet is
     /// dropped and only missed updates break links.
-    pub link_layer_detection: bool,
+    pub link_layer_detection: bool = false,
+        { key: "link_layer_detection", unit: NONE, allowed: Any, source: "ns-2 dsdv.cc use_mac_", ns2: "Agent/DSDV use_mac_" },
     /// A newer sequence number triggers an update (ns-2
     /// `TRIGGER_UPDATE_ON_FRESH_SEQNUM`, undefined: off; Broch et al.'s
     /// "DSDV-SQ" turns it on). Off: only metric changes trigger.
-    pub trigger_on_new_seq: bool,
+    pub trigger_on_new_seq: bool = false,
+        { key: "trigger_on_new_seq", unit: NONE, allowed: Any, source: "ns-2 dsdv.cc TRIGGER_UPDATE_ON_FRESH_SEQNUM; Broch et al. 1998 DSDV-SQ" },
     /// Packets queued per destination without a route (ns-2
     /// `MAX_QUEUE_LENGTH` 5); the oldest is dropped when full.
-    pub queue_pkts: u32,
+    pub queue_pkts: u32 = 5,
+        { key: "queue_pkts", unit: PKTS, allowed: Int { lo: 1, hi: u32::MAX as u64 }, source: "ns-2 dsdv.cc MAX_QUEUE_LENGTH" },
     /// Count the IP header of an originated TCP segment twice, as ns-2.35's
     /// agent does (it adds `IP_HDR_LEN` to every packet it originates although
     /// ns-2's TCP already counts IP in its 40-byte header): a 1000-byte segment
     /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
     /// ns-2 agent skips TCP) and as on a real network.
-    pub tcp_ip_header_twice: bool,
+    pub tcp_ip_header_twice: bool = true,
+        { key: "tcp_ip_header_twice", unit: NONE, allowed: Any, source: "ns-2.35 dsdv.cc forwardPacket (IP_HDR_LEN)" },
     /// Waiting packets go back through the agent's `recv` when a route
     /// releases them, as ns-2.35 does (`processUpdate`, dsdv.cc:797; likewise
     /// a packet handed back by the MAC with `use_mac_`, dsdv.cc:386): an
     /// originated packet gets the IP header counted once more (+20 B on the
     /// air, `cmh->size() += IP_HDR_LEN`), a forwarded one loses one more TTL.
     /// Off: they are sent as they were queued.
-    pub release_through_recv: bool,
+    pub release_through_recv: bool = true,
+        { key: "release_through_recv", unit: NONE, allowed: Any, source: "ns-2.35 dsdv.cc:797 processUpdate" },
     /// ns-2.35's stale-advertisement bug (`processUpdate`, dsdv.cc:788–801):
     /// a finite route with an *older* sequence number, ignored as a route,
     /// still flushes the destination's waiting packets through `recv` while
@@ -111,30 +124,27 @@ pub struct Params {
     /// here it is dropped as `rtr.LOOP`). Then the ignored route is written
     /// into the table, making the older route usable. Off: a stale
     /// advertisement changes nothing (§3).
-    pub stale_advert_bug: bool,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            periodic_update_interval: SimDuration::from_secs_f64(15.0),
-            min_update_periods: 3,
-            initial_settling_time: SimDuration::from_secs_f64(6.0),
-            settling_alpha: 0.875,
-            min_triggered_update_interval: SimDuration::from_secs_f64(1.0),
-            broadcast_jitter: SimDuration::from_millis(10),
-            startup_jitter: SimDuration::from_secs_f64(2.0),
-            link_layer_detection: false,
-            trigger_on_new_seq: false,
-            queue_pkts: 5,
-            tcp_ip_header_twice: true,
-            release_through_recv: true,
-            stale_advert_bug: true,
-        }
+    pub stale_advert_bug: bool = true,
+        { key: "stale_advert_bug", unit: NONE, allowed: Any, source: "ns-2.35 dsdv.cc:788–801 processUpdate" },
     }
+    profile(f) = Params::for_fidelity(f);
 }
 
 impl Params {
+    /// The defaults of a fidelity profile (docs/scenarios.md#fidelity): ns-2's,
+    /// or ns-2's without the ns-2.35 artefacts that have a switch.
+    pub fn for_fidelity(f: crate::param::Fidelity) -> Self {
+        match f {
+            crate::param::Fidelity::Ns2 => Params::default(),
+            crate::param::Fidelity::Standard => Params {
+                release_through_recv: false,
+                stale_advert_bug: false,
+                tcp_ip_header_twice: false,
+                ..Params::default()
+            },
+        }
+    }
+
     /// How long a neighbour may stay silent: min_update_periods × the periodic
     /// interval (ns-2 schedules the timeout at `min_update_periods_ * perup_`).
     pub fn neighbour_timeout(&self) -> SimDuration {

@@ -225,6 +225,22 @@ impl Default for Params {
 }
 
 impl Params {
+    /// The defaults of a fidelity profile (docs/scenarios.md#fidelity): ns-2's,
+    /// or ns-2's without the ns-2.35 artefacts that have a switch.
+    pub fn for_fidelity(f: crate::param::Fidelity) -> Self {
+        match f {
+            crate::param::Fidelity::Ns2 => Params::default(),
+            crate::param::Fidelity::Standard => Params {
+                request_size_bug: false,
+                grat_holdoff_bug: false,
+                error_keeps_salvage_count: false,
+                unwrapped_error_copies_packet: false,
+                tcp_ip_header_twice: false,
+                ..Params::default()
+            },
+        }
+    }
+
     /// The wait after a cycle when `outstanding` cycles have been started:
     /// min(request_period·factor^outstanding, max_request_period) as ns-2's
     /// `BackOffTest` (whose count was raised by the cycle it follows), or
