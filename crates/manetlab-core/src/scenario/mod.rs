@@ -958,7 +958,7 @@ impl Scenario {
                 })?
             }
         };
-        let needs_sack = tcp::by_name(t, &cfg.variant_params())
+        let needs_sack = tcp::by_name(t, &cfg)
             .expect("registered")
             .recovery()
             .needs_sack();

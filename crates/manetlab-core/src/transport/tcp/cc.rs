@@ -1,4 +1,5 @@
-//! The congestion-control interface, shared Reno helpers and the variant registry.
+//! The congestion-control interface and the shared Reno helpers (the registry is
+//! `variants::REGISTRY`).
 //!
 //! Modelled on Linux `struct tcp_congestion_ops` and ns-3 `TcpCongestionOps`: the
 //! sender engine owns sequence state, the scoreboard, timers and the loss-recovery
@@ -299,121 +300,18 @@ pub fn reno_cong_avoid(s: &mut CcState, _acked: u64) {
     reno_open_cwnd(s);
 }
 
-/// Parameters that some variants read (validated in the scenario).
-#[derive(Clone, Debug)]
-pub struct VariantParams {
-    pub vegas_alpha: f64,
-    pub vegas_beta: f64,
-    pub vegas_gamma: f64,
-    pub vegas_counts_headers: bool,
-    /// ns-2.35 Vegas's window of 0 after a timeout (`v_newcwnd_ = 0`); false keeps cwnd ≥ 1.
-    pub vegas_zero_window_after_timeout: bool,
-    pub abra_min_srtt_s: f64,
-    pub abra_max_srtt_s: f64,
-    pub tcpap_alpha: f64,
-    pub tcpap_history_samples: u32,
-    pub tcpap_span_hops: u32,
-    pub mpr_alpha: f64,
-    pub mpr_beta: f64,
-    pub elfn_probe_interval_s: f64,
-    /// FACK runs Mathis & Mahdavi's published rules instead of ns-2.35's `Agent/TCP/Fack`.
-    pub fack_mathis: bool,
-}
-
-impl Default for VariantParams {
-    fn default() -> Self {
-        VariantParams {
-            vegas_alpha: 1.0,
-            vegas_beta: 3.0,
-            vegas_gamma: 1.0,
-            vegas_counts_headers: false,
-            vegas_zero_window_after_timeout: true,
-            abra_min_srtt_s: 0.1,
-            abra_max_srtt_s: 0.6,
-            tcpap_alpha: 0.7,
-            tcpap_history_samples: 50,
-            tcpap_span_hops: 4,
-            mpr_alpha: 0.99,
-            mpr_beta: 3.0,
-            elfn_probe_interval_s: 2.0,
-            fack_mathis: false,
-        }
-    }
-}
-
-/// The registry: scenario name → constructor. Adding a variant is one line here.
-pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] = &[
-    ("tahoe", |_| Box::new(super::variants::tahoe::Tahoe)),
-    ("reno", |_| Box::new(super::variants::reno::Reno)),
-    ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
-    ("sack", |_| Box::new(super::variants::sack::Sack)),
-    ("fack", |p| {
-        Box::new(super::variants::fack::Fack {
-            mathis: p.fack_mathis,
-        })
-    }),
-    ("vegas", |p| {
-        Box::new(
-            super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma)
-                .counting_headers(p.vegas_counts_headers)
-                .zero_window_after_timeout(p.vegas_zero_window_after_timeout),
-        )
-    }),
-    ("westwood", |_| {
-        Box::new(super::variants::westwood::Westwood::new(false))
-    }),
-    ("westwood+", |_| {
-        Box::new(super::variants::westwood::Westwood::new(true))
-    }),
-    ("abra", |p| {
-        Box::new(super::variants::abra::Abra::new(
-            p.abra_min_srtt_s,
-            p.abra_max_srtt_s,
-        ))
-    }),
-    ("fixed-rto", |_| {
-        Box::new(super::variants::fixed_rto::FixedRto)
-    }),
-    ("tcp-ap", |p| {
-        Box::new(super::variants::tcp_ap::TcpAp::new(
-            p.tcpap_alpha,
-            p.tcpap_history_samples as usize,
-            p.tcpap_span_hops,
-        ))
-    }),
-    ("mpr", |p| {
-        Box::new(super::variants::mpr::Mpr::new(p.mpr_alpha, p.mpr_beta))
-    }),
-    ("elfn", |p| {
-        Box::new(super::variants::elfn::Elfn {
-            probe_interval_s: p.elfn_probe_interval_s,
-        })
-    }),
-];
-
-/// Names of all registered variants, in registry order.
-pub fn variant_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
-}
-
-/// Look a variant up by its scenario name.
-pub fn by_name(name: &str, p: &VariantParams) -> Option<Box<dyn CongestionControl>> {
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, make)| make(p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn registry_names_match_constructed_variants() {
-        for (name, make) in REGISTRY {
-            assert_eq!(make(&VariantParams::default()).name(), *name);
+        use crate::transport::tcp::variants::{by_name, REGISTRY};
+        use crate::transport::tcp::TcpConfig;
+        for v in REGISTRY {
+            assert_eq!((v.make)(&TcpConfig::default()).name(), v.name);
         }
-        assert!(by_name("cubic", &VariantParams::default()).is_none());
+        assert!(by_name("cubic", &TcpConfig::default()).is_none());
     }
 
     #[test]

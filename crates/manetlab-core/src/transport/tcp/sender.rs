@@ -1021,7 +1021,7 @@ impl TcpSender {
             .then(|| now.since(last_info.sent_at).as_secs_f64());
         // ns-2: the timed segment is acknowledged (`seqno >= rtt_seq_`).
         let timed = self.rtt_active && ack_seg > self.rtt_seq;
-        let full = self.recover.map_or(true, |r| ack_seg >= r);
+        let full = self.recover.is_none_or(|r| ack_seg >= r);
         let partial = self.in_recovery
             && !full
             && matches!(
@@ -1206,7 +1206,7 @@ impl TcpSender {
     /// above `recover`, or while no data has been acknowledged (`bugfix_ss_`).
     fn recover_guard_ok(&self) -> bool {
         let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
-        self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r)
+        self.una == 0 || !guarded || self.recover.is_none_or(|r| self.una > r)
     }
 
     /// A fast retransmit whose window change the variant made itself (`own_dup_ack`):

@@ -63,8 +63,80 @@
 //! Deviation (docs/tcp.md): the estimator starts from the SYN-like first packet's
 //! sample (ns-2 Vegas sends data segment 0 first and starts from its ACK).
 
+use crate::scenario::num;
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::{KeyResult, Variant};
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("vegas", |cfg| {
+    Box::new(Vegas::with_params(&VegasParams::from_config(cfg)))
+})
+.checked(VegasParams::check);
+
+/// Vegas's parameters (scenario keys `flows[].tcp.vegas_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VegasParams {
+    /// α, segments: below α extra segments queued, grow by one per RTT (Brakmo &
+    /// Peterson; ns-2 `v_alpha_`). Default 1. Key `vegas_alpha_pkts`.
+    pub alpha_pkts: f64,
+    /// β, segments: above β, shrink by one per RTT (ns-2 `v_beta_`). Default 3, ≥ α.
+    /// Key `vegas_beta_pkts`.
+    pub beta_pkts: f64,
+    /// γ, segments: above γ, leave slow start (ns-2 `v_gamma_`). Default 1.
+    /// Key `vegas_gamma_pkts`.
+    pub gamma_pkts: f64,
+    /// Data segments count their 40 bytes of TCP/IP header on the air. Default false,
+    /// as ns-2.35's `VegasTcpAgent::output`. Key `vegas_counts_headers`.
+    pub counts_headers: bool,
+    /// The window may fall to 0 after a timeout (ns-2.35 `v_newcwnd_ = 0`); false keeps
+    /// cwnd ≥ 1. Default true. Key `vegas_zero_window_after_timeout`.
+    pub zero_window_after_timeout: bool,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha_pkts: 1.0,
+            beta_pkts: 3.0,
+            gamma_pkts: 1.0,
+            counts_headers: false,
+            zero_window_after_timeout: true,
+        }
+    }
+}
+
+impl VegasParams {
+    /// The flow's values, defaults where a key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let d = VegasParams::default();
+        VegasParams {
+            alpha_pkts: cfg.vegas_alpha_pkts.unwrap_or(d.alpha_pkts),
+            beta_pkts: cfg.vegas_beta_pkts.unwrap_or(d.beta_pkts),
+            gamma_pkts: cfg.vegas_gamma_pkts.unwrap_or(d.gamma_pkts),
+            counts_headers: cfg.vegas_counts_headers.unwrap_or(d.counts_headers),
+            zero_window_after_timeout: cfg
+                .vegas_zero_window_after_timeout
+                .unwrap_or(d.zero_window_after_timeout),
+        }
+    }
+    /// α ≤ β (each is already a finite number ≥ 0).
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let p = VegasParams::from_config(cfg);
+        if p.alpha_pkts > p.beta_pkts {
+            return Err((
+                "vegas_beta_pkts".to_string(),
+                format!(
+                    "{} must be >= vegas_alpha_pkts = {}",
+                    num(p.beta_pkts),
+                    num(p.alpha_pkts)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 pub struct Vegas {
     pub alpha: f64,
@@ -128,6 +200,13 @@ impl Vegas {
             counts_headers: true,
             zero_window: true,
         }
+    }
+
+    /// A Vegas with the given parameters.
+    pub fn with_params(p: &VegasParams) -> Self {
+        Vegas::new(p.alpha_pkts, p.beta_pkts, p.gamma_pkts)
+            .counting_headers(p.counts_headers)
+            .zero_window_after_timeout(p.zero_window_after_timeout)
     }
 
     /// Whether data segments count their 40 bytes of TCP/IP header on the air.

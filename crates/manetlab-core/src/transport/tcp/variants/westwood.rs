@@ -24,6 +24,11 @@
 
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entries (no parameters): Westwood and Westwood+.
+pub const VARIANT: Variant = Variant::new("westwood", |_| Box::new(Westwood::new(false)));
+pub const VARIANT_PLUS: Variant = Variant::new("westwood+", |_| Box::new(Westwood::new(true)));
 
 /// Westwood's filter time constant τ (s).
 pub const WESTWOOD_TAU_S: f64 = 0.5;
