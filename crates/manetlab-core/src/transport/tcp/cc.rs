@@ -2,10 +2,13 @@
 //! `variants::REGISTRY`).
 //!
 //! Modelled on Linux `struct tcp_congestion_ops` and ns-3 `TcpCongestionOps`: the
-//! sender engine owns sequence state, the scoreboard, timers and the loss-recovery
-//! algorithm; a variant owns the window arithmetic. Every hook has a Reno default,
-//! so a variant implements only what it changes (Vegas, Westwood, ABRA, Fixed-RTO
-//! are each one small file in `variants/`).
+//! sender engine owns sequence state, the scoreboard and timers, the loss-recovery
+//! scheme (`recovery/`, named by [`CongestionControl::recovery`]) decides what
+//! duplicate and partial ACKs do, and a variant owns the window arithmetic. Every hook
+//! has a Reno default, so a variant implements only what it changes (Vegas, Westwood,
+//! ABRA, Fixed-RTO are each one small file in `variants/`). Hooks take and return
+//! plain data ([`CcState`], numbers, [`LostSegment`]), so a variant can live outside
+//! the engine.
 //!
 //! Units: `cwnd` and `ssthresh` are in segments (f64, as ns-2's `cwnd_`), times in
 //! seconds unless typed `SimTime`.
@@ -17,14 +20,13 @@
 //! `decrease_num_` 0.5) on every loss, timeouts included, so repeated timeouts drive
 //! it to 2.
 //!
-//! Hook order on one ACK (see `sender.rs`):
+//! Hook order on one ACK (see `sender.rs` and `recovery/`):
 //! transmit → `on_transmit`;
-//! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
-//!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
-//!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
-//! dup ACK  → `pkts_acked(0)` → `own_dup_ack` (a variant with its own rules, ns-2
-//!            Vegas: it decides in and out of recovery) or `on_dup_ack` (→
-//!            `enter_recovery`);
+//! new ACK  → `on_rtt_sample` → `pkts_acked` →
+//!            (the scheme's partial-ACK handling | `exit_recovery` + `cong_avoid` |
+//!            `cong_avoid`) → `on_ack_after_timeout` → `retransmit_on_new_ack`;
+//! dup ACK  → `pkts_acked(0)` → the scheme: fast retransmit (`enter_recovery`) at its
+//!            trigger, or (ns-2 Vegas's scheme) `own_dup_ack`;
 //! RTO      → `on_timeout` → `backoff_rto`.
 
 use crate::sim::SimTime;
@@ -43,8 +45,11 @@ pub enum Recovery {
     /// SACK with the forward-ACK loss rule and window estimate (Mathis & Mahdavi 1996).
     Fack,
     /// ns-2.35 `Agent/TCP/Fack` (`tcp-fack.cc` on `scoreboard.cc`): its own ACK
-    /// processing, scoreboard and send loop (`sender/fack_ns2.rs`).
+    /// processing, scoreboard and send loop (`recovery/fack_ns2.rs`).
     FackNs2,
+    /// ns-2.35 Vegas's own duplicate-ACK rules (`recovery/vegas.rs`): the variant decides
+    /// every duplicate ACK ([`CongestionControl::own_dup_ack`]); otherwise Reno.
+    VegasNs2,
     /// Per-segment timestamps (TCP-PR, Bohacek et al. 2003; MPR, paper 002): a segment
     /// unacknowledged for longer than the variant's [`CongestionControl::loss_timeout_s`]
     /// is declared dropped and resent as the window allows; duplicate ACKs trigger nothing
@@ -53,8 +58,9 @@ pub enum Recovery {
 }
 
 impl Recovery {
+    /// The scheme needs SACK.
     pub fn needs_sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Fack | Recovery::FackNs2)
+        super::recovery::scheme(self).needs_sack()
     }
 }
 
@@ -166,20 +172,12 @@ pub trait CongestionControl {
     fn on_transmit(&mut self, _s: &CcState, _seg: u64, _now: SimTime) {}
     /// A valid RTT sample (Karn's rule applied), seconds, unrounded.
     fn on_rtt_sample(&mut self, _s: &CcState, _rtt_s: f64) {}
-    /// The `dupacks`-th duplicate ACK outside recovery: true to fast-retransmit now.
-    fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
-        dupacks == s.dupthresh
-    }
-    /// Every duplicate ACK of a Reno-recovery variant, in or out of recovery, decided by
-    /// the variant itself (ns-2 Vegas's `recv`, which keeps its own duplicate count and
-    /// inflates cwnd directly: the engine's dupwnd stays 0). `guard_ok`: the `recover`
-    /// guard lets a fast retransmit through. Called only when [`Self::has_own_dup_acks`].
+    /// Every duplicate ACK, in or out of recovery, decided by the variant itself — called
+    /// only by the [`Recovery::VegasNs2`] scheme (ns-2 Vegas's `recv`, which keeps its
+    /// own duplicate count and inflates cwnd directly: the engine's dupwnd stays 0).
+    /// `guard_ok`: the `recover` guard lets a fast retransmit through.
     fn own_dup_ack(&mut self, _s: &mut CcState, _guard_ok: bool) -> OwnDupAck {
-        unreachable!("own_dup_ack without has_own_dup_acks")
-    }
-    /// The variant decides duplicate ACKs itself ([`Self::own_dup_ack`]). Default false.
-    fn has_own_dup_acks(&self) -> bool {
-        false
+        unreachable!("own_dup_ack outside the vegas-ns2 recovery scheme")
     }
     /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
     /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so
@@ -187,26 +185,14 @@ pub trait CongestionControl {
     fn allows_zero_window(&self) -> bool {
         false
     }
-    /// Limited transmit on the first duplicate ACKs (ns-2 `singledup_` 1). Default true.
-    fn limited_transmit(&self) -> bool {
-        true
-    }
-    /// The `recover` guard applies after fast retransmits too (ns-2 `bugFix_`); false:
-    /// only after a timeout (ns-2 Vegas).
-    fn recover_guard_after_fast_retransmit(&self) -> bool {
-        true
-    }
-    /// Fast retransmit: set ssthresh and cwnd (the engine then retransmits).
-    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE)` for Tahoe, `…|CLOSE_CWND_HALF`
-    /// (cwnd = min(cwnd, window_)/2, not rounded) for the others; Reno/NewReno's
-    /// inflation by the duplicate ACKs is the engine's separate `dupwnd`.
-    fn enter_recovery(&mut self, s: &mut CcState, kind: Recovery) {
+    /// Fast retransmit: set ssthresh and cwnd (the recovery scheme then retransmits).
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`: cwnd = min(cwnd, window_)/2,
+    /// not rounded. The scheme may change cwnd further (Tahoe: 1 segment); Reno/NewReno's
+    /// inflation by the duplicate ACKs is the scheme's separate `dupwnd`.
+    fn enter_recovery(&mut self, s: &mut CcState) {
         let half = s.cwnd.min(s.max_window) / 2.0;
         s.ssthresh = self.ssthresh(s);
-        s.cwnd = match kind {
-            Recovery::Tahoe => 1.0,
-            _ => half.max(1.0),
-        };
+        s.cwnd = half.max(1.0);
     }
     /// Recovery ends (full ACK). Default: nothing — ns-2 (`exit_recovery_fix_` 0) only
     /// drops the inflation, and the ACK then opens cwnd as any new ACK.
@@ -216,12 +202,6 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, s: &mut CcState) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
-    }
-    /// A fast retransmit also backs the RTO off (ns-2 Vegas: `reset_rtx_timer(1)`,
-    /// whose `backoff` argument defaults to 1; Reno's `reset_rtx_timer(1, 0)` does not).
-    /// Default false.
-    fn backoff_on_fast_retransmit(&self) -> bool {
-        false
     }
     /// Back the RTO off after a timeout. None (default): the engine doubles as ns-2
     /// `rtt_backoff`; a variant that backs off differently sets `s.backoff` and returns true.

@@ -15,6 +15,7 @@
 pub mod cc;
 pub mod config;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod sender;
 pub mod variants;

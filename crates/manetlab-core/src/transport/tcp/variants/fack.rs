@@ -3,7 +3,7 @@
 //! Control", SIGCOMM 1996) with `flows[].tcp.fack_rules = "mathis"`.
 //!
 //! **"ns2"** (default, `tcp-fack.cc` on `scoreboard.cc`, with `TCPSink/Sack1`; the
-//! engine is `sender/fack_ns2.rs`):
+//! engine is `recovery/fack_ns2.rs`):
 //! * fack = the highest segment SACKed or acked; "duplicate ACKs" are counted as
 //!   fack − last_ack − 1, so recovery starts once the highest SACK lies three or more
 //!   segments above the cumulative ACK. No limited transmit: outside recovery the

@@ -1,7 +1,7 @@
 //! MPR — Modified Packet Reordering (paper 002, §II), a TCP-PR derivative
 //! (Bohacek, Hespanha, Lee, Lim, Obraczka, "TCP-PR: TCP for persistent packet
 //! reordering", ICDCS 2003; "A new TCP for persistent packet reordering", IEEE/ACM
-//! ToN 14(2), 2006). Engine: [`Recovery::Timestamp`] (sender.rs).
+//! ToN 14(2), 2006). Engine: [`Recovery::Timestamp`] (`recovery/timestamp.rs`).
 //!
 //! What paper 002 says, and how we read it:
 //! * "Technique has used two lists: 1. To-be-ack 2. To-be-sent … When the
@@ -138,9 +138,6 @@ impl CongestionControl for Mpr {
             None => rtt_s,
             Some(e) => (self.alpha.powf(1.0 / w) * e).max(rtt_s),
         });
-    }
-    fn on_dup_ack(&mut self, _s: &CcState, _dupacks: u32) -> bool {
-        false
     }
     fn loss_timeout_s(&self, _s: &CcState) -> Option<f64> {
         self.mxrtt_s()

@@ -630,7 +630,7 @@ fn vegas_slots_an_ack_wraps_past_keep_their_count() {
     s.cwnd = 12.0;
     s.una_sent_at = Some(t(0.2));
     s.una_retransmitted = false;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 6.0);
 }
 
@@ -664,24 +664,24 @@ fn vegas_cuts_by_a_quarter_and_by_half_for_a_retransmitted_segment() {
     s.una_sent_at = Some(t(0.9));
     s.snd_una = 5;
     s.snd_nxt = 17;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     // win 12 − ⌊12/4⌋ = 9; ssthresh untouched (still window_ = 20).
     assert_eq!((s.cwnd, s.ssthresh), (9.0, 20.0));
     // A loss of a segment sent before that cut: no second cut.
     s.una_sent_at = Some(t(0.95));
     s.now = t(1.1);
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 9.0);
     // A retransmitted segment sent after the cut: halve.
     s.una_sent_at = Some(t(1.05));
     s.una_retransmitted = true;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 4.0);
     // A window of 3 or less goes to 2.
     s.cwnd = 3.0;
     s.now = t(1.3);
     s.una_sent_at = Some(t(1.2));
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 2.0);
     // Timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2, cwnd = v_slowstart_ = 2.
     s.cwnd = 10.0;
@@ -1011,10 +1011,10 @@ fn westwood_recovery_never_raises_cwnd() {
     let mut s = CcState::new(4.0, 1000, 3, 20.0);
     w.bwe = 100.0; // segments/s
     w.on_rtt_sample(&s, 0.1); // RTTmin 0.1 → BWE·RTTmin = 10 segments
-    w.enter_recovery(&mut s, Recovery::NewReno);
+    w.enter_recovery(&mut s);
     assert_eq!((s.cwnd, s.ssthresh), (4.0, 10.0));
     s.cwnd = 16.0;
-    w.enter_recovery(&mut s, Recovery::NewReno);
+    w.enter_recovery(&mut s);
     assert_eq!((s.cwnd, s.ssthresh), (10.0, 10.0));
 }
 

@@ -18,7 +18,7 @@
 //!   Every segment's RTT sample also updates BaseRTT.
 //!
 //! Loss (ns-2 `recv`: Vegas decides every duplicate ACK itself, in and out of
-//! recovery — `has_own_dup_acks` — with its own count, ns-2 `dupacks_`):
+//! recovery — the `vegas-ns2` recovery scheme, `recovery/vegas.rs` — with its own count, ns-2 `dupacks_`):
 //! * a duplicate ACK retransmits the oldest segment when it has been out for the
 //!   fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation estimator,
 //!   (SA/4 + SD)/2 · 17/16) or when it is the third; inside recovery too, so an
@@ -297,33 +297,24 @@ impl CongestionControl for Vegas {
         "vegas"
     }
     fn recovery(&self) -> Recovery {
-        Recovery::Reno
+        Recovery::VegasNs2
     }
     fn headerless_data_segments(&self) -> bool {
         !self.counts_headers
     }
-    fn limited_transmit(&self) -> bool {
-        false // ns-2 Vegas has its own `recv` without `send_one`
-    }
-    fn recover_guard_after_fast_retransmit(&self) -> bool {
-        false
-    }
     fn allows_zero_window(&self) -> bool {
         self.zero_window
     }
-    fn backoff_on_fast_retransmit(&self) -> bool {
-        true // ns-2 `reset_rtx_timer(1)`: backoff defaults to 1
-    }
     fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
+        // Only the first sample initialises here; later samples come from the
+        // send-time array (`ack_sample`), as ns-2.
         if !self.v_timeout_s.is_finite() {
             // ns-2 initialises from the first ACK: SA = 8·rtt, SD = rtt.
             self.sa = 8.0 * rtt_s;
             self.sd = rtt_s;
             self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
             self.base_rtt_s = rtt_s;
-            return;
         }
-        // Later samples come from the send-time array (`ack_sample`), as ns-2.
     }
     fn on_transmit(&mut self, s: &CcState, seg: u64, now: SimTime) {
         if seg == 0 {
@@ -405,9 +396,6 @@ impl CongestionControl for Vegas {
             self.apply_sample(r);
         }
     }
-    fn has_own_dup_acks(&self) -> bool {
-        true
-    }
     fn own_dup_ack(&mut self, s: &mut CcState, guard_ok: bool) -> OwnDupAck {
         // ns-2 `recv`, duplicate branch (tcp-vegas.cc 351-405), in and out of recovery
         // alike: `dups` (already counted by `pkts_acked`) is ns-2's `dupacks_`.
@@ -416,7 +404,7 @@ impl CongestionControl for Vegas {
             // An expired or third duplicate held back by the `bugFix_` guard changes nothing.
             if guard_ok {
                 let first_send = !self.una_resent(s);
-                self.enter_recovery(s, Recovery::Reno);
+                self.enter_recovery(s);
                 // ns-2 402: after retransmitting a segment sent once, dupacks_ = numdupacks_
                 // (so the next duplicate inflates, and no third-duplicate retransmit follows).
                 if first_send {
@@ -433,7 +421,7 @@ impl CongestionControl for Vegas {
             send: self.dups == 0 || self.dups >= s.dupthresh,
         }
     }
-    fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+    fn enter_recovery(&mut self, s: &mut CcState) {
         // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.
         let retx = self.una_resent(s);
         // ns-2 `MIN(2, t_seqno_ - last_ack_)`: last_ack_ is our una − 1.

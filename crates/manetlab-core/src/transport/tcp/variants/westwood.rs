@@ -140,7 +140,7 @@ impl CongestionControl for Westwood {
             self.last_ack_at = Some(s.now);
         }
     }
-    fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+    fn enter_recovery(&mut self, s: &mut CcState) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = s.cwnd.min(s.ssthresh).max(1.0);
     }
