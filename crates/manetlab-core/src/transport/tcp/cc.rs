@@ -149,12 +149,34 @@ pub struct OwnDupAck {
     pub send: bool,
 }
 
+/// What a variant asks of the engine, fixed for a connection: plain data, read once.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EngineOptions {
+    /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
+    /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so the
+    /// timeout restarts sending. Default false: the window is at least 1 segment.
+    /// ns-2.35 Vegas (`vegas_zero_window_after_timeout`).
+    pub zero_window: bool,
+    /// Data segments leave without their TCP/IP header bytes counted on the air
+    /// (ns-2.35 Vegas's `output`, which skips `headersize()`). Default false.
+    pub headerless_data_segments: bool,
+    /// Route-failure notices (ELFN, Holland & Vaidya 1999): Some(probe interval, s)
+    /// makes the engine freeze on `RouteFailed` and probe at that interval until the
+    /// route is back; None (default, standard TCP) ignores notices.
+    pub route_failure_probe_s: Option<f64>,
+}
+
 /// A congestion-control variant. All hooks but `name` and `recovery` default to Reno.
 pub trait CongestionControl {
     /// The scenario name (`transport = "…"`).
     fn name(&self) -> &'static str;
     /// The loss-recovery algorithm the engine runs.
     fn recovery(&self) -> Recovery;
+    /// What the variant asks of the engine for the whole connection (read once, when
+    /// the sender is built). Default: nothing beyond standard TCP.
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions::default()
+    }
 
     /// ssthresh after a loss (returned, ns-3 `GetSsThresh` style): RFC 5681 (4).
     fn ssthresh(&mut self, s: &CcState) -> f64 {
@@ -178,12 +200,6 @@ pub trait CongestionControl {
     /// `guard_ok`: the `recover` guard lets a fast retransmit through.
     fn own_dup_ack(&mut self, _s: &mut CcState, _guard_ok: bool) -> OwnDupAck {
         unreachable!("own_dup_ack outside the vegas-ns2 recovery scheme")
-    }
-    /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
-    /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so
-    /// the timeout restarts sending. Default false: the window is at least 1 segment.
-    fn allows_zero_window(&self) -> bool {
-        false
     }
     /// Fast retransmit: set ssthresh and cwnd (the recovery scheme then retransmits).
     /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`: cwnd = min(cwnd, window_)/2,
@@ -216,11 +232,6 @@ pub trait CongestionControl {
     fn retransmit_on_new_ack(&mut self, _s: &CcState) -> bool {
         false
     }
-    /// Data segments leave without their TCP/IP header bytes counted on the air
-    /// (ns-2.35 Vegas's `output`, which skips `headersize()`). Default false.
-    fn headerless_data_segments(&self) -> bool {
-        false
-    }
     /// Minimum gap between new-data transmissions (rate pacing, TCP-AP); None = ACK-clocked.
     fn pacing_gap_s(&self, _s: &CcState) -> Option<f64> {
         None
@@ -236,12 +247,6 @@ pub trait CongestionControl {
     fn on_segment_lost(&mut self, s: &mut CcState, _lost: &LostSegment) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = s.ssthresh;
-    }
-    /// Route-failure notices (ELFN, Holland & Vaidya 1999): Some(probe interval, s)
-    /// makes the engine freeze on `RouteFailed` and probe at that interval until the
-    /// route is back; None (default, standard TCP) ignores notices.
-    fn route_failure_probe_s(&self) -> Option<f64> {
-        None
     }
 }
 

@@ -20,7 +20,7 @@ pub mod rto;
 pub mod sender;
 pub mod variants;
 
-pub use cc::{CcState, CongestionControl, Recovery};
+pub use cc::{CcState, CongestionControl, EngineOptions, Recovery};
 pub use config::TcpConfig;
 pub use receiver::{Delivery, TcpReceiver};
 pub use sender::TcpSender;

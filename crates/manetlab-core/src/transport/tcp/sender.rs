@@ -53,7 +53,7 @@
 //!   from the oldest unacknowledged segment (what was in flight died with the
 //!   route) with the RTO restarted at its frozen value.
 
-use super::cc::{CcState, CongestionControl};
+use super::cc::{CcState, CongestionControl, EngineOptions};
 use super::config::TcpConfig;
 use super::recovery::fack_ns2::FackNs2State;
 use super::recovery::{self, timestamp, LossRecovery};
@@ -121,6 +121,8 @@ pub struct TcpSender {
     pub(crate) dst_port: u16,
     pub(crate) sack_offer: bool,
     pub(crate) cc: Box<dyn CongestionControl>,
+    /// The variant's [`EngineOptions`], read once.
+    pub(crate) opts: EngineOptions,
     /// The loss-recovery scheme the variant names (`recovery/`).
     pub(crate) rec: &'static dyn LossRecovery,
     /// Window state shared with the variant.
@@ -191,6 +193,7 @@ impl TcpSender {
         dst_port: u16,
     ) -> Self {
         let rec = recovery::scheme(cc.recovery());
+        let opts = cc.engine_options();
         let sack_offer = cfg.sack.unwrap_or(rec.needs_sack());
         let params = RtoParams {
             tick_s: cfg.clock_tick_s,
@@ -220,6 +223,7 @@ impl TcpSender {
             dst_port,
             sack_offer,
             cc,
+            opts,
             rec,
             st,
             rto: RtoEstimator::new(params),
@@ -520,7 +524,7 @@ impl TcpSender {
         self.stats.data_segments_sent += 1;
         self.stats.data_bytes_sent += u64::from(len);
         let mut h = self.header(1 + self.seg_start(k), ack_flags());
-        h.headerless = self.cc.headerless_data_segments();
+        h.headerless = self.opts.headerless_data_segments;
         self.out.push(Segment {
             hdr: h,
             payload_bytes: len,
@@ -560,7 +564,7 @@ impl TcpSender {
     /// ns-2 `newtimer` sets the timer whenever `cwnd_ < 1`, outstanding data or not:
     /// with a zero window (variants that allow one) only the timeout can restart sending.
     pub(crate) fn zero_window_wait(&self) -> bool {
-        self.cc.allows_zero_window()
+        self.opts.zero_window
             && self.st.cwnd < 1.0
             && self.state == SenderState::Established
             && self.data_timer()
@@ -594,7 +598,7 @@ impl TcpSender {
     /// A variant that allows a zero window gets ⌊cwnd⌋ unclamped (ns-2 `TcpAgent::window`,
     /// `(int)cwnd_`): 0 while cwnd < 1, and only the RTO reopens it.
     pub(crate) fn window(&self) -> u64 {
-        if self.cc.allows_zero_window() {
+        if self.opts.zero_window {
             let w = self.st.cwnd.max(0.0).floor() as u64 + u64::from(self.dupwnd);
             return w.min(self.rwnd_segs).min(self.max_window);
         }
@@ -1013,7 +1017,7 @@ impl TcpSender {
     /// is back (`up = true`). Ignored unless the variant uses ELFN, and before the
     /// connection is established.
     pub fn on_route_notice(&mut self, now: SimTime, up: bool) {
-        if self.cc.route_failure_probe_s().is_none() || self.state != SenderState::Established {
+        if self.opts.route_failure_probe_s.is_none() || self.state != SenderState::Established {
             return;
         }
         if !up && !self.frozen {
@@ -1031,7 +1035,7 @@ impl TcpSender {
     }
 
     pub(crate) fn probe_interval_s(&self) -> f64 {
-        self.cc.route_failure_probe_s().unwrap_or(2.0)
+        self.opts.route_failure_probe_s.unwrap_or(2.0)
     }
 
     /// ELFN stand-by: send the probe and re-arm the probe timer.

@@ -21,7 +21,7 @@
 //! (`RoutingAction::Notify`); static routing never does.
 
 use crate::scenario::num;
-use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::cc::{CongestionControl, EngineOptions, Recovery};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};
 
@@ -79,7 +79,10 @@ impl CongestionControl for Elfn {
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
-    fn route_failure_probe_s(&self) -> Option<f64> {
-        Some(self.probe_interval_s)
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            route_failure_probe_s: Some(self.probe_interval_s),
+            ..EngineOptions::default()
+        }
     }
 }

@@ -913,8 +913,11 @@ impl CongestionControl for ZeroOnce {
     fn recovery(&self) -> Recovery {
         Recovery::Reno
     }
-    fn allows_zero_window(&self) -> bool {
-        true
+    fn engine_options(&self) -> crate::transport::tcp::cc::EngineOptions {
+        crate::transport::tcp::cc::EngineOptions {
+            zero_window: true,
+            ..Default::default()
+        }
     }
     fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
         if !self.0 {

@@ -65,7 +65,9 @@
 
 use crate::scenario::num;
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
+use crate::transport::tcp::cc::{
+    reno_ssthresh, CcState, CongestionControl, EngineOptions, OwnDupAck, Recovery,
+};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::variants::{KeyResult, Variant};
 
@@ -299,11 +301,12 @@ impl CongestionControl for Vegas {
     fn recovery(&self) -> Recovery {
         Recovery::VegasNs2
     }
-    fn headerless_data_segments(&self) -> bool {
-        !self.counts_headers
-    }
-    fn allows_zero_window(&self) -> bool {
-        self.zero_window
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            zero_window: self.zero_window,
+            headerless_data_segments: !self.counts_headers,
+            ..EngineOptions::default()
+        }
     }
     fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
         // Only the first sample initialises here; later samples come from the
