@@ -62,7 +62,7 @@ fn transfer(
         mss_bytes: 500,
         ..TcpConfig::default()
     };
-    let mut snd = TcpSender::new(&cfg, by_name(variant, &cfg.variant_params()).unwrap(), 1, 1);
+    let mut snd = TcpSender::new(&cfg, by_name(variant, &cfg).unwrap(), 1, 1);
     let mut rcv = TcpReceiver::new(&cfg, 1, 1);
     let mut ch = Channel {
         rng: stream(seed, 0, Component::Transport),

@@ -445,23 +445,6 @@ pub enum FlowKind {
     Ftp,
 }
 
-/// TCP variant names accepted in `flows[].transport` once TCP lands.
-pub const TCP_VARIANTS: &[&str] = &[
-    "tahoe",
-    "reno",
-    "newreno",
-    "sack",
-    "fack",
-    "vegas",
-    "westwood",
-    "westwood+",
-    "abra",
-    "fixed-rto",
-    "tcp-ap",
-    "mpr",
-    "elfn",
-];
-
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -962,9 +945,6 @@ impl Scenario {
         let t = f.transport_name();
         let known = tcp::variant_names();
         if !known.contains(&t) {
-            if TCP_VARIANTS.contains(&t) {
-                return Err(not_yet(&p("transport"), t, "a later TCP change"));
-            }
             return Err(ScenarioError::new(
                 p("transport"),
                 format!(
@@ -1015,7 +995,7 @@ impl Scenario {
                 })?
             }
         };
-        let needs_sack = tcp::by_name(t, &cfg.variant_params())
+        let needs_sack = tcp::by_name(t, &cfg)
             .expect("registered")
             .recovery()
             .needs_sack();
@@ -1034,16 +1014,6 @@ fn kind_of(v: &Value) -> &'static str {
         Value::Array(_) => "a list",
         Value::Object(_) => "a table",
     }
-}
-
-fn not_yet(path: &str, value: &str, arrives: &str) -> ScenarioError {
-    ScenarioError::new(
-        path,
-        format!(
-            "{} is not supported yet (arrives with {arrives})",
-            quote(value)
-        ),
-    )
 }
 
 /// Most characters in a name (`name`, `flows[].name`).

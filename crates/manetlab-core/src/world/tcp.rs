@@ -30,8 +30,7 @@ impl TcpFlow {
     /// one `tcpTick_`) is drawn from the flow's transport stream.
     pub(super) fn new(id: FlowId, f: &FlowSpec, seed: u64) -> Self {
         let cfg = f.tcp_config();
-        let cc =
-            tcp::by_name(f.transport_name(), &cfg.variant_params()).expect("validated TCP variant");
+        let cc = tcp::by_name(f.transport_name(), &cfg).expect("validated TCP variant");
         let port = f.port(id.index());
         let mut sender = TcpSender::new(&cfg, cc, port, port);
         let mut rng = stream(seed, u64::from(id.0), Component::Transport);

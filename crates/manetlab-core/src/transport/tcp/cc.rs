@@ -1,10 +1,14 @@
-//! The congestion-control interface, shared Reno helpers and the variant registry.
+//! The congestion-control interface and the shared Reno helpers (the registry is
+//! `variants::REGISTRY`).
 //!
 //! Modelled on Linux `struct tcp_congestion_ops` and ns-3 `TcpCongestionOps`: the
-//! sender engine owns sequence state, the scoreboard, timers and the loss-recovery
-//! algorithm; a variant owns the window arithmetic. Every hook has a Reno default,
-//! so a variant implements only what it changes (Vegas, Westwood, ABRA, Fixed-RTO
-//! are each one small file in `variants/`).
+//! sender engine owns sequence state, the scoreboard and timers, the loss-recovery
+//! scheme (`recovery/`, named by [`CongestionControl::recovery`]) decides what
+//! duplicate and partial ACKs do, and a variant owns the window arithmetic. Every hook
+//! has a Reno default, so a variant implements only what it changes (Vegas, Westwood,
+//! ABRA, Fixed-RTO are each one small file in `variants/`). Hooks take and return
+//! plain data ([`CcState`], numbers, [`LostSegment`]), so a variant can live outside
+//! the engine.
 //!
 //! Units: `cwnd` and `ssthresh` are in segments (f64, as ns-2's `cwnd_`), times in
 //! seconds unless typed `SimTime`.
@@ -16,14 +20,13 @@
 //! `decrease_num_` 0.5) on every loss, timeouts included, so repeated timeouts drive
 //! it to 2.
 //!
-//! Hook order on one ACK (see `sender.rs`):
+//! Hook order on one ACK (see `sender.rs` and `recovery/`):
 //! transmit → `on_transmit`;
-//! new ACK  → [`on_rtt_sample`] → `pkts_acked` →
-//!            (`exit_recovery` | partial-ACK handling | `cong_avoid`) →
-//!            [`on_ack_after_timeout`] → `retransmit_on_new_ack`;
-//! dup ACK  → `pkts_acked(0)` → `own_dup_ack` (a variant with its own rules, ns-2
-//!            Vegas: it decides in and out of recovery) or `on_dup_ack` (→
-//!            `enter_recovery`);
+//! new ACK  → `on_rtt_sample` → `pkts_acked` →
+//!            (the scheme's partial-ACK handling | `exit_recovery` + `cong_avoid` |
+//!            `cong_avoid`) → `on_ack_after_timeout` → `retransmit_on_new_ack`;
+//! dup ACK  → `pkts_acked(0)` → the scheme: fast retransmit (`enter_recovery`) at its
+//!            trigger, or (ns-2 Vegas's scheme) `own_dup_ack`;
 //! RTO      → `on_timeout` → `backoff_rto`.
 
 use crate::sim::SimTime;
@@ -42,8 +45,11 @@ pub enum Recovery {
     /// SACK with the forward-ACK loss rule and window estimate (Mathis & Mahdavi 1996).
     Fack,
     /// ns-2.35 `Agent/TCP/Fack` (`tcp-fack.cc` on `scoreboard.cc`): its own ACK
-    /// processing, scoreboard and send loop (`sender/fack_ns2.rs`).
+    /// processing, scoreboard and send loop (`recovery/fack_ns2.rs`).
     FackNs2,
+    /// ns-2.35 Vegas's own duplicate-ACK rules (`recovery/vegas.rs`): the variant decides
+    /// every duplicate ACK ([`CongestionControl::own_dup_ack`]); otherwise Reno.
+    VegasNs2,
     /// Per-segment timestamps (TCP-PR, Bohacek et al. 2003; MPR, paper 002): a segment
     /// unacknowledged for longer than the variant's [`CongestionControl::loss_timeout_s`]
     /// is declared dropped and resent as the window allows; duplicate ACKs trigger nothing
@@ -52,8 +58,9 @@ pub enum Recovery {
 }
 
 impl Recovery {
+    /// The scheme needs SACK.
     pub fn needs_sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Fack | Recovery::FackNs2)
+        super::recovery::scheme(self).needs_sack()
     }
 }
 
@@ -142,12 +149,34 @@ pub struct OwnDupAck {
     pub send: bool,
 }
 
+/// What a variant asks of the engine, fixed for a connection: plain data, read once.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EngineOptions {
+    /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
+    /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so the
+    /// timeout restarts sending. Default false: the window is at least 1 segment.
+    /// ns-2.35 Vegas (`vegas_zero_window_after_timeout`).
+    pub zero_window: bool,
+    /// Data segments leave without their TCP/IP header bytes counted on the air
+    /// (ns-2.35 Vegas's `output`, which skips `headersize()`). Default false.
+    pub headerless_data_segments: bool,
+    /// Route-failure notices (ELFN, Holland & Vaidya 1999): Some(probe interval, s)
+    /// makes the engine freeze on `RouteFailed` and probe at that interval until the
+    /// route is back; None (default, standard TCP) ignores notices.
+    pub route_failure_probe_s: Option<f64>,
+}
+
 /// A congestion-control variant. All hooks but `name` and `recovery` default to Reno.
 pub trait CongestionControl {
     /// The scenario name (`transport = "…"`).
     fn name(&self) -> &'static str;
     /// The loss-recovery algorithm the engine runs.
     fn recovery(&self) -> Recovery;
+    /// What the variant asks of the engine for the whole connection (read once, when
+    /// the sender is built). Default: nothing beyond standard TCP.
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions::default()
+    }
 
     /// ssthresh after a loss (returned, ns-3 `GetSsThresh` style): RFC 5681 (4).
     fn ssthresh(&mut self, s: &CcState) -> f64 {
@@ -165,47 +194,21 @@ pub trait CongestionControl {
     fn on_transmit(&mut self, _s: &CcState, _seg: u64, _now: SimTime) {}
     /// A valid RTT sample (Karn's rule applied), seconds, unrounded.
     fn on_rtt_sample(&mut self, _s: &CcState, _rtt_s: f64) {}
-    /// The `dupacks`-th duplicate ACK outside recovery: true to fast-retransmit now.
-    fn on_dup_ack(&mut self, s: &CcState, dupacks: u32) -> bool {
-        dupacks == s.dupthresh
-    }
-    /// Every duplicate ACK of a Reno-recovery variant, in or out of recovery, decided by
-    /// the variant itself (ns-2 Vegas's `recv`, which keeps its own duplicate count and
-    /// inflates cwnd directly: the engine's dupwnd stays 0). `guard_ok`: the `recover`
-    /// guard lets a fast retransmit through. Called only when [`Self::has_own_dup_acks`].
+    /// Every duplicate ACK, in or out of recovery, decided by the variant itself — called
+    /// only by the [`Recovery::VegasNs2`] scheme (ns-2 Vegas's `recv`, which keeps its
+    /// own duplicate count and inflates cwnd directly: the engine's dupwnd stays 0).
+    /// `guard_ok`: the `recover` guard lets a fast retransmit through.
     fn own_dup_ack(&mut self, _s: &mut CcState, _guard_ok: bool) -> OwnDupAck {
-        unreachable!("own_dup_ack without has_own_dup_acks")
+        unreachable!("own_dup_ack outside the vegas-ns2 recovery scheme")
     }
-    /// The variant decides duplicate ACKs itself ([`Self::own_dup_ack`]). Default false.
-    fn has_own_dup_acks(&self) -> bool {
-        false
-    }
-    /// The usable window may be 0 (⌊cwnd⌋ with cwnd < 1, ns-2 `window()`): the engine
-    /// then sends nothing and keeps the RTO armed (ns-2 `newtimer`'s `cwnd_ < 1`) so
-    /// the timeout restarts sending. Default false: the window is at least 1 segment.
-    fn allows_zero_window(&self) -> bool {
-        false
-    }
-    /// Limited transmit on the first duplicate ACKs (ns-2 `singledup_` 1). Default true.
-    fn limited_transmit(&self) -> bool {
-        true
-    }
-    /// The `recover` guard applies after fast retransmits too (ns-2 `bugFix_`); false:
-    /// only after a timeout (ns-2 Vegas).
-    fn recover_guard_after_fast_retransmit(&self) -> bool {
-        true
-    }
-    /// Fast retransmit: set ssthresh and cwnd (the engine then retransmits).
-    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE)` for Tahoe, `…|CLOSE_CWND_HALF`
-    /// (cwnd = min(cwnd, window_)/2, not rounded) for the others; Reno/NewReno's
-    /// inflation by the duplicate ACKs is the engine's separate `dupwnd`.
-    fn enter_recovery(&mut self, s: &mut CcState, kind: Recovery) {
+    /// Fast retransmit: set ssthresh and cwnd (the recovery scheme then retransmits).
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`: cwnd = min(cwnd, window_)/2,
+    /// not rounded. The scheme may change cwnd further (Tahoe: 1 segment); Reno/NewReno's
+    /// inflation by the duplicate ACKs is the scheme's separate `dupwnd`.
+    fn enter_recovery(&mut self, s: &mut CcState) {
         let half = s.cwnd.min(s.max_window) / 2.0;
         s.ssthresh = self.ssthresh(s);
-        s.cwnd = match kind {
-            Recovery::Tahoe => 1.0,
-            _ => half.max(1.0),
-        };
+        s.cwnd = half.max(1.0);
     }
     /// Recovery ends (full ACK). Default: nothing — ns-2 (`exit_recovery_fix_` 0) only
     /// drops the inflation, and the ACK then opens cwnd as any new ACK.
@@ -215,12 +218,6 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, s: &mut CcState) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = 1.0;
-    }
-    /// A fast retransmit also backs the RTO off (ns-2 Vegas: `reset_rtx_timer(1)`,
-    /// whose `backoff` argument defaults to 1; Reno's `reset_rtx_timer(1, 0)` does not).
-    /// Default false.
-    fn backoff_on_fast_retransmit(&self) -> bool {
-        false
     }
     /// Back the RTO off after a timeout. None (default): the engine doubles as ns-2
     /// `rtt_backoff`; a variant that backs off differently sets `s.backoff` and returns true.
@@ -233,11 +230,6 @@ pub trait CongestionControl {
     /// After a new ACK: true to retransmit the oldest unacked segment at once
     /// (Vegas' fine-grained check). Default false.
     fn retransmit_on_new_ack(&mut self, _s: &CcState) -> bool {
-        false
-    }
-    /// Data segments leave without their TCP/IP header bytes counted on the air
-    /// (ns-2.35 Vegas's `output`, which skips `headersize()`). Default false.
-    fn headerless_data_segments(&self) -> bool {
         false
     }
     /// Minimum gap between new-data transmissions (rate pacing, TCP-AP); None = ACK-clocked.
@@ -255,12 +247,6 @@ pub trait CongestionControl {
     fn on_segment_lost(&mut self, s: &mut CcState, _lost: &LostSegment) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = s.ssthresh;
-    }
-    /// Route-failure notices (ELFN, Holland & Vaidya 1999): Some(probe interval, s)
-    /// makes the engine freeze on `RouteFailed` and probe at that interval until the
-    /// route is back; None (default, standard TCP) ignores notices.
-    fn route_failure_probe_s(&self) -> Option<f64> {
-        None
     }
 }
 
@@ -299,121 +285,18 @@ pub fn reno_cong_avoid(s: &mut CcState, _acked: u64) {
     reno_open_cwnd(s);
 }
 
-/// Parameters that some variants read (validated in the scenario).
-#[derive(Clone, Debug)]
-pub struct VariantParams {
-    pub vegas_alpha: f64,
-    pub vegas_beta: f64,
-    pub vegas_gamma: f64,
-    pub vegas_counts_headers: bool,
-    /// ns-2.35 Vegas's window of 0 after a timeout (`v_newcwnd_ = 0`); false keeps cwnd ≥ 1.
-    pub vegas_zero_window_after_timeout: bool,
-    pub abra_min_srtt_s: f64,
-    pub abra_max_srtt_s: f64,
-    pub tcpap_alpha: f64,
-    pub tcpap_history_samples: u32,
-    pub tcpap_span_hops: u32,
-    pub mpr_alpha: f64,
-    pub mpr_beta: f64,
-    pub elfn_probe_interval_s: f64,
-    /// FACK runs Mathis & Mahdavi's published rules instead of ns-2.35's `Agent/TCP/Fack`.
-    pub fack_mathis: bool,
-}
-
-impl Default for VariantParams {
-    fn default() -> Self {
-        VariantParams {
-            vegas_alpha: 1.0,
-            vegas_beta: 3.0,
-            vegas_gamma: 1.0,
-            vegas_counts_headers: false,
-            vegas_zero_window_after_timeout: true,
-            abra_min_srtt_s: 0.1,
-            abra_max_srtt_s: 0.6,
-            tcpap_alpha: 0.7,
-            tcpap_history_samples: 50,
-            tcpap_span_hops: 4,
-            mpr_alpha: 0.99,
-            mpr_beta: 3.0,
-            elfn_probe_interval_s: 2.0,
-            fack_mathis: false,
-        }
-    }
-}
-
-/// The registry: scenario name → constructor. Adding a variant is one line here.
-pub const REGISTRY: &[(&str, fn(&VariantParams) -> Box<dyn CongestionControl>)] = &[
-    ("tahoe", |_| Box::new(super::variants::tahoe::Tahoe)),
-    ("reno", |_| Box::new(super::variants::reno::Reno)),
-    ("newreno", |_| Box::new(super::variants::newreno::NewReno)),
-    ("sack", |_| Box::new(super::variants::sack::Sack)),
-    ("fack", |p| {
-        Box::new(super::variants::fack::Fack {
-            mathis: p.fack_mathis,
-        })
-    }),
-    ("vegas", |p| {
-        Box::new(
-            super::variants::vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma)
-                .counting_headers(p.vegas_counts_headers)
-                .zero_window_after_timeout(p.vegas_zero_window_after_timeout),
-        )
-    }),
-    ("westwood", |_| {
-        Box::new(super::variants::westwood::Westwood::new(false))
-    }),
-    ("westwood+", |_| {
-        Box::new(super::variants::westwood::Westwood::new(true))
-    }),
-    ("abra", |p| {
-        Box::new(super::variants::abra::Abra::new(
-            p.abra_min_srtt_s,
-            p.abra_max_srtt_s,
-        ))
-    }),
-    ("fixed-rto", |_| {
-        Box::new(super::variants::fixed_rto::FixedRto)
-    }),
-    ("tcp-ap", |p| {
-        Box::new(super::variants::tcp_ap::TcpAp::new(
-            p.tcpap_alpha,
-            p.tcpap_history_samples as usize,
-            p.tcpap_span_hops,
-        ))
-    }),
-    ("mpr", |p| {
-        Box::new(super::variants::mpr::Mpr::new(p.mpr_alpha, p.mpr_beta))
-    }),
-    ("elfn", |p| {
-        Box::new(super::variants::elfn::Elfn {
-            probe_interval_s: p.elfn_probe_interval_s,
-        })
-    }),
-];
-
-/// Names of all registered variants, in registry order.
-pub fn variant_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
-}
-
-/// Look a variant up by its scenario name.
-pub fn by_name(name: &str, p: &VariantParams) -> Option<Box<dyn CongestionControl>> {
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, make)| make(p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn registry_names_match_constructed_variants() {
-        for (name, make) in REGISTRY {
-            assert_eq!(make(&VariantParams::default()).name(), *name);
+        use crate::transport::tcp::variants::{by_name, REGISTRY};
+        use crate::transport::tcp::TcpConfig;
+        for v in REGISTRY {
+            assert_eq!((v.make)(&TcpConfig::default()).name(), v.name);
         }
-        assert!(by_name("cubic", &VariantParams::default()).is_none());
+        assert!(by_name("cubic", &TcpConfig::default()).is_none());
     }
 
     #[test]

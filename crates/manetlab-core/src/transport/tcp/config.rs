@@ -109,36 +109,6 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// The variant parameters, defaults filled in.
-    pub fn variant_params(&self) -> super::cc::VariantParams {
-        let d = super::cc::VariantParams::default();
-        super::cc::VariantParams {
-            vegas_alpha: self.vegas_alpha_pkts.unwrap_or(d.vegas_alpha),
-            vegas_beta: self.vegas_beta_pkts.unwrap_or(d.vegas_beta),
-            vegas_gamma: self.vegas_gamma_pkts.unwrap_or(d.vegas_gamma),
-            vegas_counts_headers: self.vegas_counts_headers.unwrap_or(d.vegas_counts_headers),
-            vegas_zero_window_after_timeout: self
-                .vegas_zero_window_after_timeout
-                .unwrap_or(d.vegas_zero_window_after_timeout),
-            abra_min_srtt_s: self.abra_min_srtt_s.unwrap_or(d.abra_min_srtt_s),
-            abra_max_srtt_s: self.abra_max_srtt_s.unwrap_or(d.abra_max_srtt_s),
-            tcpap_alpha: self.tcpap_alpha.unwrap_or(d.tcpap_alpha),
-            tcpap_history_samples: self
-                .tcpap_history_samples
-                .unwrap_or(d.tcpap_history_samples),
-            tcpap_span_hops: self.tcpap_span_hops.unwrap_or(d.tcpap_span_hops),
-            mpr_alpha: self.mpr_alpha.unwrap_or(d.mpr_alpha),
-            mpr_beta: self.mpr_beta.unwrap_or(d.mpr_beta),
-            elfn_probe_interval_s: self
-                .elfn_probe_interval_s
-                .unwrap_or(d.elfn_probe_interval_s),
-            fack_mathis: self
-                .fack_rules
-                .as_deref()
-                .map_or(d.fack_mathis, |r| r == "mathis"),
-        }
-    }
-
     /// Semantic checks; `Err((key, message))` names the key below `flows[i].tcp`.
     pub fn check(&self, variant: &str, needs_sack: bool) -> Result<(), (String, String)> {
         let e = |k: &str, m: String| Err((k.to_string(), m));
@@ -262,77 +232,9 @@ impl TcpConfig {
                 );
             }
         }
-        let p = self.variant_params();
-        if variant == "vegas" && !(p.vegas_alpha <= p.vegas_beta) {
-            return e(
-                "vegas_beta_pkts",
-                format!(
-                    "{} must be >= vegas_alpha_pkts = {}",
-                    num(p.vegas_beta),
-                    num(p.vegas_alpha)
-                ),
-            );
-        }
-        if variant == "abra" && !(p.abra_min_srtt_s < p.abra_max_srtt_s) {
-            return e(
-                "abra_max_srtt_s",
-                format!(
-                    "{} must be > abra_min_srtt_s = {}",
-                    num(p.abra_max_srtt_s),
-                    num(p.abra_min_srtt_s)
-                ),
-            );
-        }
-        if !(0.0..1.0).contains(&p.tcpap_alpha) {
-            return e(
-                "tcpap_alpha",
-                format!(
-                    "{} is out of range (allowed: 0 <= value < 1)",
-                    num(p.tcpap_alpha)
-                ),
-            );
-        }
-        if !(2..=100_000).contains(&p.tcpap_history_samples) {
-            return e(
-                "tcpap_history_samples",
-                format!(
-                    "{} is out of range (allowed: 2..=100000)",
-                    p.tcpap_history_samples
-                ),
-            );
-        }
-        if !(1..=1000).contains(&p.tcpap_span_hops) {
-            return e(
-                "tcpap_span_hops",
-                format!("{} is out of range (allowed: 1..=1000)", p.tcpap_span_hops),
-            );
-        }
-        if !(p.mpr_alpha > 0.0 && p.mpr_alpha <= 1.0) {
-            return e(
-                "mpr_alpha",
-                format!(
-                    "{} is out of range (allowed: 0 < value <= 1)",
-                    num(p.mpr_alpha)
-                ),
-            );
-        }
-        if !(p.mpr_beta >= 1.0 && p.mpr_beta <= 1000.0) {
-            return e(
-                "mpr_beta",
-                format!(
-                    "{} is out of range (allowed: 1 <= value <= 1000)",
-                    num(p.mpr_beta)
-                ),
-            );
-        }
-        if !(p.elfn_probe_interval_s >= 1e-3 && p.elfn_probe_interval_s <= 3600.0) {
-            return e(
-                "elfn_probe_interval_s",
-                format!(
-                    "{} is out of range (allowed: 0.001 <= seconds <= 3600)",
-                    num(p.elfn_probe_interval_s)
-                ),
-            );
+        // The variant's own checks of its parameters (its file, `Variant::check`).
+        if let Some(v) = super::variants::find(super::variants::REGISTRY, variant) {
+            (v.check)(self)?;
         }
         Ok(())
     }

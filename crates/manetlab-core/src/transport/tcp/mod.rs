@@ -3,9 +3,9 @@
 //! * [`sender`] — handshake, segmentation, RFC 6298 timer, SACK scoreboard, the
 //!   loss-recovery algorithms (Tahoe, Reno, NewReno, SACK, FACK).
 //! * [`receiver`] — cumulative/delayed ACKs, out-of-order buffer, SACK blocks.
-//! * [`cc`] — the [`cc::CongestionControl`] trait, Reno helpers, the registry.
+//! * [`cc`] — the [`cc::CongestionControl`] trait and the Reno helpers.
 //! * [`rto`] — the RTO estimator.
-//! * [`variants`] — one file per variant.
+//! * [`variants`] — one file per variant (with its parameters), the registry.
 //! * [`config`] — the `flows[].tcp` scenario table.
 //!
 //! The engine is driven by explicit calls with `now` and queues its output; the
@@ -15,14 +15,16 @@
 pub mod cc;
 pub mod config;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod sender;
 pub mod variants;
 
-pub use cc::{by_name, variant_names, CcState, CongestionControl, Recovery};
+pub use cc::{CcState, CongestionControl, EngineOptions, Recovery};
 pub use config::TcpConfig;
 pub use receiver::{Delivery, TcpReceiver};
 pub use sender::TcpSender;
+pub use variants::{by_name, variant_names};
 
 use crate::wire::TcpHeader;
 use serde::Serialize;

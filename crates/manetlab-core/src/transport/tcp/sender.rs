@@ -1,13 +1,13 @@
-//! The TCP sender: connection setup, segmentation, the retransmission timer,
-//! the SACK scoreboard and the loss-recovery algorithms. Window arithmetic is
-//! delegated to a [`CongestionControl`] variant.
+//! The TCP sender: connection setup, segmentation, the retransmission timer, RTT
+//! timing and the SACK scoreboard. Loss recovery is delegated to the scheme the
+//! variant names (`recovery/`, one file per scheme: what duplicate and partial ACKs
+//! do, how recovery starts and ends, the send loop in recovery); window arithmetic to
+//! the [`CongestionControl`] variant. The scheme's episode state (`in_recovery`,
+//! `dupacks`, `dupwnd`, `recover`, Sack1's pipe, ns-2 FACK's scoreboard) is kept here.
 //!
 //! Sources: RFC 9293 (segments, handshake, FIN), RFC 5681 (slow start,
-//! congestion avoidance, fast retransmit/recovery), RFC 6582 (NewReno partial
-//! ACKs, the `recover` guard, Slow-but-Steady timer reset), RFC 6675 (SACK
-//! scoreboard, IsLost, SetPipe, NextSeg rules 1–3), Mathis & Mahdavi 1996 (FACK:
-//! lost = unSACKed below the forward-most SACK, awnd = snd.nxt − snd.fack +
-//! retran_data), RFC 6298 + Karn (timer, see `rto.rs`).
+//! congestion avoidance, fast retransmit), RFC 6582 (the `recover` guard), RFC 6298
+//! + Karn (timer, see `rto.rs`); the schemes cite their own.
 //!
 //! Like smoltcp, nothing here reads a clock: every call takes `now`, output
 //! segments are queued for the caller ([`TcpSender::take_output`]) and
@@ -26,9 +26,6 @@
 //!   handshake (with MSS/SACK-permitted options) and FIN exchange instead.
 //! * Window = min(⌊cwnd⌋ + dupwnd, `window_pkts`, advertised window); dupwnd is
 //!   Reno/NewReno's fast-recovery inflation (ns-2 `dupwnd_`), kept apart from cwnd.
-//!   A variant with its own duplicate-ACK rules (`has_own_dup_acks`: ns-2 Vegas)
-//!   decides every duplicate ACK, inflates cwnd itself (dupwnd stays 0) and asks the
-//!   engine for the retransmission (`fast_retransmit_own`).
 //! * cwnd grows once per new ACK (`opencwnd`, see cc.rs); ssthresh = ⌊min(cwnd,
 //!   window)/2⌋ ≥ 2 on every fast retransmit and every timeout.
 //! * The `recover` guard (ns-2 `bugFix_`, RFC 6582 §3.2 step 1) for every variant:
@@ -39,26 +36,14 @@
 //! * RTT timing as ns-2 (`rtt_active_`, `rtt_seq_`, `rtt_ts_`): one new segment is
 //!   timed at a time; a fast retransmit or timeout cancels the timing (Karn), and a
 //!   valid sample clears the backoff. Variants get every Karn-valid sample too.
-//! * NewReno partial ACK (`partialnewack`, `partial_window_deflation_` 1): retransmit
-//!   the next hole; deflate dupwnd/cwnd by the segments acked minus one; restart the
-//!   timer on the first partial ACK only (`newreno_changes1_` 1); during recovery at
-//!   most two segments per ACK (`maxburst` 2). Recovery ends at an ACK ≥ `recover`.
-//! * Sack1: pipe = segments out − dupthresh on entry, −1 per ACK (−2 per partial
-//!   ACK), +1 per transmission; send while pipe < ⌊cwnd⌋ the first unSACKed,
-//!   unretransmitted segment below the highest SACK, else new data; duplicate ACKs
-//!   count only when they SACK something new. FACK keeps its own rules (fack.rs).
+//! * Fast retransmit, partial ACKs, the end of recovery and the send loop during it
+//!   are the recovery scheme's (`recovery/`: Tahoe, Reno, NewReno, Sack1, FACK,
+//!   ns-2 FACK, ns-2 Vegas, timestamps); the sender runs the scheme's hooks.
 //! * Go-back-N after a timeout (`t_seqno_ = highest_ack_ + 1`); the SACK
 //!   scoreboard is cleared on timeout (RFC 2018 §8, ns-2 Sack1).
-//! * [`Recovery::Timestamp`] (TCP-PR / MPR): every segment keeps the time it was
-//!   last sent; one that stays unacknowledged longer than the variant's
-//!   `loss_timeout_s` (mxrtt) is declared dropped, moved from the to-be-ack list to
-//!   the to-be-sent list and resent first as the window allows (window = segments
-//!   in to-be-ack). Duplicate ACKs trigger nothing. A segment declared dropped k
-//!   times waits 2^k · mxrtt (k ≤ 6) before the next declaration — our backoff for
-//!   outages, where TCP-PR's text gives none; mxrtt is capped at the maximum RTO.
-//!   Segments sent before a drop give no RTT samples (Karn, as after a timeout):
-//!   their cumulative ACK waits for the hole. The RFC 6298 timer still guards the
-//!   SYN and the FIN, never data.
+//! * Timestamp loss detection (TCP-PR / MPR, `recovery/timestamp.rs`): per-segment
+//!   timers ([`TcpSender::poll_at`] includes the scheme's `loss_deadline`); the RFC
+//!   6298 timer still guards the SYN and the FIN, never data.
 //! * Route-failure notices (ELFN, for variants whose `route_failure_probe_s` is
 //!   Some): `RouteFailed` freezes the sender — no RTO, no pacing, no new data,
 //!   cwnd/ssthresh/backoff kept — and sends a probe (the oldest unacknowledged
@@ -68,15 +53,15 @@
 //!   from the oldest unacknowledged segment (what was in flight died with the
 //!   route) with the RTO restarted at its frozen value.
 
-use super::cc::{CcState, CongestionControl, LostSegment, Recovery};
+use super::cc::{CcState, CongestionControl, EngineOptions};
 use super::config::TcpConfig;
+use super::recovery::fack_ns2::FackNs2State;
+use super::recovery::{self, timestamp, LossRecovery};
 use super::rto::{RtoEstimator, RtoParams};
 use super::{unwrap_seq, Segment, TcpTrace};
 use crate::sim::{SimDuration, SimTime};
 use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
-
-mod fack_ns2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -89,19 +74,19 @@ pub enum SenderState {
 
 /// Per-segment scoreboard entry for segments in [una, max).
 #[derive(Clone, Copy, Debug)]
-struct SegInfo {
-    sent_at: SimTime,
+pub(crate) struct SegInfo {
+    pub(crate) sent_at: SimTime,
     /// Ever retransmitted (Karn's rule).
-    retx: bool,
+    pub(crate) retx: bool,
     /// Retransmitted in the current SACK recovery episode (RFC 6675 SetPipe/NextSeg).
-    rec_retx: bool,
-    sacked: bool,
+    pub(crate) rec_retx: bool,
+    pub(crate) sacked: bool,
     /// Timestamp recovery: declared dropped, waiting in the to-be-sent list.
-    lost: bool,
+    pub(crate) lost: bool,
     /// Timestamp recovery: times declared dropped.
-    drops: u32,
+    pub(crate) drops: u32,
     /// cwnd when last transmitted (TCP-PR's cwnd(n)).
-    cwnd_at_send: f64,
+    pub(crate) cwnd_at_send: f64,
 }
 
 /// Counters of one sender (all in segments unless named `_bytes`).
@@ -129,72 +114,75 @@ pub struct SenderStats {
 }
 
 pub struct TcpSender {
-    mss: u32,
-    max_window: u64,
-    window_bytes: u32,
-    src_port: u16,
-    dst_port: u16,
-    sack_offer: bool,
-    cc: Box<dyn CongestionControl>,
-    kind: Recovery,
+    pub(crate) mss: u32,
+    pub(crate) max_window: u64,
+    pub(crate) window_bytes: u32,
+    pub(crate) src_port: u16,
+    pub(crate) dst_port: u16,
+    pub(crate) sack_offer: bool,
+    pub(crate) cc: Box<dyn CongestionControl>,
+    /// The variant's [`EngineOptions`], read once.
+    pub(crate) opts: EngineOptions,
+    /// The loss-recovery scheme the variant names (`recovery/`).
+    pub(crate) rec: &'static dyn LossRecovery,
     /// Window state shared with the variant.
     pub st: CcState,
-    rto: RtoEstimator,
-    state: SenderState,
+    pub(crate) rto: RtoEstimator,
+    pub(crate) state: SenderState,
     /// Bytes the application will hand down (None: infinite backlog).
-    total_bytes: Option<u64>,
-    una: u64,
-    nxt: u64,
-    max: u64,
-    board: VecDeque<SegInfo>,
-    dupacks: u32,
-    in_recovery: bool,
+    pub(crate) total_bytes: Option<u64>,
+    pub(crate) una: u64,
+    pub(crate) nxt: u64,
+    pub(crate) max: u64,
+    pub(crate) board: VecDeque<SegInfo>,
+    pub(crate) dupacks: u32,
+    pub(crate) in_recovery: bool,
     /// Reno/NewReno fast-recovery inflation, segments (ns-2 `dupwnd_`).
-    dupwnd: u32,
+    pub(crate) dupwnd: u32,
     /// NewReno: a partial ACK of this recovery already restarted the timer.
-    first_partial: bool,
-    /// ns-2 `Agent/TCP/Fack` state ([`Recovery::FackNs2`] only).
-    f2: fack_ns2::FackNs2,
+    pub(crate) first_partial: bool,
+    /// ns-2 `Agent/TCP/Fack` state (the `fack_ns2` scheme only).
+    pub(crate) f2: FackNs2State,
     /// Sack1's pipe counter during recovery (ns-2 `pipe_`).
-    sack1_pipe: i64,
+    pub(crate) sack1_pipe: i64,
     /// ns-2 `recover_` in our numbering: `max` at the last fast retransmit/timeout.
-    recover: Option<u64>,
+    pub(crate) recover: Option<u64>,
     /// Set by a timeout: the segment it retransmitted (hook on the ACK covering it).
-    timeout_una: Option<u64>,
+    pub(crate) timeout_una: Option<u64>,
     /// ns-2 RTT timing: a segment is being timed (`rtt_active_`), which (`rtt_seq_`) and
     /// since when (`rtt_ts_`).
-    rtt_active: bool,
-    rtt_seq: u64,
-    rtt_ts: SimTime,
+    pub(crate) rtt_active: bool,
+    pub(crate) rtt_seq: u64,
+    pub(crate) rtt_ts: SimTime,
     /// Segments below this were in flight across a loss: no samples for the variant (Karn).
-    karn_floor: u64,
+    pub(crate) karn_floor: u64,
     /// ns-2 one-way agent (default) rather than the full handshake/FIN.
-    one_way: bool,
+    pub(crate) one_way: bool,
     /// Initial window after the SYN is acknowledged (ns-2 `wnd_init_`; 1 after a lost SYN).
-    init_window: f64,
+    pub(crate) init_window: f64,
     /// ELFN: the segment sent as the last probe while frozen.
-    probe_seg: Option<u64>,
+    pub(crate) probe_seg: Option<u64>,
     /// The last loss response was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
-    last_loss_timeout: bool,
+    pub(crate) last_loss_timeout: bool,
     /// The in-recovery flag was just cleared by this ACK (Sack1 does not open cwnd then).
-    last_exit_was_now: bool,
-    rto_at: Option<SimTime>,
-    pace_at: Option<SimTime>,
-    next_pace: SimTime,
+    pub(crate) last_exit_was_now: bool,
+    pub(crate) rto_at: Option<SimTime>,
+    pub(crate) pace_at: Option<SimTime>,
+    pub(crate) next_pace: SimTime,
     /// ELFN stand-by: frozen by a route-failure notice, probing at `probe_at`.
-    frozen: bool,
-    probe_at: Option<SimTime>,
-    syn_sent_at: SimTime,
-    syn_retx: bool,
-    rwnd_segs: u64,
-    sack_ok: bool,
-    fin_sent: bool,
-    fin_acked: bool,
-    peer_fin: bool,
-    highest_ack_bytes: u64,
+    pub(crate) frozen: bool,
+    pub(crate) probe_at: Option<SimTime>,
+    pub(crate) syn_sent_at: SimTime,
+    pub(crate) syn_retx: bool,
+    pub(crate) rwnd_segs: u64,
+    pub(crate) sack_ok: bool,
+    pub(crate) fin_sent: bool,
+    pub(crate) fin_acked: bool,
+    pub(crate) peer_fin: bool,
+    pub(crate) highest_ack_bytes: u64,
     pub stats: SenderStats,
     pub trace: Option<TcpTrace>,
-    out: Vec<Segment>,
+    pub(crate) out: Vec<Segment>,
 }
 
 impl TcpSender {
@@ -204,8 +192,9 @@ impl TcpSender {
         src_port: u16,
         dst_port: u16,
     ) -> Self {
-        let kind = cc.recovery();
-        let sack_offer = cfg.sack.unwrap_or(kind.needs_sack());
+        let rec = recovery::scheme(cc.recovery());
+        let opts = cc.engine_options();
+        let sack_offer = cfg.sack.unwrap_or(rec.needs_sack());
         let params = RtoParams {
             tick_s: cfg.clock_tick_s,
             min_s: cfg.min_rto_s,
@@ -234,7 +223,8 @@ impl TcpSender {
             dst_port,
             sack_offer,
             cc,
-            kind,
+            opts,
+            rec,
             st,
             rto: RtoEstimator::new(params),
             state: SenderState::Closed,
@@ -247,7 +237,7 @@ impl TcpSender {
             in_recovery: false,
             dupwnd: 0,
             first_partial: false,
-            f2: fack_ns2::FackNs2::default(),
+            f2: FackNs2State::default(),
             sack1_pipe: 0,
             recover: None,
             timeout_una: None,
@@ -343,7 +333,9 @@ impl TcpSender {
     }
     /// Timestamp recovery: the current drop-detection threshold (mxrtt, s).
     pub fn loss_timeout_s(&self) -> Option<f64> {
-        (self.kind == Recovery::Timestamp).then(|| self.loss_threshold_s())
+        self.rec
+            .detects_losses_by_timer()
+            .then(|| timestamp::loss_threshold_s(self))
     }
     pub fn poll_at(&self) -> Option<SimTime> {
         [
@@ -409,21 +401,21 @@ impl TcpSender {
 
     // ----- segment arithmetic -------------------------------------------------------
 
-    fn total_segs(&self) -> u64 {
+    pub(crate) fn total_segs(&self) -> u64 {
         match self.total_bytes {
             Some(t) => t.div_ceil(u64::from(self.mss)),
             None => u64::MAX,
         }
     }
-    fn seg_start(&self, k: u64) -> u64 {
+    pub(crate) fn seg_start(&self, k: u64) -> u64 {
         let b = k.saturating_mul(u64::from(self.mss));
         self.total_bytes.map_or(b, |t| b.min(t))
     }
-    fn seg_len(&self, k: u64) -> u32 {
+    pub(crate) fn seg_len(&self, k: u64) -> u32 {
         (self.seg_start(k + 1) - self.seg_start(k)) as u32
     }
     /// Segments fully covered by the first `bytes` data bytes.
-    fn segs_covered(&self, bytes: u64) -> u64 {
+    pub(crate) fn segs_covered(&self, bytes: u64) -> u64 {
         if let Some(t) = self.total_bytes {
             if bytes >= t {
                 return self.total_segs();
@@ -431,15 +423,15 @@ impl TcpSender {
         }
         bytes / u64::from(self.mss)
     }
-    fn info(&self, k: u64) -> &SegInfo {
+    pub(crate) fn info(&self, k: u64) -> &SegInfo {
         &self.board[(k - self.una) as usize]
     }
-    fn info_mut(&mut self, k: u64) -> &mut SegInfo {
+    pub(crate) fn info_mut(&mut self, k: u64) -> &mut SegInfo {
         let i = (k - self.una) as usize;
         &mut self.board[i]
     }
 
-    fn header(&self, seq_abs: u64, flags: TcpFlags) -> TcpHeader {
+    pub(crate) fn header(&self, seq_abs: u64, flags: TcpFlags) -> TcpHeader {
         let peer_ack = 1 + u32::from(self.peer_fin);
         TcpHeader {
             src_port: self.src_port,
@@ -458,7 +450,7 @@ impl TcpSender {
         }
     }
 
-    fn send_syn(&mut self, _now: SimTime) {
+    pub(crate) fn send_syn(&mut self, _now: SimTime) {
         let mut h = self.header(
             0,
             TcpFlags {
@@ -478,7 +470,7 @@ impl TcpSender {
         });
     }
 
-    fn send_ack_only(&mut self) {
+    pub(crate) fn send_ack_only(&mut self) {
         let h = self.header(
             1 + self.seg_start(self.nxt.max(self.una)) + u64::from(self.fin_sent),
             ack_flags(),
@@ -492,7 +484,7 @@ impl TcpSender {
     }
 
     /// Transmit data segment `k` (new if k == max).
-    fn transmit(&mut self, now: SimTime, k: u64) {
+    pub(crate) fn transmit(&mut self, now: SimTime, k: u64) {
         debug_assert!(k <= self.max && k >= self.una);
         let len = self.seg_len(k);
         let retx = k < self.max;
@@ -532,7 +524,7 @@ impl TcpSender {
         self.stats.data_segments_sent += 1;
         self.stats.data_bytes_sent += u64::from(len);
         let mut h = self.header(1 + self.seg_start(k), ack_flags());
-        h.headerless = self.cc.headerless_data_segments();
+        h.headerless = self.opts.headerless_data_segments;
         self.out.push(Segment {
             hdr: h,
             payload_bytes: len,
@@ -545,7 +537,7 @@ impl TcpSender {
         }
     }
 
-    fn send_fin(&mut self, now: SimTime) {
+    pub(crate) fn send_fin(&mut self, now: SimTime) {
         let seq = 1 + self.total_bytes.expect("FIN only with a finite file");
         let mut flags = ack_flags();
         flags.fin = true;
@@ -562,7 +554,7 @@ impl TcpSender {
         }
     }
 
-    fn restart_rto(&mut self, now: SimTime) {
+    pub(crate) fn restart_rto(&mut self, now: SimTime) {
         let outstanding = (self.una < self.max && self.data_timer())
             || (self.fin_sent && !self.fin_acked && !self.frozen)
             || self.zero_window_wait();
@@ -571,8 +563,8 @@ impl TcpSender {
 
     /// ns-2 `newtimer` sets the timer whenever `cwnd_ < 1`, outstanding data or not:
     /// with a zero window (variants that allow one) only the timeout can restart sending.
-    fn zero_window_wait(&self) -> bool {
-        self.cc.allows_zero_window()
+    pub(crate) fn zero_window_wait(&self) -> bool {
+        self.opts.zero_window
             && self.st.cwnd < 1.0
             && self.state == SenderState::Established
             && self.data_timer()
@@ -581,11 +573,11 @@ impl TcpSender {
 
     /// Whether the RFC 6298 timer guards data: not while frozen (ELFN) and never
     /// with timestamp drop detection.
-    fn data_timer(&self) -> bool {
-        !self.frozen && self.kind != Recovery::Timestamp
+    pub(crate) fn data_timer(&self) -> bool {
+        !self.frozen && !self.rec.detects_losses_by_timer()
     }
 
-    fn refresh(&mut self, now: SimTime) {
+    pub(crate) fn refresh(&mut self, now: SimTime) {
         self.st.now = now;
         self.st.flight = self.max - self.una;
         self.st.snd_una = self.una;
@@ -605,8 +597,8 @@ impl TcpSender {
     /// at least 1 (ns-2 `RenoTcpAgent::window`; dupwnd is 0 outside Reno/NewReno recovery).
     /// A variant that allows a zero window gets ⌊cwnd⌋ unclamped (ns-2 `TcpAgent::window`,
     /// `(int)cwnd_`): 0 while cwnd < 1, and only the RTO reopens it.
-    fn window(&self) -> u64 {
-        if self.cc.allows_zero_window() {
+    pub(crate) fn window(&self) -> u64 {
+        if self.opts.zero_window {
             let w = self.st.cwnd.max(0.0).floor() as u64 + u64::from(self.dupwnd);
             return w.min(self.rwnd_segs).min(self.max_window);
         }
@@ -616,7 +608,7 @@ impl TcpSender {
             .max(1)
     }
 
-    fn may_send_new(&mut self, now: SimTime) -> bool {
+    pub(crate) fn may_send_new(&mut self, now: SimTime) -> bool {
         match self.cc.pacing_gap_s(&self.st) {
             None => true,
             Some(gap) => {
@@ -633,7 +625,7 @@ impl TcpSender {
         }
     }
 
-    fn send_data(&mut self, now: SimTime) {
+    pub(crate) fn send_data(&mut self, now: SimTime) {
         if self.state != SenderState::Established {
             return;
         }
@@ -641,41 +633,30 @@ impl TcpSender {
             return; // ELFN stand-by: only probes go out
         }
         let limit = self.total_segs();
-        if self.kind == Recovery::Timestamp {
-            self.send_by_timestamp(now, limit);
-        } else if self.kind == Recovery::FackNs2 {
-            self.f2_send_much(now);
-        } else if self.in_recovery && self.kind == Recovery::Sack {
-            self.send_by_sack1_pipe(now, limit);
-        } else if self.in_recovery && self.kind == Recovery::Fack {
-            self.send_by_pipe(now, limit);
-        } else {
-            // ns-2 NewReno sends at most 2 segments per ACK once dupacks reach the
-            // threshold (`send_much(0, 0, 2)`), i.e. throughout fast recovery.
-            let mut burst = if self.kind == Recovery::NewReno && self.dupacks >= self.st.dupthresh {
-                2
-            } else {
-                u32::MAX
-            };
-            let win = self.window();
-            while burst > 0 && self.nxt < limit && self.nxt < self.una + win {
-                let k = self.nxt;
-                if k == self.max && !self.may_send_new(now) {
-                    break;
-                }
-                self.transmit(now, k);
-                self.nxt += 1;
-                burst -= 1;
-            }
-        }
+        let rec = self.rec;
+        rec.send(self, now, limit);
         if !self.one_way && self.total_bytes.is_some() && self.nxt >= limit && !self.fin_sent {
             self.send_fin(now);
         }
     }
 
+    /// The plain send loop: the next segments within the window, at most `burst`.
+    pub(crate) fn send_window(&mut self, now: SimTime, limit: u64, mut burst: u32) {
+        let win = self.window();
+        while burst > 0 && self.nxt < limit && self.nxt < self.una + win {
+            let k = self.nxt;
+            if k == self.max && !self.may_send_new(now) {
+                break;
+            }
+            self.transmit(now, k);
+            self.nxt += 1;
+            burst -= 1;
+        }
+    }
+
     /// Limited transmit (ns-2 `send_one`, `singledup_` = 1): on the first and second
     /// duplicate ACK, one segment if it fits in the window and in cwnd + dupacks.
-    fn send_one(&mut self, now: SimTime) {
+    pub(crate) fn send_one(&mut self, now: SimTime) {
         let limit = self.total_segs();
         let k = self.nxt;
         let wnd = self.rwnd_segs.min(self.max_window);
@@ -691,206 +672,9 @@ impl TcpSender {
         }
     }
 
-    /// ns-2 Sack1 in fast recovery: while pipe < ⌊cwnd⌋, send the first unSACKed,
-    /// not yet retransmitted segment below the highest SACK (`GetNextRetran`), else new
-    /// data within the window (`Sack1TcpAgent::send_much`); each transmission adds one.
-    fn send_by_sack1_pipe(&mut self, now: SimTime, limit: u64) {
-        let wnd = self.rwnd_segs.min(self.max_window);
-        while self.sack1_pipe < self.st.cwnd.floor() as i64 {
-            let top = self.board.iter().rposition(|i| i.sacked);
-            let hole = top
-                .and_then(|t| {
-                    self.board
-                        .iter()
-                        .take(t)
-                        .position(|i| !i.sacked && !i.rec_retx)
-                })
-                .map(|i| self.una + i as u64);
-            let k = match hole {
-                Some(k) if k < self.una + wnd => k,
-                Some(_) => break,
-                None => {
-                    if !(self.nxt < limit && self.nxt < self.una + wnd) {
-                        break;
-                    }
-                    if self.nxt == self.max && !self.may_send_new(now) {
-                        break;
-                    }
-                    self.nxt
-                }
-            };
-            if k < self.max {
-                self.info_mut(k).rec_retx = true;
-            }
-            self.transmit(now, k);
-            self.nxt = self.nxt.max(k + 1);
-            self.sack1_pipe += 1;
-        }
-    }
-
-    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
-    fn send_by_pipe(&mut self, now: SimTime, limit: u64) {
-        let lost = self.lost_marks();
-        let mut pipe = self.pipe(&lost);
-        while self.st.cwnd - pipe as f64 >= 1.0 {
-            let Some(k) = self.next_seg(&lost, limit) else {
-                break;
-            };
-            if k == self.max && !self.may_send_new(now) {
-                break;
-            }
-            if k < self.max {
-                self.info_mut(k).rec_retx = true;
-            }
-            self.transmit(now, k);
-            self.nxt = self.nxt.max(k + 1);
-            pipe += 1;
-        }
-    }
-
-    /// Timestamp recovery: while fewer than the window are in the to-be-ack list,
-    /// send the oldest segment of the to-be-sent list (drops first, then new data).
-    fn send_by_timestamp(&mut self, now: SimTime, limit: u64) {
-        let win = self.window();
-        let mut to_be_ack = self.board.iter().filter(|i| !i.lost).count() as u64;
-        while to_be_ack < win {
-            let k = if let Some(i) = self.board.iter().position(|i| i.lost) {
-                self.una + i as u64
-            } else if self.max < limit && self.max < self.una + self.rwnd_segs.min(self.max_window)
-            {
-                if !self.may_send_new(now) {
-                    break;
-                }
-                self.max
-            } else {
-                break;
-            };
-            self.transmit(now, k);
-            self.nxt = self.nxt.max(k + 1);
-            to_be_ack += 1;
-        }
-    }
-
-    /// Timestamp recovery: mxrtt (at most the maximum RTO), or the RTO before
-    /// backoff while there is no estimate.
-    fn loss_threshold_s(&self) -> f64 {
-        self.cc
-            .loss_timeout_s(&self.st)
-            .map_or(self.rto.base_s(), |m| m.min(self.rto.params.max_s))
-    }
-
-    /// Timestamp recovery: when the next segment of the to-be-ack list expires.
-    fn loss_deadline(&self) -> Option<SimTime> {
-        if self.kind != Recovery::Timestamp || self.state != SenderState::Established || self.frozen
-        {
-            return None;
-        }
-        let thr = self.loss_threshold_s();
-        self.board
-            .iter()
-            .filter(|i| !i.lost)
-            .map(|i| i.sent_at + secs(thr * backoff_factor(i.drops)))
-            .min()
-    }
-
-    /// Timestamp recovery: declare every expired segment dropped (oldest first),
-    /// telling the variant each time, then refill the window.
-    fn detect_losses(&mut self, now: SimTime) {
-        let thr = self.loss_threshold_s();
-        for idx in 0..self.board.len() {
-            let i = self.board[idx];
-            if i.lost || i.sent_at + secs(thr * backoff_factor(i.drops)) > now {
-                continue;
-            }
-            self.board[idx].lost = true;
-            self.board[idx].drops += 1;
-            // Karn across a drop, as across a timeout: segments sent so far may be
-            // acknowledged only once the hole fills, so their ACKs time the hole.
-            self.karn_floor = self.max;
-            self.rtt_active = false;
-            self.stats.drops_detected += 1;
-            if i.drops > 0 {
-                self.stats.timeouts += 1; // a retransmission was lost too
-            }
-            let to_be_ack = self
-                .board
-                .iter()
-                .enumerate()
-                .filter(|(_, j)| !j.lost)
-                .map(|(n, _)| self.una + n as u64)
-                .collect();
-            let lost = LostSegment {
-                seg: self.una + idx as u64,
-                cwnd_when_sent: i.cwnd_at_send,
-                earlier_drops: i.drops,
-                to_be_ack,
-            };
-            self.refresh(now);
-            self.cc.on_segment_lost(&mut self.st, &lost);
-        }
-        self.send_data(now);
-    }
-
-    /// IsLost for every segment in [una, max): RFC 6675 (DupThresh SACKed segments
-    /// above) or FACK (below the forward-most SACKed segment).
-    fn lost_marks(&self) -> Vec<bool> {
-        let n = self.board.len();
-        let mut lost = vec![false; n];
-        match self.kind {
-            Recovery::Fack => {
-                if let Some(top) = self.board.iter().rposition(|i| i.sacked) {
-                    for (i, l) in lost.iter_mut().enumerate().take(top) {
-                        *l = !self.board[i].sacked;
-                    }
-                }
-            }
-            _ => {
-                let mut above = 0u32;
-                for i in (0..n).rev() {
-                    lost[i] = !self.board[i].sacked && above >= self.st.dupthresh;
-                    if self.board[i].sacked {
-                        above += 1;
-                    }
-                }
-            }
-        }
-        lost
-    }
-
-    /// RFC 6675 SetPipe (for FACK this equals awnd = snd.nxt − fack + retran_data).
-    fn pipe(&self, lost: &[bool]) -> u64 {
-        self.board
-            .iter()
-            .zip(lost)
-            .map(|(i, &l)| {
-                if i.sacked {
-                    0
-                } else {
-                    u64::from(!l) + u64::from(i.rec_retx)
-                }
-            })
-            .sum()
-    }
-
-    /// RFC 6675 NextSeg rules 1–3.
-    fn next_seg(&self, lost: &[bool], limit: u64) -> Option<u64> {
-        let first_lost = self
-            .board
-            .iter()
-            .zip(lost)
-            .position(|(i, &l)| l && !i.sacked && !i.rec_retx);
-        if let Some(i) = first_lost {
-            return Some(self.una + i as u64);
-        }
-        if self.max < limit && self.max < self.una + self.rwnd_segs.min(self.max_window) {
-            return Some(self.max);
-        }
-        let top = self.board.iter().rposition(|i| i.sacked)?;
-        self.board
-            .iter()
-            .take(top)
-            .position(|i| !i.sacked && !i.rec_retx)
-            .map(|i| self.una + i as u64)
+    /// When a per-segment loss timer of the recovery scheme expires next.
+    pub(crate) fn loss_deadline(&self) -> Option<SimTime> {
+        self.rec.loss_deadline(self)
     }
 
     // ----- input -------------------------------------------------------------------------
@@ -957,7 +741,7 @@ impl TcpSender {
         self.record(now);
     }
 
-    fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+    pub(crate) fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
         let reference = 1 + self.seg_start(self.una);
         let ack_abs = unwrap_seq(h.ack, reference);
         let ack_bytes = ack_abs.saturating_sub(1);
@@ -996,8 +780,9 @@ impl TcpSender {
             // ELFN: the probe got through — the path works again.
             self.thaw();
         }
-        if self.kind == Recovery::FackNs2 && self.una < self.max {
-            self.fack_ns2_on_ack(now, ack_seg, &seg_blocks, h.ts_echo);
+        let rec = self.rec;
+        if self.una < self.max && rec.on_ack(self, now, ack_seg, &seg_blocks, h.ts_echo) {
+            // The scheme processed the ACK itself (ns-2 FACK).
         } else if ack_seg > self.una {
             self.on_new_ack(now, ack_seg);
         } else if ack_seg == self.una && self.una < self.max {
@@ -1011,7 +796,7 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, ack_seg: u64) {
+    pub(crate) fn on_new_ack(&mut self, now: SimTime, ack_seg: u64) {
         let newly = ack_seg - self.una;
         let last = ack_seg - 1;
         let last_info = *self.info(last);
@@ -1021,13 +806,9 @@ impl TcpSender {
             .then(|| now.since(last_info.sent_at).as_secs_f64());
         // ns-2: the timed segment is acknowledged (`seqno >= rtt_seq_`).
         let timed = self.rtt_active && ack_seg > self.rtt_seq;
-        let full = self.recover.map_or(true, |r| ack_seg >= r);
-        let partial = self.in_recovery
-            && !full
-            && matches!(
-                self.kind,
-                Recovery::NewReno | Recovery::Sack | Recovery::Fack
-            );
+        let full = self.recover.is_none_or(|r| ack_seg >= r);
+        let rec = self.rec;
+        let partial = self.in_recovery && !full && rec.has_partial_acks();
         for _ in 0..newly {
             self.board.pop_front();
         }
@@ -1053,44 +834,14 @@ impl TcpSender {
         self.cc.pkts_acked(&self.st, newly);
 
         if partial {
-            match self.kind {
-                Recovery::NewReno => {
-                    // ns-2 `partialnewack_helper`: restart the timer on the first partial
-                    // ACK only (`newreno_changes1_`); deflate (`partial_window_deflation_`);
-                    // retransmit the next hole.
-                    if !self.first_partial {
-                        self.first_partial = true;
-                        self.rto_at = Some(now + secs(self.rto_s()));
-                    }
-                    let d = newly as u32;
-                    if self.dupwnd > d {
-                        self.dupwnd -= d - 1;
-                    } else {
-                        self.st.cwnd = (self.st.cwnd - f64::from(d - self.dupwnd)).max(1.0);
-                        self.dupwnd = 1;
-                    }
-                    self.transmit(now, self.una);
-                    self.nxt = self.nxt.max(self.una + 1);
-                }
-                Recovery::Sack => {
-                    // ns-2 Sack1 (`partial_ack_` false): the pipe loses two, the timer
-                    // restarts and the backoff clears.
-                    self.sack1_pipe -= 2;
-                    self.st.backoff = 1.0;
-                    self.rto_at = Some(now + secs(self.rto_s()));
-                }
-                _ => {
-                    // FACK: partial ACKs keep recovery; the pipe decides (RFC 6675 §5 (C)).
-                    self.restart_rto(now);
-                }
-            }
+            rec.on_partial_ack(self, now, newly);
         } else {
             if self.in_recovery {
-                self.exit_recovery();
+                rec.exit_recovery(self);
             }
             // ns-2 opens cwnd on every new ACK outside Sack1 recovery, including the
             // one that ends Reno/NewReno recovery (Sack1's exit calls `newack` only).
-            if !(self.kind.needs_sack() && self.last_exit_was_now) {
+            if rec.opens_cwnd_on_exit() || !self.last_exit_was_now {
                 self.cc.cong_avoid(&mut self.st, newly);
             }
             self.last_exit_was_now = false;
@@ -1110,7 +861,8 @@ impl TcpSender {
         self.send_data(now);
     }
 
-    fn exit_recovery(&mut self) {
+    /// The end of a recovery episode (every scheme's exit).
+    pub(crate) fn end_recovery(&mut self) {
         self.in_recovery = false;
         self.dupwnd = 0;
         self.first_partial = false;
@@ -1121,155 +873,43 @@ impl TcpSender {
         }
     }
 
-    fn on_dup_ack(&mut self, now: SimTime, sack_news: bool) {
-        if self.kind == Recovery::Timestamp {
-            // MPR / TCP-PR: duplicate ACKs are no loss signal; drops are detected by timers.
-            self.dupacks += 1;
-            self.refresh(now);
-            self.cc.pkts_acked(&self.st, 0);
-            self.send_data(now);
-            return;
-        }
-        if self.kind == Recovery::Reno && self.cc.has_own_dup_acks() {
-            // ns-2 Vegas: the variant decides every duplicate ACK itself.
-            let guard_ok = self.recover_guard_ok();
-            self.dupacks += 1;
-            self.refresh(now);
-            self.cc.pkts_acked(&self.st, 0);
-            let act = self.cc.own_dup_ack(&mut self.st, guard_ok);
-            if act.retransmit {
-                self.fast_retransmit_own(now);
-            }
-            if act.send {
-                self.send_data(now);
-            }
-            return;
-        }
-        if self.in_recovery {
-            match self.kind {
-                // ns-2 `++dupwnd_` per further duplicate ACK.
-                Recovery::Reno | Recovery::NewReno => {
-                    self.dupacks += 1;
-                    self.dupwnd += 1;
-                }
-                // Sack1: every ACK in recovery takes one from the pipe.
-                Recovery::Sack => {
-                    self.sack1_pipe -= 1;
-                    if sack_news {
-                        self.dupacks += 1;
-                    }
-                }
-                _ => self.dupacks += 1,
-            }
-            self.refresh(now);
-            self.cc.pkts_acked(&self.st, 0);
-            self.send_data(now);
-            return;
-        }
-        // ns-2 Sack1 counts a duplicate ACK only when its SACK blocks say something new.
-        if self.kind == Recovery::Sack && self.sack_ok && !sack_news {
-            return;
-        }
-        self.dupacks += 1;
-        self.refresh(now);
-        self.cc.pkts_acked(&self.st, 0);
-        let guard_ok = self.recover_guard_ok();
-        let fack_trigger = self.kind == Recovery::Fack && {
-            let top = self
-                .board
-                .iter()
-                .rposition(|i| i.sacked)
-                .map_or(0, |t| t as u64 + 1);
-            top > u64::from(self.st.dupthresh)
-        };
-        let trigger = self.cc.on_dup_ack(&self.st, self.dupacks) || fack_trigger;
-        if trigger && guard_ok {
-            self.fast_retransmit(now);
-        } else if self.dupacks < self.st.dupthresh && self.cc.limited_transmit() {
-            self.send_one(now);
-        }
-        // ns-2: Tahoe tries to send on every ACK; Reno/NewReno (and Vegas) not on the
-        // first dupthresh − 1 duplicates; Sack1 only with no duplicates outstanding.
-        let send = match self.kind {
-            Recovery::Tahoe => true,
-            Recovery::Reno | Recovery::NewReno => {
-                self.in_recovery || self.dupacks >= self.st.dupthresh
-            }
-            _ => self.in_recovery,
-        };
-        if send {
-            self.send_data(now);
-        }
+    pub(crate) fn on_dup_ack(&mut self, now: SimTime, sack_news: bool) {
+        let rec = self.rec;
+        rec.on_dup_ack(self, now, sack_news);
     }
 
     /// ns-2 `bugFix_` / RFC 6582: a new fast retransmit only once the ACK is strictly
     /// above `recover`, or while no data has been acknowledged (`bugfix_ss_`).
-    fn recover_guard_ok(&self) -> bool {
-        let guarded = self.last_loss_timeout || self.cc.recover_guard_after_fast_retransmit();
-        self.una == 0 || !guarded || self.recover.map_or(true, |r| self.una > r)
-    }
-
-    /// A fast retransmit whose window change the variant made itself (`own_dup_ack`):
-    /// the timer and Karn handling of [`Self::fast_retransmit`], cwnd inflated by the
-    /// variant (dupwnd 0).
-    fn fast_retransmit_own(&mut self, now: SimTime) {
-        self.stats.fast_retransmits += 1;
-        self.last_loss_timeout = false;
-        self.reset_rtx_timer(now);
-        self.in_recovery = true;
-        self.first_partial = false;
-        self.dupwnd = 0;
-        self.transmit(now, self.una);
-        self.nxt = self.nxt.max(self.una + 1);
+    /// `after_fast_retransmit`: the guard holds after fast retransmits too, not only
+    /// after timeouts (ns-2 Vegas: only after timeouts).
+    pub(crate) fn recover_guard_ok(&self, after_fast_retransmit: bool) -> bool {
+        let guarded = self.last_loss_timeout || after_fast_retransmit;
+        self.una == 0 || !guarded || self.recover.is_none_or(|r| self.una > r)
     }
 
     /// A fast retransmit's recovery point and ns-2 `reset_rtx_timer`: restart the
-    /// timer (backed off first where the variant's ns-2 agent does so), stop the
-    /// RTT timing (Karn).
-    fn reset_rtx_timer(&mut self, now: SimTime) {
+    /// timer (backed off first if `backoff`, as ns-2 Vegas's `reset_rtx_timer(1)`),
+    /// stop the RTT timing (Karn).
+    pub(crate) fn reset_rtx_timer(&mut self, now: SimTime, backoff: bool) {
         self.recover = Some(self.max);
         self.rtt_active = false;
         self.karn_floor = self.karn_floor.max(self.una);
-        if self.cc.backoff_on_fast_retransmit() {
+        if backoff {
             self.backoff_rto();
         }
         self.rto_at = Some(now + secs(self.rto_s()));
     }
 
-    fn fast_retransmit(&mut self, now: SimTime) {
+    /// Fast retransmit: the variant sets ssthresh and cwnd, the timer restarts, and the
+    /// recovery scheme starts its episode (and resends).
+    pub(crate) fn fast_retransmit(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
         self.last_loss_timeout = false;
         self.refresh(now);
-        self.cc.enter_recovery(&mut self.st, self.kind);
-        self.reset_rtx_timer(now);
-        match self.kind {
-            Recovery::Tahoe => {
-                // Slow start from one segment, go-back-N (the send loop resends una).
-                self.nxt = self.una;
-            }
-            Recovery::Reno | Recovery::NewReno => {
-                self.in_recovery = true;
-                self.first_partial = false;
-                // ns-2 `dupwnd_ = numdupacks_`.
-                self.dupwnd = self.dupacks.min(self.st.dupthresh);
-                self.transmit(now, self.una);
-                self.nxt = self.nxt.max(self.una + 1);
-            }
-            Recovery::Timestamp => unreachable!("timestamp recovery ignores duplicate ACKs"),
-            Recovery::FackNs2 => unreachable!("ns-2 FACK retransmits in fack_ns2.rs"),
-            Recovery::Sack | Recovery::Fack => {
-                self.in_recovery = true;
-                // ns-2 Sack1: pipe = maxseq − highest_ack − numdupacks; the retransmission
-                // below goes out directly (`output`), outside the pipe.
-                self.sack1_pipe = (self.max - self.una) as i64 - i64::from(self.st.dupthresh);
-                for i in self.board.iter_mut() {
-                    i.rec_retx = false;
-                }
-                self.info_mut(self.una).rec_retx = true;
-                self.transmit(now, self.una);
-                self.nxt = self.nxt.max(self.una + 1);
-            }
-        }
+        self.cc.enter_recovery(&mut self.st);
+        self.reset_rtx_timer(now, false);
+        let rec = self.rec;
+        rec.enter_recovery(self, now);
     }
 
     // ----- timers ---------------------------------------------------------------------------
@@ -1284,7 +924,8 @@ impl TcpSender {
             self.send_probe(now);
         }
         if self.loss_deadline().is_some_and(|t| t <= now) {
-            self.detect_losses(now);
+            let rec = self.rec;
+            rec.on_loss_timer(self, now);
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
@@ -1293,18 +934,13 @@ impl TcpSender {
         self.record(now);
     }
 
-    fn on_rto(&mut self, now: SimTime) {
-        let data_out = self.una < self.max && self.kind != Recovery::Timestamp;
+    pub(crate) fn on_rto(&mut self, now: SimTime) {
+        let rec = self.rec;
+        let data_out = self.una < self.max && !rec.detects_losses_by_timer();
         let fin_out = self.fin_sent && !self.fin_acked;
         // A zero window with nothing outstanding still times out (ns-2 Vegas `timeout`).
         let stalled = self.zero_window_wait();
-        if self.kind == Recovery::FackNs2
-            && self.state == SenderState::Established
-            && self.una == self.max
-            && self.una < self.total_segs()
-        {
-            // ns-2 FACK's timer outlives a hold with everything acknowledged.
-            self.fack_ns2_idle_timeout(now);
+        if rec.on_idle_timeout(self, now) {
             return;
         }
         let live = match self.state {
@@ -1337,8 +973,7 @@ impl TcpSender {
         }
         self.cc.on_timeout(&mut self.st);
         self.backoff_rto();
-        if self.kind == Recovery::FackNs2 && data_out {
-            self.fack_ns2_timeout(now);
+        if rec.on_timeout(self, now, data_out) {
             return;
         }
         self.last_loss_timeout = true;
@@ -1346,7 +981,7 @@ impl TcpSender {
         self.dupwnd = 0;
         self.first_partial = false;
         // ns-2 Reno/NewReno/Sack1/Vegas clear dupacks on a timeout; Tahoe keeps counting.
-        if self.kind != Recovery::Tahoe {
+        if !rec.keeps_dupacks_on_timeout() {
             self.dupacks = 0;
         }
         self.rtt_active = false;
@@ -1368,7 +1003,7 @@ impl TcpSender {
 
     /// Back the RTO off: the variant's rule if it has one, else ns-2 `rtt_backoff`
     /// (which also clears SRTT past a backoff of 8).
-    fn backoff_rto(&mut self) {
+    pub(crate) fn backoff_rto(&mut self) {
         if self.cc.backoff_rto(&mut self.st) {
             self.rto.after_backoff(self.st.backoff);
         } else {
@@ -1382,7 +1017,7 @@ impl TcpSender {
     /// is back (`up = true`). Ignored unless the variant uses ELFN, and before the
     /// connection is established.
     pub fn on_route_notice(&mut self, now: SimTime, up: bool) {
-        if self.cc.route_failure_probe_s().is_none() || self.state != SenderState::Established {
+        if self.opts.route_failure_probe_s.is_none() || self.state != SenderState::Established {
             return;
         }
         if !up && !self.frozen {
@@ -1399,12 +1034,12 @@ impl TcpSender {
         self.record(now);
     }
 
-    fn probe_interval_s(&self) -> f64 {
-        self.cc.route_failure_probe_s().unwrap_or(2.0)
+    pub(crate) fn probe_interval_s(&self) -> f64 {
+        self.opts.route_failure_probe_s.unwrap_or(2.0)
     }
 
     /// ELFN stand-by: send the probe and re-arm the probe timer.
-    fn send_probe(&mut self, now: SimTime) {
+    pub(crate) fn send_probe(&mut self, now: SimTime) {
         self.probe_at = Some(now + secs(self.probe_interval_s()));
         let k = if self.una < self.max {
             self.una
@@ -1423,7 +1058,7 @@ impl TcpSender {
     /// unacknowledged segment (what was in flight was lost with the route), with the
     /// `recover` guard set as after a timeout; no RTT samples from segments sent
     /// before (Karn).
-    fn thaw(&mut self) {
+    pub(crate) fn thaw(&mut self) {
         self.frozen = false;
         self.probe_at = None;
         self.probe_seg = None;
@@ -1437,11 +1072,11 @@ impl TcpSender {
         self.dupacks = 0;
         self.dupwnd = 0;
         for i in self.board.iter_mut() {
-            i.lost = self.kind == Recovery::Timestamp;
+            i.lost = self.rec.detects_losses_by_timer();
         }
     }
 
-    fn check_complete(&mut self, now: SimTime) {
+    pub(crate) fn check_complete(&mut self, now: SimTime) {
         if let Some(t) = self.total_bytes {
             if self.stats.completed_at.is_none()
                 && self.seg_start(self.una) >= t
@@ -1452,7 +1087,7 @@ impl TcpSender {
         }
     }
 
-    fn record(&mut self, now: SimTime) {
+    pub(crate) fn record(&mut self, now: SimTime) {
         if let Some(tr) = self.trace.as_mut() {
             tr.t_s.push(now.as_secs_f64());
             tr.cwnd_segs.push(self.st.cwnd);
@@ -1474,11 +1109,6 @@ fn ack_flags() -> TcpFlags {
     }
 }
 
-/// 2^drops, at most 64: the wait before a segment is declared dropped again.
-fn backoff_factor(drops: u32) -> f64 {
-    f64::from(1u32 << drops.min(6))
-}
-
-fn secs(s: f64) -> SimDuration {
+pub(crate) fn secs(s: f64) -> SimDuration {
     SimDuration::from_secs_f64(s)
 }

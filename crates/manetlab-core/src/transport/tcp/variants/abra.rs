@@ -18,8 +18,62 @@
 //! last_srtt is unknown and we double, as NewReno); cwnd ≥ 1 and ssthresh ≥ 2
 //! segments after the response.
 
+use crate::scenario::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
+use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::rto::MAX_BACKOFF;
+use crate::transport::tcp::variants::{KeyResult, Variant};
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("abra", |cfg| {
+    let p = AbraParams::from_config(cfg);
+    Box::new(Abra::new(p.min_srtt_s, p.max_srtt_s))
+})
+.checked(AbraParams::check);
+
+/// ABRA's parameters (scenario keys `flows[].tcp.abra_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbraParams {
+    /// Initial min_srtt, seconds (paper 000: 0.1). Key `abra_min_srtt_s`.
+    pub min_srtt_s: f64,
+    /// Initial max_srtt, seconds (paper 000: 0.6), > min_srtt_s. Key `abra_max_srtt_s`.
+    pub max_srtt_s: f64,
+}
+
+impl Default for AbraParams {
+    fn default() -> Self {
+        AbraParams {
+            min_srtt_s: 0.1,
+            max_srtt_s: 0.6,
+        }
+    }
+}
+
+impl AbraParams {
+    /// The flow's values, defaults where a key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let d = AbraParams::default();
+        AbraParams {
+            min_srtt_s: cfg.abra_min_srtt_s.unwrap_or(d.min_srtt_s),
+            max_srtt_s: cfg.abra_max_srtt_s.unwrap_or(d.max_srtt_s),
+        }
+    }
+    /// min_srtt_s < max_srtt_s (each is already a finite number ≥ 0).
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let p = AbraParams::from_config(cfg);
+        if p.min_srtt_s >= p.max_srtt_s {
+            return Err((
+                "abra_max_srtt_s".to_string(),
+                format!(
+                    "{} must be > abra_min_srtt_s = {}",
+                    num(p.max_srtt_s),
+                    num(p.min_srtt_s)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 pub struct Abra {
     pub min_srtt_s: f64,

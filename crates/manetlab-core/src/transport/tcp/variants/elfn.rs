@@ -20,7 +20,52 @@
 //! connection is established are ignored. Routing protocols raise the notices
 //! (`RoutingAction::Notify`); static routing never does.
 
-use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::scenario::num;
+use crate::transport::tcp::cc::{CongestionControl, EngineOptions, Recovery};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("elfn", |cfg| {
+    Box::new(Elfn {
+        probe_interval_s: ElfnParams::from_config(cfg).probe_interval_s,
+    })
+})
+.checked(ElfnParams::check);
+
+/// ELFN's parameters (scenario key `flows[].tcp.elfn_probe_interval_s`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElfnParams {
+    /// Probe interval while frozen, seconds, 0.001..=3600 (2, Holland & Vaidya 1999).
+    pub probe_interval_s: f64,
+}
+
+impl Default for ElfnParams {
+    fn default() -> Self {
+        ElfnParams {
+            probe_interval_s: 2.0,
+        }
+    }
+}
+
+impl ElfnParams {
+    /// The flow's value, the default where the key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        ElfnParams {
+            probe_interval_s: cfg
+                .elfn_probe_interval_s
+                .unwrap_or(ElfnParams::default().probe_interval_s),
+        }
+    }
+    /// The range above.
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let s = ElfnParams::from_config(cfg).probe_interval_s;
+        if !(1e-3..=3600.0).contains(&s) {
+            return out_of_range("elfn_probe_interval_s", num(s), "0.001 <= seconds <= 3600");
+        }
+        Ok(())
+    }
+}
 
 pub struct Elfn {
     /// Probe interval while frozen (s).
@@ -34,7 +79,10 @@ impl CongestionControl for Elfn {
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
-    fn route_failure_probe_s(&self) -> Option<f64> {
-        Some(self.probe_interval_s)
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            route_failure_probe_s: Some(self.probe_interval_s),
+            ..EngineOptions::default()
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! Control", SIGCOMM 1996) with `flows[].tcp.fack_rules = "mathis"`.
 //!
 //! **"ns2"** (default, `tcp-fack.cc` on `scoreboard.cc`, with `TCPSink/Sack1`; the
-//! engine is `sender/fack_ns2.rs`):
+//! engine is `recovery/fack_ns2.rs`):
 //! * fack = the highest segment SACKed or acked; "duplicate ACKs" are counted as
 //!   fack − last_ack − 1, so recovery starts once the highest SACK lies three or more
 //!   segments above the cumulative ACK. No limited transmit: outside recovery the
@@ -37,6 +37,44 @@
 //! "overdamping"/"rampdown" refinements of the paper's §4.
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (`fack_rules` is checked with the table: its allowed values).
+pub const VARIANT: Variant = Variant::new("fack", |cfg| {
+    Box::new(Fack {
+        mathis: FackParams::from_config(cfg).rules == FackRules::Mathis,
+    })
+});
+
+/// Which FACK (scenario key `flows[].tcp.fack_rules`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FackRules {
+    /// `"ns2"` (default): ns-2.35's `Agent/TCP/Fack`.
+    #[default]
+    Ns2,
+    /// `"mathis"`: Mathis & Mahdavi 1996 with RFC 6675's pipe.
+    Mathis,
+}
+
+/// FACK's parameters.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FackParams {
+    /// The rule set. Default [`FackRules::Ns2`]. Key `fack_rules`.
+    pub rules: FackRules,
+}
+
+impl FackParams {
+    /// The flow's value, the default where the key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        FackParams {
+            rules: match cfg.fack_rules.as_deref() {
+                Some("mathis") => FackRules::Mathis,
+                Some(_) | None => FackRules::Ns2,
+            },
+        }
+    }
+}
 
 pub struct Fack {
     /// Mathis & Mahdavi's rules instead of ns-2.35's (`fack_rules = "mathis"`).

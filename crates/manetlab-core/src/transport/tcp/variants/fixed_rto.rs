@@ -10,6 +10,10 @@
 
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use crate::transport::tcp::rto::MAX_BACKOFF;
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (no parameters).
+pub const VARIANT: Variant = Variant::new("fixed-rto", |_| Box::new(FixedRto));
 
 pub struct FixedRto;
 

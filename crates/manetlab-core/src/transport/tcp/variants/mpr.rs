@@ -1,7 +1,7 @@
 //! MPR — Modified Packet Reordering (paper 002, §II), a TCP-PR derivative
 //! (Bohacek, Hespanha, Lee, Lim, Obraczka, "TCP-PR: TCP for persistent packet
 //! reordering", ICDCS 2003; "A new TCP for persistent packet reordering", IEEE/ACM
-//! ToN 14(2), 2006). Engine: [`Recovery::Timestamp`] (sender.rs).
+//! ToN 14(2), 2006). Engine: [`Recovery::Timestamp`] (`recovery/timestamp.rs`).
 //!
 //! What paper 002 says, and how we read it:
 //! * "Technique has used two lists: 1. To-be-ack 2. To-be-sent … When the
@@ -45,8 +45,59 @@
 //!   cumulative ACK passes them, so they expire too and are resent (TCP-PR's
 //!   known cost without SACK); being in the memorize list, they do not cut cwnd.
 
+use crate::scenario::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, LostSegment, Recovery};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};
 use std::collections::BTreeSet;
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("mpr", |cfg| {
+    let p = MprParams::from_config(cfg);
+    Box::new(Mpr::new(p.alpha, p.beta))
+})
+.checked(MprParams::check);
+
+/// MPR's parameters (scenario keys `flows[].tcp.mpr_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MprParams {
+    /// TCP-PR α: decay of the maximum-RTT estimate per window, in (0, 1] (paper 002:
+    /// 0.99). Key `mpr_alpha`.
+    pub alpha: f64,
+    /// TCP-PR β: mxrtt = β · ewrtt, 1..=1000 (paper 002: 3.0). Key `mpr_beta`.
+    pub beta: f64,
+}
+
+impl Default for MprParams {
+    fn default() -> Self {
+        MprParams {
+            alpha: 0.99,
+            beta: 3.0,
+        }
+    }
+}
+
+impl MprParams {
+    /// The flow's values, defaults where a key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let d = MprParams::default();
+        MprParams {
+            alpha: cfg.mpr_alpha.unwrap_or(d.alpha),
+            beta: cfg.mpr_beta.unwrap_or(d.beta),
+        }
+    }
+    /// The ranges above.
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let p = MprParams::from_config(cfg);
+        if !(p.alpha > 0.0 && p.alpha <= 1.0) {
+            return out_of_range("mpr_alpha", num(p.alpha), "0 < value <= 1");
+        }
+        if !(p.beta >= 1.0 && p.beta <= 1000.0) {
+            return out_of_range("mpr_beta", num(p.beta), "1 <= value <= 1000");
+        }
+        Ok(())
+    }
+}
 
 pub struct Mpr {
     /// Decay of ewrtt per window of samples (0.99).
@@ -87,9 +138,6 @@ impl CongestionControl for Mpr {
             None => rtt_s,
             Some(e) => (self.alpha.powf(1.0 / w) * e).max(rtt_s),
         });
-    }
-    fn on_dup_ack(&mut self, _s: &CcState, _dupacks: u32) -> bool {
-        false
     }
     fn loss_timeout_s(&self, _s: &CcState) -> Option<f64> {
         self.mxrtt_s()

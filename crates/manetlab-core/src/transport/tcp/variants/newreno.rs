@@ -10,6 +10,10 @@
 //! (RFC: strictly beyond it), since no segment of the old window is then outstanding.
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (no parameters).
+pub const VARIANT: Variant = Variant::new("newreno", |_| Box::new(NewReno));
 
 pub struct NewReno;
 

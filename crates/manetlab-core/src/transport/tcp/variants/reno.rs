@@ -9,6 +9,10 @@
 //! window is possible, as in classic Reno.
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (no parameters).
+pub const VARIANT: Variant = Variant::new("reno", |_| Box::new(Reno));
 
 pub struct Reno;
 

@@ -11,6 +11,10 @@
 //! works in whole segments (our sender never re-segments).
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (no parameters).
+pub const VARIANT: Variant = Variant::new("sack", |_| Box::new(Sack));
 
 pub struct Sack;
 

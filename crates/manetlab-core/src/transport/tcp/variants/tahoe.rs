@@ -6,6 +6,10 @@
 //! Deviation: ssthresh uses RFC 5681's FlightSize where ns-2 uses min(cwnd, window).
 
 use crate::transport::tcp::cc::{CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entry (no parameters).
+pub const VARIANT: Variant = Variant::new("tahoe", |_| Box::new(Tahoe));
 
 pub struct Tahoe;
 

@@ -32,8 +32,72 @@
 //! uses every ACK's echoed timestamp); the hop count comes from the IP TTL of the
 //! arriving segment (the module's `num_forwards()` of the ACK).
 
+use crate::scenario::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};
 use std::collections::VecDeque;
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("tcp-ap", |cfg| {
+    let p = TcpApParams::from_config(cfg);
+    Box::new(TcpAp::new(p.alpha, p.history_samples as usize, p.span_hops))
+})
+.checked(TcpApParams::check);
+
+/// TCP-AP's parameters (scenario keys `flows[].tcp.tcpap_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpApParams {
+    /// EWMA weight of the old four-hop-delay estimate, in [0, 1) (0.7, the published
+    /// module's `alpha_`). Key `tcpap_alpha`.
+    pub alpha: f64,
+    /// Four-hop-delay samples over which the deviation is computed, 2..=100000 (50,
+    /// ns-2 `history_`). Key `tcpap_history_samples`.
+    pub history_samples: u32,
+    /// Hops of channel reuse: FHD = delay over min(h, this) hops, 1..=1000 (4,
+    /// ElRakabawy et al.). Key `tcpap_span_hops`.
+    pub span_hops: u32,
+}
+
+impl Default for TcpApParams {
+    fn default() -> Self {
+        TcpApParams {
+            alpha: 0.7,
+            history_samples: 50,
+            span_hops: 4,
+        }
+    }
+}
+
+impl TcpApParams {
+    /// The flow's values, defaults where a key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let d = TcpApParams::default();
+        TcpApParams {
+            alpha: cfg.tcpap_alpha.unwrap_or(d.alpha),
+            history_samples: cfg.tcpap_history_samples.unwrap_or(d.history_samples),
+            span_hops: cfg.tcpap_span_hops.unwrap_or(d.span_hops),
+        }
+    }
+    /// The ranges above.
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let p = TcpApParams::from_config(cfg);
+        if !(0.0..1.0).contains(&p.alpha) {
+            return out_of_range("tcpap_alpha", num(p.alpha), "0 <= value < 1");
+        }
+        if !(2..=100_000).contains(&p.history_samples) {
+            return out_of_range(
+                "tcpap_history_samples",
+                p.history_samples.to_string(),
+                "2..=100000",
+            );
+        }
+        if !(1..=1000).contains(&p.span_hops) {
+            return out_of_range("tcpap_span_hops", p.span_hops.to_string(), "1..=1000");
+        }
+        Ok(())
+    }
+}
 
 /// Per-packet header overhead the module assumes (TCP, IP, MAC), bytes.
 pub const TCPAP_OVERHEAD_BYTES: f64 = 112.0;

@@ -12,7 +12,7 @@ use super::tcp_ap::TcpAp;
 use super::vegas::Vegas;
 use super::westwood::Westwood;
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery, VariantParams};
+use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use crate::transport::tcp::{by_name, Segment, TcpConfig, TcpSender};
 use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
 
@@ -67,7 +67,7 @@ struct H {
 
 impl H {
     fn new(variant: &str, cfg: TcpConfig, synack_at: f64) -> H {
-        let cc = by_name(variant, &VariantParams::default()).unwrap();
+        let cc = by_name(variant, &TcpConfig::default()).unwrap();
         let mut s = TcpSender::new(&cfg, cc, 1, 1);
         s.open(t(0.0), None);
         s.on_segment(t(synack_at), &syn_ack(cfg.handshake), 0);
@@ -75,7 +75,7 @@ impl H {
         h.sent();
         h
     }
-    fn with_params(variant: &str, p: VariantParams) -> H {
+    fn with_params(variant: &str, p: TcpConfig) -> H {
         let mut s = TcpSender::new(&TcpConfig::default(), by_name(variant, &p).unwrap(), 1, 1);
         s.open(t(0.0), None);
         s.on_segment(t(0.1), &syn_ack(false), 0);
@@ -129,7 +129,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn one_way_start_rto_and_initial_window() {
-    let cc = by_name("newreno", &VariantParams::default()).unwrap();
+    let cc = by_name("newreno", &TcpConfig::default()).unwrap();
     let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
     s.open(t(0.0), None);
     let mut out = Vec::new();
@@ -153,7 +153,7 @@ fn one_way_start_rto_and_initial_window() {
 
 #[test]
 fn one_way_lost_syn_gives_initial_window_one_and_ssthresh_two() {
-    let cc = by_name("newreno", &VariantParams::default()).unwrap();
+    let cc = by_name("newreno", &TcpConfig::default()).unwrap();
     let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
     s.open(t(0.0), None);
     // rtxcur_init_ 3 s: the SYN times out at 3.0; ns-2 `slowdown` → ssthresh = max(⌊1/2⌋, 2) = 2,
@@ -386,9 +386,9 @@ fn sack1_pipe_recovery() {
 fn fack_mathis_enters_recovery_when_fack_is_more_than_three_ahead() {
     let mut h = H::with_params(
         "fack",
-        VariantParams {
-            fack_mathis: true,
-            ..VariantParams::default()
+        TcpConfig {
+            fack_rules: Some("mathis".to_string()),
+            ..TcpConfig::default()
         },
     );
     h.nine_in_flight();
@@ -630,7 +630,7 @@ fn vegas_slots_an_ack_wraps_past_keep_their_count() {
     s.cwnd = 12.0;
     s.una_sent_at = Some(t(0.2));
     s.una_retransmitted = false;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 6.0);
 }
 
@@ -664,24 +664,24 @@ fn vegas_cuts_by_a_quarter_and_by_half_for_a_retransmitted_segment() {
     s.una_sent_at = Some(t(0.9));
     s.snd_una = 5;
     s.snd_nxt = 17;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     // win 12 − ⌊12/4⌋ = 9; ssthresh untouched (still window_ = 20).
     assert_eq!((s.cwnd, s.ssthresh), (9.0, 20.0));
     // A loss of a segment sent before that cut: no second cut.
     s.una_sent_at = Some(t(0.95));
     s.now = t(1.1);
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 9.0);
     // A retransmitted segment sent after the cut: halve.
     s.una_sent_at = Some(t(1.05));
     s.una_retransmitted = true;
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 4.0);
     // A window of 3 or less goes to 2.
     s.cwnd = 3.0;
     s.now = t(1.3);
     s.una_sent_at = Some(t(1.2));
-    v.enter_recovery(&mut s, Recovery::Reno);
+    v.enter_recovery(&mut s);
     assert_eq!(s.cwnd, 2.0);
     // Timeout: ssthresh = ⌊min(cwnd, window)/2⌋ ≥ 2, cwnd = v_slowstart_ = 2.
     s.cwnd = 10.0;
@@ -830,7 +830,7 @@ fn vegas_does_not_inflate_cwnd_without_a_cut() {
 /// 1..=8 out, a timeout at 0.45, six duplicate ACKs (late copies of 3..=8; 1 and 2
 /// lost) and the ACK of the retransmitted segment 1 at 0.62. Returns the sender
 /// right after that ACK.
-fn vegas_timeout_then_dup_acks(p: VariantParams) -> H {
+fn vegas_timeout_then_dup_acks(p: TcpConfig) -> H {
     let mut h = H::with_params("vegas", p);
     // SYN sample 0.1 s: Vegas SA = 0.8, SD = 0.1. Segments 0, 1 left at 0.1.
     h.s.st.cwnd = 8.0;
@@ -868,7 +868,7 @@ fn vegas_timeout_then_dup_acks(p: VariantParams) -> H {
 
 #[test]
 fn vegas_window_collapses_to_zero_after_a_timeout_as_ns2() {
-    let mut h = vegas_timeout_then_dup_acks(VariantParams::default());
+    let mut h = vegas_timeout_then_dup_acks(TcpConfig::default());
     assert!(
         h.ack(0.62, 2, &[]).is_empty(),
         "window (int)cwnd_ = 0: nothing sent"
@@ -889,9 +889,9 @@ fn vegas_window_collapses_to_zero_after_a_timeout_as_ns2() {
 
 #[test]
 fn vegas_zero_window_switch_off_keeps_one_segment() {
-    let p = VariantParams {
-        vegas_zero_window_after_timeout: false,
-        ..VariantParams::default()
+    let p = TcpConfig {
+        vegas_zero_window_after_timeout: Some(false),
+        ..TcpConfig::default()
     };
     let mut h = vegas_timeout_then_dup_acks(p);
     // Cut to max(v_newcwnd_, 1) = 1; segments 2..=4 are out, so still nothing to send.
@@ -913,8 +913,11 @@ impl CongestionControl for ZeroOnce {
     fn recovery(&self) -> Recovery {
         Recovery::Reno
     }
-    fn allows_zero_window(&self) -> bool {
-        true
+    fn engine_options(&self) -> crate::transport::tcp::cc::EngineOptions {
+        crate::transport::tcp::cc::EngineOptions {
+            zero_window: true,
+            ..Default::default()
+        }
     }
     fn cong_avoid(&mut self, s: &mut CcState, _acked: u64) {
         if !self.0 {
@@ -1011,10 +1014,10 @@ fn westwood_recovery_never_raises_cwnd() {
     let mut s = CcState::new(4.0, 1000, 3, 20.0);
     w.bwe = 100.0; // segments/s
     w.on_rtt_sample(&s, 0.1); // RTTmin 0.1 → BWE·RTTmin = 10 segments
-    w.enter_recovery(&mut s, Recovery::NewReno);
+    w.enter_recovery(&mut s);
     assert_eq!((s.cwnd, s.ssthresh), (4.0, 10.0));
     s.cwnd = 16.0;
-    w.enter_recovery(&mut s, Recovery::NewReno);
+    w.enter_recovery(&mut s);
     assert_eq!((s.cwnd, s.ssthresh), (10.0, 10.0));
 }
 
@@ -1022,7 +1025,7 @@ fn westwood_recovery_never_raises_cwnd() {
 
 /// A sender of `variant` told the path has `hops` hops before the SYN-ACK (t = 0.1).
 fn with_hops(variant: &str, hops: u32) -> H {
-    let cc = by_name(variant, &VariantParams::default()).unwrap();
+    let cc = by_name(variant, &TcpConfig::default()).unwrap();
     let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
     s.open(t(0.0), None);
     s.note_path_hops(hops);
@@ -1208,7 +1211,7 @@ fn route_notices_are_ignored_by_other_variants_and_before_the_handshake() {
     h.s.on_route_notice(t(0.15), false);
     assert!(!h.s.frozen());
     assert_eq!(h.s.poll_at(), Some(t(0.4)));
-    let cc = by_name("elfn", &VariantParams::default()).unwrap();
+    let cc = by_name("elfn", &TcpConfig::default()).unwrap();
     let mut s = TcpSender::new(&TcpConfig::default(), cc, 1, 1);
     s.open(t(0.0), None);
     s.on_route_notice(t(0.05), false);
@@ -1219,7 +1222,7 @@ fn route_notices_are_ignored_by_other_variants_and_before_the_handshake() {
 fn vegas_data_segments_leave_out_their_headers_as_ns2() {
     // ns-2.35 `VegasTcpAgent::output` sends packetSize_ bytes without headersize():
     // its data packets are 1000 B where every other agent's are 1040 B.
-    let headerless = |variant: &str, p: VariantParams| {
+    let headerless = |variant: &str, p: TcpConfig| {
         let mut s = TcpSender::new(&TcpConfig::default(), by_name(variant, &p).unwrap(), 1, 1);
         s.open(t(0.0), None);
         let mut v: Vec<Segment> = Vec::new();
@@ -1234,22 +1237,19 @@ fn vegas_data_segments_leave_out_their_headers_as_ns2() {
         assert!(!v.is_empty());
         v.iter().map(|seg| seg.hdr.headerless).collect::<Vec<_>>()
     };
-    assert_eq!(
-        headerless("vegas", VariantParams::default()),
-        vec![true, true]
-    );
+    assert_eq!(headerless("vegas", TcpConfig::default()), vec![true, true]);
     assert_eq!(
         headerless(
             "vegas",
-            VariantParams {
-                vegas_counts_headers: true,
-                ..VariantParams::default()
+            TcpConfig {
+                vegas_counts_headers: Some(true),
+                ..TcpConfig::default()
             }
         ),
         vec![false, false]
     );
     assert_eq!(
-        headerless("newreno", VariantParams::default()),
+        headerless("newreno", TcpConfig::default()),
         vec![false, false]
     );
 }
@@ -1367,15 +1367,13 @@ fn fack_ns2_a_held_up_dup_ack_samples_its_own_old_echo_and_backoff_stays() {
 
 #[test]
 fn fack_mathis_rules_stay_available() {
-    let p = VariantParams {
-        fack_mathis: true,
-        ..VariantParams::default()
+    let p = TcpConfig {
+        fack_rules: Some("mathis".to_string()),
+        ..TcpConfig::default()
     };
     assert_eq!(by_name("fack", &p).unwrap().recovery(), Recovery::Fack);
     assert_eq!(
-        by_name("fack", &VariantParams::default())
-            .unwrap()
-            .recovery(),
+        by_name("fack", &TcpConfig::default()).unwrap().recovery(),
         Recovery::FackNs2
     );
 }
@@ -1395,9 +1393,9 @@ fn fack_ns2_dup_acks_sample_the_rtt_from_the_last_in_order_segment() {
     // The RFC engine (Mathis rules) takes no sample from a duplicate ACK.
     let mut m = H::with_params(
         "fack",
-        VariantParams {
-            fack_mathis: true,
-            ..VariantParams::default()
+        TcpConfig {
+            fack_rules: Some("mathis".to_string()),
+            ..TcpConfig::default()
         },
     );
     m.nine_in_flight();
@@ -1480,4 +1478,54 @@ fn fack_ns2_timeout_with_nothing_outstanding_restarts_at_the_initial_window() {
     // The ACK of 10 covers recover_: recovery ends.
     h.ack(due.as_secs_f64() + 0.1, 11, &[]);
     assert!(!h.s.in_recovery());
+}
+
+/// The recipe "add a TCP variant" (docs/architecture.md) end to end with a variant
+/// defined here: a struct implementing the hooks it changes and a registry entry are
+/// all it takes. The entry goes through the same lookup ([`super::find`]) and
+/// constructor call (`make`) as the built-in `REGISTRY`, and the sender runs it as any
+/// built-in; a built-in is one more line in that list.
+mod a_variant_defined_outside_the_registry {
+    use super::*;
+    use crate::transport::tcp::variants::{find, Variant};
+
+    /// A window that never grows: the smallest variant that differs from Reno.
+    struct ConstantWindow;
+
+    impl CongestionControl for ConstantWindow {
+        fn name(&self) -> &'static str {
+            "constant-window"
+        }
+        fn recovery(&self) -> Recovery {
+            Recovery::NewReno
+        }
+        fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {}
+    }
+
+    const VARIANT: Variant = Variant::new("constant-window", |_| Box::new(ConstantWindow));
+    const REGISTRY: &[Variant] = &[VARIANT];
+
+    #[test]
+    fn is_found_built_and_run_like_a_built_in() {
+        let cfg = TcpConfig::default();
+        let entry = find(REGISTRY, "constant-window").expect("registered");
+        assert!(find(REGISTRY, "newreno").is_none());
+        assert_eq!((entry.check)(&cfg), Ok(()));
+        let cc = (entry.make)(&cfg);
+        assert_eq!(cc.name(), entry.name);
+        let mut s = TcpSender::new(&cfg, cc, 1, 1);
+        s.open(t(0.0), None);
+        s.on_segment(t(0.1), &syn_ack(false), 0);
+        let mut h = H { s };
+        assert_eq!(h.sent(), vec![0, 1], "windowInit_ 2");
+        // Every new ACK keeps cwnd at 2 (Reno would open it to 3, then 4):
+        // each ACK of one segment releases exactly one new segment.
+        assert_eq!(h.ack(0.2, 1, &[]), vec![2]);
+        assert_eq!(h.ack(0.3, 2, &[]), vec![3]);
+        assert_eq!(h.s.cwnd(), 2.0);
+        assert_eq!(h.s.variant(), "constant-window");
+        // The built-in path gives Reno's growth for comparison.
+        let mut r = H::std("newreno");
+        assert_eq!(r.ack(0.2, 1, &[]), vec![2, 3]);
+    }
 }

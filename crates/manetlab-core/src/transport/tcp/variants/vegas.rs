@@ -18,7 +18,7 @@
 //!   Every segment's RTT sample also updates BaseRTT.
 //!
 //! Loss (ns-2 `recv`: Vegas decides every duplicate ACK itself, in and out of
-//! recovery — `has_own_dup_acks` — with its own count, ns-2 `dupacks_`):
+//! recovery — the `vegas-ns2` recovery scheme, `recovery/vegas.rs` — with its own count, ns-2 `dupacks_`):
 //! * a duplicate ACK retransmits the oldest segment when it has been out for the
 //!   fine-grained timeout (ns-2 `v_timeout_`: its own SRTT/mean-deviation estimator,
 //!   (SA/4 + SD)/2 · 17/16) or when it is the third; inside recovery too, so an
@@ -63,8 +63,82 @@
 //! Deviation (docs/tcp.md): the estimator starts from the SYN-like first packet's
 //! sample (ns-2 Vegas sends data segment 0 first and starts from its ACK).
 
+use crate::scenario::num;
 use crate::sim::SimTime;
-use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, OwnDupAck, Recovery};
+use crate::transport::tcp::cc::{
+    reno_ssthresh, CcState, CongestionControl, EngineOptions, OwnDupAck, Recovery,
+};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::variants::{KeyResult, Variant};
+
+/// Registry entry.
+pub const VARIANT: Variant = Variant::new("vegas", |cfg| {
+    Box::new(Vegas::with_params(&VegasParams::from_config(cfg)))
+})
+.checked(VegasParams::check);
+
+/// Vegas's parameters (scenario keys `flows[].tcp.vegas_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VegasParams {
+    /// α, segments: below α extra segments queued, grow by one per RTT (Brakmo &
+    /// Peterson; ns-2 `v_alpha_`). Default 1. Key `vegas_alpha_pkts`.
+    pub alpha_pkts: f64,
+    /// β, segments: above β, shrink by one per RTT (ns-2 `v_beta_`). Default 3, ≥ α.
+    /// Key `vegas_beta_pkts`.
+    pub beta_pkts: f64,
+    /// γ, segments: above γ, leave slow start (ns-2 `v_gamma_`). Default 1.
+    /// Key `vegas_gamma_pkts`.
+    pub gamma_pkts: f64,
+    /// Data segments count their 40 bytes of TCP/IP header on the air. Default false,
+    /// as ns-2.35's `VegasTcpAgent::output`. Key `vegas_counts_headers`.
+    pub counts_headers: bool,
+    /// The window may fall to 0 after a timeout (ns-2.35 `v_newcwnd_ = 0`); false keeps
+    /// cwnd ≥ 1. Default true. Key `vegas_zero_window_after_timeout`.
+    pub zero_window_after_timeout: bool,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha_pkts: 1.0,
+            beta_pkts: 3.0,
+            gamma_pkts: 1.0,
+            counts_headers: false,
+            zero_window_after_timeout: true,
+        }
+    }
+}
+
+impl VegasParams {
+    /// The flow's values, defaults where a key is absent.
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let d = VegasParams::default();
+        VegasParams {
+            alpha_pkts: cfg.vegas_alpha_pkts.unwrap_or(d.alpha_pkts),
+            beta_pkts: cfg.vegas_beta_pkts.unwrap_or(d.beta_pkts),
+            gamma_pkts: cfg.vegas_gamma_pkts.unwrap_or(d.gamma_pkts),
+            counts_headers: cfg.vegas_counts_headers.unwrap_or(d.counts_headers),
+            zero_window_after_timeout: cfg
+                .vegas_zero_window_after_timeout
+                .unwrap_or(d.zero_window_after_timeout),
+        }
+    }
+    /// α ≤ β (each is already a finite number ≥ 0).
+    pub fn check(cfg: &TcpConfig) -> KeyResult {
+        let p = VegasParams::from_config(cfg);
+        if p.alpha_pkts > p.beta_pkts {
+            return Err((
+                "vegas_beta_pkts".to_string(),
+                format!(
+                    "{} must be >= vegas_alpha_pkts = {}",
+                    num(p.beta_pkts),
+                    num(p.alpha_pkts)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 pub struct Vegas {
     pub alpha: f64,
@@ -128,6 +202,13 @@ impl Vegas {
             counts_headers: true,
             zero_window: true,
         }
+    }
+
+    /// A Vegas with the given parameters.
+    pub fn with_params(p: &VegasParams) -> Self {
+        Vegas::new(p.alpha_pkts, p.beta_pkts, p.gamma_pkts)
+            .counting_headers(p.counts_headers)
+            .zero_window_after_timeout(p.zero_window_after_timeout)
     }
 
     /// Whether data segments count their 40 bytes of TCP/IP header on the air.
@@ -218,33 +299,25 @@ impl CongestionControl for Vegas {
         "vegas"
     }
     fn recovery(&self) -> Recovery {
-        Recovery::Reno
+        Recovery::VegasNs2
     }
-    fn headerless_data_segments(&self) -> bool {
-        !self.counts_headers
-    }
-    fn limited_transmit(&self) -> bool {
-        false // ns-2 Vegas has its own `recv` without `send_one`
-    }
-    fn recover_guard_after_fast_retransmit(&self) -> bool {
-        false
-    }
-    fn allows_zero_window(&self) -> bool {
-        self.zero_window
-    }
-    fn backoff_on_fast_retransmit(&self) -> bool {
-        true // ns-2 `reset_rtx_timer(1)`: backoff defaults to 1
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            zero_window: self.zero_window,
+            headerless_data_segments: !self.counts_headers,
+            ..EngineOptions::default()
+        }
     }
     fn on_rtt_sample(&mut self, _s: &CcState, rtt_s: f64) {
+        // Only the first sample initialises here; later samples come from the
+        // send-time array (`ack_sample`), as ns-2.
         if !self.v_timeout_s.is_finite() {
             // ns-2 initialises from the first ACK: SA = 8·rtt, SD = rtt.
             self.sa = 8.0 * rtt_s;
             self.sd = rtt_s;
             self.v_timeout_s = (self.sa / 4.0 + self.sd) / 2.0;
             self.base_rtt_s = rtt_s;
-            return;
         }
-        // Later samples come from the send-time array (`ack_sample`), as ns-2.
     }
     fn on_transmit(&mut self, s: &CcState, seg: u64, now: SimTime) {
         if seg == 0 {
@@ -326,9 +399,6 @@ impl CongestionControl for Vegas {
             self.apply_sample(r);
         }
     }
-    fn has_own_dup_acks(&self) -> bool {
-        true
-    }
     fn own_dup_ack(&mut self, s: &mut CcState, guard_ok: bool) -> OwnDupAck {
         // ns-2 `recv`, duplicate branch (tcp-vegas.cc 351-405), in and out of recovery
         // alike: `dups` (already counted by `pkts_acked`) is ns-2's `dupacks_`.
@@ -337,7 +407,7 @@ impl CongestionControl for Vegas {
             // An expired or third duplicate held back by the `bugFix_` guard changes nothing.
             if guard_ok {
                 let first_send = !self.una_resent(s);
-                self.enter_recovery(s, Recovery::Reno);
+                self.enter_recovery(s);
                 // ns-2 402: after retransmitting a segment sent once, dupacks_ = numdupacks_
                 // (so the next duplicate inflates, and no third-duplicate retransmit follows).
                 if first_send {
@@ -354,7 +424,7 @@ impl CongestionControl for Vegas {
             send: self.dups == 0 || self.dups >= s.dupthresh,
         }
     }
-    fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+    fn enter_recovery(&mut self, s: &mut CcState) {
         // ns-2 `recv` 364-392, for an expired or third duplicate that passed the guard.
         let retx = self.una_resent(s);
         // ns-2 `MIN(2, t_seqno_ - last_ack_)`: last_ack_ is our una − 1.

@@ -24,6 +24,11 @@
 
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{reno_ssthresh, CcState, CongestionControl, Recovery};
+use crate::transport::tcp::variants::Variant;
+
+/// Registry entries (no parameters): Westwood and Westwood+.
+pub const VARIANT: Variant = Variant::new("westwood", |_| Box::new(Westwood::new(false)));
+pub const VARIANT_PLUS: Variant = Variant::new("westwood+", |_| Box::new(Westwood::new(true)));
 
 /// Westwood's filter time constant τ (s).
 pub const WESTWOOD_TAU_S: f64 = 0.5;
@@ -135,7 +140,7 @@ impl CongestionControl for Westwood {
             self.last_ack_at = Some(s.now);
         }
     }
-    fn enter_recovery(&mut self, s: &mut CcState, _kind: Recovery) {
+    fn enter_recovery(&mut self, s: &mut CcState) {
         s.ssthresh = self.ssthresh(s);
         s.cwnd = s.cwnd.min(s.ssthresh).max(1.0);
     }

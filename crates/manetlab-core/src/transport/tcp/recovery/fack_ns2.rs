@@ -2,12 +2,61 @@
 //! processing, scoreboard, send loop and timeout of `fack_rules = "ns2"` (the
 //! default; the rules are summarised in `variants/fack.rs`).
 //!
-//! A child module of the sender so that it works on the sender's own sequence
-//! state, timer and RTT estimator. Sequence numbers here are ns-2's: segment k is
+//! Its state lives in the sender (`TcpSender::f2`) and its code works on the sender's
+//! own sequence state, timer and RTT estimator. Sequence numbers here are ns-2's: segment k is
 //! seqno k, `last_ack` = snd_una − 1 (−1 before anything is acknowledged), `fack` is
 //! the highest segment acked or SACKed, SACK blocks are `[left, right)` in segments.
 
-use super::*;
+use super::LossRecovery;
+use crate::sim::SimTime;
+use crate::transport::tcp::sender::{secs, SenderState, TcpSender};
+use std::collections::VecDeque;
+
+/// The scheme: every ACK, the send loop and both kinds of timeout are its own.
+pub struct FackNs2;
+
+impl LossRecovery for FackNs2 {
+    fn name(&self) -> &'static str {
+        "fack-ns2"
+    }
+    fn needs_sack(&self) -> bool {
+        true
+    }
+    fn on_ack(
+        &self,
+        s: &mut TcpSender,
+        now: SimTime,
+        ack_seg: u64,
+        blocks: &[(i64, i64)],
+        ts_echo: SimTime,
+    ) -> bool {
+        s.fack_ns2_on_ack(now, ack_seg, blocks, ts_echo);
+        true
+    }
+    fn enter_recovery(&self, _s: &mut TcpSender, _now: SimTime) {
+        unreachable!("ns-2 FACK retransmits in its own ACK processing")
+    }
+    fn opens_cwnd_on_exit(&self) -> bool {
+        false
+    }
+    fn send(&self, s: &mut TcpSender, now: SimTime, _limit: u64) {
+        s.f2_send_much(now);
+    }
+    fn on_idle_timeout(&self, s: &mut TcpSender, now: SimTime) -> bool {
+        // ns-2 FACK's timer outlives a hold with everything acknowledged.
+        if s.state == SenderState::Established && s.una == s.max && s.una < s.total_segs() {
+            s.fack_ns2_idle_timeout(now);
+            return true;
+        }
+        false
+    }
+    fn on_timeout(&self, s: &mut TcpSender, now: SimTime, data_out: bool) -> bool {
+        if data_out {
+            s.fack_ns2_timeout(now);
+        }
+        data_out
+    }
+}
 
 /// One entry of ns-2's scoreboard (`ScoreBoardNode`; `ack_flag_` entries are gone).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,7 +83,7 @@ impl Node {
 /// with up to the highest SACKed segment. Updated with the *previous* cumulative
 /// ACK on ACKs outside recovery, so it may briefly hold acknowledged entries (ns-2).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Scoreboard {
+pub(crate) struct Scoreboard {
     nodes: VecDeque<Node>,
 }
 
@@ -107,7 +156,7 @@ impl Scoreboard {
 
 /// `FackTcpAgent`'s state (`rampdown_`/`ss-div4_` off, so `wintrim_` stays 0).
 #[derive(Clone, Debug)]
-pub(super) struct FackNs2 {
+pub(crate) struct FackNs2State {
     sb: Scoreboard,
     /// In fast recovery (`fastrecov_`).
     fastrecov: bool,
@@ -123,9 +172,9 @@ pub(super) struct FackNs2 {
     recover: i64,
 }
 
-impl Default for FackNs2 {
+impl Default for FackNs2State {
     fn default() -> Self {
-        FackNs2 {
+        FackNs2State {
             sb: Scoreboard::default(),
             fastrecov: false,
             hold: false,
@@ -147,7 +196,7 @@ impl TcpSender {
     /// echoes the send time `ts_echo` (the sink's `ts_to_echo_` when it made the ACK:
     /// an ACK that waited in the network, e.g. while AODV repaired the route, echoes an
     /// old time and `oldack` takes a long RTT sample from it, as ns-2 does).
-    pub(super) fn fack_ns2_on_ack(
+    pub(crate) fn fack_ns2_on_ack(
         &mut self,
         now: SimTime,
         ack_seg: u64,
@@ -292,7 +341,7 @@ impl TcpSender {
     /// `FackTcpAgent::timeout` after the engine's `slowdown` (ssthresh halves, cwnd 1)
     /// and backoff: fast recovery is *not* left, the scoreboard is cleared and sending
     /// goes back to the cumulative ACK.
-    pub(super) fn fack_ns2_timeout(&mut self, now: SimTime) {
+    pub(crate) fn fack_ns2_timeout(&mut self, now: SimTime) {
         self.last_loss_timeout = true;
         self.rtt_active = false;
         self.karn_floor = self.max;
@@ -307,7 +356,7 @@ impl TcpSender {
     /// returning: cwnd = `windowInit_` (`slowdown(CLOSE_CWND_INIT)`, ssthresh kept,
     /// at least 2), no backoff, the hold and the scoreboard are cleared, fast recovery
     /// is not left, and sending resumes from the cumulative ACK.
-    pub(super) fn fack_ns2_idle_timeout(&mut self, now: SimTime) {
+    pub(crate) fn fack_ns2_idle_timeout(&mut self, now: SimTime) {
         self.stats.timeouts += 1;
         self.last_loss_timeout = true;
         self.st.ssthresh = self.st.ssthresh.max(2.0);
@@ -332,7 +381,7 @@ impl TcpSender {
     /// `FackTcpAgent::send_much`: while snd_nxt ≤ fack + win − retran_data and no
     /// retransmission is known lost, send the next scoreboard hole, else the next
     /// segment (new data within `window_` of the cumulative ACK during recovery).
-    pub(super) fn f2_send_much(&mut self, now: SimTime) {
+    pub(crate) fn f2_send_much(&mut self, now: SimTime) {
         let limit = self.total_segs();
         let wnd = self.rwnd_segs.min(self.max_window) as i64;
         let window = |cwnd: f64| (cwnd.min(wnd as f64) as i64).max(1);
