@@ -4,9 +4,9 @@
 
 use crate::mac::MacParams;
 use crate::param::*;
+use crate::routing::aodv;
 use crate::sim::SimDuration;
 use serde_json::Value;
-use crate::routing::aodv;
 
 #[test]
 fn set_converts_units_and_checks_ranges() {
