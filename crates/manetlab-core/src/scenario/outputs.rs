@@ -3,6 +3,7 @@
 
 use super::ScenarioError;
 use crate::ids::NodeId;
+use crate::trace::pcap::CaptureLayer;
 use crate::trace::{Ns2Format, TraceConfig};
 use serde::{Deserialize, Serialize};
 
@@ -33,10 +34,12 @@ pub struct OutputsSpec {
     pub trace: Option<TraceFormatKind>,
     /// Levels traced (default: agt and rtr, ns-2's agentTrace/routerTrace ON, macTrace OFF).
     pub trace_levels: Option<Vec<TraceLevelKind>>,
-    /// A pcap file per node (`node<N>.pcap`) for every node.
+    /// A pcap file per node (`node<N>.pcap`): `true` (IP datagrams, every node),
+    /// `"ip"` or `"mac"` (802.11 frames with radiotap headers) for every node or
+    /// for `pcap_nodes`.
     #[serde(default)]
-    pub pcap: bool,
-    /// A pcap file for these nodes only.
+    pub pcap: PcapSetting,
+    /// A pcap file for these nodes only (IP datagrams unless `pcap` says `"mac"`).
     pub pcap_nodes: Option<Vec<u32>>,
     /// Every node's trajectory as an ns-2 movement file (`movement.tcl`).
     #[serde(default)]
@@ -62,7 +65,7 @@ struct RawOutputsSpec {
     trace: TraceSetting,
     trace_levels: Option<Vec<TraceLevelKind>>,
     #[serde(default)]
-    pcap: bool,
+    pcap: PcapSetting,
     pcap_nodes: Option<Vec<u32>>,
     #[serde(default)]
     movement: bool,
@@ -70,6 +73,57 @@ struct RawOutputsSpec {
     series: bool,
     series_interval_s: Option<f64>,
     connectivity: Option<bool>,
+}
+
+/// `outputs.pcap` as written: `false` (none), `true` (the IP capture of every
+/// node, as before MAC captures existed), or the layer by name, `"ip"` or `"mac"`,
+/// which `pcap_nodes` may narrow. Written back as given (normalized scenarios).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PcapSetting {
+    #[default]
+    Off,
+    /// `true`.
+    EveryNode,
+    Ip,
+    Mac,
+}
+
+impl PcapSetting {
+    /// The capture layer asked for, if any.
+    pub fn layer(self) -> Option<CaptureLayer> {
+        match self {
+            PcapSetting::Off => None,
+            PcapSetting::EveryNode | PcapSetting::Ip => Some(CaptureLayer::Ip),
+            PcapSetting::Mac => Some(CaptureLayer::Mac),
+        }
+    }
+}
+
+impl Serialize for PcapSetting {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PcapSetting::Off => s.serialize_bool(false),
+            PcapSetting::EveryNode => s.serialize_bool(true),
+            PcapSetting::Ip => s.serialize_str("ip"),
+            PcapSetting::Mac => s.serialize_str("mac"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PcapSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Bool(false) => Ok(PcapSetting::Off),
+            serde_json::Value::Bool(true) => Ok(PcapSetting::EveryNode),
+            serde_json::Value::String(s) if s == "ip" => Ok(PcapSetting::Ip),
+            serde_json::Value::String(s) if s == "mac" => Ok(PcapSetting::Mac),
+            v => Err(D::Error::custom(format!(
+                "{} is not allowed (allowed: true or \"ip\" for IP datagrams, \"mac\" for 802.11 frames, false for none)",
+                super::value_excerpt(&v)
+            ))),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -141,10 +195,10 @@ impl OutputsSpec {
         if let Some(iv) = self.series_interval_s {
             super::within("outputs.series_interval_s", iv, 1e-6, 1e7)?;
         }
-        if self.pcap && self.pcap_nodes.is_some() {
+        if self.pcap == PcapSetting::EveryNode && self.pcap_nodes.is_some() {
             return Err(ScenarioError::new(
                 "outputs.pcap_nodes",
-                "give either pcap = true (every node) or pcap_nodes, not both",
+                "give either pcap = true (every node) or pcap_nodes, not both (pcap = \"ip\" or \"mac\" with pcap_nodes captures those nodes)",
             ));
         }
         for (i, &n) in self.pcap_nodes.iter().flatten().enumerate() {
@@ -164,7 +218,7 @@ impl OutputsSpec {
     /// Whether any file is asked for.
     pub fn any(&self) -> bool {
         self.trace.is_some()
-            || self.pcap
+            || self.pcap != PcapSetting::Off
             || self.pcap_nodes.as_ref().is_some_and(|v| !v.is_empty())
             || self.movement
     }
@@ -174,15 +228,16 @@ impl OutputsSpec {
             .trace_levels
             .clone()
             .unwrap_or_else(|| vec![TraceLevelKind::Agt, TraceLevelKind::Rtr]);
-        let mut pcap_nodes: Vec<NodeId> = if self.pcap {
-            (0..nodes).map(NodeId).collect()
-        } else {
-            self.pcap_nodes
-                .iter()
-                .flatten()
-                .map(|&n| NodeId(n))
-                .collect()
-        };
+        let mut pcap_nodes: Vec<NodeId> =
+            if self.pcap != PcapSetting::Off && self.pcap_nodes.is_none() {
+                (0..nodes).map(NodeId).collect()
+            } else {
+                self.pcap_nodes
+                    .iter()
+                    .flatten()
+                    .map(|&n| NodeId(n))
+                    .collect()
+            };
         pcap_nodes.sort();
         pcap_nodes.dedup();
         TraceConfig {
@@ -195,6 +250,57 @@ impl OutputsSpec {
             ifq: levels.contains(&TraceLevelKind::Ifq),
             mac: levels.contains(&TraceLevelKind::Mac),
             pcap_nodes,
+            pcap_layer: self.pcap.layer().unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scenario;
+    use super::*;
+
+    const BASE: &str = "duration_s = 1\n[nodes]\ncount = 3\n[radio]\n[outputs]\n";
+
+    fn outputs(keys: &str) -> Result<OutputsSpec, String> {
+        Scenario::from_toml_str(&format!("{BASE}{keys}\n"))
+            .map(|s| s.outputs.expect("[outputs] given"))
+            .map_err(|e| e.to_string())
+    }
+
+    fn capture(keys: &str) -> (Vec<u32>, CaptureLayer) {
+        let c = outputs(keys).unwrap().trace_config(3);
+        (c.pcap_nodes.iter().map(|n| n.0).collect(), c.pcap_layer)
+    }
+
+    #[test]
+    fn pcap_names_the_layer_and_pcap_nodes_the_nodes() {
+        use CaptureLayer::{Ip, Mac};
+        assert_eq!(capture("pcap = true"), (vec![0, 1, 2], Ip));
+        assert_eq!(capture("pcap = \"ip\""), (vec![0, 1, 2], Ip));
+        assert_eq!(capture("pcap = \"mac\""), (vec![0, 1, 2], Mac));
+        assert_eq!(capture("pcap_nodes = [2, 0]"), (vec![0, 2], Ip));
+        assert_eq!(capture("pcap = \"mac\"\npcap_nodes = [1]"), (vec![1], Mac));
+        assert_eq!(capture("pcap = \"ip\"\npcap_nodes = [1]"), (vec![1], Ip));
+        assert_eq!(capture("pcap = false"), (vec![], Ip));
+        assert!(!outputs("pcap = false").unwrap().any());
+        assert!(outputs("pcap = \"mac\"").unwrap().any());
+    }
+
+    #[test]
+    fn pcap_values_are_checked_and_written_back_as_given() {
+        let e = outputs("pcap = \"radiotap\"").unwrap_err();
+        assert!(e.contains("outputs.pcap") && e.contains("\"mac\""), "{e}");
+        let e = outputs("pcap = true\npcap_nodes = [1]").unwrap_err();
+        assert!(e.contains("not both"), "{e}");
+        for (v, json) in [
+            (PcapSetting::Off, "false"),
+            (PcapSetting::EveryNode, "true"),
+            (PcapSetting::Ip, "\"ip\""),
+            (PcapSetting::Mac, "\"mac\""),
+        ] {
+            assert_eq!(serde_json::to_string(&v).unwrap(), json);
+            assert_eq!(serde_json::from_str::<PcapSetting>(json).unwrap(), v);
         }
     }
 }

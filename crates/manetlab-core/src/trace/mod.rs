@@ -32,6 +32,8 @@ pub struct TraceConfig {
     pub mac: bool,
     /// Nodes with a pcap file (empty: none).
     pub pcap_nodes: Vec<NodeId>,
+    /// What their files hold: IP datagrams or 802.11 frames.
+    pub pcap_layer: pcap::CaptureLayer,
 }
 
 impl TraceConfig {
@@ -90,7 +92,8 @@ impl Tracer {
             )),
             None => None,
         };
-        let pcaps = pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, pcap_file)?;
+        let pcaps =
+            pcap::PcapFiles::create(dir, nodes, &cfg.pcap_nodes, cfg.pcap_layer, pcap_file)?;
         let rx = vec![[None; RX_NOTES]; if cfg.ns2.is_some() { nodes } else { 0 }];
         Ok(Tracer {
             cfg,
@@ -166,8 +169,24 @@ impl Tracer {
         }
     }
 
+    /// Whether node `n` has an IP capture (datagrams at its interface).
     pub fn wants_pcap(&self, n: NodeId) -> bool {
-        self.pcaps.is_traced(n)
+        self.cfg.pcap_layer == pcap::CaptureLayer::Ip && self.pcaps.is_traced(n)
+    }
+
+    /// Whether node `n` has a MAC capture (802.11 frames it sends and decodes).
+    pub fn wants_mac_pcap(&self, n: NodeId) -> bool {
+        self.cfg.pcap_layer == pcap::CaptureLayer::Mac && self.pcaps.is_traced(n)
+    }
+
+    /// Record the 802.11 frame `f`, sent at `rate_bps`, in node `n`'s MAC capture at `t`.
+    pub fn pcap_frame(&mut self, n: NodeId, t: SimTime, f: &crate::mac::Frame, rate_bps: f64) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.pcaps.write_frame(n, t, f, rate_bps) {
+            self.error = Some(e);
+        }
     }
 
     /// Record `pkt` in node `n`'s pcap (if traced) at time `t`.
@@ -212,6 +231,7 @@ mod tests {
             ifq: false,
             mac: false,
             pcap_nodes: vec![NodeId(1)],
+            pcap_layer: pcap::CaptureLayer::Ip,
         };
         let mut t = Tracer::open(&dir, cfg, 3).unwrap();
         assert!(t.wants(ns2::Level::Agt) && !t.wants(ns2::Level::Mac));

@@ -1,8 +1,9 @@
 //! pcap files with real IPv4/UDP/TCP headers (RFC 791, 768, 793), correct
 //! checksums (RFC 1071) and nanosecond timestamps in simulated time.
 //!
-//! Link type 228 (`LINKTYPE_IPV4`): each record is a bare IPv4 datagram, since our
-//! 802.11 frames carry no byte-level MAC header. Node `i` has address
+//! Link type 228 (`LINKTYPE_IPV4`): each record is a bare IPv4 datagram (the IP
+//! capture, `outputs.pcap = true` or `"ip"`). The MAC capture (`outputs.pcap =
+//! "mac"`, [`dot11`]) writes the 802.11 frames around these datagrams instead. Node `i` has address
 //! 10.0.0.0 + i + 1 (node 0 is 10.0.0.1); the IP broadcast is 255.255.255.255.
 //! Application payload bytes are zeros. TCP windows above 65535 bytes are
 //! clamped (no window-scale option is modelled). Routing control is encoded as
@@ -15,6 +16,7 @@
 //! delivery by the receiving MAC, and its hand-over to a point-to-point link.
 
 pub mod control;
+pub mod dot11;
 
 use crate::ids::NodeId;
 use crate::sim::SimTime;
@@ -175,27 +177,36 @@ pub fn datagram_bytes(pkt: &Packet) -> Vec<u8> {
     ip
 }
 
-/// The 24-byte pcap file header.
+/// The 24-byte pcap file header of an IP capture.
 fn file_header() -> [u8; 24] {
+    file_header_of(LINKTYPE_IPV4)
+}
+
+/// The 24-byte pcap file header for records of `link_type`.
+fn file_header_of(link_type: u32) -> [u8; 24] {
     let mut h = [0u8; 24];
     h[0..4].copy_from_slice(&MAGIC_NS.to_le_bytes());
     h[4..6].copy_from_slice(&2u16.to_le_bytes());
     h[6..8].copy_from_slice(&4u16.to_le_bytes());
     // thiszone and sigfigs stay 0.
     h[16..20].copy_from_slice(&65_535u32.to_le_bytes()); // snaplen
-    h[20..24].copy_from_slice(&LINKTYPE_IPV4.to_le_bytes());
+    h[20..24].copy_from_slice(&link_type.to_le_bytes());
     h
 }
 
 /// Append the record of `pkt` seen at `t` to `out`.
 fn push_record(out: &mut Vec<u8>, t: SimTime, pkt: &Packet) {
-    let bytes = datagram_bytes(pkt);
+    push_bytes(out, t, &datagram_bytes(pkt));
+}
+
+/// Append a record of `bytes` seen at `t` to `out`.
+fn push_bytes(out: &mut Vec<u8>, t: SimTime, bytes: &[u8]) {
     let ns = t.as_nanos();
     out.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
     out.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
     out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
     out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    out.extend_from_slice(&bytes);
+    out.extend_from_slice(bytes);
 }
 
 /// A pcap file being written.
@@ -241,6 +252,24 @@ struct NodeFile {
     buf: Vec<u8>,
 }
 
+/// What a capture's records are: IP datagrams (link type 228) or 802.11 frames
+/// with radiotap headers (link type 127, [`dot11`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaptureLayer {
+    #[default]
+    Ip,
+    Mac,
+}
+
+impl CaptureLayer {
+    pub fn link_type(self) -> u32 {
+        match self {
+            CaptureLayer::Ip => LINKTYPE_IPV4,
+            CaptureLayer::Mac => dot11::LINKTYPE_IEEE802_11_RADIOTAP,
+        }
+    }
+}
+
 /// One pcap file per traced node (`node<N>.pcap`), without an open file per node.
 pub struct PcapFiles {
     /// `files[node]`, `None` for untraced nodes.
@@ -253,12 +282,13 @@ impl PcapFiles {
         dir: &Path,
         nodes: usize,
         traced: &[NodeId],
+        layer: CaptureLayer,
         name: impl Fn(NodeId) -> String,
     ) -> io::Result<PcapFiles> {
         let mut files: Vec<Option<NodeFile>> = (0..nodes).map(|_| None).collect();
         for &n in traced {
             let path = dir.join(name(n));
-            File::create(&path)?.write_all(&file_header())?;
+            File::create(&path)?.write_all(&file_header_of(layer.link_type()))?;
             files[n.index()] = Some(NodeFile {
                 path,
                 buf: Vec::new(),
@@ -279,6 +309,25 @@ impl PcapFiles {
         push_record(&mut f.buf, t, pkt);
         if f.buf.len() >= PCAP_BUFFER_BYTES {
             Self::flush_one(f)?;
+        }
+        Ok(())
+    }
+
+    /// Record the 802.11 frame `f` sent at `rate_bps` in node `n`'s file (if
+    /// traced) at time `t` ([`dot11::record_bytes`]).
+    pub fn write_frame(
+        &mut self,
+        n: NodeId,
+        t: SimTime,
+        f: &crate::mac::Frame,
+        rate_bps: f64,
+    ) -> io::Result<()> {
+        let Some(Some(file)) = self.files.get_mut(n.index()) else {
+            return Ok(());
+        };
+        push_bytes(&mut file.buf, t, &dot11::record_bytes(f, rate_bps));
+        if file.buf.len() >= PCAP_BUFFER_BYTES {
+            Self::flush_one(file)?;
         }
         Ok(())
     }
@@ -477,7 +526,7 @@ mod tests {
     fn pcap_files_match_the_streaming_writer_and_flush_in_chunks() {
         let dir = std::env::temp_dir().join(format!("manetlab-pcap-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut set = PcapFiles::create(&dir, 3, &[NodeId(0), NodeId(2)], |n| {
+        let mut set = PcapFiles::create(&dir, 3, &[NodeId(0), NodeId(2)], CaptureLayer::Ip, |n| {
             format!("node{n}.pcap")
         })
         .unwrap();

@@ -1,5 +1,6 @@
 //! The simulator's trace hooks: ns-2 trace records at the AGT, RTR, IFQ and MAC
-//! levels, per-node pcap, and the movement file. Every hook starts with one
+//! levels, per-node pcap (IP datagrams, or 802.11 frames where the MAC trace
+//! writes its `s`/`r` lines), and the movement file. Every hook starts with one
 //! `Option` test, so a run without `[outputs]` pays nothing else.
 //!
 //! Contract: rendering only. A hook decides which line a packet or frame gets
@@ -16,6 +17,7 @@ use crate::metrics::{DropReason, OutputFile};
 use crate::mobility::{placement, write_ns2_movement};
 use crate::trace::ns2::{ArpPart, Body, Event, Level, Record, NO_NEXT_HOP};
 pub(super) use crate::trace::ns2::{Event as Ev, Level as Lv};
+use crate::trace::pcap::dot11;
 use crate::trace::{RxNote, Tracer};
 use crate::wire::{Packet, IP_BROADCAST};
 use records::{
@@ -353,6 +355,13 @@ impl Simulator {
                     ip_src,
                 },
             );
+        }
+        // The MAC capture holds what the MAC trace's `s`/`r` lines show: frames
+        // sent and frames decoded (for this node or broadcast), not collisions.
+        if ev != Event::Drop && t.wants_mac_pcap(node) {
+            let p = &self.mac_params;
+            let rate = dot11::rate_bps(f, p.basic_rate_bps, p.data_rate_bps);
+            t.pcap_frame(node, self.sched.now(), f, rate);
         }
         let wanted = if ev == Event::Drop {
             t.wants_drop(Level::Mac)
