@@ -16,6 +16,7 @@ __all__ = [
     "default_max_memory_bytes",
     "estimate_memory_bytes",
     "_panic_for_tests",
+    "param_table",
     "validate",
     "run",
     "write_parquet",
