@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["FolderNotOwnedError", "Result", "ResultFolderError", "load_result", "run"]
 
 TABLES = ("flows", "nodes", "links")
+#: Columns of `Result.faults` (docs/metrics.md#faults), also when it has no rows.
+FAULT_COLUMNS = ["time_s", "kind", "a", "b", "duration_s", "cause", "effect"]
 
 
 class ResultFolderError(ValueError):
@@ -221,7 +223,7 @@ def folder_kind(d: Path) -> str | None:
 # Files a run folder of a manetlab without the marker could hold: what Result.write
 # wrote, and what plot, report and animate add to it.
 _RUN_FILES = re.compile(
-    r"(summary|run|scenario)\.json|(flows|nodes|links|timeseries|packet_series|queue_series)\.(csv|parquet)"
+    r"(summary|run|scenario)\.json|(flows|nodes|links|timeseries|packet_series|queue_series|faults)\.(csv|parquet)"
     r"|trace\.tr|movement\.tcl|node[0-9]+\.pcap|report\.html|animate\.html|[a-z_]+\.(png|svg)"
 )
 _FIGURE_FILES = re.compile(r"[a-z_]+\.(png|svg)")
@@ -497,7 +499,7 @@ class Result:
 
     ``summary_json`` is the core's text (the bytes of summary.json), ``summary``
     the same parsed; ``flows``, ``nodes`` and ``links`` are DataFrames with one row
-    per flow, node and link direction, the ``drops`` maps spread into
+    per flow, node and link direction (``faults`` one per failure), the ``drops`` maps spread into
     ``drops_<layer.CODE>`` columns and the other maps (``in_flight``,
     ``ctrl_drops``, ``tcp``) into prefixed columns. The core writes every drop
     and holder key in every row (0 when none), so the columns are the same in
@@ -530,6 +532,20 @@ class Result:
     @property
     def links(self) -> pd.DataFrame:
         return _frame(self.summary["links"])
+
+    @property
+    def faults(self) -> pd.DataFrame:
+        """Every failure of the run, one row each, in order: ``time_s``, ``kind``
+        (``"link_down"`` or ``"node_off"``), ``a``, ``b`` (the link's other end;
+        NaN for a node), ``duration_s`` (a random failure's drawn duration, which
+        may run past the end; a scripted one's, NaN when never undone), ``cause``
+        (``"random"``, ``"scripted"``) and ``effect`` (``"blocked"``,
+        ``"undecodable"``; None for a node). Empty without ``[faults]``
+        (docs/metrics.md)."""
+        import pandas as pd
+
+        rows = self.summary.get("failures") or []
+        return _frame(rows) if rows else pd.DataFrame(columns=FAULT_COLUMNS)
 
     @property
     def timeseries(self) -> pd.DataFrame:
@@ -615,6 +631,8 @@ class Result:
             tables.append("timeseries")
         if self.summary.get("series"):
             tables += ["packet_series", "queue_series"]
+        if self.summary.get("failures") is not None:
+            tables.append("faults")  # a scenario with [faults]: its table, even empty
         for name in tables:
             cols = self._columns(name)
             if cols is not None:
@@ -655,6 +673,9 @@ class Result:
         a column holds values whose dtype only pandas can say (see `_kind`)."""
         if name in TABLES:
             return _table_columns(self.summary[name])
+        if name == "faults":
+            rows = self.summary.get("failures") or []
+            return _table_columns(rows) if rows else [(n, "null", []) for n in FAULT_COLUMNS]
         if name == "timeseries":
             parts = []
             for f in self.summary["flows"]:

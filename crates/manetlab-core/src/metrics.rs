@@ -1,7 +1,7 @@
 //! Counters and the run's results. Drops are outcomes, not errors: each has a
 //! layer and a reason with ns-2's trace code, and is counted per node and per flow.
 
-use crate::faults::FaultEvent;
+use crate::faults::{Failure, FaultEvent};
 pub use crate::routing::RoutingCounters;
 pub use crate::wire::{DropReason, N_PACKET_DROPS};
 use serde::Serialize;
@@ -810,6 +810,11 @@ pub struct RunResult {
     pub links: Vec<LinkSummary>,
     /// Every fault applied during the run, in order (empty without `[faults]`).
     pub faults: Vec<FaultEvent>,
+    /// Every failure begun during the run (a node off, a link down) with its
+    /// duration, cause and effect: the `faults` table (docs/metrics.md);
+    /// absent without `[faults]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<Vec<Failure>>,
     /// Connectivity report (with a radio and mobility or faults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connectivity: Option<ConnectivityReport>,

@@ -2,7 +2,9 @@
 //! (docs/mobility.md). Every expected value is computed here from the model's
 //! definition; tolerances are a stated number of standard errors.
 
-use manetlab_core::faults::{FaultKind, FaultSchedule, FaultSpec, RandomLinkFailures};
+use manetlab_core::faults::{
+    FailureScope, FaultKind, FaultSchedule, FaultSpec, LinkEffect, RandomLinkFailures,
+};
 use manetlab_core::ids::NodeId;
 use manetlab_core::mobility::connectivity::{
     sampled_link_changes, sampled_pair, DEFAULT_SAMPLE_STEP,
@@ -364,6 +366,8 @@ fn fault_process_rate_and_duration_match_configuration() {
                 rate_per_s: rate,
                 mean_duration_s: mean_s,
                 links: None,
+                scope: Some(FailureScope::Pairs),
+                effect: LinkEffect::Blocked,
                 start_s: 0.0,
             }),
             ..FaultSpec::default()

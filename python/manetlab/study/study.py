@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["RunReport", "Study"]
 
 STAT_COLUMNS = ["n", "mean", "sd", "ci_low", "ci_high"]
-TABLES = ("flows", "nodes", "links", "timeseries", "packet_series", "queue_series")
+TABLES = ("flows", "nodes", "links", "timeseries", "packet_series", "queue_series", "faults")
 
 
 @dataclass
@@ -335,7 +335,8 @@ class Study:
         """A per-run table of every finished run, with ``cell``, the axis values and
         ``seed`` in front: ``flows``, ``nodes``, ``links``, or a time series the
         scenario asked for (``timeseries`` with ``tcp.trace``, ``packet_series`` and
-        ``queue_series`` with ``outputs.series``; see `manetlab.Result`)."""
+        ``queue_series`` with ``outputs.series``, ``faults`` with ``[faults]``; see
+        `manetlab.Result`)."""
         import pandas as pd
 
         from manetlab.results import Result

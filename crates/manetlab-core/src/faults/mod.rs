@@ -10,13 +10,31 @@
 //!
 //! Random link failures are an alternating renewal process per link (pair of
 //! nodes): the link stays up for an Exp(λ) time, then down for an Exp(1/m) time,
-//! and so on. So λ is the failure rate *while the link is up* (failures cannot
-//! arrive at a link that is already down), the long-run number of failures per
-//! second of run time is λ/(1 + λm) and the long-run down fraction is λm/(1 + λm);
-//! for paper 003's λ = 0.01/s, m = 10 s that is 0.0091/s and 9.1 %.
+//! and so on. So λ is the failure rate *of each link while it is up* (failures
+//! cannot arrive at a link that is already down; the rate is per link, not per
+//! network), the long-run number of failures per second of run time is
+//! λ/(1 + λm) per link and the long-run down fraction is λm/(1 + λm); for paper
+//! 003's λ = 0.01/s, m = 10 s that is 0.0091/s and 9.1 %.
 //!
-//! A failed link carries nothing in either direction. Faults compose: a link is
-//! up only when no cause holds it down (see [`FaultState`]).
+//! Which pairs are links ([`FailureScope`]): paper 003 fails *links*, the
+//! edges of its grid, "link failures between nodes" that FRN routes around.
+//! `scope = "links"` (the default) runs every pair's process but keeps a failure
+//! only when the pair is within reception range at the instant it is drawn
+//! (the layer that knows positions says so: [`InRange`]); a failure drawn on a
+//! pair out of range is dropped together with its outage, during which the pair
+//! cannot fail. So each in-range link has exactly the process of scope
+//! `"pairs"` (a static network's failures are the pairs' failures on in-range
+//! pairs, the same draws), and with moving nodes a pair fails at λ/(1 + λm) per
+//! second it spends in range. `links = [[a, b], ...]` fails the listed pairs
+//! whatever their distance, and `scope = "pairs"` every pair of nodes (the
+//! behaviour before scopes existed, which failed pairs far out of range too).
+//!
+//! A failed link carries nothing in either direction. What the radio makes of
+//! it ([`LinkEffect`]): `"blocked"` (an obstacle: no signal at all, not even
+//! carrier) or `"undecodable"` (a lossy link: the signal is still sensed and
+//! interferes, but the frame is never decoded). Faults compose: a link is up
+//! only when no cause holds it down, and blocked while any blocking cause holds
+//! it (see [`FaultState`]).
 //!
 //! Randomness: link (a, b) draws from `stream(seed, link_entity(a, b),
 //! Component::Faults)`, alternately the up time and the down time, so adding or
@@ -31,7 +49,60 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::ids::NodeId;
-use crate::sim::{stream, Component, SimRng, SimTime};
+use crate::sim::{stream, Component, SimDuration, SimRng, SimTime};
+
+/// Whether two nodes are within reception range at an instant: how `scope =
+/// "links"` tells links from other pairs. Given by the layer that knows
+/// positions and the radio (the scenario: `Scenario::in_range`), since faults
+/// sit below mobility.
+pub type InRange = std::sync::Arc<dyn Fn(SimTime, NodeId, NodeId) -> bool + Send + Sync>;
+
+/// Which pairs `random_link_failures` fails (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureScope {
+    /// Pairs within reception range at the instant of the failure (the default).
+    #[default]
+    Links,
+    /// Every pair of nodes, in range or not.
+    Pairs,
+}
+
+/// What a failed link does to the signal between its ends.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkEffect {
+    /// An obstacle: no signal at all, not even carrier (the default).
+    #[default]
+    Blocked,
+    /// A lossy link: still sensed and interfering, never decoded.
+    Undecodable,
+}
+
+impl LinkEffect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkEffect::Blocked => "blocked",
+            LinkEffect::Undecodable => "undecodable",
+        }
+    }
+
+    fn is_blocked(&self) -> bool {
+        *self == LinkEffect::Blocked
+    }
+}
+
+/// Where a failure comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCause {
+    /// `node_switches` or `link_outages`.
+    Scripted,
+    /// `random_link_failures`.
+    Random,
+}
 
 /// What happened. The derived order (off, on, down, up) breaks ties among
 /// events at the same instant on the same nodes; see [`FaultSchedule`].
@@ -63,6 +134,8 @@ pub struct FaultEvent {
     pub kind: FaultKind,
     pub a: NodeId,
     pub b: Option<NodeId>,
+    /// A link event's effect (a down and its up have the same); `Blocked` for node events.
+    pub effect: LinkEffect,
 }
 
 impl FaultEvent {
@@ -73,6 +146,7 @@ impl FaultEvent {
             kind,
             a: NodeId(n),
             b: None,
+            effect: LinkEffect::Blocked,
         }
     }
 
@@ -83,7 +157,13 @@ impl FaultEvent {
             kind,
             a: NodeId(a.min(b)),
             b: Some(NodeId(a.max(b))),
+            effect: LinkEffect::Blocked,
         }
+    }
+
+    /// The same event with `effect`.
+    pub fn with_effect(self, effect: LinkEffect) -> FaultEvent {
+        FaultEvent { effect, ..self }
     }
 
     /// The total order of a schedule: time, then nodes, then kind.
@@ -92,17 +172,57 @@ impl FaultEvent {
     }
 }
 
-/// Serialised as `{"time_ns": …, "time_s": …, "kind": "link_down", "nodes": [a, b]}`.
+/// Serialised as `{"time_ns": …, "time_s": …, "kind": "link_down", "nodes": [a, b]}`,
+/// with `"effect": "undecodable"` after them for an undecodable link's events
+/// (a blocked link's events are written as before effects existed).
 impl Serialize for FaultEvent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let nodes: Vec<u32> = std::iter::once(self.a.0)
             .chain(self.b.map(|b| b.0))
             .collect();
-        let mut st = s.serialize_struct("FaultEvent", 4)?;
+        let blocked = self.effect.is_blocked();
+        let mut st = s.serialize_struct("FaultEvent", if blocked { 4 } else { 5 })?;
         st.serialize_field("time_ns", &self.time.as_nanos())?;
         st.serialize_field("time_s", &self.time.as_secs_f64())?;
         st.serialize_field("kind", &self.kind)?;
         st.serialize_field("nodes", &nodes)?;
+        if !blocked {
+            st.serialize_field("effect", &self.effect)?;
+        }
+        st.end()
+    }
+}
+
+/// One failure of a run: a node switched off or a link taken down, with how
+/// long it lasts. A row of the results' `faults` table (docs/metrics.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Failure {
+    pub time: SimTime,
+    /// `NodeOff` or `LinkDown`.
+    pub kind: FaultKind,
+    pub a: NodeId,
+    /// The link's other end (`a < b`); `None` for a node.
+    pub b: Option<NodeId>,
+    /// How long it lasts: a random failure's drawn duration (which may run past
+    /// the end of the run), a scripted one's `on_s − off_s` or `up_s − down_s`;
+    /// `None` for a scripted failure that is never undone.
+    pub duration: Option<SimDuration>,
+    pub cause: FailureCause,
+    pub effect: LinkEffect,
+}
+
+/// Serialised as `{"time_s", "kind", "a", "b", "duration_s", "cause", "effect"}`
+/// (`b` and `duration_s` null when absent; `effect` null for a node).
+impl Serialize for Failure {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Failure", 7)?;
+        st.serialize_field("time_s", &self.time.as_secs_f64())?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("a", &self.a.0)?;
+        st.serialize_field("b", &self.b.map(|b| b.0))?;
+        st.serialize_field("duration_s", &self.duration.map(|d| d.as_secs_f64()))?;
+        st.serialize_field("cause", &self.cause)?;
+        st.serialize_field("effect", &self.b.map(|_| self.effect))?;
         st.end()
     }
 }
@@ -147,13 +267,20 @@ pub struct LinkOutage {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RandomLinkFailures {
-    /// Failure rate λ of an up link (failures per second); paper 003: 0.01.
+    /// Failure rate λ of each link while it is up (failures per second); paper 003: 0.01.
     pub rate_per_s: f64,
     /// Mean failure duration m (s); paper 003: 2.5–20 (10 in its Fig. 7).
     pub mean_duration_s: f64,
-    /// Which pairs fail; default: every pair of nodes.
+    /// The pairs that fail, whatever their distance; default: as `scope` says.
     #[serde(default)]
     pub links: Option<Vec<[u32; 2]>>,
+    /// Which pairs fail without `links`: `"links"` (default; pairs within
+    /// reception range at the failure's instant) or `"pairs"` (every pair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<FailureScope>,
+    /// What a failed link does: `"blocked"` (default) or `"undecodable"`.
+    #[serde(default, skip_serializing_if = "LinkEffect::is_blocked")]
+    pub effect: LinkEffect,
     /// Failures start after this time (s); default 0.
     #[serde(default)]
     pub start_s: f64,
@@ -229,22 +356,33 @@ struct LinkFailures {
     rng: SimRng,
     /// The time of the last event drawn (ns).
     t: u64,
+    /// The last time drawn, also when it fell at or after the end (ns): a
+    /// failure's duration when its repair comes after the run.
+    drawn: u64,
     /// Whether the next event is a failure (else a repair).
     down_next: bool,
+    /// Scope "links": the last failure fell while the pair was out of range,
+    /// so it and its repair are dropped.
+    phantom: bool,
     a: u32,
     b: u32,
+    effect: LinkEffect,
     mean_up_s: f64,
     mean_down_s: f64,
 }
 
 impl LinkFailures {
     fn new(seed: u64, a: NodeId, b: NodeId, p: &RandomLinkFailures) -> Self {
+        let t = SimTime::from_secs_f64(p.start_s).0;
         LinkFailures {
             rng: stream(seed, link_entity(a, b), Component::Faults),
-            t: SimTime::from_secs_f64(p.start_s).0,
+            t,
+            drawn: t,
             down_next: true,
+            phantom: false,
             a: a.0,
             b: b.0,
+            effect: p.effect,
             mean_up_s: 1.0 / p.rate_per_s,
             mean_down_s: p.mean_duration_s,
         }
@@ -258,12 +396,13 @@ impl LinkFailures {
             (self.mean_down_s, FaultKind::LinkUp)
         };
         self.t = self.t.saturating_add(exp_ns(&mut self.rng, mean));
+        self.drawn = self.t;
         if self.t >= until.0 {
             self.t = u64::MAX;
             return None;
         }
         self.down_next = !self.down_next;
-        Some(FaultEvent::link(SimTime(self.t), kind, self.a, self.b))
+        Some(FaultEvent::link(SimTime(self.t), kind, self.a, self.b).with_effect(self.effect))
     }
 }
 
@@ -274,26 +413,55 @@ type FaultKey = (SimTime, NodeId, Option<NodeId>, FaultKind);
 /// as the run goes: memory is one generator per failing link, not one entry
 /// per fault, and a run with a huge failure rate starts at once (its event
 /// loop sees Ctrl-C). Yields exactly [`FaultSchedule::build`]'s events.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct FaultStream {
-    /// Node switches and scripted outages, sorted (a few per scenario entry).
-    scripted: Vec<FaultEvent>,
+    /// Node switches and scripted outages, sorted (a few per scenario entry),
+    /// each failure with its record.
+    scripted: Vec<(FaultEvent, Option<Failure>)>,
     next_scripted: usize,
     /// Each failing link's next event, smallest first, with its generator's index.
     heap: std::collections::BinaryHeap<std::cmp::Reverse<(FaultKey, u32)>>,
     links: Vec<LinkFailures>,
+    /// Scope "links": which pairs are links at an instant.
+    in_range: Option<InRange>,
     until: SimTime,
 }
 
+impl fmt::Debug for FaultStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FaultStream")
+            .field("scripted", &self.scripted)
+            .field("next_scripted", &self.next_scripted)
+            .field("links", &self.links.len())
+            .field("scope_links", &self.in_range.is_some())
+            .field("until", &self.until)
+            .finish()
+    }
+}
+
 impl FaultStream {
-    /// Validate `spec` against `node_count`; events before `until` will be drawn.
+    /// Validate `spec` against `node_count`; events before `until` will be
+    /// drawn. Random failures with scope `"links"` need positions: see
+    /// [`FaultStream::with_range`] (here they are an error).
     pub fn new(
         spec: &FaultSpec,
         seed: u64,
         node_count: u32,
         until: SimTime,
     ) -> Result<FaultStream, FaultError> {
-        let mut events = Vec::new();
+        Self::with_range(spec, seed, node_count, until, None)
+    }
+
+    /// [`FaultStream::new`], with `in_range` telling links from other pairs
+    /// (scope `"links"`; not read otherwise).
+    pub fn with_range(
+        spec: &FaultSpec,
+        seed: u64,
+        node_count: u32,
+        until: SimTime,
+        in_range: Option<InRange>,
+    ) -> Result<FaultStream, FaultError> {
+        let mut events: Vec<(FaultEvent, Option<Failure>)> = Vec::new();
         let node = |key: String, n: u32| {
             if n < node_count {
                 Ok(n)
@@ -308,17 +476,31 @@ impl FaultStream {
                 Err(invalid(key, s, "a finite number >= 0 (s)"))
             }
         };
+        let scripted = |e: FaultEvent, end: Option<SimTime>| Failure {
+            time: e.time,
+            kind: e.kind,
+            a: e.a,
+            b: e.b,
+            duration: end.map(|t| t.since(e.time)),
+            cause: FailureCause::Scripted,
+            effect: e.effect,
+        };
         for (i, sw) in spec.node_switches.iter().enumerate() {
             let k = format!("faults.node_switches[{i}]");
             let n = node(format!("{k}.node"), sw.node)?;
             let off = time(format!("{k}.off_s"), sw.off_s)?;
-            events.push(FaultEvent::node(off, FaultKind::NodeOff, n));
+            let e = FaultEvent::node(off, FaultKind::NodeOff, n);
+            let mut on = None;
             if let Some(on_s) = sw.on_s {
-                let on = time(format!("{k}.on_s"), on_s)?;
-                if on <= off {
+                let t = time(format!("{k}.on_s"), on_s)?;
+                if t <= off {
                     return Err(invalid(format!("{k}.on_s"), on_s, "later than off_s"));
                 }
-                events.push(FaultEvent::node(on, FaultKind::NodeOn, n));
+                on = Some(t);
+            }
+            events.push((e, Some(scripted(e, on))));
+            if let Some(on) = on {
+                events.push((FaultEvent::node(on, FaultKind::NodeOn, n), None));
             }
         }
         for (i, o) in spec.link_outages.iter().enumerate() {
@@ -328,23 +510,29 @@ impl FaultStream {
                 return Err(invalid(format!("{k}.b"), b, "a node other than a"));
             }
             let down = time(format!("{k}.down_s"), o.down_s)?;
-            events.push(FaultEvent::link(down, FaultKind::LinkDown, a, b));
+            let e = FaultEvent::link(down, FaultKind::LinkDown, a, b);
+            let mut up = None;
             if let Some(up_s) = o.up_s {
-                let up = time(format!("{k}.up_s"), up_s)?;
-                if up <= down {
+                let t = time(format!("{k}.up_s"), up_s)?;
+                if t <= down {
                     return Err(invalid(format!("{k}.up_s"), up_s, "later than down_s"));
                 }
-                events.push(FaultEvent::link(up, FaultKind::LinkUp, a, b));
+                up = Some(t);
+            }
+            events.push((e, Some(scripted(e, up))));
+            if let Some(up) = up {
+                events.push((FaultEvent::link(up, FaultKind::LinkUp, a, b), None));
             }
         }
-        events.retain(|e| e.time < until);
+        events.retain(|(e, _)| e.time < until);
         // Stable: equal keys are equal events, kept in the order listed.
-        events.sort_by_key(FaultEvent::key);
+        events.sort_by_key(|(e, _)| e.key());
         let mut st = FaultStream {
             scripted: events,
             next_scripted: 0,
             heap: Default::default(),
             links: Vec::new(),
+            in_range: None,
             until,
         };
         if let Some(p) = &spec.random_link_failures {
@@ -365,9 +553,25 @@ impl FaultStream {
             }
             time(format!("{k}.start_s"), p.start_s)?;
             let pairs: Vec<(u32, u32)> = match &p.links {
-                None => (0..node_count)
-                    .flat_map(|a| (a + 1..node_count).map(move |b| (a, b)))
-                    .collect(),
+                None => {
+                    if p.scope.unwrap_or_default() == FailureScope::Links {
+                        st.in_range = Some(in_range.ok_or_else(|| {
+                            invalid(
+                                format!("{k}.scope"),
+                                "\"links\"",
+                                "\"pairs\" or a `links` list where no positions are known",
+                            )
+                        })?);
+                    }
+                    (0..node_count)
+                        .flat_map(|a| (a + 1..node_count).map(move |b| (a, b)))
+                        .collect()
+                }
+                Some(_) if p.scope.is_some() => return Err(invalid(
+                    format!("{k}.scope"),
+                    format!("{:?}", p.scope.unwrap_or_default()).to_lowercase(),
+                    "left out with a `links` list (the listed pairs fail whatever their distance)",
+                )),
                 Some(list) => {
                     let mut v = Vec::with_capacity(list.len());
                     for (i, [a, b]) in list.iter().copied().enumerate() {
@@ -408,31 +612,69 @@ impl FaultStream {
     pub fn failing_links(&self) -> usize {
         self.links.len()
     }
+
+    /// The next fault in schedule order, with its [`Failure`] record when it
+    /// starts a failure (a node off, a link down); a scripted event before a
+    /// random one with the same key. With scope `"links"`, a random failure of
+    /// a pair out of range at its instant is skipped, and so is its repair.
+    pub fn next_fault(&mut self) -> Option<(FaultEvent, Option<Failure>)> {
+        loop {
+            let scripted = self.scripted.get(self.next_scripted).copied();
+            let random = self.heap.peek().map(|r| r.0 .0);
+            match (scripted, random) {
+                (None, None) => return None,
+                (Some(e), r) if r.is_none_or(|k| e.0.key() <= k) => {
+                    self.next_scripted += 1;
+                    return Some(e);
+                }
+                _ => {}
+            }
+            let std::cmp::Reverse(((time, a, b, kind), i)) = self.heap.pop().expect("peeked");
+            let g = &mut self.links[i as usize];
+            let effect = g.effect;
+            if let Some(e) = g.next(self.until) {
+                self.heap.push(std::cmp::Reverse((e.key(), i)));
+            }
+            let e = FaultEvent {
+                time,
+                kind,
+                a,
+                b,
+                effect,
+            };
+            if kind == FaultKind::LinkUp {
+                if std::mem::take(&mut g.phantom) {
+                    continue;
+                }
+                return Some((e, None));
+            }
+            if let Some(in_range) = &self.in_range {
+                if !in_range(time, a, b.expect("a link event")) {
+                    g.phantom = true;
+                    continue;
+                }
+            }
+            let failure = Failure {
+                time,
+                kind,
+                a,
+                b,
+                // The repair was just drawn (`drawn`, also when after the end).
+                duration: Some(SimDuration(g.drawn - time.0)),
+                cause: FailureCause::Random,
+                effect,
+            };
+            return Some((e, Some(failure)));
+        }
+    }
 }
 
 impl Iterator for FaultStream {
     type Item = FaultEvent;
 
-    /// The next fault in schedule order; a scripted event before a random one
-    /// with the same key (they are then the same event).
+    /// The next fault in schedule order ([`FaultStream::next_fault`]).
     fn next(&mut self) -> Option<FaultEvent> {
-        let scripted = self.scripted.get(self.next_scripted).copied();
-        let random = self.heap.peek().map(|r| r.0 .0);
-        match (scripted, random) {
-            (None, None) => None,
-            (Some(e), r) if r.is_none_or(|k| e.key() <= k) => {
-                self.next_scripted += 1;
-                Some(e)
-            }
-            _ => {
-                let std::cmp::Reverse(((time, a, b, kind), i)) = self.heap.pop().expect("peeked");
-                let g = &mut self.links[i as usize];
-                if let Some(e) = g.next(self.until) {
-                    self.heap.push(std::cmp::Reverse((e.key(), i)));
-                }
-                Some(FaultEvent { time, kind, a, b })
-            }
-        }
+        self.next_fault().map(|(e, _)| e)
     }
 }
 
@@ -452,8 +694,19 @@ impl FaultSchedule {
         node_count: u32,
         until: SimTime,
     ) -> Result<FaultSchedule, FaultError> {
+        Self::with_range(spec, seed, node_count, until, None)
+    }
+
+    /// [`FaultSchedule::build`] with scope `"links"`'s range ([`FaultStream::with_range`]).
+    pub fn with_range(
+        spec: &FaultSpec,
+        seed: u64,
+        node_count: u32,
+        until: SimTime,
+        in_range: Option<InRange>,
+    ) -> Result<FaultSchedule, FaultError> {
         Ok(FaultSchedule {
-            events: FaultStream::new(spec, seed, node_count, until)?.collect(),
+            events: FaultStream::with_range(spec, seed, node_count, until, in_range)?.collect(),
         })
     }
 
@@ -473,11 +726,13 @@ impl FaultSchedule {
 
 /// Current fault state, updated by applying events in order. Causes compose by
 /// counting: a link taken down by a scripted outage and a random failure at once
-/// comes back only when both have ended (an extra "up" never makes a count negative).
+/// comes back only when both have ended (an extra "up" never makes a count
+/// negative), and it is blocked while any blocking cause holds it.
 #[derive(Clone, Debug, Default)]
 pub struct FaultState {
     nodes_off: HashMap<NodeId, u32>,
-    links_down: HashMap<(NodeId, NodeId), u32>,
+    /// Causes holding each failed link down, by effect: `[blocked, undecodable]`.
+    links_down: HashMap<(NodeId, NodeId), [u32; 2]>,
 }
 
 impl FaultState {
@@ -497,12 +752,20 @@ impl FaultState {
                 }
             }
         }
-        let pair = |e: &FaultEvent| (e.a, e.b.unwrap_or(e.a));
+        let pair = (e.a, e.b.unwrap_or(e.a));
+        let i = e.effect as usize;
         match e.kind {
             FaultKind::NodeOff => inc(&mut self.nodes_off, e.a),
             FaultKind::NodeOn => dec(&mut self.nodes_off, e.a),
-            FaultKind::LinkDown => inc(&mut self.links_down, pair(e)),
-            FaultKind::LinkUp => dec(&mut self.links_down, pair(e)),
+            FaultKind::LinkDown => self.links_down.entry(pair).or_default()[i] += 1,
+            FaultKind::LinkUp => {
+                if let Some(c) = self.links_down.get_mut(&pair) {
+                    c[i] = c[i].saturating_sub(1);
+                    if *c == [0, 0] {
+                        self.links_down.remove(&pair);
+                    }
+                }
+            }
         }
     }
 
@@ -518,6 +781,18 @@ impl FaultState {
     /// Whether the link itself is up (regardless of its end nodes).
     pub fn link_up(&self, a: NodeId, b: NodeId) -> bool {
         !self.links_down.contains_key(&(a.min(b), a.max(b)))
+    }
+
+    /// What the link does to a signal now: `None` when it is up, else the
+    /// effect of its failure (blocked if any cause blocks it).
+    pub fn link_effect(&self, a: NodeId, b: NodeId) -> Option<LinkEffect> {
+        self.links_down.get(&(a.min(b), a.max(b))).map(|c| {
+            if c[LinkEffect::Blocked as usize] > 0 {
+                LinkEffect::Blocked
+            } else {
+                LinkEffect::Undecodable
+            }
+        })
     }
 
     /// Whether a frame can cross between `a` and `b`: both nodes on, link up.
@@ -539,7 +814,9 @@ mod tests {
             random_link_failures: Some(RandomLinkFailures {
                 rate_per_s: rate,
                 mean_duration_s: mean,
+                scope: links.is_none().then_some(FailureScope::Pairs),
                 links,
+                effect: LinkEffect::Blocked,
                 start_s: 0.0,
             }),
             ..FaultSpec::default()
@@ -776,5 +1053,170 @@ mod tests {
             .windows(2)
             .all(|w| w[0].time < w[1].time && w[0].kind != w[1].kind));
         assert!(first[999].time < s(1e-3), "{}", first[999].time);
+    }
+
+    /// A line of nodes 100 m apart: pairs within 150 m (neighbours) are links.
+    fn line_range() -> InRange {
+        std::sync::Arc::new(|_, a: NodeId, b: NodeId| a.0.abs_diff(b.0) == 1)
+    }
+
+    fn scoped(scope: Option<FailureScope>, effect: LinkEffect) -> FaultSpec {
+        FaultSpec {
+            random_link_failures: Some(RandomLinkFailures {
+                rate_per_s: 0.05,
+                mean_duration_s: 4.0,
+                links: None,
+                scope,
+                effect,
+                start_s: 0.0,
+            }),
+            ..FaultSpec::default()
+        }
+    }
+
+    #[test]
+    fn scope_links_keeps_the_pairs_failures_of_links_in_range() {
+        // A static range: scope "links" is scope "pairs" restricted to the
+        // pairs in range, draw for draw (phantom failures drop their repairs).
+        let until = s(2000.0);
+        let pairs = scoped(Some(FailureScope::Pairs), LinkEffect::Blocked);
+        let links = scoped(None, LinkEffect::Blocked);
+        for seed in [1, 5] {
+            let all = FaultSchedule::with_range(&pairs, seed, 8, until, None).unwrap();
+            let kept =
+                FaultSchedule::with_range(&links, seed, 8, until, Some(line_range())).unwrap();
+            let expected: Vec<FaultEvent> = all
+                .events()
+                .iter()
+                .filter(|e| e.a.0.abs_diff(e.b.unwrap().0) == 1)
+                .copied()
+                .collect();
+            assert!(expected.len() > 50 && expected.len() < all.events().len() / 2);
+            assert_eq!(kept.events(), &expected[..], "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_failure_out_of_range_at_its_instant_is_dropped_with_its_repair() {
+        // The pair (0, 1) is in range only in [100 s, 200 s): every failure kept
+        // starts then, each is followed by its own repair, and they are the
+        // pair-scope failures that start then.
+        let until = s(3000.0);
+        let range: InRange = std::sync::Arc::new(|t: SimTime, _, _| t >= s(100.0) && t < s(200.0));
+        let mut spec = scoped(None, LinkEffect::Blocked);
+        let mut st = FaultStream::with_range(&spec, 3, 2, until, Some(range)).unwrap();
+        let mut kept = Vec::new();
+        while let Some(x) = st.next_fault() {
+            kept.push(x);
+        }
+        spec.random_link_failures.as_mut().unwrap().scope = Some(FailureScope::Pairs);
+        let all: Vec<FaultEvent> = FaultStream::new(&spec, 3, 2, until).unwrap().collect();
+        let mut expected = Vec::new();
+        for w in all.chunks(2) {
+            if w[0].time >= s(100.0) && w[0].time < s(200.0) {
+                expected.extend_from_slice(w);
+            }
+        }
+        assert!(!expected.is_empty());
+        let events: Vec<FaultEvent> = kept.iter().map(|x| x.0).collect();
+        assert_eq!(events, expected);
+        // Each failure's record: its duration is the time to its repair.
+        for w in kept.chunks(2) {
+            let f = w[0].1.expect("a failure has its record");
+            assert_eq!(f.cause, FailureCause::Random);
+            if let Some(up) = w.get(1) {
+                assert!(up.1.is_none());
+                assert_eq!(f.time + f.duration.unwrap(), up.0.time);
+            }
+        }
+    }
+
+    #[test]
+    fn the_last_failure_keeps_its_drawn_duration_past_the_end() {
+        let spec = failures(0.05, 1e6, Some(vec![[0, 1]]));
+        let mut st = FaultStream::new(&spec, 9, 2, s(1000.0)).unwrap();
+        let (e, f) = st.next_fault().unwrap();
+        assert_eq!(e.kind, FaultKind::LinkDown);
+        assert!(
+            st.next_fault().is_none(),
+            "a mean of 10^6 s outlasts the run"
+        );
+        let f = f.unwrap();
+        assert!(f.time + f.duration.unwrap() > s(1000.0));
+    }
+
+    #[test]
+    fn scope_rules_are_checked() {
+        let until = s(10.0);
+        // "links" (the default) needs to know which pairs are in range.
+        let e = FaultStream::new(&scoped(None, LinkEffect::Blocked), 1, 3, until).unwrap_err();
+        assert_eq!(e.key, "faults.random_link_failures.scope");
+        // A listed set fails as listed: a scope beside it is an error.
+        let mut spec = failures(0.01, 1.0, Some(vec![[0, 2]]));
+        spec.random_link_failures.as_mut().unwrap().scope = Some(FailureScope::Links);
+        let e = FaultStream::with_range(&spec, 1, 3, until, Some(line_range())).unwrap_err();
+        assert_eq!(e.key, "faults.random_link_failures.scope");
+        // A listed pair out of range still fails (the range is not asked).
+        let spec = failures(10.0, 1.0, Some(vec![[0, 2]]));
+        let sch = FaultSchedule::with_range(&spec, 1, 3, until, Some(line_range())).unwrap();
+        assert!(!sch.is_empty());
+    }
+
+    #[test]
+    fn scripted_failures_record_their_durations() {
+        let spec = FaultSpec {
+            node_switches: vec![NodeSwitch {
+                node: 2,
+                off_s: 5.0,
+                on_s: Some(8.0),
+            }],
+            link_outages: vec![LinkOutage {
+                a: 1,
+                b: 0,
+                down_s: 1.0,
+                up_s: None,
+            }],
+            random_link_failures: None,
+        };
+        let recs: Vec<Failure> = std::iter::from_fn({
+            let mut st = FaultStream::new(&spec, 1, 3, s(100.0)).unwrap();
+            move || st.next_fault()
+        })
+        .filter_map(|x| x.1)
+        .collect();
+        assert_eq!(recs.len(), 2);
+        assert_eq!(
+            (recs[0].a, recs[0].b, recs[0].duration),
+            (NodeId(0), Some(NodeId(1)), None)
+        );
+        assert_eq!(recs[1].kind, FaultKind::NodeOff);
+        assert_eq!(recs[1].duration, Some(SimDuration(3_000_000_000)));
+        assert_eq!(
+            serde_json::to_string(&recs[1]).unwrap(),
+            r#"{"time_s":5.0,"kind":"node_off","a":2,"b":null,"duration_s":3.0,"cause":"scripted","effect":null}"#
+        );
+    }
+
+    #[test]
+    fn a_blocking_cause_outranks_an_undecodable_one() {
+        let (a, b) = (NodeId(0), NodeId(1));
+        let lossy = |k| FaultEvent::link(s(1.0), k, 0, 1).with_effect(LinkEffect::Undecodable);
+        let wall = |k| FaultEvent::link(s(1.0), k, 0, 1);
+        let mut st = FaultState::new();
+        st.apply(&lossy(FaultKind::LinkDown));
+        assert_eq!(st.link_effect(a, b), Some(LinkEffect::Undecodable));
+        assert!(!st.can_communicate(a, b));
+        st.apply(&wall(FaultKind::LinkDown));
+        assert_eq!(st.link_effect(b, a), Some(LinkEffect::Blocked));
+        st.apply(&wall(FaultKind::LinkUp));
+        assert_eq!(st.link_effect(a, b), Some(LinkEffect::Undecodable));
+        st.apply(&lossy(FaultKind::LinkUp));
+        assert_eq!(st.link_effect(a, b), None);
+        assert!(!st.any_link_down());
+        // An undecodable link's events say so in the log; a blocked one's as before.
+        assert_eq!(
+            serde_json::to_string(&lossy(FaultKind::LinkDown)).unwrap(),
+            r#"{"time_ns":1000000000,"time_s":1.0,"kind":"link_down","nodes":[0,1],"effect":"undecodable"}"#
+        );
     }
 }

@@ -54,7 +54,9 @@ pub struct ConnectivityTimeline {
     changes: Vec<LinkChange>,
 }
 
-fn in_range(p: Position, q: Position, range_m: f64) -> bool {
+/// Whether `p` and `q` are linked: at most `range_m` apart (the unit-disk test of
+/// every connectivity report, and of random link failures' scope `"links"`).
+pub fn in_range(p: Position, q: Position, range_m: f64) -> bool {
     let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
     dx * dx + dy * dy <= range_m * range_m
 }

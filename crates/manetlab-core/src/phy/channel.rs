@@ -231,11 +231,7 @@ impl Channel {
     /// Decoding range: where the mean power equals RXThresh (the unit-disk range
     /// used by connectivity reports and static routes).
     pub fn rx_range_m(&self) -> f64 {
-        self.params.propagation.range_m(
-            &self.params.antennas,
-            self.params.tx_power_w,
-            self.params.rx_threshold_w,
-        )
+        self.params.rx_range_m()
     }
 
     /// Static position of `n` (with moving nodes: its position at the start of the current epoch).

@@ -40,6 +40,15 @@ pub struct RadioParams {
 /// ns-2's 914 MHz Lucent WaveLAN.
 pub const DEFAULT_FREQUENCY_HZ: f64 = 914e6;
 
+impl RadioParams {
+    /// Decoding range (m): where the mean power equals RXThresh, the unit-disk
+    /// range of connectivity reports, static routes and `scope = "links"`.
+    pub fn rx_range_m(&self) -> f64 {
+        self.propagation
+            .range_m(&self.antennas, self.tx_power_w, self.rx_threshold_w)
+    }
+}
+
 impl Default for RadioParams {
     fn default() -> Self {
         RadioParams {

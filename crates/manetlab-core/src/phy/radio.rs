@@ -35,6 +35,9 @@ pub enum RxFailure {
     BelowThreshold,
     /// Arrived or continued while this radio was transmitting.
     HalfDuplex,
+    /// The link from its sender is failed as a lossy link (faults, `effect =
+    /// "undecodable"`): sensed and interfering like any signal, never decoded.
+    LinkFailed,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -186,12 +189,39 @@ impl Radio {
         power_w: f64,
         end: SimTime,
     ) -> bool {
+        self.general_start(x, p, tx, power_w, end, false)
+    }
+
+    /// [`Radio::signal_start`] of a signal over a failed lossy link: it
+    /// occupies the carrier, interferes and may hold the lock like any other,
+    /// but ends as [`RxFailure::LinkFailed`] (or an earlier failure) when locked.
+    pub fn signal_start_undecodable(
+        &mut self,
+        x: &mut RadioExtra,
+        p: &RadioParams,
+        tx: TxId,
+        power_w: f64,
+        end: SimTime,
+    ) -> bool {
+        self.general_start(x, p, tx, power_w, end, true)
+    }
+
+    #[inline(always)]
+    fn general_start(
+        &mut self,
+        x: &mut RadioExtra,
+        p: &RadioParams,
+        tx: TxId,
+        power_w: f64,
+        end: SimTime,
+        undecodable: bool,
+    ) -> bool {
         self.add(x, p, tx, power_w);
         let capture = match p.reception {
             Reception::Capture { capture_threshold } => Some(capture_threshold),
             Reception::Sinr { .. } => None,
         };
-        if self.lock_start(p.rx_threshold_w, capture, tx, power_w, end) {
+        if self.lock_start(p.rx_threshold_w, capture, tx, power_w, end, undecodable) {
             return true;
         }
         self.check_sinr(x, p);
@@ -216,11 +246,13 @@ impl Radio {
             tx,
             power_w,
             end,
+            false,
         )
     }
 
     /// The lock's part of a signal start (`capture`: the capture threshold in
-    /// capture mode); returns whether the newcomer was captured.
+    /// capture mode; `undecodable`: over a failed lossy link); returns whether
+    /// the newcomer was captured.
     #[inline(always)]
     fn lock_start(
         &mut self,
@@ -229,11 +261,14 @@ impl Radio {
         tx: TxId,
         power_w: f64,
         end: SimTime,
+        undecodable: bool,
     ) -> bool {
         match self.lock.as_mut() {
             None => {
                 let failure = if self.transmitting {
                     Some(RxFailure::HalfDuplex)
+                } else if undecodable {
+                    Some(RxFailure::LinkFailed)
                 } else if power_w < rx_threshold_w {
                     Some(RxFailure::BelowThreshold)
                 } else {
@@ -258,6 +293,8 @@ impl Radio {
                         // flag, and `discard` frees it without a `COL` line).
                         let failure = if self.transmitting {
                             RxFailure::HalfDuplex
+                        } else if undecodable {
+                            RxFailure::LinkFailed
                         } else if power_w < rx_threshold_w {
                             RxFailure::BelowThreshold
                         } else {
@@ -438,6 +475,35 @@ mod tests {
             r.signal_end(&mut x_r, &p, 4),
             RxResult::Failed(RxFailure::Collision)
         );
+    }
+
+    #[test]
+    fn a_frame_over_a_failed_lossy_link_is_sensed_interferes_and_fails() {
+        let p = RadioParams::default();
+        let (mut r, mut x) = (Radio::new(), RadioExtra::default());
+        r.signal_start_undecodable(&mut x, &p, 1, STRONG, t(100));
+        assert!(r.busy(), "still sensed");
+        assert_eq!(
+            r.signal_end(&mut x, &p, 1),
+            RxResult::Failed(RxFailure::LinkFailed)
+        );
+        // It interferes: a decodable frame of equal power that overlaps it collides.
+        r.signal_start_undecodable(&mut x, &p, 2, STRONG, t(100));
+        r.signal_start(&mut x, &p, 3, STRONG, t(300));
+        assert_eq!(r.signal_end(&mut x, &p, 2), RxResult::NotLocked);
+        assert_eq!(
+            r.signal_end(&mut x, &p, 3),
+            RxResult::Failed(RxFailure::Collision)
+        );
+        // And a ten times stronger lossy frame captures a weaker newcomer, which is lost.
+        r.signal_start_undecodable(&mut x, &p, 4, 10.0 * STRONG, t(100));
+        assert!(r.signal_start(&mut x, &p, 5, STRONG, t(150)));
+        assert_eq!(
+            r.signal_end(&mut x, &p, 4),
+            RxResult::Failed(RxFailure::LinkFailed)
+        );
+        assert_eq!(r.signal_end(&mut x, &p, 5), RxResult::NotLocked);
+        assert!(!r.busy());
     }
 
     #[test]

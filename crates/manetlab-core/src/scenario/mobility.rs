@@ -11,7 +11,8 @@
 //! only `set X_/Y_/Z_`, `setdest` and `$god_` lines are understood.
 
 use super::{excerpt, non_negative, num, positive, quote, Placement, Scenario, ScenarioError};
-use crate::faults::{FaultSchedule, FaultSpec};
+use crate::faults::{FaultSchedule, FaultSpec, InRange};
+use crate::ids::NodeId;
 use crate::mobility::{
     placement, read_ns2_movement, scripted_trajectory, Position, RandomWaypoint, RwpInit, SetDest,
     Trajectory,
@@ -394,6 +395,15 @@ impl Scenario {
             non_negative(&k("rate_per_s"), r.rate_per_s)?;
             positive(&k("mean_duration_s"), r.mean_duration_s)?;
             in_run(&k("start_s"), r.start_s, d)?;
+            if let (Some(_), Some(scope)) = (&r.links, r.scope) {
+                return Err(ScenarioError::new(
+                    k("scope"),
+                    format!(
+                        "{} cannot be set with a `links` list: the listed pairs fail whatever their distance (leave scope out)",
+                        quote(&format!("{scope:?}").to_lowercase())
+                    ),
+                ));
+            }
             match &r.links {
                 Some(links) => {
                     for (i, [a, b]) in links.iter().enumerate() {
@@ -485,13 +495,50 @@ impl Scenario {
     pub fn fault_schedule(&self) -> Option<FaultSchedule> {
         let spec: &FaultSpec = self.faults.as_ref()?;
         Some(
-            FaultSchedule::build(
+            FaultSchedule::with_range(
                 spec,
                 self.seed,
                 self.nodes.count,
                 SimTime::from_secs_f64(self.duration_s),
+                Some(self.in_range()),
             )
             .expect("validated faults"),
         )
+    }
+
+    /// Which pairs are links at an instant, for random link failures' scope
+    /// `"links"`: with a radio, nodes within its decoding range
+    /// (`RadioParams::rx_range_m`, as the connectivity report's
+    /// `connectivity::in_range`) at their positions then; without one, nodes
+    /// joined by a point-to-point link.
+    pub fn in_range(&self) -> InRange {
+        let Some(radio) = &self.radio else {
+            let mut joined: Vec<(u32, u32)> = self
+                .links
+                .iter()
+                .map(|l| (l.a.min(l.b), l.a.max(l.b)))
+                .collect();
+            joined.sort_unstable();
+            return std::sync::Arc::new(move |_, a: NodeId, b: NodeId| {
+                joined.binary_search(&(a.0.min(b.0), a.0.max(b.0))).is_ok()
+            });
+        };
+        let range_m = radio.params().rx_range_m();
+        let linked = crate::mobility::connectivity::in_range;
+        match self.trajectories() {
+            Some(t) => std::sync::Arc::new(move |at, a: NodeId, b: NodeId| {
+                linked(
+                    t[a.index()].position_at(at),
+                    t[b.index()].position_at(at),
+                    range_m,
+                )
+            }),
+            None => {
+                let pos = self.placement_positions();
+                std::sync::Arc::new(move |_, a: NodeId, b: NodeId| {
+                    linked(pos[a.index()], pos[b.index()], range_m)
+                })
+            }
+        }
     }
 }

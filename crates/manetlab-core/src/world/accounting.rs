@@ -256,6 +256,7 @@ impl Simulator {
                 })
                 .collect(),
             faults: self.fault_log().to_vec(),
+            failures: self.failures().map(<[_]>::to_vec),
             connectivity: self.connectivity_report(),
             series: self.series.as_deref().cloned(),
             outputs: Vec::new(),

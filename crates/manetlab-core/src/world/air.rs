@@ -146,6 +146,10 @@ pub(super) struct TxRecord {
 #[derive(Clone, Copy)]
 pub(super) struct Arrival {
     pub(super) node: NodeId,
+    /// The link from the sender was failed as a lossy link when the frame
+    /// was sent (`effect = "undecodable"`): sensed, never decoded. In the
+    /// padding after `node`: the list stays 24 bytes an arrival.
+    pub(super) undecodable: bool,
     pub(super) power_w: f64,
     pub(super) start: SimTime,
 }
@@ -198,7 +202,7 @@ impl Simulator {
         loop {
             let a = rx[i];
             i += 1;
-            self.signal_start::<PLAIN>(now, a.node, tx, a.power_w, airtime, params, c);
+            self.signal_start::<PLAIN>(now, a, tx, airtime, params, c);
             let Some(b) = rx.get(i) else { break };
             let seq = start_seq(seq0, i);
             if !self.sched.advance_inline(b.start, seq) {
@@ -306,13 +310,15 @@ impl Simulator {
     fn signal_start<const PLAIN: bool>(
         &mut self,
         now: SimTime,
-        n: NodeId,
+        a: Arrival,
         tx: TxId,
-        power_w: f64,
         airtime: SimDuration,
         params: &RadioParams,
         c: CaptureParams,
     ) {
+        let (n, power_w) = (a.node, a.power_w);
+        // Only a walk with faults (not `PLAIN`) meets failed lossy links.
+        let undecodable = !PLAIN && a.undecodable;
         if !PLAIN && self.is_off(n) {
             // Switched off since the frame was sent.
             let w = &mut self.air[n.index()];
@@ -334,6 +340,9 @@ impl Simulator {
         let transmitting = w.radio.is_transmitting();
         let captured = if PLAIN {
             w.radio.capture_start(c, tx, power_w, end)
+        } else if undecodable {
+            w.radio
+                .signal_start_undecodable(&mut w.radio_extra, params, tx, power_w, end)
         } else {
             w.radio
                 .signal_start(&mut w.radio_extra, params, tx, power_w, end)
@@ -349,11 +358,18 @@ impl Simulator {
                     old_tx,
                     !matches!(
                         old_failure,
-                        Some(RxFailure::BelowThreshold | RxFailure::HalfDuplex)
+                        Some(
+                            RxFailure::BelowThreshold
+                                | RxFailure::HalfDuplex
+                                | RxFailure::LinkFailed
+                        )
                     ),
                 )
             } else {
-                (tx, !transmitting && power_w >= params.rx_threshold_w)
+                (
+                    tx,
+                    !transmitting && !undecodable && power_w >= params.rx_threshold_w,
+                )
             };
             if decodable {
                 self.collision_drop(n, dropped);

@@ -288,15 +288,17 @@ impl Simulator {
         tcp_ends.sort_unstable();
         let faults = s.faults.as_ref().map(|spec| {
             let mut stream =
-                FaultStream::new(spec, s.seed, s.nodes.count, end).expect("validated faults");
-            let pending = stream.next();
-            if let Some(first) = pending {
+                FaultStream::with_range(spec, s.seed, s.nodes.count, end, Some(s.in_range()))
+                    .expect("validated faults");
+            let pending = stream.next_fault();
+            if let Some((first, _)) = pending {
                 sched.schedule_at(first.time, Event::Fault);
             }
             Faults {
                 stream,
                 pending,
                 log: Vec::new(),
+                failures: Vec::new(),
                 state: FaultState::new(),
                 off: vec![false; n],
             }

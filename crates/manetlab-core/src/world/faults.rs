@@ -8,7 +8,7 @@
 
 use super::event::Event;
 use super::Simulator;
-use crate::faults::{FaultEvent, FaultKind, FaultState, FaultStream};
+use crate::faults::{Failure, FaultEvent, FaultKind, FaultState, FaultStream};
 use crate::ids::NodeId;
 use crate::mac::WifiMac;
 use crate::metrics::DropReason;
@@ -18,10 +18,12 @@ use crate::sim::SimTime;
 pub(super) struct Faults {
     /// The faults still to come, drawn one at a time as the run goes.
     pub(super) stream: FaultStream,
-    /// The next fault (its `Event::Fault` is scheduled).
-    pub(super) pending: Option<FaultEvent>,
+    /// The next fault (its `Event::Fault` is scheduled), with its failure record.
+    pub(super) pending: Option<(FaultEvent, Option<Failure>)>,
     /// The faults applied so far, in order.
     pub(super) log: Vec<FaultEvent>,
+    /// The failures begun so far, in order (the results' `faults` table).
+    pub(super) failures: Vec<Failure>,
     pub(super) state: FaultState,
     /// `off[n]`: node n is switched off (mirrors `state`, for speed).
     pub(super) off: Vec<bool>,
@@ -38,6 +40,11 @@ impl Simulator {
         self.faults.as_ref().map_or(&[], |f| &f.log[..])
     }
 
+    /// The failures begun so far, in order (`None` without `[faults]`).
+    pub fn failures(&self) -> Option<&[Failure]> {
+        self.faults.as_ref().map(|f| &f.failures[..])
+    }
+
     pub(super) fn is_off(&self, n: NodeId) -> bool {
         self.faults.as_ref().is_some_and(|f| f.off[n.index()])
     }
@@ -47,7 +54,8 @@ impl Simulator {
         let f = self.faults.as_ref()?;
         if f.off[a.index()] || f.off[b.index()] {
             Some(DropReason::NodeOff)
-        } else if !f.state.link_up(a, b) {
+        } else if f.state.link_effect(a, b).is_some() {
+            // A point-to-point link has no carrier to keep: either effect drops.
             Some(DropReason::LinkDown)
         } else {
             None
@@ -57,11 +65,12 @@ impl Simulator {
     /// Apply the fault schedule's next event and schedule the one after it.
     pub(super) fn apply_fault(&mut self, now: SimTime) {
         let f = self.faults.as_mut().expect("fault event without faults");
-        let e = f.pending.take().expect("a fault event has its fault");
+        let (e, failure) = f.pending.take().expect("a fault event has its fault");
         debug_assert_eq!(e.time, now);
         f.log.push(e);
-        f.pending = f.stream.next();
-        if let Some(next) = f.pending {
+        f.failures.extend(failure);
+        f.pending = f.stream.next_fault();
+        if let Some((next, _)) = f.pending {
             self.sched.schedule_at(next.time, Event::Fault);
         }
         let was_off = f.off[e.a.index()];

@@ -13,6 +13,7 @@
 use super::air::{start_seq, Arrival, TxRecord};
 use super::event::{Event, EventKind};
 use super::{trace, Simulator};
+use crate::faults::LinkEffect;
 use crate::ids::NodeId;
 use crate::mac::{Frame, FrameKind, FrnMac, MacAction, MacTimer, WifiMac};
 use crate::metrics::DropReason;
@@ -286,6 +287,7 @@ impl Simulator {
                 }
                 slots[len].write(Arrival {
                     node: nb.node,
+                    undecodable: false,
                     power_w: nb.mean_power_w,
                     start: now + nb.delay,
                 });
@@ -305,13 +307,21 @@ impl Simulator {
                 } else {
                     nb.mean_power_w
                 };
+                let mut undecodable = false;
                 if let Some(f) = faults {
-                    // Off receivers and failed links carry no signal (not even carrier).
-                    // Checked after the draw so faults do not shift a receiver's stream.
-                    if f.off[nb.node.index()]
-                        || (f.state.any_link_down() && !f.state.link_up(n, nb.node))
-                    {
+                    // Off receivers and blocked links carry no signal (not even
+                    // carrier); an undecodable link carries one that is never
+                    // decoded. Checked after the draw so faults do not shift a
+                    // receiver's stream.
+                    if f.off[nb.node.index()] {
                         continue;
+                    }
+                    if f.state.any_link_down() {
+                        match f.state.link_effect(n, nb.node) {
+                            None => {}
+                            Some(LinkEffect::Blocked) => continue,
+                            Some(LinkEffect::Undecodable) => undecodable = true,
+                        }
                     }
                 }
                 if power_w < cs_threshold_w {
@@ -319,6 +329,7 @@ impl Simulator {
                 }
                 slots[len].write(Arrival {
                     node: nb.node,
+                    undecodable,
                     power_w,
                     start: now + nb.delay,
                 });
