@@ -31,7 +31,7 @@ pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use routing::{AodvPreset, AodvSpec, DsrSpec, LinkDetectionKind};
-pub use traffic::TrafficSpec;
+pub use traffic::{CbrgenSpec, GenTransport, PairRule, TrafficSpec};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};
