@@ -86,3 +86,16 @@ def test_ns2_cbr_10_1_10_20_with_shutdown_lines_runs_unchanged(tmp_path: Path) -
         assert f["delivered_packets"] >= 0.99 * f["tx_packets"] > 1700, f
     p = run_cli("validate", SCENE / "ns2_shutdown.toml")
     assert p.returncode == 0 and "10 flows" in p.stdout, (p.stdout, p.stderr)
+
+
+def test_export_ns2_writes_the_drawn_flows(tmp_path: Path) -> None:
+    path = tmp_path / "gen.toml"
+    path.write_text(GEN)
+    out = tmp_path / "exp"
+    p = run_cli("export-ns2", path, "--out", out)
+    assert p.returncode == 0, p.stderr
+    s = manetlab.load_scenario(path)
+    tcl = (out / "run.tcl").read_text()
+    assert tcl.count("new Application/Traffic/CBR") == 4
+    for _, a, b, _t in _pairs(s):
+        assert f"attach-agent $node_({a})" in tcl and f"attach-agent $node_({b})" in tcl
