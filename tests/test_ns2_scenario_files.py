@@ -60,7 +60,7 @@ def test_bad_traffic_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
     )
     p = run_cli("validate", s)
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert p.stderr == 'error: traffic.ns2_file ("cbr"): line 26: not a traffic event (expected `$ns_ at T "$app start"` or `"$app stop"`): `$ns_ at 160 "$ftp produce 3"`\n'
+    assert p.stderr == 'error: traffic.ns2_file ("cbr"): line 26: not a traffic event (expected `$ns_ at T "$app start"` or `"$app stop"`, or `"$node_(i) shutdown"` or `"$node_(i) startup"`): `$ns_ at 160 "$ftp produce 3"`\n'
     (tmp_path / "cbr").write_text((SCENE / "cbr-3-test").read_text())
     p = run_cli("validate", s)
     assert p.returncode == 0, p.stderr

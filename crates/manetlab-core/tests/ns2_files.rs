@@ -164,7 +164,7 @@ fn traffic_errors_name_the_file_line_and_what_is_allowed() {
     let e = manetlab_core::Scenario::from_value(v).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "traffic.file: unknown key (allowed here: ns2_file, ns2_text, flows_from_file)"
+        "traffic.file: unknown key (allowed here: ns2_file, ns2_text, flows_from_file, node_switches_from_file, cbrgen, flows_generated)"
     );
     let v = serde_json::json!({"duration_s": 1, "nodes": {"count": 2}, "traffic": {"flows_from_file": 3}});
     let e = manetlab_core::Scenario::from_value(v).unwrap_err();

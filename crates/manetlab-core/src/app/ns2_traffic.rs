@@ -22,7 +22,11 @@
 //! set ftp_(0) [$tcp_(0) attach-source FTP]         also attach-app FTP
 //! set cbr_(0) [$ns_ create-connection CBR $node_(1) LossMonitor $node_(2) 0]   (old cbrgen)
 //! $ns_ at 2.55 "$cbr_(0) start"                    also "... stop"
+//! $ns_ at 90 "$node_(0) shutdown"                  also "... startup" (Debian's cbr-10-1-10-20)
 //! ```
+//!
+//! `shutdown`/`startup` switch a node off and on; they come back as
+//! [`Ns2NodeSwitch`] intervals (see [`read_ns2_traffic_file`]).
 //!
 //! Anything else is an [`Ns2TrafficError`] naming the line: nothing in the file
 //! is executed, and a statement we do not model is never guessed at.
@@ -72,6 +76,24 @@ pub struct Ns2Flow {
     pub start_s: f64,
     /// Stop time (s), if the file stops it.
     pub stop_s: Option<f64>,
+}
+
+/// A node switched off by `$node_(i) shutdown` at `off_s` and back on by a
+/// later `startup` at `on_s` (None: never in the file).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ns2NodeSwitch {
+    pub node: u32,
+    pub off_s: f64,
+    pub on_s: Option<f64>,
+    /// Line of the `shutdown`.
+    pub line: usize,
+}
+
+/// Everything a traffic file sets up: its flows and its node switches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ns2Traffic {
+    pub flows: Vec<Ns2Flow>,
+    pub node_switches: Vec<Ns2NodeSwitch>,
 }
 
 /// ns-2.35 defaults (`tcl/lib/ns-default.tcl`, `ns-source.tcl`).
@@ -185,10 +207,19 @@ struct File {
     apps: BTreeMap<String, App>,
     /// Applications in the order the file creates them (flow order).
     app_order: Vec<String>,
+    /// `$node_(i) shutdown|startup` events: (time, node, on, line), in file order.
+    node_events: Vec<(f64, u32, bool, usize)>,
 }
 
-/// Parse a traffic file into flows, in the order the file creates their applications.
+/// Parse a traffic file into flows, in the order the file creates their
+/// applications (node `shutdown`/`startup` lines are read and left out: see
+/// [`read_ns2_traffic_file`]).
 pub fn read_ns2_traffic(text: &str) -> Result<Vec<Ns2Flow>, Ns2TrafficError> {
+    read_ns2_traffic_file(text).map(|t| t.flows)
+}
+
+/// Parse a traffic file into its flows and its node switches.
+pub fn read_ns2_traffic_file(text: &str) -> Result<Ns2Traffic, Ns2TrafficError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut f = File::default();
     for (k, raw) in text.lines().enumerate() {
@@ -204,14 +235,51 @@ pub fn read_ns2_traffic(text: &str) -> Result<Vec<Ns2Flow>, Ns2TrafficError> {
             })?;
     }
     let lines: Vec<&str> = text.lines().collect();
-    f.flows().map_err(|(line, message)| Ns2TrafficError {
+    let flows = f.flows().map_err(|(line, message)| Ns2TrafficError {
         line,
         text: line
             .checked_sub(1)
             .and_then(|i| lines.get(i))
             .map_or(String::new(), |t| t.to_string()),
         message,
+    })?;
+    Ok(Ns2Traffic {
+        flows,
+        node_switches: node_switches(&f.node_events),
     })
+}
+
+/// Off intervals per node from `shutdown`/`startup` events. ns-2 runs events of
+/// one time in the order they were scheduled, so they are taken by (time, file
+/// order): a `shutdown` of a node already off and a `startup` of a node already
+/// on change nothing, and an interval that ends when it begins (cbr-10-1-10-20
+/// shuts every node down at 0 and starts two of them at 0) is no interval.
+fn node_switches(events: &[(f64, u32, bool, usize)]) -> Vec<Ns2NodeSwitch> {
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by(|&a, &b| events[a].0.total_cmp(&events[b].0).then(a.cmp(&b)));
+    let mut off: BTreeMap<u32, usize> = BTreeMap::new(); // node -> index in out
+    let mut out: Vec<Ns2NodeSwitch> = Vec::new();
+    for k in order {
+        let (t, node, on, line) = events[k];
+        match (on, off.get(&node).copied()) {
+            (false, None) => {
+                off.insert(node, out.len());
+                out.push(Ns2NodeSwitch {
+                    node,
+                    off_s: t,
+                    on_s: None,
+                    line,
+                });
+            }
+            (true, Some(i)) => {
+                off.remove(&node);
+                out[i].on_s = Some(t);
+            }
+            _ => {}
+        }
+    }
+    out.retain(|s| s.on_s != Some(s.off_s));
+    out
 }
 
 fn var(tok: &str) -> Result<&str, String> {
@@ -406,6 +474,11 @@ impl File {
                     .and_then(|c| c.strip_suffix('"'))
                     .ok_or("the command after the time must be in double quotes")?;
                 match cmd.split_whitespace().collect::<Vec<_>>().as_slice() {
+                    [node, verb @ ("shutdown" | "startup")] if node.starts_with("$node_(") => {
+                        let n = node_ref(node)?;
+                        self.node_events.push((t, n, *verb == "startup", no));
+                        Ok(())
+                    }
                     [app, verb @ ("start" | "stop")] => {
                         let name = var(app)?;
                         let a = self.apps.get_mut(name).ok_or_else(|| format!("`{name}` is not an application created earlier in the file"))?;
@@ -415,7 +488,7 @@ impl File {
                         }
                         Ok(())
                     }
-                    _ => Err("not a traffic event (expected `$ns_ at T \"$app start\"` or `\"$app stop\"`)".into()),
+                    _ => Err("not a traffic event (expected `$ns_ at T \"$app start\"` or `\"$app stop\"`, or `\"$node_(i) shutdown\"` or `\"$node_(i) startup\"`)".into()),
                 }
             }
             _ => Err("not a traffic statement (expected agent/application creation, attach-agent, connect, create-connection, attach-source, `set` of a parameter or `$ns_ at T \"$app start|stop\"`)".into()),
@@ -686,6 +759,35 @@ mod tests {
                 delayed_ack: true
             }
         );
+    }
+
+    #[test]
+    fn shutdown_and_startup_become_off_intervals() {
+        // As Debian's cbr-10-1-10-20: all off at 0, two back on at 0, off again later.
+        let text = format!(
+            "$ns_ at 0 \"$node_(0) shutdown\"\n$ns_ at 0 \"$node_(1) shutdown\"\n$ns_ at 0 \"$node_(2) shutdown\"\n\
+             $ns_ at 0 \"$node_(0) startup\"\n$ns_ at 0 \"$node_(1) startup\"\n{CBRGEN}\
+             $ns_ at 90 \"$node_(1) shutdown\"\n$ns_ at 90 \"$node_(0) shutdown\"\n$ns_ at 95 \"$node_(0) shutdown\"\n\
+             $ns_ at 90 \"$node_(2) startup\"\n$ns_ at 150 \"$node_(0) startup\"\n$ns_ at 160 \"$node_(3) startup\"\n"
+        );
+        let t = read_ns2_traffic_file(&text).unwrap();
+        assert_eq!(t.flows.len(), 1);
+        let got: Vec<_> = t
+            .node_switches
+            .iter()
+            .map(|s| (s.node, s.off_s, s.on_s, s.line))
+            .collect();
+        // Ordered by time then file order; a second shutdown and a startup of a node that is on change nothing.
+        assert_eq!(
+            got,
+            vec![
+                (2, 0.0, Some(90.0), 3),
+                (1, 90.0, None, 21),
+                (0, 90.0, Some(150.0), 22)
+            ]
+        );
+        let e = read_ns2_traffic_file("$ns_ at 1 \"$node_(x) shutdown\"\n").unwrap_err();
+        assert!(e.message.contains("node index `x`"), "{e}");
     }
 
     #[test]

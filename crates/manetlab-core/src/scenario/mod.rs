@@ -32,7 +32,7 @@ pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
 pub use routing::{aodv_params, AodvSpec, DsrSpec};
-pub use traffic::TrafficSpec;
+pub use traffic::{CbrgenSpec, GenTransport, PairRule, TrafficSpec};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
 use serde::{Deserialize, Serialize};

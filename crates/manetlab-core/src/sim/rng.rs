@@ -41,6 +41,9 @@ pub enum Component {
     Transport = 9,
     /// Queue disciplines (RED/LRED drop decisions); entity = node id.
     Queue = 10,
+    /// Traffic generators (`[[traffic.cbrgen]]`: pairs and start times); entity =
+    /// the generator's `stream`.
+    TrafficGen = 11,
 }
 
 /// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
