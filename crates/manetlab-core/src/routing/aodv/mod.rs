@@ -468,15 +468,11 @@ impl Aodv {
     // ---- sending ---------------------------------------------------------------
 
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8, msg: AodvMessage) -> Packet {
-        Packet {
-            uid: ctx.new_uid(),
-            ip: IpHeader::new(self.me, dst, ttl, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        Packet::control(
+            ctx.new_uid(),
+            IpHeader::new(self.me, dst, ttl, IpProto::Manet),
+            RoutingMessage::Aodv(msg),
+        )
     }
 
     fn count(&mut self, pkt: &Packet, forwarded: bool) {
@@ -1182,15 +1178,11 @@ impl Aodv {
                 fwd.unknown_seq = false;
             }
         }
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(self.me, IP_BROADCAST, ttl, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(self.me, IP_BROADCAST, ttl, IpProto::Manet),
+            RoutingMessage::Aodv(AodvMessage::Rreq(fwd)),
+        );
         if ttl == 0 {
             ctx.actions.push(RoutingAction::Drop {
                 pkt,
@@ -1250,15 +1242,11 @@ impl Aodv {
         };
         let Some(back) = back else {
             // No way back to the originator (the reverse route expired).
-            let pkt = Packet {
+            let pkt = Packet::control(
                 uid,
-                ip: IpHeader::new(self.me, rp.originator, ttl, IpProto::Manet),
-                transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
-                payload_bytes: 0,
-                tag: None,
-                source_route: None,
-                frn: None,
-            };
+                IpHeader::new(self.me, rp.originator, ttl, IpProto::Manet),
+                RoutingMessage::Aodv(AodvMessage::Rrep(rp)),
+            );
             ctx.actions.push(RoutingAction::Drop {
                 pkt,
                 reason: DropReason::NoRoute,
@@ -1285,15 +1273,11 @@ impl Aodv {
         }
         let mut out = rp;
         out.hop_count = hops;
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(self.me, rp.originator, ttl.max(1), IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(self.me, rp.originator, ttl.max(1), IpProto::Manet),
+            RoutingMessage::Aodv(AodvMessage::Rrep(out)),
+        );
         self.unicast(ctx, pkt, back_next, true);
     }
 
