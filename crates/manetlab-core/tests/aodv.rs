@@ -477,3 +477,91 @@ fn survives_nodes_jumping_around_under_load() {
         }
     }
 }
+
+/// A 20-node random-waypoint run (20 m/s, no pause) with three CBR flows and
+/// one TCP flow, under the given `[routing.aodv]` keys.
+fn rwp_golden(aodv_keys: &str) -> RunResult {
+    let text = format!(
+        r#"
+        seed = 3
+        duration_s = 120
+        [area]
+        width_m = 1000
+        height_m = 500
+        [nodes]
+        count = 20
+        [radio]
+        [routing]
+        protocol = "aodv"
+        [routing.aodv]
+        {aodv_keys}
+        [mobility]
+        model = "random_waypoint"
+        max_speed_mps = 20
+        pause_s = 0
+        [[flows]]
+        kind = "ftp"
+        src = 1
+        dst = 17
+        start_s = 2.0
+        {}{}"#,
+        cbr(0, 19, 1.0, 0.25, 1_000_000),
+        cbr(12, 2, 1.5, 0.25, 1_000_000) + &cbr(7, 15, 2.5, 0.5, 1_000_000)
+    );
+    Simulator::new(&scenario(&text)).run()
+}
+
+/// FNV-1a of the run's JSON summary: any change of any number shows.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Golden numbers of AODV under RFC 3561's rules (`benchmarks/identity.py`
+/// covers ns-2's rules only), recorded on main before the rule sets moved
+/// into `rules_ns2.rs` / `rules_rfc.rs`: that move must not change them.
+#[test]
+fn rfc_rules_golden_summary() {
+    let mut results = Vec::new();
+    for (keys, want) in [
+        (
+            "rules = \"rfc3561\"",
+            (
+                871u64,
+                8170u64,
+                1408u64,
+                39u64,
+                5u64,
+                4008341427838650038u64,
+            ),
+        ),
+        (
+            "preset = \"rfc3561\"\nlink_detection = \"hello\"",
+            (689, 8589, 3566, 263, 0, 8395014621563767293),
+        ),
+        // §6.6.3 gratuitous replies
+        (
+            "rules = \"rfc3561\"\ngratuitous_rrep = true",
+            (876, 7661, 1232, 34, 3, 2929855740650664400),
+        ),
+    ] {
+        let r = rwp_golden(keys);
+        let rx: u64 = r.flows[1..].iter().map(|f| f.rx_packets).sum();
+        let breaks: u64 = (0..20).map(|i| rt(&r, i).routing_route_breaks).sum();
+        let repairs: u64 = (0..20).map(|i| rt(&r, i).routing_local_repairs).sum();
+        let got = (
+            rx,
+            r.flows[0].rx_packets,
+            ctrl_sent_total(&r),
+            breaks,
+            repairs,
+            fnv1a(&r.to_json()),
+        );
+        println!("{keys:?}: {got:?}");
+        results.push((keys, got, want));
+    }
+    for (keys, got, want) in results {
+        assert_eq!(got, want, "{keys}");
+    }
+}

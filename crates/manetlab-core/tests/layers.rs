@@ -453,27 +453,9 @@ fn packet_literals(files: &[(PathBuf, String)]) -> Vec<String> {
     found
 }
 
-/// Files that still build packets with a struct literal, and how many: AODV's
-/// four control-packet literals stay until the params33 branch (which edits the
-/// same functions of `routing/aodv/mod.rs`) is merged; then they become
-/// `Packet::control(..)` and this list is empty.
-const PENDING_PACKET_LITERALS: &[(&str, usize)] = &[("src/routing/aodv/mod.rs", 4)];
-
 #[test]
 fn packets_are_built_by_constructors_outside_wire() {
-    let found = packet_literals(&crate_sources());
-    let mut unexpected = found.clone();
-    for (file, n) in PENDING_PACKET_LITERALS {
-        let here = found
-            .iter()
-            .filter(|f| f.starts_with(&format!("{file}:")))
-            .count();
-        assert!(
-            here <= *n,
-            "{file}: {here} Packet literals, at most {n} pending: {found:?}"
-        );
-        unexpected.retain(|f| !f.starts_with(&format!("{file}:")));
-    }
+    let unexpected = packet_literals(&crate_sources());
     assert!(
         unexpected.is_empty(),
         "build packets with Packet::new / Packet::control (wire/packet.rs), not a struct literal:\n{}",

@@ -30,11 +30,14 @@
 
 use crate::wire::aodv as packets;
 pub mod rreq_cache;
+mod rules_ns2;
+mod rules_rfc;
 pub use super::send_buffer;
 pub mod table;
 
 pub use crate::wire::aodv::{AodvMessage, Hello, Rerr, Rrep, Rreq};
 pub use rreq_cache::RreqCache;
+pub use rules_ns2::ns2_reply_lifetime;
 pub use send_buffer::SendBuffer;
 pub use table::{seq_newer, Route, RouteInfo, RouteState, RouteTable};
 
@@ -318,25 +321,84 @@ impl Params {
     }
 }
 
-/// The lifetime an ns-2 intermediate node puts in its reply for a route that
-/// expires at `expires`: whole seconds, `(u_int32_t)(rt_expire − now)` in
-/// double precision, truncated towards zero; a negative difference wraps
-/// modulo 2³² when `wraps` (ns-2.35 on x86-64), else it is 0.
-pub fn ns2_reply_lifetime(expires: SimTime, now: SimTime, wraps: bool) -> SimDuration {
-    let diff_s = (expires.as_secs_f64() - now.as_secs_f64()).trunc();
-    let secs = if diff_s >= 0.0 {
-        diff_s as u32
-    } else if wraps {
-        (diff_s as i64) as u32
-    } else {
-        0
+/// The behaviour that differs between AODV's two rule sets: ns-2.35's
+/// `aodv.cc` ([`rules_ns2::Ns2Rules`]) and RFC 3561 ([`rules_rfc::RfcRules`]).
+/// Every hook is an associated function over the node's state;
+/// `rules!` picks the implementation from `Params::rules` with a two-arm match, so the
+/// call is static (no virtual call on the per-packet path) and this file holds
+/// the logic both rule sets share.
+trait RuleSet {
+    /// The own sequence number a node starts with (§6.1).
+    fn initial_seq() -> u32;
+    /// How much the own number grows before a request is originated (§6.1).
+    fn seq_step() -> u32;
+    /// What the rule set does when the node starts.
+    fn start(a: &mut Aodv, ctx: &mut RoutingCtx);
+    /// Adjust a packet this node originates before it is routed.
+    fn originated(a: &Aodv, pkt: &mut Packet);
+    /// Send a data packet on its route, refreshing lifetimes (§6.2); the
+    /// packet back if there is no usable route.
+    fn forward_data(
+        a: &mut Aodv,
+        ctx: &mut RoutingCtx,
+        pkt: Packet,
+        delay: SimDuration,
+    ) -> Option<Packet>;
+    /// A data packet found no usable route: buffer and ask, or report (§6.11).
+    fn no_route(a: &mut Aodv, ctx: &mut RoutingCtx, pkt: Packet);
+    /// A control message came from neighbour `nb` (§6.5/§6.7 route to it).
+    fn neighbour_route(a: &mut Aodv, ctx: &mut RoutingCtx, nb: NodeId);
+    /// §6.5: set up the reverse route a request gives; the next hop towards
+    /// its originator if there is a usable one.
+    fn reverse_route(
+        a: &mut Aodv,
+        ctx: &mut RoutingCtx,
+        rq: &Rreq,
+        hops: u8,
+        from: NodeId,
+    ) -> Option<NodeId>;
+    /// §6.6.1: the destination's own number before it replies.
+    fn reply_seq(a: &mut Aodv, rq: &Rreq);
+    /// §6.6.2: the route an intermediate node may reply from.
+    fn reply_route(a: &mut Aodv, now: SimTime, dst: NodeId, from: NodeId) -> Option<&mut Route>;
+    /// §6.6.2: the lifetime an intermediate node's reply advertises for `r`.
+    fn reply_lifetime(p: &Params, r: &Route, now: SimTime) -> SimDuration;
+    /// A request whose TTL is used up is traced as a drop.
+    fn traces_expired_requests() -> bool;
+    /// §6.7: update the forward route a reply gives; whether it changed.
+    fn forward_route(a: &mut Aodv, now: SimTime, rp: &Rrep, fwd: RouteInfo) -> bool;
+    /// §6.7: refresh the route back to a reply's originator; its next hop.
+    fn reply_back_route(
+        a: &mut Aodv,
+        now: SimTime,
+        originator: NodeId,
+        from: NodeId,
+    ) -> Option<NodeId>;
+    /// §6.11: a RERR from `from`.
+    fn recv_rerr(a: &mut Aodv, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId);
+    /// Control packets also get the MAC's link-failure callback.
+    fn control_failure_callback() -> bool;
+    /// How a packet the MAC gave up on is dropped.
+    fn tx_failed_drop() -> DropReason;
+    /// The MAC gave up on a data packet to `next_hop` (MAC link detection).
+    fn data_tx_failed(a: &mut Aodv, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId);
+    /// Data reclaimed from the interface queue waits for a repair under way.
+    fn buffers_reclaimed_in_repair() -> bool;
+}
+
+/// `rules!(rules, hook(args))`: call `hook` of the rule set `rules` names.
+macro_rules! rules {
+    ($rules:expr, $hook:ident($($arg:expr),*)) => {
+        match $rules {
+            Rules::Ns2 => <rules_ns2::Ns2Rules as RuleSet>::$hook($($arg),*),
+            Rules::Rfc3561 => <rules_rfc::RfcRules as RuleSet>::$hook($($arg),*),
+        }
     };
-    SimDuration::from_nanos(secs as u64 * 1_000_000_000)
 }
 
 /// What an entry of the discovery table is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DiscoveryKind {
+pub(super) enum DiscoveryKind {
     /// This node needs the route for packets it originates.
     Source,
     /// Local repair after a break on a route this node forwards on (§6.12).
@@ -346,7 +408,7 @@ enum DiscoveryKind {
     HoldDown,
 }
 
-struct Discovery {
+pub(super) struct Discovery {
     kind: DiscoveryKind,
     /// TTL of the last request sent.
     ttl: u8,
@@ -354,42 +416,6 @@ struct Discovery {
     network_wide: u32,
     started: SimTime,
     timer: Timer,
-}
-
-/// ns-2 rules: a destination's request soft state (ns-2 keeps it in the
-/// route entry: `rt_req_cnt`, `rt_req_timeout`, `rt_req_last_ttl`,
-/// `rt_disc_latency`).
-#[derive(Default)]
-struct ReqState {
-    /// Network-wide requests since the last success or give-up.
-    cnt: u32,
-    /// No new request before this.
-    timeout: Option<SimTime>,
-    /// TTL of the last request.
-    last_ttl: u8,
-    /// Discovery latency per hop (s) of the last three discoveries; 0 = none.
-    latency_s: [f64; 3],
-    hist: usize,
-    /// A discovery is under way since this time (for the counters); true for
-    /// a local repair.
-    since: Option<(SimTime, bool)>,
-}
-
-impl ReqState {
-    /// ns-2 `PerHopTime`: the mean measured latency per hop, else NODE_TRAVERSAL_TIME.
-    fn per_hop_time(&self, default: SimDuration) -> SimDuration {
-        let seen: Vec<f64> = self
-            .latency_s
-            .iter()
-            .copied()
-            .filter(|&l| l > 0.0)
-            .collect();
-        if seen.is_empty() {
-            default
-        } else {
-            SimDuration::from_secs_f64(seen.iter().sum::<f64>() / seen.len() as f64)
-        }
-    }
 }
 
 // Timer keys: kind in the high 32 bits, a node id in the low ones.
@@ -413,7 +439,7 @@ pub struct Aodv {
     buffer_timer: Timer,
     discoveries: BTreeMap<NodeId, Discovery>,
     /// ns-2 rules: request soft state per destination.
-    req: BTreeMap<NodeId, ReqState>,
+    req: BTreeMap<NodeId, rules_ns2::ReqState>,
     purge_timer: Timer,
     /// HELLO mode: neighbours and when each was last heard.
     neighbours: BTreeMap<NodeId, SimTime>,
@@ -430,8 +456,7 @@ impl Aodv {
             me,
             p,
             rng,
-            // ns-2 starts at 2 and keeps its own number even.
-            seq: if p.rules == Rules::Ns2 { 2 } else { 0 },
+            seq: rules!(p.rules, initial_seq()),
             rreq_id: 0,
             table: RouteTable::new(),
             cache: RreqCache::new(p.rreq_id_save),
@@ -468,15 +493,11 @@ impl Aodv {
     // ---- sending ---------------------------------------------------------------
 
     fn control(&self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8, msg: AodvMessage) -> Packet {
-        Packet {
-            uid: ctx.new_uid(),
-            ip: IpHeader::new(self.me, dst, ttl, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(msg)),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        }
+        Packet::control(
+            ctx.new_uid(),
+            IpHeader::new(self.me, dst, ttl, IpProto::Manet),
+            RoutingMessage::Aodv(msg),
+        )
     }
 
     fn count(&mut self, pkt: &Packet, forwarded: bool) {
@@ -539,36 +560,11 @@ impl Aodv {
         pkt: Packet,
         delay: SimDuration,
     ) -> Option<Packet> {
-        let now = ctx.now;
-        let until = now + self.p.active_route_timeout;
-        if self.p.rules == Rules::Ns2 {
-            // ns-2 `forward`: only the destination route is refreshed, to exactly
-            // now + ACTIVE_ROUTE_TIMEOUT.
-            let Some(r) = self.table.up(pkt.ip.dst) else {
-                return Some(pkt);
-            };
-            r.expires = until;
-            let next_hop = r.next_hop;
-            if delay > SimDuration::ZERO {
-                ctx.actions.push(RoutingAction::ForwardAfter {
-                    pkt,
-                    next_hop,
-                    delay,
-                });
-            } else {
-                ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
-            }
-            return None;
-        }
-        let Some(r) = self.table.active(now, pkt.ip.dst) else {
-            return Some(pkt);
-        };
-        r.expires = r.expires.max(until);
-        let next_hop = r.next_hop;
-        self.table.refresh(now, next_hop, until);
-        if pkt.ip.src != self.me {
-            self.table.refresh(now, pkt.ip.src, until);
-        }
+        rules!(self.p.rules, forward_data(self, ctx, pkt, delay))
+    }
+
+    /// Hand a data packet to `next_hop`, after `delay` if there is one.
+    fn send_data(ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId, delay: SimDuration) {
         if delay > SimDuration::ZERO {
             ctx.actions.push(RoutingAction::ForwardAfter {
                 pkt,
@@ -578,7 +574,24 @@ impl Aodv {
         } else {
             ctx.actions.push(RoutingAction::Forward { pkt, next_hop });
         }
-        None
+    }
+
+    /// The route to `dst` is under local repair.
+    fn repairing(&self, dst: NodeId) -> bool {
+        self.table
+            .get(dst)
+            .is_some_and(|r| r.state == RouteState::Repairing)
+    }
+
+    /// §6.11 (ii): data to forward but no route: tell upstream, drop.
+    fn no_route_error(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
+        let dst = pkt.ip.dst;
+        let seq = self.table.get(dst).map_or(0, |r| r.seq);
+        self.send_rerr(ctx, vec![(dst, seq)], false);
+        ctx.actions.push(RoutingAction::Drop {
+            pkt,
+            reason: DropReason::NoRoute,
+        });
     }
 
     fn buffer_packet(&mut self, ctx: &mut RoutingCtx, pkt: Packet) {
@@ -649,53 +662,9 @@ impl Aodv {
         self.arm_buffer_timer(ctx);
     }
 
-    // ---- route discovery (§6.3, §6.4) ------------------------------------------
-
-    /// Start a discovery for `dst` unless one is under way (or held down).
-    fn request_route(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
-        if self.discoveries.contains_key(&dst) {
-            return;
-        }
-        // §6.4: start from the last known hop count when there is one (ns-2
-        // `rt_req_last_ttl = max(.., rt_last_hop_count)`), else TTL_START.
-        let ttl = match self.table.get(dst) {
-            Some(r) if r.hops > 0 => self.p.next_ttl(r.hops),
-            _ => self.p.ttl_start.min(self.p.net_diameter),
-        };
-        self.counters.discoveries += 1;
-        let d = Discovery {
-            kind: DiscoveryKind::Source,
-            ttl,
-            network_wide: 0,
-            started: ctx.now,
-            timer: Timer::new(),
-        };
-        self.discoveries.insert(dst, d);
-        self.send_rreq(ctx, dst, ttl);
-    }
-
-    /// Originate a RREQ for `dst` with IP TTL `ttl` and arm its reply timer.
-    fn send_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
-        self.originate_rreq(ctx, dst, ttl);
-        let d = self
-            .discoveries
-            .get_mut(&dst)
-            .expect("a discovery entry exists for a request");
-        d.ttl = ttl;
-        if ttl >= self.p.net_diameter {
-            d.network_wide += 1;
-        }
-        let at = ctx.now + self.p.rrep_wait(ttl, d.network_wide);
-        Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
-    }
-
-    /// Broadcast a new RREQ for `dst` with IP TTL `ttl`.
     fn originate_rreq(&mut self, ctx: &mut RoutingCtx, dst: NodeId, ttl: u8) {
-        // §6.1: increment our own number before originating a request (ns-2:
-        // by 2, its own numbers stay even).
-        self.seq = self
-            .seq
-            .wrapping_add(if self.p.rules == Rules::Ns2 { 2 } else { 1 });
+        // §6.1: increment our own number before originating a request.
+        self.seq = self.seq.wrapping_add(rules!(self.p.rules, seq_step()));
         self.rreq_id = self.rreq_id.wrapping_add(1);
         let (dst_seq, unknown_seq) = match self.table.get(dst) {
             Some(r) if r.valid_seq => (r.seq, false),
@@ -720,284 +689,12 @@ impl Aodv {
         self.broadcast(ctx, pkt, false, false);
     }
 
-    // ---- ns-2 rules: sendRequest, rt_purge, local repair ---------------------
-
-    /// ns-2 `sendRequest`: ask for `dst` unless its route is up or the last
-    /// request's wait has not passed; give up after RREQ_RETRIES network-wide
-    /// requests (buffered packets dropped, no request for MAX_RREQ_TIMEOUT).
-    fn ns2_send_request(&mut self, ctx: &mut RoutingCtx, dst: NodeId, repair: bool) {
-        let now = ctx.now;
-        let last_hops = match self.table.get(dst) {
-            Some(r) if r.state == RouteState::Valid => return,
-            Some(r) => r.last_hops,
-            None => None,
-        };
-        let p = self.p;
-        let st = self.req.entry(dst).or_default();
-        if st.timeout.is_some_and(|t| t > now) {
-            return;
-        }
-        if st.cnt > p.rreq_retries {
-            st.timeout = Some(now + p.max_rreq_timeout);
-            st.cnt = 0;
-            if st.since.take().is_some_and(|(_, rep)| !rep) {
-                self.counters.discoveries_failed += 1;
-            }
-            self.drop_buffered(ctx, dst, DropReason::NoRoute);
-            return;
-        }
-        // The ring starts above the hop count the route had when it went down;
-        // a destination never routed has ns-2's INFINITY2 there.
-        let last = match last_hops {
-            Some(h) => h,
-            None if p.first_request_network_wide => u8::MAX,
-            None => 0,
-        };
-        st.last_ttl = st.last_ttl.max(last);
-        let ttl = if st.last_ttl == 0 {
-            p.ttl_start
-        } else if st.last_ttl < p.ttl_threshold {
-            st.last_ttl
-                .saturating_add(p.ttl_increment)
-                .min(p.net_diameter)
-        } else {
-            st.cnt += 1;
-            p.net_diameter
-        };
-        st.last_ttl = ttl;
-        // 2·TTL·PerHopTime, times the number of network-wide requests so far.
-        let mut wait = SimDuration(2 * ttl as u64 * st.per_hop_time(p.node_traversal_time).0);
-        if st.cnt > 0 {
-            wait = SimDuration(wait.0.saturating_mul(st.cnt as u64));
-        }
-        st.timeout = Some(now + wait.min(p.max_rreq_timeout));
-        // ns-2 sets rt_expire = 0 with every request it sends: a route in
-        // repair thus advertises a lifetime of (u_int32_t)(0 − now) in the
-        // replies it gives meanwhile (see `reply_lifetime_wraps`), and the next
-        // request heard from its destination gives it exactly REV_ROUTE_LIFE.
-        if let Some(r) = self.table.get_mut(dst) {
-            r.expires = SimTime::ZERO;
-        }
-        match st.since {
-            None => {
-                st.since = Some((now, repair));
-                if !repair {
-                    self.counters.discoveries += 1;
-                }
-            }
-            Some(_) => self.counters.request_retries += 1,
-        }
-        self.originate_rreq(ctx, dst, ttl);
-    }
-
-    /// A route to `dst` came up (ns-2 resets the request soft state): the
-    /// discovery, if any, succeeded.
-    fn ns2_reset_req(&mut self, now: SimTime, dst: NodeId, hops: u8) {
-        let Some(st) = self.req.get_mut(&dst) else {
-            return;
-        };
-        st.cnt = 0;
-        st.timeout = None;
-        st.last_ttl = hops;
-        if let Some((t, repair)) = st.since.take() {
-            if !repair {
-                self.counters.routes_found += 1;
-                self.counters.route_hops_sum += hops as u64;
-                self.counters.discovery_time_sum_s += now.since(t).as_secs_f64();
-            }
-        }
-    }
-
-    /// ns-2 `rt_purge`, every `route_purge_interval`: expired routes go down
-    /// (their buffered packets dropped), packets waiting for a route that is up
-    /// leave, and destinations still waiting get their next request.
-    fn ns2_purge(&mut self, ctx: &mut RoutingCtx) {
-        let now = ctx.now;
-        // Only a route that has expired or a destination with buffered packets
-        // gets an action below; the walk visits those alone, in table order (a
-        // lookup per route made purges of large tables, every second at every
-        // node, most of a 1600-node AODV run). No action for one destination
-        // changes another's route or buffered packets, so these are the routes
-        // a walk over all of them would act on.
-        let mut buffered = self.buffer.destinations();
-        buffered.sort_unstable();
-        let dsts: Vec<NodeId> = self
-            .table
-            .iter()
-            .filter(|r| {
-                (r.state == RouteState::Valid && r.expires < now)
-                    || buffered.binary_search(&r.dst).is_ok()
-            })
-            .map(|r| r.dst)
-            .collect();
-        for dst in dsts {
-            let r = self.table.get_mut(dst).expect("listed above");
-            if r.state == RouteState::Valid && r.expires < now {
-                r.seq = r.seq.wrapping_add(1);
-                r.down_ns2();
-                self.drop_buffered(ctx, dst, DropReason::NoRoute);
-            } else if r.state == RouteState::Valid {
-                if self.buffer.has_for(dst) {
-                    self.route_ready(ctx, dst, self.p.release_spacing);
-                }
-            } else if self.buffer.has_for(dst) {
-                self.ns2_send_request(ctx, dst, false);
-            }
-        }
-        // ns-2 has an entry for every destination it buffers for; we may not.
-        for dst in self.buffer.destinations() {
-            if self.table.get(dst).is_none() {
-                self.ns2_send_request(ctx, dst, false);
-            }
-        }
-        let at = now + self.p.route_purge_interval;
-        Self::set_timer(ctx, &mut self.purge_timer, at, KEY_PURGE);
-    }
-
-    /// ns-2 `local_rt_repair`: buffer the packet, mark the route under repair
-    /// (same sequence number), request it, and arm the repair timer.
-    fn ns2_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
-        self.buffer_packet(ctx, pkt);
-        let new_seq = self.p.local_repair_new_seq;
-        if let Some(r) = self.table.get_mut(dst) {
-            if new_seq && r.state == RouteState::Valid {
-                r.seq = r.seq.wrapping_add(1);
-            }
-            r.state = RouteState::Repairing;
-        }
-        self.counters.local_repairs += 1;
-        self.ns2_send_request(ctx, dst, true);
-        let deadline = self
-            .req
-            .get(&dst)
-            .and_then(|st| st.timeout)
-            .unwrap_or(SimTime::ZERO);
-        // ns-2 passes the absolute deadline where a delay is expected.
-        let at = if self.p.repair_timer_bug {
-            ctx.now + SimDuration(deadline.0)
-        } else {
-            deadline.max(ctx.now)
-        };
-        // Every repair arms its own firing (ns-2 schedules one event per repair).
-        ctx.actions.push(RoutingAction::SetTimer {
-            at,
-            key: KEY_REPAIR | dst.0 as u64,
-            token: TimerToken(0),
-        });
-    }
-
-    /// ns-2 `LocalRepairTimer`: a route still not up is brought down, silently.
-    fn ns2_repair_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId) {
-        let Some(r) = self.table.get_mut(dst) else {
-            return;
-        };
-        match r.state {
-            RouteState::Valid => {}
-            RouteState::Invalid => {}
-            RouteState::Repairing => {
-                r.down_ns2();
-                self.counters.local_repairs_failed += 1;
-                ctx.actions
-                    .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
-            }
-        }
-    }
-
-    /// ns-2 `nb_delete` + `handle_link_failure`: every route up (or under
-    /// repair) through `nb` goes down with its number + 1; one RERR lists them
-    /// all, whether or not anyone used them.
-    fn ns2_link_failure(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
-        self.seq = self.seq.wrapping_add(2); // the set of neighbours changed
-        let mut unreachable = Vec::new();
-        for r in self.table.iter_mut() {
-            if r.state != RouteState::Invalid && r.next_hop == nb {
-                r.seq = r.seq.wrapping_add(1);
-                r.valid_seq = true;
-                unreachable.push((r.dst, r.seq));
-                r.down_ns2();
-                ctx.actions
-                    .push(RoutingAction::Notify(TransportNotice::RouteFailed {
-                        dst: r.dst,
-                    }));
-            }
-            r.precursors.retain(|&p| p != nb);
-        }
-        if !unreachable.is_empty() {
-            self.counters.route_breaks += 1;
-            self.send_rerr(ctx, unreachable, false);
-        }
-    }
-
-    fn discovery_timeout(&mut self, ctx: &mut RoutingCtx, dst: NodeId, token: TimerToken) {
-        let Some(d) = self.discoveries.get_mut(&dst) else {
-            return;
-        };
-        if !d.timer.fire(token) {
-            return;
-        }
-        if self.table.active(ctx.now, dst).is_some() {
-            self.route_ready(ctx, dst, SimDuration::ZERO);
-            return;
-        }
-        let d = self.discoveries.get_mut(&dst).expect("checked above");
-        match d.kind {
-            DiscoveryKind::HoldDown => {
-                self.discoveries.remove(&dst);
-                if self.buffer.has_for(dst) {
-                    self.request_route(ctx, dst);
-                }
-            }
-            DiscoveryKind::Repair => {
-                // §6.12: the repair failed; the route is down and upstream nodes
-                // are told (ns-2 only brings the route down).
-                self.discoveries.remove(&dst);
-                self.counters.local_repairs_failed += 1;
-                self.drop_buffered(ctx, dst, DropReason::NoRoute);
-                if let Some(r) = self.table.get(dst) {
-                    let seq = r.seq;
-                    let had_precursors = !r.precursors.is_empty();
-                    self.table.invalidate(dst, seq);
-                    if had_precursors {
-                        self.send_rerr(ctx, vec![(dst, seq)], false);
-                    }
-                }
-            }
-            DiscoveryKind::Source => {
-                if d.ttl < self.p.net_diameter || d.network_wide <= self.p.rreq_retries {
-                    let ttl = self.p.next_ttl(d.ttl);
-                    self.counters.request_retries += 1;
-                    self.send_rreq(ctx, dst, ttl);
-                } else {
-                    // All retries used: give up on the waiting packets and leave
-                    // the destination alone for a while (ns-2).
-                    d.kind = DiscoveryKind::HoldDown;
-                    let at = ctx.now + self.p.max_rreq_timeout;
-                    Self::set_timer(ctx, &mut d.timer, at, KEY_DISCOVERY | dst.0 as u64);
-                    self.counters.discoveries_failed += 1;
-                    self.drop_buffered(ctx, dst, DropReason::NoRoute);
-                }
-            }
-        }
-    }
-
     // ---- control messages --------------------------------------------------------
 
     /// §6.5/§6.7: a route to the neighbour a control message came from, without
     /// a sequence number.
     fn neighbour_route(&mut self, ctx: &mut RoutingCtx, nb: NodeId) {
-        if self.p.rules == Rules::Ns2 {
-            return; // ns-2 learns no route from the previous hop itself
-        }
-        let info = RouteInfo {
-            dst: nb,
-            seq: None,
-            hops: 1,
-            next_hop: nb,
-            expires: ctx.now + self.p.active_route_timeout,
-        };
-        if self.table.update(ctx.now, info) {
-            self.route_ready(ctx, nb, SimDuration::ZERO);
-        }
+        rules!(self.p.rules, neighbour_route(self, ctx, nb))
     }
 
     fn recv_rreq(&mut self, ctx: &mut RoutingCtx, rq: Rreq, ttl: u8, from: NodeId, uid: u64) {
@@ -1012,71 +709,13 @@ impl Aodv {
         }
         let hops = rq.hop_count.saturating_add(1);
         // §6.5: the reverse route towards the originator.
-        let ns2 = self.p.rules == Rules::Ns2;
-        let mut rev_until = now + self.p.reverse_route_life;
-        if ns2 {
-            // ns-2 `recvRequest` first sets rt_expire = max(rt_expire, now +
-            // REV_ROUTE_LIFE) on any entry it has, up, in repair or down,
-            // whether or not the request is fresher; a fresher one then brings
-            // it up with that same lifetime.
-            if let Some(r) = self.table.get_mut(rq.originator) {
-                r.expires = r.expires.max(rev_until);
-                rev_until = r.expires;
-            }
-        }
-        let rev = RouteInfo {
-            dst: rq.originator,
-            seq: Some(rq.originator_seq),
-            hops,
-            next_hop: from,
-            expires: rev_until,
+        let Some(rev_next) = rules!(self.p.rules, reverse_route(self, ctx, &rq, hops, from)) else {
+            return;
         };
-        let rev_updated = if self.p.rules == Rules::Ns2 {
-            self.table.update_ns2(now, rev)
-        } else {
-            self.table.update(now, rev)
-        };
-        if rev_updated {
-            if ns2
-                && self
-                    .req
-                    .get(&rq.originator)
-                    .is_some_and(|st| st.timeout.is_some())
-            {
-                // ns-2: we were asking for the originator ourselves: that
-                // discovery is over, and the route counts as used.
-                self.ns2_reset_req(ctx.now, rq.originator, hops);
-                if let Some(r) = self.table.get_mut(rq.originator) {
-                    r.expires = now + self.p.active_route_timeout;
-                }
-            }
-            self.route_ready(ctx, rq.originator, SimDuration::ZERO);
-        } else if !ns2 {
-            self.table.refresh(now, rq.originator, rev_until);
-        }
-        let rev_next = if ns2 {
-            self.table.up(rq.originator).map(|r| r.next_hop)
-        } else {
-            self.table.active(now, rq.originator).map(|r| r.next_hop)
-        };
-        let Some(rev_next) = rev_next else { return };
 
         // §6.6.1: the destination replies.
         if rq.dst == self.me {
-            if ns2 {
-                // ns-2: always a new number, max(own, asked) + 1, made even.
-                let base = if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
-                    rq.dst_seq
-                } else {
-                    self.seq
-                };
-                self.seq = base.wrapping_add(1);
-                if self.seq % 2 == 1 {
-                    self.seq = self.seq.wrapping_add(1);
-                }
-            } else if !rq.unknown_seq && seq_newer(rq.dst_seq, self.seq) {
-                self.seq = rq.dst_seq;
-            }
+            rules!(self.p.rules, reply_seq(self, &rq));
             let rp = Rrep {
                 hop_count: 0,
                 dst: self.me,
@@ -1097,28 +736,12 @@ impl Aodv {
 
         // §6.6.2: an intermediate node with a fresh-enough active route replies.
         if self.p.intermediate_replies && !rq.destination_only {
-            // ns-2 answers from any route that is up or under repair, whatever
-            // its lifetime or next hop; the RFC from an active route only.
-            let r = if ns2 {
-                self.table
-                    .get_mut(rq.dst)
-                    .filter(|r| r.state != RouteState::Invalid)
-            } else {
-                self.table.active(now, rq.dst)
-            };
-            if let Some(r) = r {
-                if r.valid_seq
-                    && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq))
-                    && (ns2 || r.next_hop != from)
-                {
+            let rules = self.p.rules;
+            let p = self.p;
+            if let Some(r) = rules!(rules, reply_route(self, now, rq.dst, from)) {
+                if r.valid_seq && (rq.unknown_seq || !seq_newer(rq.dst_seq, r.seq)) {
                     let (fwd_next, fwd_hops, fwd_seq) = (r.next_hop, r.hops, r.seq);
-                    let lifetime = if ns2 {
-                        ns2_reply_lifetime(r.expires, now, self.p.reply_lifetime_wraps)
-                    } else if r.expires > now {
-                        r.expires.since(now)
-                    } else {
-                        SimDuration::ZERO
-                    };
+                    let lifetime = rules!(rules, reply_lifetime(&p, r, now));
                     r.add_precursor(rev_next);
                     if let Some(back) = self.table.get_mut(rq.originator) {
                         back.add_precursor(fwd_next);
@@ -1170,7 +793,7 @@ impl Aodv {
         // Rebroadcast while the TTL lasts. A request whose TTL is used up ends
         // here (the expanding ring); ns-2's `forward` traces it as a drop
         // (`DROP_RTR_TTL`), so under ns-2 rules it is counted as `rtr.TTL`.
-        if ttl == 0 && !ns2 {
+        if ttl == 0 && !rules!(self.p.rules, traces_expired_requests()) {
             return;
         }
         let mut fwd = rq;
@@ -1182,15 +805,11 @@ impl Aodv {
                 fwd.unknown_seq = false;
             }
         }
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(self.me, IP_BROADCAST, ttl, IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rreq(fwd))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(self.me, IP_BROADCAST, ttl, IpProto::Manet),
+            RoutingMessage::Aodv(AodvMessage::Rreq(fwd)),
+        );
         if ttl == 0 {
             ctx.actions.push(RoutingAction::Drop {
                 pkt,
@@ -1216,145 +835,46 @@ impl Aodv {
         // the destination, refreshing that route first would revalidate it with
         // its old number and make this reply look stale, so it would not be
         // forwarded and the discovery would fail.
-        let updated = if self.p.rules == Rules::Ns2 {
-            self.table.update_ns2(now, fwd)
-        } else {
-            self.table.update(now, fwd)
-        };
+        let updated = rules!(self.p.rules, forward_route(self, now, &rp, fwd));
         self.neighbour_route(ctx, from);
-        let ns2 = self.p.rules == Rules::Ns2;
         if updated {
-            if ns2 {
-                // (`update_ns2` gave the route exactly the reply's lifetime, even
-                // if it had a later one: ns-2 `rt_update`.)
-                self.ns2_reset_req(now, rp.dst, hops);
-                if rp.originator == self.me {
-                    // ns-2: discovery latency per hop, for PerHopTime.
-                    let st = self.req.entry(rp.dst).or_default();
-                    st.latency_s[st.hist] =
-                        now.since(SimTime(rp.timestamp_ns)).as_secs_f64() / hops.max(1) as f64;
-                    st.hist = (st.hist + 1) % st.latency_s.len();
-                }
-            }
             self.route_ready(ctx, rp.dst, self.p.release_spacing);
         }
         if rp.originator == self.me || !updated {
             return; // ours, or stale: a reply that changed nothing is not forwarded
         }
-        let back = if ns2 {
-            self.table
-                .get_mut(rp.originator)
-                .filter(|r| r.state != RouteState::Invalid)
-        } else {
-            self.table.active(now, rp.originator)
-        };
-        let Some(back) = back else {
+        let back = rules!(
+            self.p.rules,
+            reply_back_route(self, now, rp.originator, from)
+        );
+        let Some(back_next) = back else {
             // No way back to the originator (the reverse route expired).
-            let pkt = Packet {
+            let pkt = Packet::control(
                 uid,
-                ip: IpHeader::new(self.me, rp.originator, ttl, IpProto::Manet),
-                transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(rp))),
-                payload_bytes: 0,
-                tag: None,
-                source_route: None,
-                frn: None,
-            };
+                IpHeader::new(self.me, rp.originator, ttl, IpProto::Manet),
+                RoutingMessage::Aodv(AodvMessage::Rrep(rp)),
+            );
             ctx.actions.push(RoutingAction::Drop {
                 pkt,
                 reason: DropReason::NoRoute,
             });
             return;
         };
-        let back_next = back.next_hop;
-        back.expires = if ns2 {
-            now + self.p.active_route_timeout
-        } else {
-            back.expires.max(now + self.p.active_route_timeout)
-        };
-        // ns-2 `recvReply` records only the next hop towards the originator as
-        // a precursor of the reply's destination; the reverse route gains none
-        // (the RFC's rules add the reply's sender to it). Without that, a relay
-        // whose route to the originator is broken by a RERR passes the RERR on
-        // only if a reply *from* the originator's side made it a precursor, else
-        // the originator's next packet is dropped there (`rtr.NRTE`, rt_resolve).
-        if !ns2 {
-            back.add_precursor(from);
-        }
         if let Some(r) = self.table.get_mut(rp.dst) {
             r.add_precursor(back_next);
         }
         let mut out = rp;
         out.hop_count = hops;
-        let pkt = Packet {
+        let pkt = Packet::control(
             uid,
-            ip: IpHeader::new(self.me, rp.originator, ttl.max(1), IpProto::Manet),
-            transport: TransportHeader::Routing(RoutingMessage::Aodv(AodvMessage::Rrep(out))),
-            payload_bytes: 0,
-            tag: None,
-            source_route: None,
-            frn: None,
-        };
+            IpHeader::new(self.me, rp.originator, ttl.max(1), IpProto::Manet),
+            RoutingMessage::Aodv(AodvMessage::Rrep(out)),
+        );
         self.unicast(ctx, pkt, back_next, true);
     }
 
     fn recv_rerr(&mut self, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId) {
-        if self.p.rules == Rules::Ns2 {
-            self.ns2_recv_rerr(ctx, re, from);
-            return;
-        }
-        let now = ctx.now;
-        let mut propagate = Vec::new();
-        for &(dst, seq) in &re.unreachable {
-            let Some(r) = self.table.active(now, dst) else {
-                continue;
-            };
-            if r.next_hop != from {
-                continue;
-            }
-            // §6.11: take the RERR's number, never going backwards (ns-2 instead
-            // ignores a RERR whose number is older than the route's).
-            let seq = if seq_newer(seq, r.seq) { seq } else { r.seq };
-            let precursors = self.table.invalidate(dst, seq);
-            // Cross-layer notice for ELFN (ERDN): the route to `dst` broke.
-            ctx.actions
-                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
-            if !precursors.is_empty() {
-                propagate.push((dst, seq));
-            }
-        }
-        self.send_rerr(ctx, propagate, true);
-    }
-
-    /// ns-2 `recvError`: a route up through the RERR's sender whose number is
-    /// not newer than the RERR's goes down with that number; the packets queued
-    /// for the sender are dropped; destinations with precursors are passed on.
-    fn ns2_recv_rerr(&mut self, ctx: &mut RoutingCtx, re: &Rerr, from: NodeId) {
-        let mut propagate = Vec::new();
-        let mut purged = false;
-        for &(dst, seq) in &re.unreachable {
-            let Some(r) = self.table.get_mut(dst) else {
-                continue;
-            };
-            if r.state == RouteState::Invalid || r.next_hop != from || seq_newer(r.seq, seq) {
-                continue;
-            }
-            r.seq = seq;
-            let had_precursors = !r.precursors.is_empty();
-            r.down_ns2();
-            ctx.actions
-                .push(RoutingAction::Notify(TransportNotice::RouteFailed { dst }));
-            if self.p.rerr_purges_queue && !purged {
-                purged = true;
-                ctx.actions
-                    .push(RoutingAction::ReclaimQueued { next_hop: from });
-            }
-            if had_precursors {
-                // ns-2 `pc_delete()`: the list is emptied once the RERR is passed on.
-                r.precursors.clear();
-                propagate.push((dst, seq));
-            }
-        }
-        self.send_rerr(ctx, propagate, true);
+        rules!(self.p.rules, recv_rerr(self, ctx, re, from))
     }
 
     fn recv_hello(&mut self, ctx: &mut RoutingCtx, h: Hello, from: NodeId) {
@@ -1408,31 +928,6 @@ impl Aodv {
         cut
     }
 
-    fn start_local_repair(&mut self, ctx: &mut RoutingCtx, dst: NodeId, pkt: Packet) {
-        let travelled = pkt.ip.forwards();
-        let r = self.table.get_mut(dst).expect("repair an existing route");
-        r.state = RouteState::Repairing;
-        // §6.12: ask for a number newer than the one of the broken route.
-        r.seq = r.seq.wrapping_add(1);
-        r.valid_seq = true;
-        let ttl = r
-            .hops
-            .max(travelled / 2)
-            .saturating_add(self.p.local_add_ttl)
-            .min(self.p.net_diameter);
-        self.counters.local_repairs += 1;
-        self.buffer_packet(ctx, pkt);
-        let d = Discovery {
-            kind: DiscoveryKind::Repair,
-            ttl,
-            network_wide: 0,
-            started: ctx.now,
-            timer: Timer::new(),
-        };
-        self.discoveries.insert(dst, d);
-        self.send_rreq(ctx, dst, ttl);
-    }
-
     // ---- HELLO (§6.9) ------------------------------------------------------------
 
     fn hello_tick(&mut self, ctx: &mut RoutingCtx) {
@@ -1469,11 +964,7 @@ impl Routing for Aodv {
     }
 
     fn start(&mut self, ctx: &mut RoutingCtx) {
-        if self.p.rules == Rules::Ns2 {
-            // ns-2 runs rt_purge from "start" at 0 s, then every 0.5 s.
-            let at = ctx.now;
-            Self::set_timer(ctx, &mut self.purge_timer, at, KEY_PURGE);
-        }
+        rules!(self.p.rules, start(self, ctx));
         if self.p.link_detection == LinkDetection::Hello {
             // Desynchronise the first HELLOs (ns-2 sends one at start on every node).
             let at = ctx.now
@@ -1494,57 +985,20 @@ impl Routing for Aodv {
                 });
                 return;
             }
-            // ns-2 gives the unicast packets it originates TTL NETWORK_DIAMETER (30,
-            // `recv`, aodv.cc:586), not the IP default of 32: a relay drops one on
-            // its 30th hop, and traces show ns-2's TTLs.
-            if self.p.rules == Rules::Ns2 && pkt.ip.dst != IP_BROADCAST {
-                pkt.ip.ttl = self.p.net_diameter;
-            }
+            rules!(self.p.rules, originated(self, &mut pkt));
         }
         let Some(pkt) = self.forward_data(ctx, pkt, SimDuration::ZERO) else {
             return;
         };
-        let dst = pkt.ip.dst;
-        let repairing = self
-            .table
-            .get(dst)
-            .is_some_and(|r| r.state == RouteState::Repairing);
-        if self.p.rules == Rules::Ns2 && pkt.ip.src == self.me {
-            // ns-2 `rt_resolve`: the source buffers and asks (sendRequest
-            // decides whether a request is due).
-            self.buffer_packet(ctx, pkt);
-            self.ns2_send_request(ctx, dst, false);
-        } else if repairing {
-            self.buffer_packet(ctx, pkt);
-        } else if pkt.ip.src == self.me {
-            self.buffer_packet(ctx, pkt);
-            self.request_route(ctx, dst);
-        } else {
-            // §6.11 (ii): data to forward but no route: tell upstream, drop.
-            let seq = self.table.get(dst).map_or(0, |r| r.seq);
-            self.send_rerr(ctx, vec![(dst, seq)], false);
-            ctx.actions.push(RoutingAction::Drop {
-                pkt,
-                reason: DropReason::NoRoute,
-            });
-        }
+        rules!(self.p.rules, no_route(self, ctx, pkt));
     }
 
     fn failure_callback(&self, pkt: &Packet) -> bool {
-        // ns-2 sets the link-failure callback only in `rt_resolve`, i.e. on data;
-        // its replies (originated or forwarded, the header zeroed at allocation)
-        // carry none, so the MAC's `RET` (or ARP's drop) is their end.
-        self.p.rules != Rules::Ns2 || !pkt.is_routing()
+        rules!(self.p.rules, control_failure_callback()) || !pkt.is_routing()
     }
 
     fn tx_failed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, next_hop: NodeId) {
-        // ns-2's `rt_ll_failed` drops what the MAC gave up on as `CBK` (the MAC's own
-        // `RET` line is for its discarded original); RFC rules keep the MAC's `RET`.
-        let failed = if self.p.rules == Rules::Ns2 {
-            DropReason::MacCallback
-        } else {
-            DropReason::RetryLimit
-        };
+        let failed = rules!(self.p.rules, tx_failed_drop());
         // ns-2: control packets and broadcasts are simply dropped; with HELLO
         // detection the MAC's verdict is not used at all.
         if pkt.is_routing() || self.p.link_detection != LinkDetection::Mac {
@@ -1554,81 +1008,15 @@ impl Routing for Aodv {
             });
             return;
         }
-        let now = ctx.now;
-        let dst = pkt.ip.dst;
-        let travelled = pkt.ip.forwards();
-        if self.p.rules == Rules::Ns2 {
-            // ns-2 `rt_ll_failed`. Without an entry for the destination nothing
-            // else happens.
-            let Some(r) = self.table.get(dst) else {
-                ctx.actions.push(RoutingAction::Drop {
-                    pkt,
-                    reason: failed,
-                });
-                return;
-            };
-            // Repair when the packet has come further than the route still has
-            // to go (a route that is down has ns-2's infinite hop count).
-            if self.p.local_repair
-                && r.state != RouteState::Invalid
-                && travelled > r.hops
-                && r.hops <= self.p.max_repair_ttl
-            {
-                // The other packets queued for the neighbour stay in the queue
-                // and the other routes through it stay up (ns-2).
-                self.ns2_local_repair(ctx, dst, pkt);
-            } else {
-                ctx.actions.push(RoutingAction::Drop {
-                    pkt,
-                    reason: failed,
-                });
-                ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
-                self.ns2_link_failure(ctx, next_hop);
-            }
-            return;
-        }
-        let repair = match self.table.active(now, dst) {
-            // ns-2: repair when the break is closer to the destination than to the source.
-            Some(r) => {
-                r.next_hop == next_hop
-                    && self.p.local_repair
-                    && pkt.ip.src != self.me
-                    && travelled > r.hops
-                    && r.hops <= self.p.max_repair_ttl
-            }
-            None => false,
-        };
-        let cut = self.link_break(ctx, next_hop, repair.then_some(dst));
-        if cut {
-            self.counters.route_breaks += 1;
-        }
-        // Packets already queued for the dead neighbour come back to us.
-        ctx.actions.push(RoutingAction::ReclaimQueued { next_hop });
-        if repair {
-            self.start_local_repair(ctx, dst, pkt);
-        } else if self
-            .table
-            .get(dst)
-            .is_some_and(|r| r.state == RouteState::Repairing)
-        {
-            self.buffer_packet(ctx, pkt);
-        } else {
-            ctx.actions.push(RoutingAction::Drop {
-                pkt,
-                reason: DropReason::RetryLimit,
-            });
-        }
+        rules!(self.p.rules, data_tx_failed(self, ctx, pkt, next_hop));
     }
 
     fn reclaimed(&mut self, ctx: &mut RoutingCtx, pkt: Packet, _next_hop: NodeId) {
         // Data for a destination under repair waits for the repair; the rest is
         // dropped as ns-2 does (`DROP_RTR_MAC_CALLBACK`).
-        if self.p.rules == Rules::Rfc3561
+        if rules!(self.p.rules, buffers_reclaimed_in_repair())
             && !pkt.is_routing()
-            && self
-                .table
-                .get(pkt.ip.dst)
-                .is_some_and(|r| r.state == RouteState::Repairing)
+            && self.repairing(pkt.ip.dst)
         {
             self.buffer_packet(ctx, pkt);
         } else {
