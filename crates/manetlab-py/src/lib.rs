@@ -117,7 +117,7 @@ fn parse_size(text: &str) -> Option<u64> {
         return None;
     }
     let v = num.parse::<f64>().ok()? * mult as f64;
-    (v >= 1.0 && v < 9.2e18).then_some(v as u64)
+    (1.0..9.2e18).contains(&v).then_some(v as u64)
 }
 
 fn physical_half() -> u64 {
