@@ -4,9 +4,9 @@
 
 use crate::mac::MacParams;
 use crate::param::*;
+use crate::routing::aodv;
 use crate::sim::SimDuration;
 use serde_json::Value;
-use crate::routing::aodv;
 
 #[test]
 fn set_converts_units_and_checks_ranges() {
@@ -54,6 +54,7 @@ fn every_key_is_unique_documented_and_reads_back_its_default() {
     check::<aodv::Params>();
     check::<MacParams>();
     check::<crate::routing::dsdv::Params>();
+    check::<crate::routing::dsr::Params>();
 }
 
 #[test]
