@@ -18,7 +18,7 @@
 //! last_srtt is unknown and we double, as NewReno); cwnd ≥ 1 and ssthresh ≥ 2
 //! segments after the response.
 
-use crate::scenario::num;
+use crate::sim::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::rto::MAX_BACKOFF;

@@ -20,7 +20,7 @@
 //! connection is established are ignored. Routing protocols raise the notices
 //! (`RoutingAction::Notify`); static routing never does.
 
-use crate::scenario::num;
+use crate::sim::num;
 use crate::transport::tcp::cc::{CongestionControl, EngineOptions, Recovery};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};

@@ -45,7 +45,7 @@
 //!   cumulative ACK passes them, so they expire too and are resent (TCP-PR's
 //!   known cost without SACK); being in the memorize list, they do not cut cwnd.
 
-use crate::scenario::num;
+use crate::sim::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, LostSegment, Recovery};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};

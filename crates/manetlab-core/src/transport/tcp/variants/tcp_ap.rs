@@ -32,7 +32,7 @@
 //! uses every ACK's echoed timestamp); the hop count comes from the IP TTL of the
 //! arriving segment (the module's `num_forwards()` of the ACK).
 
-use crate::scenario::num;
+use crate::sim::num;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::variants::{out_of_range, KeyResult, Variant};

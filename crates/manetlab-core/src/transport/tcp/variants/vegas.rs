@@ -63,7 +63,7 @@
 //! Deviation (docs/tcp.md): the estimator starts from the SYN-like first packet's
 //! sample (ns-2 Vegas sends data segment 0 first and starts from its ACK).
 
-use crate::scenario::num;
+use crate::sim::num;
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{
     reno_ssthresh, CcState, CongestionControl, EngineOptions, OwnDupAck, Recovery,
