@@ -369,8 +369,10 @@ def cell(doc: str, heading: str, key: str, column: str) -> str:
     for t in tables(section(doc, heading)):
         for row in t:
             first = next(iter(row.values()))
-            if first == key and column in row:
-                return row[column]
+            # A generated table (docs/scenarios.md) heads its default column "default (`ns2-2.35`)".
+            col = next((h for h in row if h == column or h.startswith(column + " (")), None)
+            if first == key and col is not None:
+                return row[col]
     raise AssertionError(f"{doc} § {heading}: no table row {key} with a column {column!r}")
 
 
@@ -637,11 +639,11 @@ def checks() -> list[Check]:
                      {len(ip) for ip in rs["aodv"].pcaps[2] if isinstance(ip.data, dpkt.udp.UDP) and ip.data.dport == 50000}.pop())),
         ("tcp.md flows[].tcp: mss_bytes default", lambda: number(r"^(\d+)$", cell("docs/tcp.md", "`flows[].tcp`", "`mss_bytes`", "default")),
          lambda rs: rs["aodv"].summary["flows"][1]["tcp"]["mss_bytes"]),
-        ("wireless.md [mac]: data_rate_mbps default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`data_rate_mbps`", "default")),
+        ("scenarios.md [mac]: data_rate_mbps default", lambda: number(r"^(\d+)$", cell(SC, "`[mac]`", "`data_rate_mbps`", "default")),
          default_data_rate),
-        ("wireless.md [mac]: plcp_us default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`plcp_us`", "default")),
+        ("scenarios.md [mac]: plcp_us default", lambda: number(r"^(\d+)$", cell(SC, "`[mac]`", "`plcp_us`", "default")),
          lambda rs: plcp_us(rs["aodv"])),
-        ("wireless.md [mac]: data_header_bytes default", lambda: number(r"^(\d+)$", cell(WI, "`[mac]`", "`data_header_bytes`", "default")),
+        ("scenarios.md [mac]: data_header_bytes on the air default", lambda: number(r"^(\d+)$", cell(SC, "`[mac]`", "`data_header_bytes`", "default")),
          lambda rs: (air_time(rs["aodv"]) - air_time(rs["aodv_no_mac_header"])) * 2_000_000 / 8),
         ("wireless.md [queue]: limit_pkts default and the packets waiting",
          lambda: tuple(map(Decimal, re.search(r"^(\d+) \(ns-2 `qlim_`: (\d+) waiting", cell(WI, "`[queue]`", "`limit_pkts`", "default")).groups())),  # type: ignore[union-attr]
@@ -686,9 +688,9 @@ def test_stated_value_is_the_codes(check: Check, runs: dict[str, Run]):
 # sack/fack, else false", a formula) are listed as not checked; a row that applies
 # only in a mode ("only with `transport = "vegas"`", "shadowing only", "red") runs in it.
 DEFAULT_TABLES = [
+    # The [mac] table is the one generated from the declarations (wireless.md points to it).
     (SC, "`[mac]`", "mac."),
     (WI, "`[radio]`", "radio."),
-    (WI, "`[mac]`", "mac."),
     (WI, "`[queue]`", "queue."),
     ("docs/tcp.md", "`flows[].tcp`", "flows[1].tcp."),
 ]
@@ -730,11 +732,16 @@ def default_rows() -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
 
     out = []
     for doc, heading, prefix in DEFAULT_TABLES:
-        rows = next(t for t in tables(section(doc, heading)) if t and "default" in t[0])
-        for row in rows:
+        # A hand-written table's column is "default"; a generated one's (docs/scenarios.md,
+        # `cargo run --example param_docs`) "default (`ns2-2.35`)", the default profile's.
+        # Every such table of the section (scenarios.md's [mac]: `kind`/`frn`, then the generated one).
+        with_default = [t for t in tables(section(doc, heading)) if t and any(h.startswith("default") for h in t[0])]
+        assert with_default, f"{doc} § {heading}: no table with a default column"
+        for row in (r for t in with_default for r in t):
+            col = next(h for h in row if h.startswith("default"))
             keys = re.findall(r"`([a-z_0-9]+)`", next(iter(row.values())))
-            values = _stated_defaults(row["default"], len(keys))
-            what = f"{doc.removeprefix('docs/')} {heading.strip('`')}: {', '.join(keys)} = {row['default'][:40]}"
+            values = _stated_defaults(row[col], len(keys))
+            what = f"{doc.removeprefix('docs/')} {heading.strip('`')}: {', '.join(keys)} = {row[col][:40]}"
             out.append((what, _mode(heading, row), None if values is None else {prefix + k: parse_value(v) for k, v in zip(keys, values, strict=True)}))
     return out
 
@@ -789,7 +796,8 @@ def test_most_checked_defaults_matter_in_the_run() -> None:
     for what, mode, stated in DEFAULT_ROWS:
         if stated is None or any(isinstance(v, str) for v in stated.values()):
             continue
-        other = {k: (not v) if isinstance(v, bool) else (2 * v if v else 1) for k, v in stated.items()}
+        # Integers go to 2v + 1 (so windows of 2^k - 1 slots stay valid: cw_min 31 -> 63).
+        other = {k: (not v) if isinstance(v, bool) else 2 * v + 1 if isinstance(v, int) else (2 * v if v else 1) for k, v in stated.items()}
         try:
             changed = _summary(mode) != _summary({**mode, **other})
         except ScenarioError:

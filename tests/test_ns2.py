@@ -154,6 +154,7 @@ def test_export_dsr_uses_cmupriqueue_and_chain_area(tmp_path: Path) -> None:
         ({"routing.protocol": "dsr", "routing.dsr.learned_route_resets_backoff": True}, "routing.dsr.learned_route_resets_backoff"),
         ({"routing.protocol": "dsr", "routing.dsr.error_keeps_salvage_count": False}, "routing.dsr.error_keeps_salvage_count"),
         ({"routing.protocol": "dsr", "routing.dsr.unwrapped_error_copies_packet": False}, "routing.dsr.unwrapped_error_copies_packet"),
+        ({"routing.protocol": "dsr", "routing.dsr.request_period_ms": 250}, "routing.dsr.request_period_ms"),
         ({"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_counts_headers": True}, "flows[0].tcp.vegas_counts_headers"),
         ({"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_zero_window_after_timeout": False}, "flows[0].tcp.vegas_zero_window_after_timeout"),
     ],
@@ -174,9 +175,11 @@ def test_export_fack_with_ns2_rules_is_agent_tcp_fack(tmp_path: Path) -> None:
 def test_export_takes_switches_left_at_ns2s_behaviour(tmp_path: Path) -> None:
     """A switch set to what ns-2.35 does anyway exports (as nothing to set)."""
     export_ns2(CHAIN, tmp_path / "dsr", overrides={"routing.protocol": "dsr", "routing.dsr.tcp_ip_header_twice": True, "routing.dsr.learned_route_resets_backoff": False, "routing.dsr.error_keeps_salvage_count": True, "queue.kind": "cmupriqueue"})
+    # Any DSR key at the core's declared ns-2.35 value, timers included.
+    export_ns2(CHAIN, tmp_path / "dsr2", overrides={"routing.protocol": "dsr", "routing.dsr.request_period_ms": 500, "routing.dsr.salvage": True, "routing.dsr.send_buffer_pkts": 64})
     export_ns2(CHAIN, tmp_path / "dsdv", overrides={"routing.protocol": "dsdv", "routing.dsdv.release_through_recv": True, "routing.dsdv.stale_advert_bug": True})
     export_ns2(CHAIN, tmp_path / "vegas", overrides={"routing.protocol": "aodv", "flows[0].transport": "vegas", "flows[0].tcp.vegas_counts_headers": False})
-    for d in ("dsr", "dsdv", "vegas"):
+    for d in ("dsr", "dsr2", "dsdv", "vegas"):
         assert (tmp_path / d / "run.tcl").exists()
 
 

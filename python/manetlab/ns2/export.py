@@ -85,13 +85,6 @@ def _param_rows(section: str) -> list[dict[str, Any]]:
 # Scenario switches whose value here is ns-2.35's compiled-in behaviour (the
 # other value has no ns-2 equivalent and is refused).
 _NS2_SWITCHES = {
-    ("dsr", "tcp_ip_header_twice"): True,
-    ("dsr", "flow_state"): True,
-    ("dsr", "request_size_bug"): True,
-    ("dsr", "grat_holdoff_bug"): True,
-    ("dsr", "learned_route_resets_backoff"): False,
-    ("dsr", "error_keeps_salvage_count"): True,
-    ("dsr", "unwrapped_error_copies_packet"): True,
     ("dsdv", "tcp_ip_header_twice"): True,
     ("dsdv", "release_through_recv"): True,
     ("dsdv", "stale_advert_bug"): True,
@@ -322,8 +315,10 @@ def _plan(s: Scenario) -> _Plan:
         if extra:
             raise _refuse(f"routing.aodv.{extra[0]}", "ns-2.35 compiles AODV's timers and constants in (aodv.h); only its defaults can be exported")
     elif proto == "dsr":
-        # Switches set to ns-2.35's own behaviour export as nothing to set.
-        extra = sorted(k for k, v in (r.get("dsr") or {}).items() if v is not None and _NS2_SWITCHES.get(("dsr", k)) != v)
+        # Keys set to ns-2.35's own value (the core's declared `ns2-2.35` default)
+        # export as nothing to set; ns-2.35 has no Tcl variable for the others.
+        ns2 = {row["key"]: row["defaults"]["ns2-2.35"] for row in _param_rows("routing.dsr")}
+        extra = sorted(k for k, v in (r.get("dsr") or {}).items() if v is not None and ns2.get(k) != v)
         if extra:
             raise _refuse(f"routing.dsr.{extra[0]}", "ns-2.35 compiles DSR's parameters in (dsr/*.cc); only its defaults can be exported")
     elif proto == "dsdv":

@@ -31,7 +31,7 @@ pub use error::{
 pub use frn::{FrnMacSpec, FrnRoutingSpec, MacKind};
 pub use mobility::{MobilityModel, MobilitySpec, ScriptedNode};
 pub use outputs::{OutputsSpec, TraceFormatKind, TraceLevelKind};
-pub use routing::{aodv_params, AodvSpec, DsrSpec};
+pub use routing::{aodv_params, dsr_params, AodvSpec, DsrSpec};
 pub use traffic::{CbrgenSpec, GenTransport, PairRule, TrafficSpec};
 pub use wireless::{MacSpec, PropagationKind, RadioSpec, ReceptionKind};
 
@@ -43,6 +43,7 @@ use serde_json::Value;
 pub const PARAM_SECTIONS: &[crate::param::Section] = &[
     crate::param::Section::of::<crate::routing::aodv::Params>("routing.aodv"),
     crate::param::Section::of::<crate::routing::dsdv::Params>("routing.dsdv"),
+    crate::param::Section::of::<crate::routing::dsr::Params>("routing.dsr"),
     crate::param::Section::of::<crate::mac::MacParams>("mac"),
 ];
 
@@ -224,10 +225,10 @@ impl Scenario {
 
     /// The DSR parameters: `[routing.dsr]` over the `fidelity` profile.
     pub fn dsr_params(&self) -> crate::routing::dsr::Params {
-        match self.routing.as_ref().and_then(|r| r.dsr.as_ref()) {
-            Some(d) => d.params(self.fidelity),
-            None => crate::routing::dsr::Params::for_fidelity(self.fidelity),
-        }
+        dsr_params(
+            self.routing.as_ref().and_then(|r| r.dsr.as_ref()),
+            self.fidelity,
+        )
     }
 
     /// The DCF parameters: `[mac]` over the `fidelity` profile.
@@ -416,7 +417,7 @@ impl RoutingSpec {
             (None, _) => {}
         }
         match (&self.dsr, self.protocol) {
-            (Some(d), RoutingProtocol::Dsr) => d.validate(fidelity)?,
+            (Some(d), RoutingProtocol::Dsr) => routing::validate_dsr(d, fidelity)?,
             (Some(_), _) => {
                 return Err(ScenarioError::new(
                     "routing.dsr",
@@ -920,16 +921,6 @@ impl Scenario {
     }
 }
 
-/// A duration parameter given in a scenario unit (`scale` seconds per unit), or
-/// the model's default `d` when the key is left out.
-pub(crate) fn dur(
-    v: Option<f64>,
-    scale: f64,
-    d: crate::sim::SimDuration,
-) -> crate::sim::SimDuration {
-    v.map_or(d, |x| crate::sim::SimDuration::from_secs_f64(x * scale))
-}
-
 // Defined in `sim` so models (TCP's parameter checks) use it without importing
 // the scenario layer above them.
 pub(crate) use crate::sim::num;
@@ -1112,25 +1103,6 @@ pub(crate) fn non_negative(path: &str, v: f64) -> Result<(), ScenarioError> {
 }
 
 pub use crate::param::MIN_POSITIVE_TIME_S;
-
-/// Protocol times `(key, value, seconds per unit, strictly positive)`: finite,
-/// at most 10⁶ s (every timer stays inside simulated time), and >= 0, or >=
-/// [`MIN_POSITIVE_TIME_S`] when strictly positive.
-pub(crate) fn check_times(
-    path: &dyn Fn(&str) -> String,
-    times: &[(&str, Option<f64>, f64, bool)],
-) -> Result<(), ScenarioError> {
-    for &(key, v, scale, strictly_positive) in times {
-        let Some(v) = v else { continue };
-        let lo = if strictly_positive {
-            MIN_POSITIVE_TIME_S / scale
-        } else {
-            0.0
-        };
-        within(&path(key), v, lo, 1e6 / scale)?;
-    }
-    Ok(())
-}
 
 /// `lo <= v <= hi`, for values whose extremes would overflow simulated time.
 pub(crate) fn within(path: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {

@@ -54,6 +54,7 @@ fn every_key_is_unique_documented_and_reads_back_its_default() {
     check::<aodv::Params>();
     check::<MacParams>();
     check::<crate::routing::dsdv::Params>();
+    check::<crate::routing::dsr::Params>();
 }
 
 #[test]

@@ -59,83 +59,107 @@ use crate::wire::{IpHeader, IpProto, Packet, TransportHeader, IP_BROADCAST, IP_H
 use rand::Rng;
 use std::collections::BTreeMap;
 
-/// Every DSR timer and constant. `Default` is ns-2.35's value; each field's doc
-/// gives the RFC 4728 §9 value where it differs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Params {
+crate::params! {
+    /// Every DSR timer and constant. `Default` is ns-2.35's value; each field's doc
+    /// gives the RFC 4728 §9 value where it differs.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Params {
     /// Send-buffer capacity (packets). ns-2 `SEND_BUF_SIZE` 64; RFC: not fixed.
-    pub send_buffer_pkts: u32,
+    pub send_buffer_pkts: u32 = 64,
+        { key: "send_buffer_pkts", unit: PKTS, allowed: Int { lo: 1, hi: u32::MAX as u64 }, source: "ns-2 dsragent.cc SEND_BUF_SIZE" },
     /// Packets a route reply releases from the send buffer leave this far
     /// apart. ns-2 `arp_timeout` 30 ms; 0 = all at once.
-    pub release_spacing: SimDuration,
+    pub release_spacing: SimDuration = SimDuration::from_millis(30),
+        { key: "release_spacing_ms", unit: MS, allowed: Time { positive: false }, source: "ns-2 dsragent.cc arp_timeout" },
     /// How long a packet may wait for a route. SendBufferTimeout 30 s (both).
-    pub send_buffer_timeout: SimDuration,
+    pub send_buffer_timeout: SimDuration = SimDuration::from_secs_f64(30.0),
+        { key: "send_buffer_timeout_s", unit: S, allowed: Time { positive: true }, source: "RFC 4728 §9 SendBufferTimeout; ns-2 dsragent.cc" },
     /// Wait before the first retry cycle of a discovery. RequestPeriod 500 ms
     /// (RFC); ns-2 `rt_rq_period` 0.5 s.
-    pub request_period: SimDuration,
+    pub request_period: SimDuration = SimDuration::from_millis(500),
+        { key: "request_period_ms", unit: MS, allowed: Time { positive: true }, source: "RFC 4728 §9 RequestPeriod; ns-2 dsragent.cc rt_rq_period" },
     /// Cap on the wait between cycles. MaxRequestPeriod 10 s (both).
-    pub max_request_period: SimDuration,
+    pub max_request_period: SimDuration = SimDuration::from_secs_f64(10.0),
+        { key: "max_request_period_s", unit: S, allowed: Time { positive: true }, source: "RFC 4728 §9 MaxRequestPeriod; ns-2 dsragent.cc rt_rq_max_period" },
     /// Growth of the wait per cycle: the k-th wait is request_period·factor^k.
     /// ns-2 4 (`BackOffTest`: 0.5, 2, 8, 10 s); RFC 2 (binary exponential).
-    pub request_backoff_factor: u32,
+    pub request_backoff_factor: u32 = 4,
+        { key: "request_backoff_factor", unit: NONE, allowed: Int { lo: 1, hi: 16 }, source: "ns-2 dsragent.cc BackOffTest; RFC 4728 §8.2.1 (binary exponential)" },
     /// Count the cycle just started in the backoff exponent (ns-2
     /// `BackOffTest` computes period·4^n with n the cycles already started, so
     /// the first retry comes 2 s after the first request: waits 2, 8, 10 s).
     /// Off: the RFC's RequestPeriod before the first retry (0.5, 1, 2, … s).
-    pub backoff_counts_first_cycle: bool,
+    pub backoff_counts_first_cycle: bool = true,
+        { key: "backoff_counts_first_cycle", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc BackOffTest" },
     /// Discoveries an intermediate node may start for a packet it can neither
     /// forward nor salvage (ns-2 `NEW_SALVAGE_LOGIC`:
     /// `dsr_salvage_max_requests` 1, non-propagating requests only): the
     /// packet waits in the send buffer meanwhile. 0: such packets are dropped
     /// (RFC 4728 §8.3.6 only salvages with a cached route).
-    pub salvage_requests: u32,
+    pub salvage_requests: u32 = 1,
+        { key: "salvage_requests", unit: NONE, allowed: Int { lo: 0, hi: 15 }, source: "ns-2 dsragent.cc NEW_SALVAGE_LOGIC dsr_salvage_max_requests" },
     /// Start each cycle with a non-propagating request (ns-2
     /// `dsragent_ring_zero_search`; RFC §3.3.3: MAY).
-    pub ring_zero_search: bool,
+    pub ring_zero_search: bool = true,
+        { key: "ring_zero_search", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_ring_zero_search; RFC 4728 §3.3.3" },
     /// Wait for replies to a non-propagating request before a propagating one.
     /// NonpropRequestTimeout 30 ms (RFC); ns-2 `arp_timeout` 30 ms, checked by
     /// its 30–60 ms send-buffer poll.
-    pub nonprop_request_timeout: SimDuration,
+    pub nonprop_request_timeout: SimDuration = SimDuration::from_millis(30),
+        { key: "nonprop_request_timeout_ms", unit: MS, allowed: Time { positive: true }, source: "RFC 4728 §9 NonpropRequestTimeout; ns-2 dsragent.cc arp_timeout" },
     /// Most addresses in a source route, both ends included (ns-2 `MAX_SR_LEN`
     /// 16; the RFC bounds requests by DiscoveryHopLimit = 255 hops).
-    pub max_route_len: u8,
+    pub max_route_len: u8 = 16,
+        { key: "max_route_len", unit: NONE, allowed: Int { lo: 2, hi: 255 }, source: "ns-2 dsr/hdr_sr.h MAX_SR_LEN" },
     /// Route requests (originated and forwarded) and replies by the target
     /// wait U(0, this). BroadcastJitter 10 ms (RFC); ns-2 `RREQ_JITTER` 10 ms.
-    pub broadcast_jitter: SimDuration,
+    pub broadcast_jitter: SimDuration = SimDuration::from_millis(10),
+        { key: "broadcast_jitter_ms", unit: MS, allowed: Time { positive: false }, source: "RFC 4728 §9 BroadcastJitter; ns-2 dsragent.cc RREQ_JITTER" },
     /// Intermediate nodes answer propagating requests from their cache
     /// (ns-2 `dsragent_reply_from_cache_on_propagating`; RFC §8.2.3: MAY).
     /// Non-propagating requests are always answered from the cache (ns-2).
-    pub reply_from_cache: bool,
+    pub reply_from_cache: bool = true,
+        { key: "reply_from_cache", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_reply_from_cache_on_propagating; RFC 4728 §8.2.3" },
     /// Snoop on unicast packets between other nodes (ns-2 `dsragent_use_tap`;
     /// RFC §3.3.1: optional promiscuous receive).
-    pub promiscuous: bool,
+    pub promiscuous: bool = true,
+        { key: "promiscuous", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_use_tap; RFC 4728 §3.3.1" },
     /// Send gratuitous replies to shorten routes (ns-2
     /// `dsragent_send_grat_replies`; RFC §3.4.3). Needs `promiscuous`.
-    pub gratuitous_replies: bool,
+    pub gratuitous_replies: bool = true,
+        { key: "gratuitous_replies", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_send_grat_replies; RFC 4728 §3.4.3" },
     /// At most one gratuitous reply per route per this time. GratReplyHoldoff
     /// 1 s (RFC); ns-2 `grat_hold_down_time` 1 s.
-    pub grat_reply_holdoff: SimDuration,
+    pub grat_reply_holdoff: SimDuration = SimDuration::from_secs_f64(1.0),
+        { key: "grat_reply_holdoff_s", unit: S, allowed: Time { positive: false }, source: "RFC 4728 §9 GratReplyHoldoff; ns-2 dsragent.cc grat_hold_down_time" },
     /// Salvage forwarded packets whose next hop failed (ns-2
     /// `dsragent_salvage_with_cache`; RFC §8.3.6).
-    pub salvage: bool,
+    pub salvage: bool = true,
+        { key: "salvage", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_salvage_with_cache; RFC 4728 §8.3.6" },
     /// Most salvages of one packet. MAX_SALVAGE_COUNT 15 (RFC); ns-2
     /// `dsr_salvage_max_attempts` 15.
-    pub max_salvage_count: u8,
+    pub max_salvage_count: u8 = 15,
+        { key: "max_salvage_count", unit: NONE, allowed: Int { lo: 0, hi: 255 }, source: "RFC 4728 §9 MAX_SALVAGE_COUNT; ns-2 dsragent.cc dsr_salvage_max_attempts" },
     /// Piggyback the last route error received on the next propagating
     /// request (ns-2 `dsragent_propagate_last_error`; RFC §8.2.1: SHOULD).
-    pub propagate_last_error: bool,
+    pub propagate_last_error: bool = true,
+        { key: "propagate_last_error", unit: NONE, allowed: Any, source: "ns-2 dsragent.cc dsragent_propagate_last_error; RFC 4728 §8.2.1" },
     /// How long that error stays worth propagating (ns-2 `max_err_hold` 1 s).
-    pub error_hold: SimDuration,
+    pub error_hold: SimDuration = SimDuration::from_secs_f64(1.0),
+        { key: "error_hold_s", unit: S, allowed: Time { positive: false }, source: "ns-2 dsragent.cc max_err_hold" },
     /// Primary route-cache paths (ns-2 MobiCache 30).
-    pub primary_cache_paths: u32,
+    pub primary_cache_paths: u32 = 30,
+        { key: "primary_cache_paths", unit: NONE, allowed: Int { lo: 1, hi: 100_000 }, source: "ns-2 dsr/mobicache.cc primary cache size" },
     /// Secondary route-cache paths (ns-2 MobiCache 64).
-    pub secondary_cache_paths: u32,
+    pub secondary_cache_paths: u32 = 64,
+        { key: "secondary_cache_paths", unit: NONE, allowed: Int { lo: 1, hi: 100_000 }, source: "ns-2 dsr/mobicache.cc secondary cache size" },
     /// Count the IP header of an originated TCP segment twice, as ns-2.35's
     /// agent does (it adds `IP_HDR_LEN` to every packet it originates although
     /// ns-2's TCP already counts IP in its 40-byte header): a 1000-byte segment
     /// is 1060 B on the air, an ACK 60 B. Off: 1040/40 B, as with AODV (whose
     /// ns-2 agent skips TCP) and as on a real network.
-    pub tcp_ip_header_twice: bool,
+    pub tcp_ip_header_twice: bool = true,
+        { key: "tcp_ip_header_twice", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc recv (IP_HDR_LEN)" },
     /// ns-2.35's flow state at the source (`dsragent_enable_flowstate`, a
     /// `static const` true in `dsragent.cc`): after a route's first packets
     /// have set the flow up, data packets travel without their source route
@@ -143,17 +167,20 @@ pub struct Params {
     /// while the cache offers none shorter (`dsragent_prefer_default_flow`).
     /// Off: every data packet carries its route (RFC 4728, which left the
     /// drafts' flow-state extension out).
-    pub flow_state: bool,
+    pub flow_state: bool = true,
+        { key: "flow_state", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc dsragent_enable_flowstate" },
     /// Reproduce ns-2.35's size accounting of relayed route requests, which
     /// counts every earlier hop's header again ([`Rreq::stale_bytes`]): 48
     /// bytes after one relay, 68 after two (instead of 36, 40). Off: each
     /// request is its current header only.
-    pub request_size_bug: bool,
+    pub request_size_bug: bool = true,
+        { key: "request_size_bug", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc handleRouteRequest" },
     /// Reproduce ns-2.35's gratuitous-reply hold-down slip: a route entering
     /// the table gets the next slot's time stamped instead of its own, so the
     /// second shortening of a route is usually not held down. Off: each
     /// route's own time (the evident intent).
-    pub grat_holdoff_bug: bool,
+    pub grat_holdoff_bug: bool = true,
+        { key: "grat_holdoff_bug", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc sendRouteShortening" },
     /// Back the route-request backoff down whenever a route to a destination
     /// we are discovering turns up (overheard, forwarded, or in a reply for
     /// another target). Off (ns-2.35): only a route reply for that target
@@ -161,14 +188,16 @@ pub struct Params {
     /// returns to 0); a route learned otherwise ends the wait but the next
     /// discovery for the destination waits out the backoff the last one
     /// reached, and a relay's salvage request counts against it.
-    pub learned_route_resets_backoff: bool,
+    pub learned_route_resets_backoff: bool = false,
+        { key: "learned_route_resets_backoff", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc acceptRouteReply" },
     /// A route error starts with the salvage count of the packet whose failure
     /// it reports (ns-2.35: `xmitFailed` turns the failed packet itself into
     /// the error and never clears `salvaged`; `processBrokenRouteError`'s
     /// unwrapped inner error is a copy of the outer one). Such an error, when
     /// its own hop fails, is salvaged only up to MAX_SALVAGE_COUNT in all. Off:
     /// every error starts at 0, as a new packet (RFC 4728 §8.3.4).
-    pub error_keeps_salvage_count: bool,
+    pub error_keeps_salvage_count: bool = true,
+        { key: "error_keeps_salvage_count", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc xmitFailed; RFC 4728 §8.3.4" },
     /// The inner error a node unwraps from a nested one it received is a copy
     /// of the received packet (ns-2.35 `processBrokenRouteError` uses
     /// `Packet::copy`): it keeps the received error's uid, so nodes that
@@ -176,7 +205,8 @@ pub struct Params {
     /// counts the received packet's headers, the new source-route header
     /// added on top (60 B in, 84 B out on a 2-address route). Off: a packet
     /// of its own, with a new uid and its own size.
-    pub unwrapped_error_copies_packet: bool,
+    pub unwrapped_error_copies_packet: bool = true,
+        { key: "unwrapped_error_copies_packet", unit: NONE, allowed: Any, source: "ns-2.35 dsragent.cc processBrokenRouteError" },
     /// ns-2's send-buffer poll (`SendBufferTimer`, `BUFFER_CHECK` 30 ms): a
     /// node looks at its waiting packets every U(1, 2) × this, and only then
     /// turns an unanswered non-propagating request into a propagating one,
@@ -184,44 +214,10 @@ pub struct Params {
     /// salvage. So the propagating request leaves at the first poll more than
     /// 30 ms after the non-propagating one (30–90 ms, ≈ 55 ms on average), not
     /// at 30 ms. 0: each of those at its exact due time.
-    pub buffer_poll: SimDuration,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            send_buffer_pkts: 64,
-            send_buffer_timeout: SimDuration::from_secs_f64(30.0),
-            release_spacing: SimDuration::from_millis(30),
-            request_period: SimDuration::from_millis(500),
-            max_request_period: SimDuration::from_secs_f64(10.0),
-            request_backoff_factor: 4,
-            backoff_counts_first_cycle: true,
-            salvage_requests: 1,
-            ring_zero_search: true,
-            nonprop_request_timeout: SimDuration::from_millis(30),
-            max_route_len: 16,
-            broadcast_jitter: SimDuration::from_millis(10),
-            reply_from_cache: true,
-            promiscuous: true,
-            gratuitous_replies: true,
-            grat_reply_holdoff: SimDuration::from_secs_f64(1.0),
-            salvage: true,
-            max_salvage_count: 15,
-            propagate_last_error: true,
-            error_hold: SimDuration::from_secs_f64(1.0),
-            primary_cache_paths: 30,
-            secondary_cache_paths: 64,
-            tcp_ip_header_twice: true,
-            flow_state: true,
-            request_size_bug: true,
-            grat_holdoff_bug: true,
-            learned_route_resets_backoff: false,
-            error_keeps_salvage_count: true,
-            unwrapped_error_copies_packet: true,
-            buffer_poll: SimDuration::from_millis(30),
-        }
+    pub buffer_poll: SimDuration = SimDuration::from_millis(30),
+        { key: "buffer_poll_ms", unit: MS, allowed: Time { positive: false }, source: "ns-2 dsragent.cc SendBufferTimer BUFFER_CHECK" },
     }
+    profile(f) = Params::for_fidelity(f);
 }
 
 impl Params {
