@@ -2,9 +2,10 @@
 #   make run    set up .venv, build the extension, run the default study
 #               (examples/default_study.toml: NewReno vs ABRA on the same seed)
 #   make test   set up, make lint, then cargo tests of the core and the pytest suites
-#   make lint   ruff (python/manetlab, tests, benchmarks, tools), mypy --strict
-#               (python/manetlab) and stubtest (_core.pyi against the built
-#               extension); configured in pyproject.toml
+#   make lint   cargo fmt --check and cargo clippy -D warnings (both crates, all
+#               targets; rustfmt.toml), ruff (python/manetlab, tests, benchmarks,
+#               tools), mypy --strict (python/manetlab) and stubtest (_core.pyi
+#               against the built extension); configured in pyproject.toml
 #   make bench  set up, then benchmarks/run.py --vs-ns2 (ours vs ns-2.35;
 #               BENCH_REPEAT=3 runs each, BENCH_SEEDS=5 seeds of the 20-node row;
 #               PGO build when the toolchain has llvm-profdata, as below), then
@@ -47,7 +48,13 @@ test: lint $(BUILD_STAMP)
 # checked). stubtest imports the built extension and fails when python/manetlab/_core.pyi,
 # which mypy reads for it, disagrees with what the extension defines.
 LINT_PATHS := python/manetlab tests benchmarks tools
+# rustfmt and clippy ship with rustup's default profile; a minimal toolchain gets
+# them added here (without rustup the commands below fail and say so).
 lint: $(BUILD_STAMP)
+	@cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest manetlab._core

@@ -1,4 +1,8 @@
-#![allow(unexpected_cfgs)] // pyo3 0.22's create_exception! checks a `gil-refs` cfg that rustc >= 1.80 reports.
+#![allow(unexpected_cfgs)]
+// pyo3 0.22's create_exception! checks a `gil-refs` cfg that rustc >= 1.80 reports.
+// pyo3 0.22's #[pyfunction] expansion converts a PyResult's PyErr into PyErr;
+// clippy reports that on our functions' lines.
+#![allow(clippy::useless_conversion)]
 //! Thin PyO3 bindings: parse + validate, and run, a scenario given as JSON.
 //! The GIL is released while a run executes, so Python threads (and a Dask
 //! worker's other tasks) keep running.

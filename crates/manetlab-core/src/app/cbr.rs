@@ -39,7 +39,7 @@ impl Cbr {
 
     /// Whether a packet may be sent at `now` (before stop, under the packet cap).
     pub fn may_send(&self, now: SimTime) -> bool {
-        now < self.stop && self.max_packets.map_or(true, |m| self.sent < m)
+        now < self.stop && self.max_packets.is_none_or(|m| self.sent < m)
     }
 
     /// Record a send at `now`; returns its sequence number and when to send next.

@@ -334,7 +334,7 @@ fn seconds(tok: &str, what: &str) -> Result<f64, String> {
     let v = number(num, what).map_err(|_| {
         format!("{what} `{tok}` is not a time (a number of seconds, or with ms/us/ns)")
     })? * scale;
-    if !(v > 0.0) {
+    if v.is_nan() || v <= 0.0 {
         return Err(format!("{what} `{tok}` is out of range (allowed: > 0)"));
     }
     Ok(v)

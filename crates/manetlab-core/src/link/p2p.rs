@@ -62,6 +62,9 @@ pub enum LinkStep {
 }
 
 impl P2pLink {
+    // One argument per link property the scenario gives; a config struct would
+    // only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: LinkId,
         a: NodeId,

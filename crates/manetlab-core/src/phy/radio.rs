@@ -10,6 +10,7 @@
 //!   frame that ends last, as ns-2 does, so the error covers the whole overlap;
 //! * a transmitting radio receives nothing: arrivals during a transmission, and a
 //!   reception under way when the radio starts to transmit, end in error.
+//!
 //! The carrier is busy while the radio transmits or any signal ≥ CSThresh is on
 //! the air (ns-2 tracks only the locked frame; we count captured ones too, which
 //! is the physical behaviour and differs only when a captured frame outlasts the

@@ -228,7 +228,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<String, String> {
 }
 
 fn size_text(bytes: u64) -> String {
-    if bytes % (1 << 20) == 0 {
+    if bytes.is_multiple_of(1 << 20) {
         format!("{} MB", bytes >> 20)
     } else {
         format!("{:.1} MB", bytes as f64 / (1u64 << 20) as f64)

@@ -281,7 +281,7 @@ impl Scenario {
                 let leg_m = 0.52 * (area.width_m * area.height_m).sqrt();
                 let waypoints = self.nodes.count as f64 * self.duration_s
                     / (leg_m / vmax + m.pause_s.unwrap_or(0.0));
-                if !(waypoints <= MAX_RWP_WAYPOINTS) {
+                if waypoints.is_nan() || waypoints > MAX_RWP_WAYPOINTS {
                     return Err(ScenarioError::new(
                         "mobility.max_speed_mps",
                         format!(

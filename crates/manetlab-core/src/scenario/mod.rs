@@ -758,14 +758,13 @@ impl Scenario {
                     n.div_ceil(*columns) - 1,
                 )?;
             }
-            Some(Placement::Uniform {}) => {
-                if self.area.is_none() {
-                    return Err(ScenarioError::new(
-                        "nodes.placement",
-                        "kind \"uniform\" needs an [area] with width_m and height_m",
-                    ));
-                }
+            Some(Placement::Uniform {}) if self.area.is_none() => {
+                return Err(ScenarioError::new(
+                    "nodes.placement",
+                    "kind \"uniform\" needs an [area] with width_m and height_m",
+                ));
             }
+            Some(Placement::Uniform {}) => {}
         }
         Ok(())
     }

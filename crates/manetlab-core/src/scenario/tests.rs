@@ -469,7 +469,7 @@ mod files {
             e.path == "(file)" && e.message.contains("a character device"),
             "{e}"
         );
-        assert!(MAX_REFERENCED_FILE_BYTES == 64 << 20);
+        assert_eq!(MAX_REFERENCED_FILE_BYTES, 64 << 20);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

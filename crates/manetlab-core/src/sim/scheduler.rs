@@ -146,7 +146,7 @@ impl Near {
     }
 
     /// Make the (empty) near side a calendar.
-    fn to_calendar(&mut self) {
+    fn make_calendar(&mut self) {
         debug_assert!(self.is_empty());
         self.cal = true;
         self.cur = Vec::with_capacity(64);
@@ -257,7 +257,7 @@ impl Near {
     fn advance(&mut self) {
         let from = self.at + 1;
         let mut w = from / 64;
-        let mut bits = if from % 64 == 0 {
+        let mut bits = if from.is_multiple_of(64) {
             self.occ[w]
         } else {
             self.occ[w] & (!0u64 << (from % 64))
@@ -399,7 +399,7 @@ impl OwnedTimers {
             self.list.push(key);
             self.top = self.top.min(key);
             if self.list.len() > OWNED_TO_HEAP {
-                self.to_heap();
+                self.make_heap();
             }
         }
         had
@@ -453,7 +453,7 @@ impl OwnedTimers {
 
     /// The flat array becomes a heap: increasing order is a heap's.
     #[cold]
-    fn to_heap(&mut self) {
+    fn make_heap(&mut self) {
         self.list.sort_unstable();
         for (i, k) in self.list.iter().enumerate() {
             self.pos[k.slot()] = i as u32;
@@ -519,10 +519,7 @@ impl OwnedTimers {
     /// Heap: put `key` at `i` or below, moving smaller children up.
     fn sift_down(&mut self, mut i: usize, key: Key) {
         let h = &mut self.list[..];
-        loop {
-            let Some(m) = smallest_child(h, 4 * i + 1) else {
-                break;
-            };
+        while let Some(m) = smallest_child(h, 4 * i + 1) {
             let mk = h[m];
             if key < mk {
                 break;
@@ -675,7 +672,7 @@ impl<E> Scheduler<E> {
                 self.near.is_empty() && self.front == NO_KEY,
                 "near keys pending"
             );
-            self.near.to_calendar();
+            self.near.make_calendar();
         }
     }
 
@@ -1038,10 +1035,7 @@ fn remove_top(heap: &mut Vec<Key>) {
     }
     let h = &mut heap[..];
     let mut i = 0;
-    loop {
-        let Some(m) = smallest_child(h, 4 * i + 1) else {
-            break;
-        };
+    while let Some(m) = smallest_child(h, 4 * i + 1) {
         h[i] = h[m];
         i = m;
     }
@@ -1219,7 +1213,7 @@ mod tests {
     fn calendar_rewinds_and_pops_beyond_its_window() {
         let ms = |m: u64| SimTime(m * 1_000_000);
         let mut s = Scheduler::new();
-        s.near.to_calendar();
+        s.near.make_calendar();
         s.schedule_at(SimTime::ZERO, 'x');
         s.schedule_at(ms(1), 'y');
         assert_eq!(s.pop_until(SimTime::MAX), Some((SimTime::ZERO, 'x')));
@@ -1412,7 +1406,7 @@ mod tests {
         fn matches_a_reference_queue_across_the_split(ops in proptest::collection::vec((0u64..30, 0u8..5, 0u64..1000), 1..500), cal in any::<bool>()) {
             let mut s = Scheduler::new();
             if cal {
-                s.near.to_calendar();
+                s.near.make_calendar();
             }
             let ops: Vec<(SimDuration, u8)> = ops.into_iter().map(|(d, op, fine)| (SimDuration(d * 10_000_000 + fine), op)).collect();
             drive_against_reference(s, &ops)?;
@@ -1425,7 +1419,7 @@ mod tests {
         #[test]
         fn calendar_matches_a_reference_queue(ops in proptest::collection::vec((0u64..40, 0u8..6, 0u64..100_000), 1..800)) {
             let mut s = Scheduler::new();
-            s.near.to_calendar();
+            s.near.make_calendar();
             // Mostly within a few buckets; a tenth of the keys 1-40 ms ahead.
             let delay = |d: u64, fine: u64| SimDuration(if d < 36 { fine % (d * 5_000 + 1) } else { (d - 35) * 8_000_000 + fine });
             let ops: Vec<(SimDuration, u8)> = ops.into_iter().map(|(d, op, fine)| (delay(d, fine), op)).collect();
@@ -1443,7 +1437,7 @@ mod tests {
             let mut s: Scheduler<u64> = Scheduler::new();
             s.set_timer_owners(5);
             if cal {
-                s.near.to_calendar();
+                s.near.make_calendar();
             }
             let mut reference: BTreeMap<(SimTime, u64), R> = BTreeMap::new();
             let mut armed: BTreeMap<(u32, usize), (SimTime, u64)> = BTreeMap::new();
@@ -1570,7 +1564,7 @@ mod tests {
                 }
                 prop_assert_eq!(s.pending(), reference.len());
                 prop_assert_eq!(s.peek_time(), reference.first_key_value().map(|(k, _)| k.0));
-                for (&(o, w), _) in &armed {
+                for &(o, w) in armed.keys() {
                     prop_assert!(s.owned_is_armed(o, w));
                 }
             }

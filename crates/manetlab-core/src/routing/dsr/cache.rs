@@ -65,7 +65,7 @@ impl PathCache {
         let mut best: Option<(usize, usize)> = None;
         for (slot, p) in self.paths.iter().enumerate() {
             if let Some(hops) = p.iter().position(|&n| n == dst) {
-                if hops > 0 && best.map_or(true, |(h, _)| hops < h) {
+                if hops > 0 && best.is_none_or(|(h, _)| hops < h) {
                     best = Some((hops, slot));
                 }
             }
@@ -150,7 +150,7 @@ impl RouteCache {
         let p = self.primary.shortest(dst);
         let s = self.secondary.shortest(dst);
         match (p, s) {
-            (Some((ph, slot)), s) if s.map_or(true, |(sh, _)| ph <= sh) => {
+            (Some((ph, slot)), s) if s.is_none_or(|(sh, _)| ph <= sh) => {
                 Some(self.primary.paths[slot][..=ph].to_vec())
             }
             (Some((ph, slot)), None) => Some(self.primary.paths[slot][..=ph].to_vec()),

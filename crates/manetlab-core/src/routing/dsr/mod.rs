@@ -494,7 +494,7 @@ impl Dsr {
         let mut r = self.poll_rng.clone();
         let mut tick = self.poll_at;
         while tick < t {
-            tick = tick + SimDuration(b + r.gen_range(0..=b));
+            tick += SimDuration(b + r.gen_range(0..=b));
         }
         tick
     }
@@ -767,7 +767,7 @@ impl Dsr {
         let d = self.requests.target(dst);
         let cycle_due = d
             .last_cycle
-            .map_or(true, |t| now >= t + p.cycle_backoff(d.outstanding));
+            .is_none_or(|t| now >= t + p.cycle_backoff(d.outstanding));
         let kind = if cycle_due {
             d.outstanding = (d.outstanding + 1).min(15);
             d.last_cycle = Some(now);

@@ -229,7 +229,7 @@ fn propagating_request_and_next_cycle_wait_for_the_send_buffer_poll() {
     rng.long_jump();
     let mut tick = SimTime::ZERO;
     while tick < SimTime::from_secs_f64(1.030) {
-        tick = tick + SimDuration(30_000_000 + rng.gen_range(0..=30_000_000));
+        tick += SimDuration(30_000_000 + rng.gen_range(0..=30_000_000));
     }
     assert_eq!(flood_at, tick, "the poll chain U(30, 60) ms from the start");
     let d = n.fire(timers(&c)[0]);
@@ -894,13 +894,13 @@ fn flow_state_sends_the_route_three_times_then_flow_only_as_ns2() {
             (FlowMark::Default, 0)
         ]
     );
-    n.now = n.now + SimDuration::from_secs_f64(5.0);
+    n.now += SimDuration::from_secs_f64(5.0);
     assert_eq!(
         flow_marks(&n.route(data(6, 0, 3)))[0].0,
         FlowMark::Default,
         "not older than 5 s yet"
     );
-    n.now = n.now + SimDuration::from_millis(1);
+    n.now += SimDuration::from_millis(1);
     assert_eq!(
         flow_marks(&n.route(data(7, 0, 3)))[0].0,
         FlowMark::Establish,
