@@ -1,6 +1,8 @@
 //! ELFN over AODV, DSR and DSDV: the routing protocol's route-failure and route-re-established
 //! notices reach the TCP sender (issue 6, "Cross-layer notices").
 
+mod common;
+
 use manetlab_core::{run, RunResult, Scenario};
 
 /// A 3-node chain whose relay walks out of range at 20 s and is back at ~31 s,
@@ -10,26 +12,7 @@ fn relay_outage_with(flow: &str) -> RunResult {
 }
 
 fn relay_outage_over(protocol: &str, flow: &str) -> RunResult {
-    let text = format!(
-        r#"
-        duration_s = 60
-        [nodes]
-        count = 3
-        placement = {{ kind = "chain", spacing_m = 200 }}
-        [radio]
-        [routing]
-        protocol = "{protocol}"
-        [mobility]
-        model = "scripted"
-        [[mobility.nodes]]
-        node = 1
-        moves = [{{ time_s = 20, dest_m = [200, 900], speed_mps = 1000 }}, {{ time_s = 30, dest_m = [200, 0], speed_mps = 1000 }}]
-        [[flows]]
-        src = 0
-        dst = 2
-        {flow}
-    "#
-    );
+    let text = common::relay::relay_outage_toml(protocol, flow);
     run(&Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}")))
 }
 

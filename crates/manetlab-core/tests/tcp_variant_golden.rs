@@ -8,6 +8,8 @@
 //! The expected lines were computed before the refactor. A deliberate change of a
 //! variant's behaviour updates its lines (the failure message prints the new table).
 
+mod common;
+
 use manetlab_core::{run, Scenario};
 
 /// (case name, transport, extra `flows[].tcp` keys).
@@ -64,27 +66,9 @@ fn chain_with_reverse_flow(transport: &str, tcp: &str) -> String {
 }
 
 fn relay_outage(transport: &str, tcp: &str) -> String {
-    format!(
-        r#"
-        duration_s = 60
-        [nodes]
-        count = 3
-        placement = {{ kind = "chain", spacing_m = 200 }}
-        [radio]
-        [routing]
-        protocol = "aodv"
-        [mobility]
-        model = "scripted"
-        [[mobility.nodes]]
-        node = 1
-        moves = [{{ time_s = 20, dest_m = [200, 900], speed_mps = 1000 }}, {{ time_s = 30, dest_m = [200, 0], speed_mps = 1000 }}]
-        [[flows]]
-        src = 0
-        dst = 2
-        kind = "ftp"
-        transport = "{transport}"
-        tcp = {{ trace = true{tcp} }}
-        "#
+    common::relay::relay_outage_toml(
+        "aodv",
+        &format!("kind = \"ftp\"\ntransport = \"{transport}\"\ntcp = {{ trace = true{tcp} }}"),
     )
 }
 

@@ -4,4 +4,6 @@ pub mod bianchi;
 #[allow(dead_code)]
 pub mod broch;
 #[allow(dead_code)]
+pub mod relay;
+#[allow(dead_code)]
 pub mod traced;
