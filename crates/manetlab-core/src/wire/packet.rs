@@ -140,6 +140,35 @@ pub struct TcpHeader {
 }
 
 impl TcpHeader {
+    /// A header without options: no MSS or SACK-permitted option, no SACK
+    /// blocks, no timestamp echo, counted on the wire as ns-2 counts it. The
+    /// sender, the receiver and tests set the options they use afterwards.
+    #[inline]
+    pub fn new(
+        src_port: u16,
+        dst_port: u16,
+        seq: u32,
+        ack: u32,
+        flags: TcpFlags,
+        window: u32,
+    ) -> TcpHeader {
+        TcpHeader {
+            src_port,
+            dst_port,
+            seq,
+            ack,
+            flags,
+            window,
+            mss: None,
+            sack_permitted: false,
+            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
+            sack_len: 0,
+            headerless: false,
+            ns2_sack_bytes: false,
+            ts_echo: SimTime::ZERO,
+        }
+    }
+
     pub fn size_bytes(&self) -> u32 {
         let mut opt = 0;
         if self.mss.is_some() {
@@ -208,21 +237,7 @@ pub struct AppTag {
 impl TcpHeader {
     /// A plain header for tests: ports 1, sequence and ACK 0, `flags`, no options.
     pub(crate) fn for_tests(flags: TcpFlags) -> TcpHeader {
-        TcpHeader {
-            src_port: 1,
-            dst_port: 1,
-            seq: 0,
-            ack: 0,
-            flags,
-            window: 20_000,
-            mss: None,
-            sack_permitted: false,
-            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
-            sack_len: 0,
-            headerless: false,
-            ns2_sack_bytes: false,
-            ts_echo: SimTime::ZERO,
-        }
+        TcpHeader::new(1, 1, 0, 0, flags, 20_000)
     }
 }
 
@@ -330,24 +345,17 @@ mod tests {
 
     #[test]
     fn tcp_sizes_match_ns2_and_count_options() {
-        let mut h = TcpHeader {
-            src_port: 1,
-            dst_port: 1,
-            seq: 0,
-            ack: 0,
-            flags: TcpFlags {
+        let mut h = TcpHeader::new(
+            1,
+            1,
+            0,
+            0,
+            TcpFlags {
                 ack: true,
                 ..TcpFlags::default()
             },
-            window: 20_000,
-            mss: None,
-            sack_permitted: false,
-            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
-            sack_len: 0,
-            headerless: false,
-            ns2_sack_bytes: false,
-            ts_echo: SimTime::ZERO,
-        };
+            20_000,
+        );
         let mut p = Packet {
             uid: 0,
             ip: IpHeader::new(NodeId(0), NodeId(1), DEFAULT_TTL, IpProto::Tcp),

@@ -60,7 +60,7 @@ use super::recovery::{self, timestamp, LossRecovery};
 use super::rto::{RtoEstimator, RtoParams};
 use super::{unwrap_seq, Segment, TcpTrace};
 use crate::sim::{SimDuration, SimTime};
-use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
+use crate::wire::{TcpFlags, TcpHeader};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -433,21 +433,14 @@ impl TcpSender {
 
     pub(crate) fn header(&self, seq_abs: u64, flags: TcpFlags) -> TcpHeader {
         let peer_ack = 1 + u32::from(self.peer_fin);
-        TcpHeader {
-            src_port: self.src_port,
-            dst_port: self.dst_port,
-            seq: seq_abs as u32,
-            ack: if flags.ack { peer_ack } else { 0 },
+        TcpHeader::new(
+            self.src_port,
+            self.dst_port,
+            seq_abs as u32,
+            if flags.ack { peer_ack } else { 0 },
             flags,
-            window: self.window_bytes,
-            mss: None,
-            sack_permitted: false,
-            sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
-            sack_len: 0,
-            headerless: false,
-            ns2_sack_bytes: false,
-            ts_echo: SimTime::ZERO,
-        }
+            self.window_bytes,
+        )
     }
 
     pub(crate) fn send_syn(&mut self, _now: SimTime) {

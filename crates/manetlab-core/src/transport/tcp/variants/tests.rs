@@ -14,7 +14,7 @@ use super::westwood::Westwood;
 use crate::sim::SimTime;
 use crate::transport::tcp::cc::{CcState, CongestionControl, Recovery};
 use crate::transport::tcp::{by_name, Segment, TcpConfig, TcpSender};
-use crate::wire::{TcpFlags, TcpHeader, TCP_MAX_SACK_BLOCKS};
+use crate::wire::{TcpFlags, TcpHeader};
 
 const MSS: u64 = 1000;
 
@@ -23,21 +23,7 @@ fn t(s: f64) -> SimTime {
 }
 
 fn hdr(ack_abs: u64, flags: TcpFlags, sack_segs: &[(u64, u64)]) -> TcpHeader {
-    let mut h = TcpHeader {
-        src_port: 1,
-        dst_port: 1,
-        seq: 1,
-        ack: ack_abs as u32,
-        flags,
-        window: 20 * MSS as u32,
-        mss: None,
-        sack_permitted: false,
-        sack: [(0, 0); TCP_MAX_SACK_BLOCKS],
-        sack_len: 0,
-        headerless: false,
-        ns2_sack_bytes: false,
-        ts_echo: SimTime::ZERO,
-    };
+    let mut h = TcpHeader::new(1, 1, 1, ack_abs as u32, flags, 20 * MSS as u32);
     for (i, (l, r)) in sack_segs.iter().enumerate() {
         h.sack[i] = ((1 + l * MSS) as u32, (1 + r * MSS) as u32);
     }
